@@ -1,0 +1,44 @@
+#pragma once
+// CodeAnalyst's IBS derived events (0xF000-0xF24C): the table's row type,
+// the table, and its rows compiled into engine queries.
+
+#include <cstdint>      // std::uint16_t
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <tagop/amd_ibs/registers.hpp>  // IbsUnit
+#include <tagop/engine.hpp>             // Query
+#include <tagop/event.hpp>              // EventEntry
+
+namespace tagop::amd_ibs {
+
+/// One row of events/amd_ibs_derived_events.hpp.
+struct IbsDerivedEventSpec {
+  std::uint16_t select;
+  std::string_view name;
+  std::string_view abbreviation;
+  IbsUnit unit;
+  std::string_view predicate;  // over the samples of `unit`; "" = all of them
+  std::string_view sums;       // a measure name, or "" for a count
+  std::string_view description;
+};
+
+/// The table, in select order.
+std::span<const IbsDerivedEventSpec> derived_event_table();
+
+/// Each row as an engine query: the unit's kind condition and the row's
+/// predicate, summing the row's measure. Parsed once, on first use.
+std::span<const Query> derived_event_queries();
+
+/// The row with this select value, or nullptr.
+const IbsDerivedEventSpec* find_derived_event(std::uint16_t select);
+
+/// "0xF206"
+std::string select_string(std::uint16_t select);
+
+/// The table as the registry's vendor-neutral entries.
+std::span<const EventEntry> derived_event_entries();
+
+}  // namespace tagop::amd_ibs

@@ -1,0 +1,42 @@
+#pragma once
+// Vendor-neutral request -> IbsFetchCtl / IbsOpCtl values and the
+// perf_event_attr for the ibs_fetch / ibs_op PMUs.
+
+#include <cstdint>   // std::uint32_t, std::uint64_t
+#include <optional>  // std::optional
+
+#include <tagop/amd_ibs/registers.hpp>  // IbsUnit, caps
+#include <tagop/programming.hpp>        // Programming
+
+namespace tagop::amd_ibs {
+
+struct IbsRequest {
+  IbsUnit unit = IbsUnit::op;
+  /// Fetches or ops (or cycles) between samples: a multiple of 16.
+  std::uint64_t period = 0x10000;
+  /// Op sampling: count dispatched ops (true) or cycles (false).
+  bool count_dispatched_ops = false;
+  /// Fetch sampling: randomise the low four bits of the fetch counter.
+  bool randomize = false;
+  /// Keep only user or only kernel samples (IBS itself cannot).
+  bool exclude_user = false;
+  bool exclude_kernel = false;
+  /// The processor: its family and model give the capabilities, unless
+  /// `capabilities` (CPUID 8000_001B EAX) is given.
+  unsigned family = 0x10;
+  unsigned model = 0;
+  unsigned stepping = 0;
+  std::optional<std::uint32_t> capabilities;
+};
+
+/// The capabilities a processor of this family and model has, as CPUID
+/// 8000_001B EAX would report them (the bits this programmer needs).
+std::uint32_t capabilities_of(unsigned family, unsigned model);
+
+/// The largest period the unit's counter can hold with these capabilities.
+std::uint64_t max_period(IbsUnit unit, std::uint32_t capabilities);
+
+/// Throws tagop::Error with the reason when the processor cannot do it.
+Programming program(const IbsRequest& request);
+
+}  // namespace tagop::amd_ibs

@@ -1,0 +1,93 @@
+#include <tagop/conditions.hpp>
+
+#include <algorithm>  // std::min, std::stable_sort
+#include <cctype>     // std::tolower
+
+#include <fmt/format.h>  // fmt::join
+#include <fmt/ranges.h>  // fmt::join over vectors
+
+#include <tagop/measures.hpp>  // find_measure
+
+namespace tagop {
+
+namespace {
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<Condition> ConditionSet::members() const {
+  std::vector<Condition> out;
+  for (std::size_t i = 0; i < condition_count; ++i) {
+    Condition c{static_cast<std::uint8_t>(i)};
+    if (contains(c)) out.push_back(c);
+  }
+  return out;
+}
+
+std::string ConditionSet::to_string() const {
+  std::vector<std::string_view> names;
+  for (Condition c : members()) names.push_back(c.name());
+  return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, " & "));
+}
+
+std::optional<Condition> find_condition(std::string_view name) {
+  const std::string wanted = lowercase(name);
+  for (std::size_t i = 0; i < condition_count; ++i)
+    if (condition_table[i].name == wanted) return Condition{static_cast<std::uint8_t>(i)};
+  return std::nullopt;
+}
+
+std::vector<std::string_view> closest_condition_names(std::string_view name, std::size_t max) {
+  const std::string wanted = lowercase(name);
+  struct Candidate {
+    std::string_view name;
+    std::size_t score;
+  };
+  std::vector<Candidate> candidates;
+  for (const ConditionInfo& info : condition_table) {
+    std::size_t score = edit_distance(wanted, info.name);
+    // A name that contains what was typed ("miss" in "dc.miss") is a good
+    // guess even when the edit distance is large.
+    if (!wanted.empty() && info.name.find(wanted) != std::string_view::npos)
+      score = std::min<std::size_t>(score, 1 + (info.name.size() - wanted.size()) / 4);
+    candidates.push_back({info.name, score});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
+  std::vector<std::string_view> out;
+  const std::size_t limit = std::max<std::size_t>(2, wanted.size() / 2 + 1);
+  for (const Candidate& c : candidates) {
+    if (out.size() == max || c.score > limit) break;
+    out.push_back(c.name);
+  }
+  return out;
+}
+
+std::optional<Measure> find_measure(std::string_view name) {
+  const std::string wanted = lowercase(name);
+  for (std::size_t i = 0; i < measure_count; ++i)
+    if (measure_table[i].name == wanted) return Measure{static_cast<std::uint8_t>(i)};
+  return std::nullopt;
+}
+
+}  // namespace tagop

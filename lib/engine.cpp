@@ -1,0 +1,115 @@
+#include <tagop/engine.hpp>
+
+namespace tagop {
+
+namespace {
+
+std::uint64_t hash(const Signature& s) {
+  // Multiply-xorshift over the five words: the keys differ in few bits, and
+  // this spreads them well enough for linear probing.
+  std::uint64_t h = (std::uint64_t{s.row} << 32 | s.measured) * 0x9E3779B97F4A7C15ull;
+  for (std::uint64_t w : {s.conditions.words[0], s.conditions.words[1], s.observed.words[0], s.observed.words[1]}) {
+    h ^= w + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+  }
+  return h ^ (h >> 31);
+}
+
+// The kind conditions (fetch, op) every term of the predicate requires: a
+// sample of another kind can never match, so it says nothing about whether
+// the predicate is available.
+ConditionSet required_kinds(const Predicate& p) {
+  const ConditionSet kinds{condition("fetch"), condition("op")};
+  if (p.terms().empty()) return {};
+  ConditionSet common = kinds;
+  for (const Term& t : p.terms()) common = common & t.require;
+  return common;
+}
+
+}  // namespace
+
+Aggregator::Aggregator() : slots_(64, 0) {}
+
+std::uint32_t Aggregator::find_or_insert(const Signature& key) {
+  if (last_ < entries_.size() && entries_[last_].signature == key) return last_;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == 0) {
+      entries_.push_back(Entry{key, {}});
+      slots_[i] = static_cast<std::uint32_t>(entries_.size());
+      if (entries_.size() * 2 > slots_.size()) grow();
+      return last_ = static_cast<std::uint32_t>(entries_.size() - 1);
+    }
+    if (entries_[slots_[i] - 1].signature == key) return last_ = slots_[i] - 1;
+  }
+}
+
+void Aggregator::grow() {
+  slots_.assign(slots_.size() * 2, 0);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::uint32_t e = 0; e < entries_.size(); ++e) {
+    std::size_t i = hash(entries_[e].signature) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = e + 1;
+  }
+}
+
+void Aggregator::add(const Sample& sample, std::uint32_t row) {
+  const Signature key{row, sample.measured, sample.conditions, sample.observed};
+  Tally& t = entries_[find_or_insert(key)].tally;
+  ++t.count;
+  for (std::size_t m = 0; m < measure_count; ++m) t.totals[m] += sample.measures[m];
+  ++samples_;
+  if (row >= rows_) rows_ = row + 1;
+}
+
+void Aggregator::add_tally(const Signature& key, const Tally& tally) {
+  Tally& t = entries_[find_or_insert(key)].tally;
+  t.count += tally.count;
+  for (std::size_t m = 0; m < measure_count; ++m) t.totals[m] += tally.totals[m];
+}
+
+void Aggregator::merge(const Aggregator& other) {
+  for (const Entry& e : other.entries_) add_tally(e.signature, e.tally);
+  samples_ += other.samples_;
+  if (other.rows_ > rows_) rows_ = other.rows_;
+}
+
+std::vector<std::vector<QueryResult>> Aggregator::evaluate_by_row(std::span<const Query> queries) const {
+  std::vector<std::vector<QueryResult>> out(rows_, std::vector<QueryResult>(queries.size()));
+  std::vector<ConditionSet> kinds, used;
+  for (const Query& q : queries) {
+    kinds.push_back(required_kinds(q.predicate));
+    used.push_back(q.predicate.used());
+  }
+  for (const Entry& e : entries_) {
+    const Signature& s = e.signature;
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      if (!s.conditions.contains_all(kinds[q])) continue;
+      QueryResult& r = out[s.row][q];
+      const auto& sums = queries[q].sums;
+      if (!s.observed.contains_all(used[q]) || (sums && !((s.measured >> sums->index) & 1))) {
+        r.available = false;
+        continue;
+      }
+      if (!queries[q].predicate.matches(s.conditions)) continue;
+      r.count += e.tally.count;
+      if (sums) r.total += e.tally.totals[sums->index];
+    }
+  }
+  return out;
+}
+
+std::vector<QueryResult> Aggregator::evaluate(std::span<const Query> queries) const {
+  std::vector<QueryResult> total(queries.size());
+  for (const auto& row : evaluate_by_row(queries)) {
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      total[q].count += row[q].count;
+      total[q].total += row[q].total;
+      total[q].available = total[q].available && row[q].available;
+    }
+  }
+  return total;
+}
+
+}  // namespace tagop

@@ -1,0 +1,171 @@
+#pragma once
+// The vocabulary of the tagged-op model: every named boolean fact that any
+// vendor's precise-sampling hardware can report about one sampled operation.
+// It is written once, here; decoders, predicates and event tables refer to
+// it by name, checked at compile time with `condition("dc.miss")`.
+
+#include <array>        // std::array
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint8_t, std::uint64_t
+#include <initializer_list>  // ConditionSet{a, b}
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+namespace tagop {
+
+struct ConditionInfo {
+  std::string_view name;
+  std::string_view description;
+};
+
+// Order is free (names are the interface), but keep related facts together.
+// Mechanism-specific additions go at the end of their block.
+inline constexpr ConditionInfo condition_table[] = {
+    // What was sampled. Every sample carries exactly one of these.
+    {"fetch", "the sample is an instruction fetch (IBS fetch sampling)"},
+    {"op", "the sample is an operation that retired (IBS op, PEBS, P4 at-retirement tagging)"},
+
+    // Instruction fetch.
+    {"fetch.killed", "the fetch was abandoned before it reached the ITLB or instruction cache"},
+    {"fetch.completed", "the fetch delivered instruction data to the decoder"},
+    {"ic.miss", "the fetch missed in the instruction cache"},
+    {"fetch.l2_miss", "the fetch missed in the L2 cache as well"},
+    {"itlb.translated", "the fetch address was translated (a valid physical address)"},
+    {"itlb.l1_miss", "the fetch missed in the L1 ITLB"},
+    {"itlb.l2_miss", "the fetch missed in the L2 ITLB"},
+    {"itlb.page_4k", "the fetch was translated by a 4 KiB page entry of the L1 ITLB"},
+    {"itlb.page_2m", "the fetch was translated by a 2 MiB page entry of the L1 ITLB"},
+    {"itlb.page_1g", "the fetch was translated by a 1 GiB page entry of the L1 ITLB"},
+
+    // Control flow.
+    {"branch", "the op is a retired branch (conditional, unconditional, call or return)"},
+    {"branch.mispredicted", "the branch was mispredicted"},
+    {"branch.taken", "the branch was taken"},
+    {"branch.fused", "the branch was fused with the op before it"},
+    {"branch.conditional", "the branch is a conditional jump (Jcc)"},
+    {"branch.call", "the branch is a call"},
+    {"branch.indirect", "the branch target comes from a register or memory"},
+    {"branch.far", "the branch is a far transfer (interrupt, exception, far call or return)"},
+    {"return", "the op is a subroutine return"},
+    {"return.mispredicted", "the return was mispredicted, as a separate hardware flag (AMD Family 10h-15h)"},
+    {"resync", "the op is a resync op: a microcoded flow that flushes the whole pipeline"},
+    {"op.microcoded", "the op came from the microcode sequencer"},
+    {"op.rip_invalid", "the hardware says the op's instruction address is not valid"},
+
+    // Memory access.
+    {"load", "the op reads memory"},
+    {"store", "the op writes memory"},
+    {"mem.sw_prefetch", "the access is a software prefetch"},
+    {"dc.lin_addr_valid", "the data linear address is known"},
+    {"dc.phys_addr_valid", "the data physical address is known"},
+    {"dtlb.l1_miss", "the access missed in the L1 DTLB"},
+    {"dtlb.l2_miss", "the access missed in the L2 DTLB (a page walk was needed)"},
+    {"dtlb.l1_page_2m", "the L1 DTLB held the access's translation as a 2 MiB page"},
+    {"dtlb.l1_page_1g", "the L1 DTLB held the access's translation as a 1 GiB page"},
+    {"dtlb.l2_page_2m", "the L2 DTLB hit on a 2 MiB page entry"},
+    {"dtlb.l2_page_1g", "the L2 DTLB hit on a 1 GiB page entry"},
+    {"dc.miss", "the access missed in the L1 data cache"},
+    {"dc.mab_hit", "the miss hit an already allocated miss address buffer entry"},
+    {"dc.miss_no_mab", "the miss could not allocate a miss address buffer entry"},
+    {"dc.bank_conflict_load", "the access had a data-cache bank conflict with a load"},
+    {"dc.bank_conflict_store", "the access had a data-cache bank conflict with a store"},
+    {"l2.miss", "the access missed in the L2 cache"},
+    {"mem.misaligned", "the access was misaligned (crossed a 128-bit boundary on AMD)"},
+    {"mem.split_line", "the access was split across two cache lines"},
+    {"mem.locked", "the access was a locked (atomic) operation"},
+    {"mem.uncacheable", "the access was to uncacheable (UC) memory"},
+    {"mem.write_combining", "the access was to write-combining (WC) memory"},
+    {"stlf.forwarded", "the load's data was forwarded from an earlier store"},
+    {"stlf.cancelled", "forwarding from a store to the load was cancelled"},
+    {"stlf.blocked", "the load was blocked: it could not take its data from an earlier store"},
+
+    // Where a missing load's data came from (AMD northbridge / data source).
+    {"nb.valid", "the hardware reported where the data of this miss came from"},
+    {"src.l3", "the data came from an L3 cache"},
+    {"src.cache", "the data came from another core's cache"},
+    {"src.dram", "the data came from DRAM"},
+    {"src.io", "the data came from MMIO, configuration or PCI space, or the APIC"},
+    {"src.remote", "the data came from another node (socket)"},
+    {"src.cache_owned", "the supplying cache held the line in the Owned state (else Modified)"},
+
+    // Execution class of the op (Pentium 4 execution tagging).
+    {"uop.packed_sp", "the uop is packed single-precision SIMD"},
+    {"uop.packed_dp", "the uop is packed double-precision SIMD"},
+    {"uop.scalar_sp", "the uop is scalar single-precision SIMD"},
+    {"uop.scalar_dp", "the uop is scalar double-precision SIMD"},
+    {"uop.mmx_64", "the uop is a 64-bit MMX uop"},
+    {"uop.mmx_128", "the uop is a 128-bit integer SIMD uop"},
+    {"uop.x87_fp", "the uop is an x87 floating-point uop"},
+    {"uop.x87_simd_move", "the uop is an x87, SIMD or MMX register move (load, store or copy)"},
+};
+
+inline constexpr std::size_t condition_count = std::size(condition_table);
+static_assert(condition_count <= 128, "ConditionSet holds 128 conditions");
+
+/// One condition of the vocabulary: an index into `condition_table`.
+struct Condition {
+  std::uint8_t index;
+  friend constexpr bool operator==(Condition, Condition) = default;
+  constexpr std::string_view name() const { return condition_table[index].name; }
+};
+
+/// The condition with this name; in a constant expression an unknown name
+/// is a compile error, so tables cannot refer to a condition that is not in
+/// the vocabulary.
+consteval Condition condition(std::string_view name) {
+  for (std::size_t i = 0; i < condition_count; ++i)
+    if (condition_table[i].name == name) return Condition{static_cast<std::uint8_t>(i)};
+  throw "unknown condition name";  // not a constant expression: compile error
+}
+
+/// A set of conditions, as 128 bits: the hot path of every report tests
+/// these with a few ANDs.
+struct ConditionSet {
+  std::array<std::uint64_t, 2> words{};
+
+  constexpr ConditionSet() = default;
+  constexpr ConditionSet(std::initializer_list<Condition> conditions) {
+    for (Condition c : conditions) insert(c);
+  }
+  constexpr void insert(Condition c) { words[c.index >> 6] |= std::uint64_t{1} << (c.index & 63); }
+  constexpr void erase(Condition c) { words[c.index >> 6] &= ~(std::uint64_t{1} << (c.index & 63)); }
+  constexpr void set(Condition c, bool on) { on ? insert(c) : erase(c); }
+  constexpr bool contains(Condition c) const {
+    return (words[c.index >> 6] >> (c.index & 63)) & 1;
+  }
+  constexpr bool contains_all(const ConditionSet& o) const {
+    return (words[0] & o.words[0]) == o.words[0] && (words[1] & o.words[1]) == o.words[1];
+  }
+  constexpr bool intersects(const ConditionSet& o) const {
+    return ((words[0] & o.words[0]) | (words[1] & o.words[1])) != 0;
+  }
+  constexpr bool empty() const { return (words[0] | words[1]) == 0; }
+  constexpr ConditionSet& operator|=(const ConditionSet& o) {
+    words[0] |= o.words[0];
+    words[1] |= o.words[1];
+    return *this;
+  }
+  friend constexpr ConditionSet operator|(ConditionSet a, const ConditionSet& b) { return a |= b; }
+  friend constexpr ConditionSet operator&(ConditionSet a, const ConditionSet& b) {
+    a.words[0] &= b.words[0];
+    a.words[1] &= b.words[1];
+    return a;
+  }
+  friend constexpr bool operator==(const ConditionSet&, const ConditionSet&) = default;
+
+  /// The members, in vocabulary order.
+  std::vector<Condition> members() const;
+  /// "a & b & c", or "(none)".
+  std::string to_string() const;
+};
+
+/// Looks a name up at run time.
+std::optional<Condition> find_condition(std::string_view name);
+
+/// Up to `max` vocabulary names closest to `name` (by edit distance, and
+/// names that contain it), best first: for "did you mean" messages.
+std::vector<std::string_view> closest_condition_names(std::string_view name, std::size_t max = 3);
+
+}  // namespace tagop

@@ -1,0 +1,22 @@
+#pragma once
+// Which processor: the family, model and stepping that select register
+// layouts and event tables.
+
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+namespace tagop {
+
+struct CpuId {
+  std::string vendor;  // "AuthenticAMD", "GenuineIntel"
+  unsigned family = 0;
+  unsigned model = 0;
+  unsigned stepping = 0;
+
+  /// Parses perf's HEADER_CPUID form for x86: "AuthenticAMD,25,1,1" (vendor,
+  /// family, model, stepping, decimal). Throws tagop::Error when it is not.
+  static CpuId parse(std::string_view text);
+  std::string to_string() const;
+};
+
+}  // namespace tagop

@@ -1,0 +1,47 @@
+#pragma once
+// Numeric facts about a sampled operation (latencies, counts), written once.
+// Latency-style events sum one of these over the samples their predicate
+// selects.
+
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint8_t
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
+
+namespace tagop {
+
+struct MeasureInfo {
+  std::string_view name;
+  std::string_view unit;
+  std::string_view description;
+};
+
+inline constexpr MeasureInfo measure_table[] = {
+    {"fetch.latency", "cycles", "cycles from the start of the fetch to its completion or abort"},
+    {"fetch.itlb_refill_latency", "cycles", "cycles to refill the ITLB for this fetch"},
+    {"op.tag_to_retire", "cycles", "cycles from when the op was tagged to when it retired"},
+    {"op.comp_to_retire", "cycles", "cycles from when the op completed to when it retired"},
+    {"dc.miss_latency", "cycles", "cycles from the data-cache miss to the data's arrival"},
+    {"dtlb.refill_latency", "cycles", "cycles to refill the L1 DTLB for this access"},
+    {"mem.width", "bytes", "size of the load or store"},
+    {"mem.open_requests", "requests", "memory requests outstanding when this miss's fill arrived"},
+};
+
+inline constexpr std::size_t measure_count = std::size(measure_table);
+
+struct Measure {
+  std::uint8_t index;
+  friend constexpr bool operator==(Measure, Measure) = default;
+  constexpr std::string_view name() const { return measure_table[index].name; }
+};
+
+/// The measure with this name; unknown names are a compile error.
+consteval Measure measure(std::string_view name) {
+  for (std::size_t i = 0; i < measure_count; ++i)
+    if (measure_table[i].name == name) return Measure{static_cast<std::uint8_t>(i)};
+  throw "unknown measure name";
+}
+
+std::optional<Measure> find_measure(std::string_view name);
+
+}  // namespace tagop

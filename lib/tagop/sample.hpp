@@ -1,0 +1,46 @@
+#pragma once
+// One sampled operation in vendor-neutral terms: what every decoder produces
+// and what the engine aggregates.
+
+#include <array>    // std::array
+#include <cstdint>  // std::uint32_t, std::uint64_t
+
+#include <tagop/conditions.hpp>  // ConditionSet
+#include <tagop/measures.hpp>    // measure_count
+
+namespace tagop {
+
+enum class SampleKind : std::uint8_t { fetch, op };
+
+struct Sample {
+  /// The conditions that hold. Always contains `fetch` or `op`.
+  ConditionSet conditions;
+  /// The conditions the mechanism could see for this sample, true or false.
+  /// An IBS op sample observes every op condition its family reports; a
+  /// PEBS sample of one event observes only that event's conditions. A
+  /// condition outside this set is unknown, not false.
+  ConditionSet observed;
+  /// Numeric facts, indexed by Measure; which are valid is `measured`.
+  std::array<std::uint32_t, measure_count> measures{};
+  std::uint32_t measured = 0;  // bit i: measures[i] was reported
+
+  std::uint64_t ip = 0;                // instruction (or fetch) address
+  std::uint64_t ip_physical = 0;       // physical fetch address, when itlb.translated
+  std::uint64_t data_linear = 0;       // when dc.lin_addr_valid
+  std::uint64_t data_physical = 0;     // when dc.phys_addr_valid
+  std::uint64_t branch_target = 0;     // when the hardware reports it (0 otherwise)
+  std::uint64_t time = 0;
+  std::uint32_t pid = 0, tid = 0, cpu = 0;
+  bool ip_exact = true;                // false when the address has known skid
+
+  SampleKind kind() const {
+    return conditions.contains(condition("fetch")) ? SampleKind::fetch : SampleKind::op;
+  }
+  void set_measure(Measure m, std::uint32_t value) {
+    measures[m.index] = value;
+    measured |= 1u << m.index;
+  }
+  bool has_measure(Measure m) const { return (measured >> m.index) & 1; }
+};
+
+}  // namespace tagop

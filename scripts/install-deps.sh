@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything tagop needs to build and test on Debian 12, from
+# Debian's own packages. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential pkg-config meson ninja-build  # the build
+  libfmt-dev            # formatting and output
+  libboost-dev          # Boost.Hana (header-only)
+  librange-v3-dev       # sample pipelines
+  libpfm4-dev           # PMU tables, encoding cross-checks
+  libcli11-dev          # the command line
+  nlohmann-json3-dev    # JSON output
+  libdw-dev libelf-dev  # ELF symbols and DWARF lines (elfutils)
+  catch2                # tests (Catch2 v2)
+  clang libclang-rt-14-dev  # sanitizer and fuzzer runtimes
+  linux-perf            # the peer tool, for the perf.data cross-check and benchmarks
+)
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "install-deps: installed ${#packages[@]} package groups"

@@ -1,0 +1,223 @@
+// tagop decode ibs-fetch|ibs-op [--family N] REG=VALUE ...
+// tagop decode --input FILE: a file of such samples, one a line, totalled.
+
+#include <fstream>  // std::ifstream
+#include <sstream>  // std::istringstream
+
+#include <fmt/format.h>       // fmt::format
+#include <nlohmann/json.hpp>  // JSON output
+
+#include <tagop/amd_ibs/decoder.hpp>         // IbsDecoder
+#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
+#include <tagop/error.hpp>                   // Error
+
+#include "commands.hpp"
+#include "output.hpp"
+
+namespace tagop::cli {
+
+namespace {
+
+using namespace tagop::amd_ibs;
+using json = nlohmann::ordered_json;
+
+struct DecodeOptions {
+  std::string unit;
+  std::vector<std::string> assignments;
+  std::string family = "10h";
+  std::string model = "0";
+  std::string input;
+  OutputOptions output;
+};
+
+IbsUnit parse_unit(const std::string& text) {
+  if (text == "ibs-fetch") return IbsUnit::fetch;
+  if (text == "ibs-op") return IbsUnit::op;
+  usage_error(fmt::format("unknown sample kind '{}': expected ibs-fetch or ibs-op", text));
+}
+
+IbsRegisters parse_registers(IbsUnit unit, const std::vector<std::string>& assignments) {
+  IbsRegisters regs;
+  regs.unit = unit;
+  for (const std::string& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos) usage_error(fmt::format("'{}' is not REGISTER=VALUE (e.g. IbsOpData3=0x81)", a));
+    const std::string name = a.substr(0, eq);
+    const auto reg = find_register(name);
+    if (!reg) {
+      std::string known;
+      for (const RegisterInfo& r : register_table)
+        if (r.unit == unit && r.id != IbsRegister::IbsCtl) known += (known.empty() ? "" : ", ") + std::string(r.name);
+      usage_error(fmt::format("unknown register '{}' for {}: expected one of {}", name, unit_name(unit), known));
+    }
+    if (info(*reg).unit != unit)
+      usage_error(fmt::format("{} belongs to {} samples, not {}", info(*reg).name, unit_name(info(*reg).unit),
+                              unit_name(unit)));
+    regs.set(*reg, parse_u64(a.substr(eq + 1), info(*reg).name.data()));
+  }
+  if (regs.present == 0) usage_error("give at least one REGISTER=VALUE");
+  return regs;
+}
+
+std::string bits_text(const FieldSpec& f) {
+  return f.width == 1 ? fmt::format("[{}]", f.lsb) : fmt::format("[{}:{}]", f.lsb + f.width - 1, f.lsb);
+}
+
+bool is_address(const FieldSpec& f) { return f.address != AddressSlot::none; }
+
+// What one sample adds to each derived event: 1 for a count, the measure's
+// value for a latency event; unavailable events are listed apart.
+struct EventIncrements {
+  std::vector<std::pair<const IbsDerivedEventSpec*, std::uint64_t>> counted;
+  std::vector<const IbsDerivedEventSpec*> unavailable;
+};
+
+EventIncrements increments(const std::vector<QueryResult>& results, IbsUnit unit) {
+  EventIncrements out;
+  const auto table = derived_event_table();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].unit != unit) continue;
+    if (!results[i].available) out.unavailable.push_back(&table[i]);
+    else if (results[i].count > 0) out.counted.push_back({&table[i], table[i].sums.empty() ? results[i].count : results[i].total});
+  }
+  return out;
+}
+
+void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format format) {
+  const Sample sample = decoder.decode(regs);
+  Aggregator aggregator;
+  aggregator.add(sample);
+  const EventIncrements events = increments(aggregator.evaluate(derived_event_queries()), regs.unit);
+  const auto fields = decoder.explain(regs);
+
+  if (format == Format::json) {
+    json j;
+    j["unit"] = unit_name(regs.unit);
+    j["family"] = fmt::format("{:#x}", decoder.family());
+    j["model"] = fmt::format("{:#x}", decoder.model());
+    j["registers"] = json::object();
+    for (const RegisterInfo& r : register_table)
+      if (regs.has(r.id)) j["registers"][std::string(r.name)] = fmt::format("{:#x}", regs.get(r.id));
+    j["fields"] = json::object();
+    for (const DecodedField& f : fields) {
+      if (is_address(*f.spec)) j["fields"][std::string(f.spec->name)] = fmt::format("{:#x}", f.value);
+      else j["fields"][std::string(f.spec->name)] = f.value;
+    }
+    j["conditions"] = json::array();
+    for (Condition c : sample.conditions.members()) j["conditions"].push_back(c.name());
+    j["events"] = json::object();
+    for (auto [e, amount] : events.counted) j["events"][select_string(e->select)] = amount;
+    j["not_available"] = json::array();
+    for (const auto* e : events.unavailable) j["not_available"].push_back(select_string(e->select));
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+
+  fmt::print("IBS {} sample, Family {:X}h model {:X}h\n", regs.unit == IbsUnit::fetch ? "fetch" : "op",
+             decoder.family(), decoder.model());
+  std::optional<IbsRegister> current;
+  for (const DecodedField& f : fields) {
+    if (current != f.spec->reg) {
+      current = f.spec->reg;
+      fmt::print("{} ({:#x}) = {:#018x}\n", info(*current).name, info(*current).msr, regs.get(*current));
+    }
+    const std::string value = is_address(*f.spec) || f.spec->width > 8 ? fmt::format("{:#x}", f.value)
+                                                                        : fmt::format("{}", f.value);
+    std::string meaning = f.meaning.empty() ? std::string(f.spec->description) : f.meaning;
+    if (f.ignored) meaning += fmt::format(" (ignored: needs {})", f.spec->only_if->name());
+    fmt::print("  {:<8} {:<24} = {:<18}  {}\n", bits_text(*f.spec), f.spec->name, value, meaning);
+  }
+  fmt::print("Conditions: {}\n", sample.conditions.to_string());
+  fmt::print("Derived events this sample counts toward:\n");
+  for (auto [e, amount] : events.counted)
+    fmt::print("  {}  {:<36} +{}{}\n", select_string(e->select), e->name, amount,
+               e->sums.empty() ? "" : fmt::format(" ({})", e->sums));
+  if (!events.unavailable.empty()) {
+    std::string list;
+    for (const auto* e : events.unavailable) list += (list.empty() ? "" : " ") + select_string(e->select);
+    fmt::print("Not available (this family lacks their bits, or a register was not given): {}\n", list);
+  }
+}
+
+// A file of samples: "ibs-op IbsOpData3=0x81 ..." a line; '#' comments.
+void total_file(const IbsDecoder& decoder, const std::string& path, Format format) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open", path));
+  Aggregator aggregator;
+  std::string line;
+  std::uint64_t fetch = 0, op = 0;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::string unit_text;
+    if (!(words >> unit_text)) continue;
+    std::vector<std::string> assignments;
+    for (std::string w; words >> w;) assignments.push_back(w);
+    IbsRegisters regs;
+    try {
+      const IbsUnit unit = parse_unit(unit_text);
+      regs = parse_registers(unit, assignments);
+    } catch (const CLI::ValidationError& e) {
+      throw Error(fmt::format("{}:{}: {}", path, number, e.what()));
+    }
+    (regs.unit == IbsUnit::fetch ? fetch : op)++;
+    aggregator.add(decoder.decode(regs));
+  }
+  const auto results = aggregator.evaluate(derived_event_queries());
+  const auto table = derived_event_table();
+  if (format == Format::json) {
+    json j;
+    j["samples"] = {{"fetch", fetch}, {"op", op}};
+    j["events"] = json::object();
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const auto& r = results[i];
+      j["events"][select_string(table[i].select)] =
+          r.available ? json(table[i].sums.empty() ? r.count : r.total) : json(nullptr);
+    }
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("{}: {} fetch and {} op samples, Family {:X}h\n", path, fetch, op, decoder.family());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto& r = results[i];
+    const std::string value = !r.available ? "n/a" : fmt::format("{}", table[i].sums.empty() ? r.count : r.total);
+    fmt::print("  {}  {:<36} {:>12}\n", select_string(table[i].select), table[i].name, value);
+  }
+}
+
+}  // namespace
+
+void add_decode_command(CLI::App& app) {
+  auto options = std::make_shared<DecodeOptions>();
+  CLI::App* cmd = app.add_subcommand("decode", "Decode raw IBS registers: every field, and the derived events the "
+                                               "sample counts toward");
+  cmd->add_option("kind", options->unit, "ibs-fetch or ibs-op")->check(CLI::IsMember({"ibs-fetch", "ibs-op"}));
+  cmd->add_option("registers", options->assignments,
+                  "REGISTER=VALUE, with the AMD names: IbsFetchCtl, IbsFetchLinAd, IbsFetchPhysAd, IbsFetchCtlExtd; "
+                  "IbsOpCtl, IbsOpRip, IbsOpData, IbsOpData2, IbsOpData3, IbsDcLinAd, IbsDcPhysAd, IbsBrTarget, "
+                  "IbsOpData4. A register not given is unknown, not zero.");
+  cmd->add_option("--family", options->family, "Processor family: 10h, 0x10 or 16 (decimal)")->capture_default_str();
+  cmd->add_option("--model", options->model, "Processor model, as --family")->capture_default_str();
+  cmd->add_option("--input", options->input,
+                  "Total a file of samples instead, one a line: 'ibs-op IbsOpData3=0x81 ...'");
+  add_output_options(*cmd, options->output);
+  cmd->footer(
+      "Examples:\n"
+      "  tagop decode ibs-op IbsOpData=0x3000000000 IbsOpData3=0x100000081 --family 10h\n"
+      "  tagop decode ibs-fetch IbsFetchCtl=0x0018000000280000 --json\n"
+      "  tagop decode --input examples/ibs-samples.txt");
+  cmd->callback([options] {
+    const IbsDecoder decoder(parse_cpu_number(options->family, "family"), parse_cpu_number(options->model, "model"));
+    const Format format = options->output.resolved();
+    if (!options->input.empty()) {
+      if (!options->unit.empty()) usage_error("give either --input FILE or a sample kind with registers, not both");
+      total_file(decoder, options->input, format);
+      return;
+    }
+    if (options->unit.empty()) usage_error("expected ibs-fetch or ibs-op and REGISTER=VALUE ... (or --input FILE)");
+    const IbsUnit unit = parse_unit(options->unit);
+    print_sample(decoder, parse_registers(unit, options->assignments), format);
+  });
+}
+
+}  // namespace tagop::cli

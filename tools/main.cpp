@@ -1,0 +1,39 @@
+// tagop: one model for the precise-sampling hardware of AMD and Intel CPUs.
+
+#include <cstdio>  // stderr
+
+#include <fmt/format.h>  // fmt::print
+
+#include <tagop/error.hpp>  // Error
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "tagop: one model for the precise-sampling hardware of AMD and Intel CPUs.\n"
+      "Every event of every vendor's table is a predicate over one vocabulary of\n"
+      "op conditions; decode raw IBS registers, program the hardware, look events up.",
+      "tagop"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(TAGOP_VERSION));
+  app.footer("Run 'tagop COMMAND --help' for a command's options and examples.");
+  tagop::cli::add_decode_command(app);
+  tagop::cli::add_program_command(app);
+  tagop::cli::add_events_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "tagop: {}\nRun 'tagop --help' for usage.\n", e.what());
+    return 2;
+  } catch (const tagop::Error& e) {
+    fmt::print(stderr, "tagop: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

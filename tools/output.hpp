@@ -1,0 +1,30 @@
+#pragma once
+// What every command shares: the --format option and usage errors.
+
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+#include <CLI/CLI.hpp>  // CLI::App
+
+namespace tagop::cli {
+
+enum class Format { text, json, csv };
+
+struct OutputOptions {
+  std::string format = "text";
+  bool json = false;
+  Format resolved() const;
+};
+
+/// Adds --format (text|json, plus csv where `with_csv`) and --json.
+void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv = false);
+
+/// Thrown for bad arguments that only a command can judge; exits 2.
+[[noreturn]] void usage_error(const std::string& message);
+
+/// "10h", "0x10", "16" -> 16: families and models as AMD and perf write them.
+unsigned parse_cpu_number(const std::string& text, const char* what);
+/// "0x1f", "31" -> 31.
+std::uint64_t parse_u64(const std::string& text, const char* what);
+
+}  // namespace tagop::cli
