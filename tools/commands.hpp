@@ -1,5 +1,6 @@
 #pragma once
-// Each command adds itself to the application.
+// Each command adds itself to the application; each backend's programmer
+// adds its targets under `program`.
 
 #include <CLI/CLI.hpp>  // CLI::App
 
@@ -8,5 +9,7 @@ namespace tagop::cli {
 void add_decode_command(CLI::App& app);
 void add_program_command(CLI::App& app);
 void add_events_command(CLI::App& app);
+
+void add_program_ibs_commands(CLI::App& program);
 
 }  // namespace tagop::cli
