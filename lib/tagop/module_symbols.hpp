@@ -1,0 +1,38 @@
+#pragma once
+// Function and source line of an address in one ELF module (executable or
+// shared library) on this machine, through elfutils' libdw.
+
+#include <cstdint>   // std::uint64_t
+#include <memory>    // std::unique_ptr
+#include <optional>  // std::optional
+#include <string>    // std::string
+
+namespace tagop {
+
+struct SourceLocation {
+  std::string function;  // demangled; empty when no symbol covers the address
+  std::string file;      // source file, empty without DWARF line info
+  unsigned line = 0;
+};
+
+class ModuleSymbols {
+ public:
+  /// Opens the ELF file at `path`. Returns nullptr, with `problem` saying
+  /// why, when the file is missing or not ELF, or when `expected_build_id`
+  /// (lowercase hex, as perf records it) is given and differs from the
+  /// file's: a mismatched file is never used.
+  static std::unique_ptr<ModuleSymbols> open(const std::string& path,
+                                             const std::optional<std::string>& expected_build_id,
+                                             std::string& problem);
+  virtual ~ModuleSymbols() = default;
+
+  /// The location of the instruction at `file_offset` bytes into the file
+  /// (what perf's MMAP records give: ip - start + pgoff). nullopt when no
+  /// loaded segment covers it.
+  virtual std::optional<SourceLocation> lookup(std::uint64_t file_offset) const = 0;
+
+  /// The file's GNU build-id in lowercase hex, or "" when it has none.
+  virtual std::string build_id() const = 0;
+};
+
+}  // namespace tagop
