@@ -20,6 +20,20 @@ int main(int argc, char** argv) {
   tagop::cli::add_decode_command(app);
   tagop::cli::add_program_command(app);
   tagop::cli::add_events_command(app);
+  // CLI11 would call an unknown command "extra"; say what it is.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* command : app.get_subcommands({})) {
+      found = found || command->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + command->get_name();
+    }
+    if (!found) {
+      fmt::print(stderr, "tagop: unknown command '{}' (expected one of {})\nRun 'tagop --help' for usage.\n", argv[1],
+                 known);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

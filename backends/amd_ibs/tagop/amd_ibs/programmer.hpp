@@ -26,7 +26,7 @@ struct IbsRequest {
   unsigned family = 0x10;
   unsigned model = 0;
   unsigned stepping = 0;
-  std::optional<std::uint32_t> capabilities;
+  std::optional<std::uint32_t> capabilities{};
 };
 
 /// The capabilities a processor of this family and model has, as CPUID

@@ -1,0 +1,41 @@
+#pragma once
+// Runs the tagop binary the build made (TAGOP_EXE) and captures its output.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline RunResult run_tagop(const std::string& args) {
+  const char* exe = std::getenv("TAGOP_EXE");
+  if (!exe) throw std::runtime_error("TAGOP_EXE is not set: run the tests with 'meson test'");
+  const auto err_path = std::filesystem::temp_directory_path() / ("tagop-test-stderr-" + std::to_string(::getpid()));
+  const std::string command = std::string(exe) + " " + args + " 2>" + err_path.string();
+  RunResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::stringstream ss;
+  ss << err.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+inline std::string source_path(const std::string& relative) {
+  const char* root = std::getenv("TAGOP_SOURCE_ROOT");
+  return std::string(root ? root : ".") + "/" + relative;
+}
