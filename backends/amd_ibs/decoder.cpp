@@ -1,5 +1,7 @@
 #include <tagop/amd_ibs/decoder.hpp>
 
+#include <algorithm>  // std::find_if
+
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
@@ -27,31 +29,63 @@ ConditionSet conditions_of(const FieldSpec& f) {
   return out;
 }
 
+IbsDecoder::Plan IbsDecoder::compile(IbsUnit unit, unsigned family, unsigned model) {
+  Plan p;
+  for (const FieldSpec& f : field_table()) {
+    if (info(f.reg).unit != unit || !f.exists_on(family, model)) continue;
+    p.fields.push_back(&f);
+    const auto r = static_cast<std::size_t>(f.reg);
+    p.observed_by_register[r] |= conditions_of(f);
+    if (f.measure) {
+      p.measures.push_back(&f);
+      p.measured_by_register[r] |= 1u << f.measure->index;
+    }
+    if (f.address != AddressSlot::none) p.addresses.push_back(&f);
+    if (has_values(f) || f.nonzero) p.encoded.push_back(&f);
+    if (!f.flag) continue;
+    const unsigned shift = f.lsb & ~7u;
+    auto byte = std::find_if(p.flag_bytes.begin(), p.flag_bytes.end(),
+                             [&](const FlagByte& b) { return b.reg == f.reg && b.shift == shift; });
+    if (byte == p.flag_bytes.end()) byte = p.flag_bytes.insert(p.flag_bytes.end(), FlagByte{f.reg, shift, {}});
+    for (unsigned value = 0; value < 256; ++value)
+      if ((value >> (f.lsb - shift)) & 1) byte->conditions[value].insert(*f.flag);
+  }
+  return p;
+}
+
 IbsDecoder::IbsDecoder(unsigned family, unsigned model) : family_(family), model_(model) {
   if (family < 0x10 || family == 0x14)
     throw Error(fmt::format("family {:#x} has no Instruction-Based Sampling (IBS starts with Family 10h; "
                             "Family 14h has none)",
                             family));
-  for (const FieldSpec& f : field_table()) {
-    if (!f.exists_on(family, model)) continue;
-    (info(f.reg).unit == IbsUnit::fetch ? fetch_fields_ : op_fields_).push_back(&f);
-  }
+  fetch_ = compile(IbsUnit::fetch, family, model);
+  op_ = compile(IbsUnit::op, family, model);
 }
 
 Sample IbsDecoder::decode(const IbsRegisters& regs) const {
+  const Plan& p = plan(regs.unit);
   Sample s;
-  const bool fetch = regs.unit == IbsUnit::fetch;
-  s.conditions.insert(fetch ? condition("fetch") : condition("op"));
+  s.conditions.insert(regs.unit == IbsUnit::fetch ? condition("fetch") : condition("op"));
   s.observed = ConditionSet{condition("fetch"), condition("op")};
-  for (const FieldSpec* f : fields(regs.unit)) {
-    if (!regs.has(f->reg)) continue;
-    s.observed |= conditions_of(*f);
-    if (f->only_if && !s.conditions.contains(*f->only_if)) continue;
+  for (std::size_t r = 0; r < register_count; ++r) {
+    if (!((regs.present >> r) & 1)) continue;
+    s.observed |= p.observed_by_register[r];
+    s.measured |= p.measured_by_register[r];
+  }
+  for (const FlagByte& b : p.flag_bytes)
+    if (regs.has(b.reg)) s.conditions |= b.conditions[(regs.get(b.reg) >> b.shift) & 0xFF];
+  // Encoded fields after the flags: their only_if conditions are flags.
+  for (const FieldSpec* f : p.encoded) {
+    if (!regs.has(f->reg) || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
     const std::uint64_t v = f->extract(regs.get(f->reg));
-    if (f->flag && v) s.conditions.insert(*f->flag);
     if (f->nonzero && v) s.conditions.insert(*f->nonzero);
     if (const ValueMeaning* m = meaning_of(*f, v); m && m->condition) s.conditions.insert(*m->condition);
-    if (f->measure) s.set_measure(*f->measure, static_cast<std::uint32_t>(v));
+  }
+  for (const FieldSpec* f : p.measures)
+    if (regs.has(f->reg)) s.measures[f->measure->index] = static_cast<std::uint32_t>(f->extract(regs.get(f->reg)));
+  for (const FieldSpec* f : p.addresses) {
+    if (!regs.has(f->reg) || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
+    const std::uint64_t v = f->extract(regs.get(f->reg));
     switch (f->address) {
       case AddressSlot::none: break;
       case AddressSlot::ip: s.ip = v; break;

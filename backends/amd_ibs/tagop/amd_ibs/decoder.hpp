@@ -2,6 +2,7 @@
 // Raw IBS registers -> a model sample, for one processor family and model.
 // Everything the decoder knows comes from the field table (layout.hpp).
 
+#include <array>    // std::array
 #include <cstdint>  // std::uint64_t
 #include <string>   // std::string
 #include <vector>   // std::vector
@@ -42,13 +43,31 @@ class IbsDecoder {
   /// when every register is present.
   ConditionSet observable(IbsUnit unit) const;
   /// The fields of this unit that exist on this processor.
-  const std::vector<const FieldSpec*>& fields(IbsUnit unit) const {
-    return unit == IbsUnit::fetch ? fetch_fields_ : op_fields_;
-  }
+  const std::vector<const FieldSpec*>& fields(IbsUnit unit) const { return plan(unit).fields; }
 
  private:
+  // The table compiled for this processor, so that a decode is a handful
+  // of table look-ups: each byte of a register that holds one-bit flags
+  // maps, through 256 precomputed sets, straight to its conditions.
+  struct FlagByte {
+    IbsRegister reg;
+    unsigned shift;
+    std::array<ConditionSet, 256> conditions;
+  };
+  struct Plan {
+    std::vector<const FieldSpec*> fields;     // every field, for explain
+    std::vector<FlagByte> flag_bytes;
+    std::vector<const FieldSpec*> encoded;    // multi-bit fields with meanings
+    std::vector<const FieldSpec*> measures;
+    std::vector<const FieldSpec*> addresses;
+    std::array<ConditionSet, register_count> observed_by_register{};
+    std::array<std::uint32_t, register_count> measured_by_register{};
+  };
+  static Plan compile(IbsUnit unit, unsigned family, unsigned model);
+  const Plan& plan(IbsUnit unit) const { return unit == IbsUnit::fetch ? fetch_ : op_; }
+
   unsigned family_, model_;
-  std::vector<const FieldSpec*> fetch_fields_, op_fields_;
+  Plan fetch_, op_;
 };
 
 /// The conditions a field can set (its flag, its values, its nonzero).
