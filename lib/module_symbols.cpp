@@ -282,7 +282,7 @@ std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
   if (expected_build_id && !expected_build_id->empty()) {
     std::string recorded = lowercase(*expected_build_id);
     if (build_id.empty()) {
-      problem = fmt::format("{}: has no build-id, the recorded is {} (not used)", path, recorded);
+      problem = fmt::format("{}: has no build-id but the recorded one is {} (not used)", path, recorded);
       return nullptr;
     }
     if (!same_build_id(build_id, recorded)) {

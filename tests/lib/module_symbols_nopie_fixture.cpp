@@ -1,6 +1,7 @@
-// A non-PIE executable for the [symbols] tests: prints the file offset of its
-// probe function (from its own /proc/self/maps) and the probe's line, so the
-// test can check ModuleSymbols on an ET_EXEC file with fixed addresses.
+// A non-PIE executable without a build-id, for the [symbols] tests: prints
+// the file offset of its probe function (from its own /proc/self/maps) and
+// the probe's line, so the test can check ModuleSymbols on an ET_EXEC file
+// with fixed addresses.
 #include <cstdint>   // std::uintptr_t
 #include <cstdio>    // std::printf
 #include <fstream>   // std::ifstream

@@ -242,6 +242,16 @@ TEST_CASE("a function of a non-PIE executable resolves through its file offset",
   CHECK(location->function == "tagop_nopie_probe");
   CHECK(fs::path(location->file).filename() == "module_symbols_nopie_fixture.cpp");
   CHECK(location->line == line);
+
+  SECTION("it has no build-id, so a recorded one refuses it") {
+    REQUIRE(command_output(std::string("readelf -n '") + fixture + "'").find("Build ID") ==
+            std::string::npos);
+    CHECK(open_or_fail(fixture)->build_id().empty());
+    std::string problem;
+    CHECK(tagop::ModuleSymbols::open(fixture, "0123456789abcdef", problem) == nullptr);
+    CHECK(problem == std::string(fixture) +
+                         ": has no build-id but the recorded one is 0123456789abcdef (not used)");
+  }
 }
 
 TEST_CASE("the build-id is the file's and a different recorded one refuses the file",
