@@ -34,7 +34,9 @@ void program_atom(const ProgramOptions& o) {
   if (!o.offcore_rsp.empty()) offcore = parse_u64(o.offcore_rsp, "offcore response");
   bool offcore_used = false;
   for (const std::string& name : o.events) {
-    intel_atom::AtomEventRequest e{.event = name, .pebs = o.pebs, .offcore_response = std::nullopt};
+    // PEBS runs on IA32_PMC0 only: it is for the first event; the others
+    // count (or sample) beside it.
+    intel_atom::AtomEventRequest e{.event = name, .pebs = o.pebs && r.events.empty(), .offcore_response = std::nullopt};
     if (intel_atom::find_event(o.uarch, name).offcore_msr != 0) {
       e.offcore_response = offcore;
       offcore_used = true;
@@ -62,7 +64,7 @@ void add_program_atom_commands(CLI::App& program) {
     auto* user = cmd->add_flag("--user", o->user_only, "Only user-level events (USR)");
     auto* kernel = cmd->add_flag("--kernel", o->kernel_only, "Only kernel-level events (OS)");
     user->excludes(kernel);
-    cmd->add_flag("--pebs", o->pebs, "Precise samples through PEBS (IA32_PMC0, one PEBS event)");
+    cmd->add_flag("--pebs", o->pebs, "Precise samples of the first EVENT through PEBS (IA32_PMC0)");
     cmd->add_option("--period", o->period, "Sample every N events (counting only when absent)");
     cmd->add_option("--offcore-rsp", o->offcore_rsp, "MSR_OFFCORE_RSP_x value for OFFCORE_RESPONSE_0/1");
     add_output_options(*cmd, o->output);

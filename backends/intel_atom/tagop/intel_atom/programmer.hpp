@@ -16,21 +16,21 @@ namespace tagop::intel_atom {
 
 struct AtomEventRequest {
   /// SDM name (any case) or code:umask, e.g. "BR_INST_RETIRED.JCC", "c4:7e".
-  std::string event;
+  std::string event{};
   /// A precise sample through PEBS (needs a PEBS-capable event).
   bool pebs = false;
   /// MSR_OFFCORE_RSP_x: request and response selection, for OFFCORE_RESPONSE_0/1 only.
-  std::optional<std::uint64_t> offcore_response;
+  std::optional<std::uint64_t> offcore_response{};
 };
 
 struct AtomRequest {
   Microarchitecture uarch = Microarchitecture::silvermont;
-  std::vector<AtomEventRequest> events;
+  std::vector<AtomEventRequest> events{};
   bool exclude_user = false;
   bool exclude_kernel = false;
   /// Events between samples; counting only when absent. PEBS without a
   /// period samples every `default_pebs_period`.
-  std::optional<std::uint64_t> period;
+  std::optional<std::uint64_t> period{};
 };
 
 inline constexpr std::uint64_t default_pebs_period = 100003;
