@@ -1,5 +1,7 @@
 #include <tagop/intel_atom/programmer.hpp>
 
+#include <bit>  // std::countr_zero
+
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
@@ -58,9 +60,13 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
     out[i].event = &e;
     if (!r.events[i].pebs) continue;
     if (!e.precise)
-      throw Error(fmt::format("{} ({}) is not PEBS-capable on {}: {} does not mark it precise{}", e.name,
+      throw Error(fmt::format("{} ({}) is not PEBS-capable on {}: {} does not mark it precise{}{}", e.name,
                               code_string(e), spec.backend, spec.sdm_table,
-                              e.fixed_counter >= 0 ? ", and fixed counters have no PEBS" : ""));
+                              e.fixed_counter >= 0 ? ", and fixed counters have no PEBS" : "",
+                              spec.uarch == Microarchitecture::goldmont && e.fixed_counter < 0
+                                  ? " (Goldmont writes PEBS records for such events too, but at the next "
+                                    "opportunity, not for the op that caused them: SDM 18.7.1)"
+                                  : ""));
     const unsigned pebs_free = spec.pebs_counters & e.counters & ~general_used;
     if (pebs_free == 0) {
       const CounterAssignment* holder = nullptr;
@@ -71,7 +77,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
                                                    holder->event->name)
                                      : ""));
     }
-    const unsigned index = static_cast<unsigned>(__builtin_ctz(pebs_free));
+    const unsigned index = static_cast<unsigned>(std::countr_zero(pebs_free));
     general_used |= 1u << index;
     out[i].index = index;
     out[i].pebs = true;
@@ -98,7 +104,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
       throw Error(fmt::format("too many events: {} need general-purpose counters, but {} has {} (IA32_PMC0-{})",
                               general_events, spec.backend, spec.general_counters, spec.general_counters - 1));
     }
-    a.index = static_cast<unsigned>(__builtin_ctz(free));
+    a.index = static_cast<unsigned>(std::countr_zero(free));
     general_used |= 1u << a.index;
   }
   return out;
