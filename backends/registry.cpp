@@ -3,11 +3,13 @@
 #include <tagop/registry.hpp>
 
 #include <tagop/amd_ibs/backend.hpp>  // amd_ibs::register_backend
+#include <tagop/intel_atom/backend.hpp>  // intel_atom::register_backends
 
 namespace tagop {
 
 void register_builtin_backends(Registry& registry) {
   amd_ibs::register_backend(registry);
+  intel_atom::register_backends(registry);
 }
 
 }  // namespace tagop

@@ -30,6 +30,8 @@ json entry_json(const EventEntry& e) {
   j["name"] = e.name;
   j["code"] = e.code;
   if (e.backend == "amd-ibs") j["select"] = e.code;
+  if (!e.event_code.empty()) j["event"] = e.event_code;
+  if (!e.umask.empty()) j["umask"] = e.umask;
   j["abbreviation"] = e.abbreviation;
   j["kind"] = e.kind == SampleKind::fetch ? "fetch" : "op";
   j["predicate"] = e.predicate;

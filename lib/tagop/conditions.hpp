@@ -53,6 +53,8 @@ inline constexpr ConditionInfo condition_table[] = {
     {"resync", "the op is a resync op: a microcoded flow that flushes the whole pipeline"},
     {"op.microcoded", "the op came from the microcode sequencer"},
     {"op.rip_invalid", "the hardware says the op's instruction address is not valid"},
+    {"op.int_divide", "the op is an integer divide (Goldmont UOPS_RETIRED.IDIV)"},
+    {"op.fp_divide", "the op is a floating-point divide (Goldmont UOPS_RETIRED.FPDIV)"},
 
     // Memory access.
     {"load", "the op reads memory"},
@@ -80,6 +82,10 @@ inline constexpr ConditionInfo condition_table[] = {
     {"stlf.forwarded", "the load's data was forwarded from an earlier store"},
     {"stlf.cancelled", "forwarding from a store to the load was cancelled"},
     {"stlf.blocked", "the load was blocked: it could not take its data from an earlier store"},
+    {"stlf.data_not_ready", "forwarding from an earlier store was possible, but the store's data was not ready in time"},
+    {"stlf.4k_alias", "the load was blocked by an earlier store whose address matches it modulo 4 KiB (a false dependence)"},
+    {"store.sab_full", "the store was delayed because no store address buffer entry was free"},
+    {"mem.split_page", "the access was split across two pages"},
 
     // Where a missing load's data came from (AMD northbridge / data source).
     {"nb.valid", "the hardware reported where the data of this miss came from"},

@@ -29,6 +29,8 @@ struct EventEntry {
   SampleKind kind = SampleKind::op;
   Mechanism mechanism = Mechanism::count_only;
   bool precise = false;           // gives a precise sample address
+  std::string_view event_code{};  // Intel event select, "0xC4"; "" where the vendor has none
+  std::string_view umask{};       // Intel unit mask, "0x7E"; "" where the vendor has none
 };
 
 }  // namespace tagop

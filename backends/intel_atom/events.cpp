@@ -1,0 +1,194 @@
+#include <tagop/intel_atom/events.hpp>
+
+#include <cctype>  // std::tolower, std::isxdigit
+#include <vector>  // std::vector
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/error.hpp>  // Error
+
+namespace tagop::intel_atom {
+
+namespace {
+#include "intel_glm_events.hpp"  // intel_glm_event_table
+#include "intel_slm_events.hpp"  // intel_slm_event_table
+
+// PEBS facts. Silvermont: SDM 18.6.1.1 and Table 18-13 (record format
+// 0010b, the Haswell layout with 98H-A8H reserved); Linux boot logs on
+// Silvermont parts print "PEBS fmt2+" and "bit width: 40". Goldmont: SDM
+// 18.7.1 and Table 18-18 (format 0011b: 90H is the applicable-counter
+// field, 98H the data linear address, C0H the TSC; counters R:48).
+// Both: PEBS on IA32_PMC0 only (Linux intel_slm/glm_pebs_event_constraints
+// use counter mask 0x1). Both records hold R/EIP, the instruction after
+// the eventing one (trap-like), and EventingRIP at B0H, the eventing
+// instruction itself; perf reports EventingRIP when precise_ip >= 2 and
+// the format is >= 2 (arch/x86/events/intel/ds.c), so precise_ip = 2.
+constexpr AtomPmuSpec silvermont_spec{
+    .uarch = Microarchitecture::silvermont,
+    .backend = "silvermont",
+    .title = "Intel Silvermont PEBS and event counters (SDM Table 19-25)",
+    .sdm_table = "SDM Vol. 3B Table 19-25",
+    .models = {0x37, 0x4A, 0x4D, 0x5A, 0x5D, 0x4C},
+    .models_note = "SDM 19.12: 06_37H, 06_4AH, 06_4DH, 06_5AH, 06_5DH; Airmont 06_4CH runs the same PMU "
+                   "(Linux groups INTEL_FAM6_ATOM_AIRMONT with Silvermont)",
+    .general_counters = 2,
+    .counter_width = 40,
+    .fixed_counters = 3,
+    .counters_note = "SDM Table 18-18: Silvermont counters read 40 bits, IA32_PMCx writes 32 bits sign-extended",
+    .pebs_counters = 0x1,
+    .pebs_record_format = 2,
+    .pebs_record_bytes = 0xC0,
+    .pebs_eventing_ip = true,
+    .pebs_data_linear_address = false,
+    .pebs_tsc = false,
+    .perf_precise_ip = 2,
+    .pebs_note = "PEBS on IA32_PMC0 only, precise events of SDM Table 18-12; record format 0010b (SDM Table 18-13): "
+                 "R/EIP is the instruction after the eventing one, EventingRIP (B0H) the eventing instruction; "
+                 "90H holds IA32_PERF_GLOBAL_STATUS; no data address, no TSC",
+    .events = intel_slm_event_table,
+};
+
+constexpr AtomPmuSpec goldmont_spec{
+    .uarch = Microarchitecture::goldmont,
+    .backend = "goldmont",
+    .title = "Intel Goldmont PEBS and event counters (SDM Table 19-24)",
+    .sdm_table = "SDM Vol. 3B Table 19-24",
+    .models = {0x5C, 0x5F},
+    .models_note = "SDM 19.11: 06_5CH and 06_5FH; Goldmont Plus (06_7AH) has a different table and PMU",
+    .general_counters = 4,
+    .counter_width = 48,
+    .fixed_counters = 3,
+    .counters_note = "SDM Table 18-18: Goldmont counters read 48 bits, IA32_PMCx writes 32 bits sign-extended "
+                     "(48 through the full-width aliases)",
+    .pebs_counters = 0x1,
+    .pebs_record_format = 3,
+    .pebs_record_bytes = 0xC8,
+    .pebs_eventing_ip = true,
+    .pebs_data_linear_address = true,
+    .pebs_tsc = true,
+    .perf_precise_ip = 2,
+    .pebs_note = "PEBS on IA32_PMC0 only (SDM 18.7.1), for precise and non-precise events; record format 0011b: "
+                 "R/EIP is the instruction after the eventing one, EventingRIP (B0H) the eventing instruction "
+                 "(with reduced skid unless INV/EDGE/CMASK are set), 90H the applicable counter, 98H the data "
+                 "linear address of the eventing instruction, C0H the TSC",
+    .events = intel_glm_event_table,
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "0xC4", "c4", "C4H" -> 0xC4; nullopt when it is not one or two hex digits.
+std::optional<std::uint8_t> parse_hex_byte(std::string_view s) {
+  if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
+  else if (s.ends_with('h') || s.ends_with('H')) s.remove_suffix(1);
+  if (s.empty() || s.size() > 2) return std::nullopt;
+  unsigned v = 0;
+  for (char c : s) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    v = v * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
+  }
+  return static_cast<std::uint8_t>(v);
+}
+
+// The raw encodings the Linux kernel schedules on each fixed counter
+// (FIXED_EVENT_CONSTRAINT in arch/x86/events/intel/core.c: 0x00c0, 0x003c,
+// and the pseudo-encoding 0x0300 for the reference cycles).
+constexpr std::uint16_t fixed_counter_perf_config[] = {0x00C0, 0x003C, 0x0300};
+
+}  // namespace
+
+const AtomPmuSpec& pmu_spec(Microarchitecture uarch) {
+  return uarch == Microarchitecture::goldmont ? goldmont_spec : silvermont_spec;
+}
+
+std::optional<Microarchitecture> parse_microarchitecture(std::string_view name) {
+  const std::string n = lower(name);
+  if (n == "silvermont" || n == "slm") return Microarchitecture::silvermont;
+  if (n == "goldmont" || n == "glm") return Microarchitecture::goldmont;
+  return std::nullopt;
+}
+
+std::optional<Microarchitecture> microarchitecture_of(unsigned family, unsigned model) {
+  if (family != 6) return std::nullopt;
+  for (const AtomPmuSpec* spec : {&silvermont_spec, &goldmont_spec})
+    for (std::uint8_t m : spec->models)
+      if (m != 0 && m == model) return spec->uarch;
+  return std::nullopt;
+}
+
+const AtomEventSpec& find_event(Microarchitecture uarch, std::string_view text) {
+  const AtomPmuSpec& spec = pmu_spec(uarch);
+  const std::string wanted = lower(text);
+  for (const AtomEventSpec& e : spec.events)
+    if (lower(e.name) == wanted) return e;
+  if (const auto colon = text.find(':'); colon != std::string_view::npos) {
+    const auto event = parse_hex_byte(text.substr(0, colon));
+    const auto umask = parse_hex_byte(text.substr(colon + 1));
+    if (event && umask)
+      for (const AtomEventSpec& e : spec.events)
+        if (e.event == *event && e.umask == *umask) return e;
+  }
+  throw Error(fmt::format("no event '{}' in the {} table ({}): give an SDM name such as BR_INST_RETIRED.JCC or a "
+                          "code:umask such as 0xC4:0x7E (see 'tagop events list --backend {}')",
+                          text, spec.backend, spec.sdm_table, spec.backend));
+}
+
+std::string code_string(const AtomEventSpec& e) { return fmt::format("0x{:02X}:0x{:02X}", e.event, e.umask); }
+
+std::uint64_t perfevtsel(const AtomEventSpec& e, Privilege privilege, bool interrupt) {
+  std::uint64_t v = e.event | std::uint64_t{e.umask} << 8;
+  if (privilege != Privilege::kernel) v |= std::uint64_t{1} << 16;  // USR
+  if (privilege != Privilege::user) v |= std::uint64_t{1} << 17;    // OS
+  if (e.edge) v |= std::uint64_t{1} << 18;
+  if (interrupt) v |= std::uint64_t{1} << 20;  // INT
+  v |= std::uint64_t{1} << 22;                 // EN
+  if (e.inv) v |= std::uint64_t{1} << 23;
+  v |= std::uint64_t{e.cmask} << 24;
+  return v;
+}
+
+std::uint64_t perf_raw_config(const AtomEventSpec& e) {
+  if (e.fixed_counter >= 0) return fixed_counter_perf_config[e.fixed_counter];
+  return e.event | std::uint64_t{e.umask} << 8 | std::uint64_t{e.edge} << 18 | std::uint64_t{e.inv} << 23 |
+         std::uint64_t{e.cmask} << 24;
+}
+
+std::span<const EventEntry> event_entries(Microarchitecture uarch) {
+  struct Published {
+    std::vector<std::string> strings;  // the views below point into these
+    std::vector<EventEntry> entries;
+  };
+  auto publish = [](const AtomPmuSpec& spec) {
+    Published p;
+    // Three strings per row; reserved so that push_back never moves them.
+    p.strings.reserve(3 * spec.events.size());
+    for (const AtomEventSpec& e : spec.events) {
+      const std::string& code = p.strings.emplace_back(code_string(e));
+      const std::string& event = p.strings.emplace_back(fmt::format("0x{:02X}", e.event));
+      const std::string& umask = p.strings.emplace_back(fmt::format("0x{:02X}", e.umask));
+      p.entries.push_back(EventEntry{
+          .backend = spec.backend,
+          .name = e.name,
+          .code = code,
+          .abbreviation = "",
+          .description = e.description,
+          .predicate = e.predicate,
+          .sums = "",
+          .kind = SampleKind::op,
+          .mechanism = e.precise ? Mechanism::precise_event : Mechanism::count_only,
+          .precise = e.precise,
+          .event_code = event,
+          .umask = umask,
+      });
+    }
+    return p;
+  };
+  static const Published slm = publish(silvermont_spec);
+  static const Published glm = publish(goldmont_spec);
+  return uarch == Microarchitecture::goldmont ? glm.entries : slm.entries;
+}
+
+}  // namespace tagop::intel_atom

@@ -1,0 +1,95 @@
+#pragma once
+// The Silvermont and Goldmont event tables (SDM Vol. 3B Tables 19-25 and
+// 19-24, plus the architectural events of Table 19-1 and the fixed
+// counters), the facts about each core's PMU that the programmer needs, and
+// the lookups over them.
+
+#include <array>        // std::array
+#include <cstdint>      // std::uint8_t, std::uint16_t, std::uint64_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include <tagop/event.hpp>  // EventEntry
+
+namespace tagop::intel_atom {
+
+enum class Microarchitecture : std::uint8_t { silvermont, goldmont };
+
+/// General-purpose counters an event may use: bit i is IA32_PMCi.
+inline constexpr std::uint8_t pmc0_1 = 0x3;
+inline constexpr std::uint8_t pmc0_3 = 0xF;
+
+/// One row of events/intel_slm_events.hpp or events/intel_glm_events.hpp.
+struct AtomEventSpec {
+  std::uint8_t event = 0;             // IA32_PERFEVTSELx[7:0]
+  std::uint8_t umask = 0;             // IA32_PERFEVTSELx[15:8]
+  std::string_view name{};            // as the SDM spells it: EVENT.UMASK
+  std::uint8_t cmask = 0;             // IA32_PERFEVTSELx[31:24]
+  bool inv = false;                   // IA32_PERFEVTSELx[23]
+  bool edge = false;                  // IA32_PERFEVTSELx[18]
+  std::uint8_t counters = 0;          // general-purpose counters it may use
+  std::int8_t fixed_counter = -1;     // the fixed counter it runs on, or -1
+  bool precise = false;               // PEBS-capable (a precise sample of the op)
+  std::uint16_t offcore_msr = 0;      // MSR_OFFCORE_RSP_x it needs, or 0
+  std::string_view predicate{};       // over lib/tagop/conditions.hpp; "" = count-only
+  std::string_view description{};
+};
+
+/// What one core's PMU can do, with where each fact comes from.
+struct AtomPmuSpec {
+  Microarchitecture uarch = Microarchitecture::silvermont;
+  std::string_view backend{};         // "silvermont"
+  std::string_view title{};
+  std::string_view sdm_table{};       // "SDM Vol. 3B Table 19-25"
+  std::array<std::uint8_t, 8> models{};  // family 6 models; 0 ends the list
+  std::string_view models_note{};
+  unsigned general_counters = 0;      // CPUID.0AH:EAX[15:8]
+  unsigned counter_width = 0;         // CPUID.0AH:EAX[23:16]
+  unsigned fixed_counters = 0;
+  std::string_view counters_note{};
+  std::uint8_t pebs_counters = 0;     // general counters that can do PEBS (bit i = IA32_PMCi)
+  unsigned pebs_record_format = 0;    // IA32_PERF_CAPABILITIES[11:8]
+  unsigned pebs_record_bytes = 0;
+  bool pebs_eventing_ip = false;      // the record holds the IP of the eventing instruction
+  bool pebs_data_linear_address = false;
+  bool pebs_tsc = false;
+  std::uint8_t perf_precise_ip = 0;   // what the programmer asks perf for
+  std::string_view pebs_note{};
+  std::span<const AtomEventSpec> events{};
+};
+
+const AtomPmuSpec& pmu_spec(Microarchitecture uarch);
+
+/// "silvermont"/"slm" or "goldmont"/"glm", any case.
+std::optional<Microarchitecture> parse_microarchitecture(std::string_view name);
+
+/// The table a family/model selects (Goldmont Plus, 06_7AH, is a different
+/// table and is not one of these).
+std::optional<Microarchitecture> microarchitecture_of(unsigned family, unsigned model);
+
+/// An event by its SDM name (any case) or by code and umask ("0xC4:0x7E",
+/// "c4:7e", "C4H:7EH"). Throws tagop::Error naming the table when there is
+/// none. Where several rows share a code and umask, the first (the one
+/// without edge/cmask settings) is taken.
+const AtomEventSpec& find_event(Microarchitecture uarch, std::string_view text);
+
+/// "0xC4:0x7E"
+std::string code_string(const AtomEventSpec& e);
+
+enum class Privilege : std::uint8_t { user, kernel, both };
+
+/// IA32_PERFEVTSELx with EN set: event, umask, USR/OS, INT when `interrupt`,
+/// and the row's edge/inv/cmask.
+std::uint64_t perfevtsel(const AtomEventSpec& e, Privilege privilege, bool interrupt);
+
+/// perf's cpu PMU raw config (event=config:0-7, umask=config:8-15,
+/// edge=config:18, inv=config:23, cmask=config:24-31). Fixed-counter rows
+/// give the encoding the kernel schedules on that fixed counter.
+std::uint64_t perf_raw_config(const AtomEventSpec& e);
+
+/// The table as the registry's vendor-neutral entries.
+std::span<const EventEntry> event_entries(Microarchitecture uarch);
+
+}  // namespace tagop::intel_atom

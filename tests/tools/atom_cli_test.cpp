@@ -1,0 +1,123 @@
+// `tagop program silvermont|goldmont` and `tagop events` on the Atom
+// tables, run as a user would (TAGOP_EXE is the built binary).
+
+#include <sys/wait.h>  // WEXITSTATUS
+
+#include <cstdio>   // popen, pclose
+#include <cstdlib>  // std::getenv
+#include <string>   // std::string
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>  // reading the JSON output
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;  // stdout, with stderr when `with_stderr`
+};
+
+Run tagop(const std::string& args, bool with_stderr = false) {
+  const char* exe = std::getenv("TAGOP_EXE");
+  REQUIRE(exe != nullptr);
+  const std::string command = std::string(exe) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  Run r;
+  char buffer[4096];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) r.out.append(buffer, n);
+  r.status = WEXITSTATUS(::pclose(pipe));
+  return r;
+}
+
+const nlohmann::json* msr(const nlohmann::json& j, const std::string& address) {
+  for (const auto& w : j.at("msr_writes"))
+    if (w.at("msr") == address) return &w;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("tagop program silvermont with PEBS", "[slm]") {
+  const Run r = tagop("program silvermont MEM_UOPS_RETIRED.L2_HIT_LOADS --pebs --period 20000 --user --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  // IA32_PERFEVTSEL0: event 0x04, umask 0x02, USR (16), EN (22); no INT on a PEBS counter.
+  const auto* evtsel = msr(j, "0x186");
+  REQUIRE(evtsel != nullptr);
+  CHECK(evtsel->at("value") == "0x410204");
+  CHECK(msr(j, "0x3f1")->at("value") == "0x1");
+  CHECK(j.at("msr_writes").back().at("name") == "IA32_PERF_GLOBAL_CTRL");
+  const auto& attr = j.at("perf_event_attr");
+  CHECK(attr.at("type") == 4);  // PERF_TYPE_RAW
+  CHECK(attr.at("config") == "0x204");
+  CHECK(attr.at("precise_ip") == 2);
+  CHECK(attr.at("sample_period") == 20000);
+  CHECK(attr.at("exclude_kernel") == true);
+}
+
+TEST_CASE("tagop program refuses PEBS on an event that is not precise", "[slm]") {
+  // MEM_UOPS_RETIRED.L1_MISS_LOADS counts `load & dc.miss` but SDM Table
+  // 18-12 does not list it among Silvermont's PEBS events.
+  const Run r = tagop("program silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS --pebs --json", true);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Catch::Contains("is not PEBS-capable on silvermont"));
+  const Run counting = tagop("program silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS --json");
+  REQUIRE(counting.status == 0);
+  CHECK(msr(nlohmann::json::parse(counting.out), "0x186")->at("value") == "0x430104");
+}
+
+TEST_CASE("tagop program goldmont: counters, fixed counters, usage errors", "[glm]") {
+  // --pebs is for the first event; the fixed-counter event samples beside it.
+  const Run r = tagop("program goldmont d1:08 INST_RETIRED.ANY --pebs --period 1000 --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(msr(j, "0x186")->at("value") == "0x4308d1");      // USR|OS|EN, no INT on the PEBS counter
+  CHECK(msr(j, "0x3f1")->at("value") == "0x1");
+  CHECK(msr(j, "0x38d")->at("value") == "0xb");           // fixed 0: OS, USR, PMI
+  CHECK(j.at("msr_writes").back().at("value") == "0x100000001");
+  REQUIRE(j.at("perf_event_attrs").size() == 2);
+  CHECK(j.at("perf_event_attrs")[0].at("precise_ip") == 2);
+  CHECK(j.at("perf_event_attrs")[1].at("precise_ip") == 0);
+  CHECK(tagop("program goldmont ICACHE.HIT --user --kernel").status == 2);
+  CHECK(tagop("program goldmont ICACHE.HIT --offcore-rsp 0x10001").status == 2);
+  const Run unknown = tagop("program goldmont REHABQ.LD_SPLITS", true);
+  CHECK(unknown.status == 1);
+  CHECK_THAT(unknown.out, Catch::Contains("Table 19-24"));
+}
+
+TEST_CASE("tagop events list --backend goldmont --json", "[glm]") {
+  const Run r = tagop("events list --backend goldmont --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.is_array());
+  CHECK(j.size() == 85 + 7 + 3);
+  for (const auto& e : j) {
+    CHECK(e.at("backend") == "goldmont");
+    CHECK(e.at("name").is_string());
+    CHECK(e.at("event").get<std::string>().starts_with("0x"));
+    CHECK(e.at("umask").get<std::string>().size() == 4);
+    CHECK(e.at("precise").is_boolean());
+  }
+  bool found = false;
+  for (const auto& e : j)
+    if (e.at("name") == "MEM_LOAD_UOPS_RETIRED.L1_MISS") {
+      found = true;
+      CHECK(e.at("event") == "0xD1");
+      CHECK(e.at("umask") == "0x08");
+      CHECK(e.at("precise") == true);
+      CHECK(e.at("mechanism") == "precise event");
+      CHECK(e.at("predicate") == "load & dc.miss");
+    }
+  CHECK(found);
+}
+
+TEST_CASE("tagop events show finds an Atom event by name", "[slm]") {
+  const Run r = tagop("events show rehabq.ld_block_st_forward --json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("backend") == "silvermont");
+  CHECK(j.at("code") == "0x03:0x01");
+  CHECK(j.at("predicate") == "load & stlf.blocked");
+  CHECK(j.at("precise") == true);
+}

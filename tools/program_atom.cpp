@@ -1,0 +1,77 @@
+// tagop program silvermont|goldmont EVENT... [options]: the PERFEVTSEL,
+// PEBS and fixed-counter MSR writes and the perf_event_attrs for Intel
+// Silvermont and Goldmont cores.
+
+#include <fmt/format.h>  // fmt::print
+
+#include <tagop/intel_atom/programmer.hpp>  // intel_atom::program
+
+#include "commands.hpp"
+#include "output.hpp"
+
+namespace tagop::cli {
+
+namespace {
+
+struct ProgramOptions {
+  intel_atom::Microarchitecture uarch = intel_atom::Microarchitecture::silvermont;
+  std::vector<std::string> events;
+  bool user_only = false;
+  bool kernel_only = false;
+  bool pebs = false;
+  std::string period;
+  std::string offcore_rsp;
+  OutputOptions output;
+};
+
+void program_atom(const ProgramOptions& o) {
+  intel_atom::AtomRequest r;
+  r.uarch = o.uarch;
+  r.exclude_kernel = o.user_only;
+  r.exclude_user = o.kernel_only;
+  if (!o.period.empty()) r.period = parse_u64(o.period, "period");
+  std::optional<std::uint64_t> offcore;
+  if (!o.offcore_rsp.empty()) offcore = parse_u64(o.offcore_rsp, "offcore response");
+  bool offcore_used = false;
+  for (const std::string& name : o.events) {
+    // PEBS runs on IA32_PMC0 only: it is for the first event; the others
+    // count (or sample) beside it.
+    intel_atom::AtomEventRequest e{.event = name, .pebs = o.pebs && r.events.empty(), .offcore_response = std::nullopt};
+    if (intel_atom::find_event(o.uarch, name).offcore_msr != 0) {
+      e.offcore_response = offcore;
+      offcore_used = true;
+    }
+    r.events.push_back(e);
+  }
+  if (offcore && !offcore_used) usage_error("--offcore-rsp is for OFFCORE_RESPONSE_0/1 events; none was given");
+  const Programming p = intel_atom::program(r);
+  fmt::print("{}", o.output.resolved() == Format::json ? to_json(p) + "\n" : to_text(p));
+}
+
+}  // namespace
+
+void add_program_atom_commands(CLI::App& program) {
+  for (const auto uarch : {intel_atom::Microarchitecture::silvermont, intel_atom::Microarchitecture::goldmont}) {
+    const intel_atom::AtomPmuSpec& spec = intel_atom::pmu_spec(uarch);
+    auto o = std::make_shared<ProgramOptions>();
+    o->uarch = uarch;
+    CLI::App* cmd = program.add_subcommand(
+        std::string(spec.backend),
+        fmt::format("Intel {}: IA32_PERFEVTSELx, PEBS and fixed counters, and perf_event_attrs ({})",
+                    uarch == intel_atom::Microarchitecture::silvermont ? "Silvermont" : "Goldmont", spec.sdm_table));
+    cmd->add_option("event", o->events, "Events by SDM name (BR_INST_RETIRED.JCC) or code:umask (0xC4:0x7E)")
+        ->required();
+    auto* user = cmd->add_flag("--user", o->user_only, "Only user-level events (USR)");
+    auto* kernel = cmd->add_flag("--kernel", o->kernel_only, "Only kernel-level events (OS)");
+    user->excludes(kernel);
+    cmd->add_flag("--pebs", o->pebs, "Precise samples of the first EVENT through PEBS (IA32_PMC0)");
+    cmd->add_option("--period", o->period, "Sample every N events (counting only when absent)");
+    cmd->add_option("--offcore-rsp", o->offcore_rsp, "MSR_OFFCORE_RSP_x value for OFFCORE_RESPONSE_0/1");
+    add_output_options(*cmd, o->output);
+    cmd->footer(fmt::format("Example:\n  tagop program {} BR_MISP_RETIRED.ALL_BRANCHES --pebs --period 10007 --user",
+                            spec.backend));
+    cmd->callback([o] { program_atom(*o); });
+  }
+}
+
+}  // namespace tagop::cli
