@@ -64,8 +64,9 @@ void list(const std::string& backend, Format format) {
         all.push_back(entry_json(e));
         continue;
       }
-      const std::string predicate = e.predicate.empty() ? std::string(e.kind == SampleKind::fetch ? "fetch" : "op")
-                                                        : std::string(e.predicate);
+      const std::string predicate = e.mechanism == Mechanism::count_only ? std::string("(count only)")
+                                    : e.predicate.empty() ? std::string(e.kind == SampleKind::fetch ? "fetch" : "op")
+                                                          : std::string(e.predicate);
       fmt::print("  {:<8} {:<36} {}{}\n", e.code, e.name, predicate, e.sums.empty() ? "" : fmt::format("  [sums {}]", e.sums));
     }
   }
@@ -90,8 +91,11 @@ void show(const std::string& name, Format format) {
       fmt::print("{} {} ({})\n", e.code, e.name, b.name);
       if (!e.abbreviation.empty()) fmt::print("  abbreviation: {}\n", e.abbreviation);
       fmt::print("  mechanism:    {}\n", mechanism_name(e.mechanism));
-      fmt::print("  counts:       {} samples{}\n", e.kind == SampleKind::fetch ? "fetch" : "op",
-                 e.predicate.empty() ? "" : fmt::format(" where {}", e.predicate));
+      if (e.mechanism == Mechanism::count_only)
+        fmt::print("  counts:       occurrences (not an op predicate: no sample names one op)\n");
+      else
+        fmt::print("  counts:       {} samples{}\n", e.kind == SampleKind::fetch ? "fetch" : "op",
+                   e.predicate.empty() ? "" : fmt::format(" where {}", e.predicate));
       if (!e.sums.empty()) fmt::print("  sums:         {}\n", e.sums);
       fmt::print("  description:  {}\n", e.description);
       return;
