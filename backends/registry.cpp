@@ -3,11 +3,13 @@
 #include <tagop/registry.hpp>
 
 #include <tagop/amd_ibs/backend.hpp>  // amd_ibs::register_backend
+#include <tagop/intel_p4/backend.hpp>  // intel_p4::register_backend
 
 namespace tagop {
 
 void register_builtin_backends(Registry& registry) {
   amd_ibs::register_backend(registry);
+  intel_p4::register_backend(registry);
 }
 
 }  // namespace tagop

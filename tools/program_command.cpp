@@ -10,6 +10,7 @@ void add_program_command(CLI::App& app) {
       "program", "Turn a sampling request into the MSR writes and the Linux perf_event_attr that set it up");
   program->require_subcommand(1);
   add_program_ibs_commands(*program);
+  add_program_p4_commands(*program);
 }
 
 }  // namespace tagop::cli
