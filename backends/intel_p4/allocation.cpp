@@ -31,11 +31,22 @@ class Matcher {
 
  private:
   bool augment(int d) {
-    for (int r : options_[static_cast<std::size_t>(d)]) {
+    const std::vector<int>& options = options_[static_cast<std::size_t>(d)];
+    // A free resource first, so that earlier demands keep their first
+    // choice whenever the later ones fit around them.
+    for (int r : options) {
+      const auto ri = static_cast<std::size_t>(r);
+      if (owner_[ri] < 0 && !visited_[ri]) {
+        visited_[ri] = true;
+        owner_[ri] = d;
+        return true;
+      }
+    }
+    for (int r : options) {
       const auto ri = static_cast<std::size_t>(r);
       if (visited_[ri]) continue;
       visited_[ri] = true;
-      if (owner_[ri] < 0 || augment(owner_[ri])) {
+      if (augment(owner_[ri])) {
         owner_[ri] = d;
         return true;
       }
