@@ -63,10 +63,32 @@ std::uint32_t privilege_bits(const P4Request& r) {
   return v;
 }
 
-std::string quoted_list(const std::vector<std::string_view>& names) {
+std::string name_list(const std::vector<std::string_view>& names) {
   std::vector<std::string> parts;
   for (std::string_view n : names) parts.push_back(std::string(n));
   return join(parts, ", ");
+}
+
+// What perf_event_open needs to do the same through the kernel's P4 PMU.
+PerfEvent perf_event_for(const Slot& s, const P4Request& r) {
+  PerfEvent e;
+  e.attr = make_perf_attr();
+  e.attr.type = PERF_TYPE_RAW;
+  // The kernel finds its ESCR and counter from the event index it reads
+  // in the event-select field, sets the privilege bits, enable and ESCR
+  // select itself, and takes the replay metric from CCCR bits 0-5.
+  const std::uint64_t kernel_escr = escr_event_bits(s, static_cast<std::uint8_t>(s.event->linux_index));
+  e.attr.config = kernel_escr << 32 | cccr_bits::active_thread_any | static_cast<std::uint32_t>(s.linux_metric);
+  e.attr.exclude_user = r.exclude_user;
+  e.attr.exclude_kernel = r.exclude_kernel;
+  if (s.sampled) {
+    e.attr.sample_period = *r.period;
+    e.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  }
+  if (s.pebs) e.attr.precise_ip = 1;
+  e.description = fmt::format("{}{}{}", event_text(s), s.purpose.empty() ? "" : " " + s.purpose,
+                              s.linux_metric ? fmt::format(", Linux replay metric {}", s.linux_metric) : "");
+  return e;
 }
 
 void check_request(const P4Request& r) {
@@ -97,17 +119,17 @@ ResolvedName resolve(std::string_view name) {
     const std::vector<std::string_view> close = closest_names(base);
     throw Error(fmt::format("unknown Pentium 4 metric or event '{}'{}", base,
                             close.empty() ? std::string("; 'tagop events list --backend p4' lists them")
-                                          : fmt::format("; did you mean {}?", quoted_list(close))));
+                                          : fmt::format("; did you mean {}?", name_list(close))));
   }
   std::vector<std::string_view> all_masks;
   for (const MaskBitSpec& m : parsed.event->masks)
     if (!m.name.empty()) all_masks.push_back(m.name);
   if (!parsed.bad_mask.empty())
     throw Error(fmt::format("{} has no mask bit '{}': its mask bits are {}", parsed.event->name, parsed.bad_mask,
-                            quoted_list(all_masks)));
+                            name_list(all_masks)));
   if (parsed.mask == 0)
     throw Error(fmt::format("{} counts nothing without mask bits: add one or more of {} (e.g. '{}:{}')",
-                            parsed.event->name, quoted_list(all_masks), parsed.event->name, all_masks.front()));
+                            parsed.event->name, name_list(all_masks), parsed.event->name, all_masks.front()));
   return ResolvedName{.metric = nullptr, .event = parsed.event, .mask = parsed.mask};
 }
 
@@ -284,24 +306,7 @@ Programming program(const P4Request& r) {
                                     s.event->name));
       continue;
     }
-    PerfEvent e;
-    e.attr = make_perf_attr();
-    e.attr.type = PERF_TYPE_RAW;
-    // The kernel finds its ESCR and counter from the event index it reads
-    // in the event-select field, sets the privilege bits, enable and ESCR
-    // select itself, and takes the replay metric from CCCR bits 0-5.
-    const std::uint64_t kernel_escr = escr_event_bits(s, static_cast<std::uint8_t>(s.event->linux_index));
-    e.attr.config = kernel_escr << 32 | cccr_bits::active_thread_any | static_cast<std::uint32_t>(s.linux_metric);
-    e.attr.exclude_user = r.exclude_user;
-    e.attr.exclude_kernel = r.exclude_kernel;
-    if (s.sampled) {
-      e.attr.sample_period = *r.period;
-      e.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-    }
-    if (s.pebs) e.attr.precise_ip = 1;
-    e.description = fmt::format("{}{}{}", event_text(s), s.purpose.empty() ? "" : " " + s.purpose,
-                                s.linux_metric ? fmt::format(", Linux replay metric {}", s.linux_metric) : "");
-    p.perf_events.push_back(e);
+    p.perf_events.push_back(perf_event_for(s, r));
   }
 
   if (pebs_metric) {
