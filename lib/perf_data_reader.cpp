@@ -79,7 +79,7 @@ class FeatureCursor {
   std::size_t at_ = 0;
 };
 
-constexpr std::uint64_t release_every = 64ull << 20;  // bytes between madvise/progress
+constexpr std::uint64_t release_every = 16ull << 20;  // bytes between madvise/progress
 
 constexpr const char* compressed_advice = "decompress with 'perf inject -i IN -o OUT'";
 
@@ -209,6 +209,7 @@ void PerfDataReader::parse_attrs() {
   }
   for (std::uint32_t i = 0; i < info_.attrs.size(); ++i)
     for (std::uint64_t id : info_.attrs[i].ids) attr_by_id_.emplace(id, i);
+  if (attr_by_id_.size() <= 32) ids_flat_.assign(attr_by_id_.begin(), attr_by_id_.end());
 
   // Where a sample names its event (perf's evlist__valid_sample_type).
   if (info_.attrs.size() == 1) return;
@@ -324,6 +325,13 @@ void PerfDataReader::parse_features() {
 }
 
 const EventAttr* PerfDataReader::attr_for_id(std::uint64_t id) const {
+  // A capture has an id per event and CPU: a few dozen, where a scan of a
+  // flat list beats hashing.
+  if (!ids_flat_.empty()) {
+    for (const auto& [known, index] : ids_flat_)
+      if (known == id) return &info_.attrs[index];
+    return nullptr;
+  }
   const auto it = attr_by_id_.find(id);
   return it == attr_by_id_.end() ? nullptr : &info_.attrs[it->second];
 }
@@ -375,6 +383,7 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
   const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   std::uint64_t released = 0, next_release = begin + release_every;
   bool compressed_seen = false;
+  std::vector<SampleRecord> sample_records(info_.attrs.size());
 
   std::uint64_t at = begin;
   while (at < end) {
@@ -421,7 +430,9 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
           sum.skipped.add(at, "sample names no event of the file (its id is unknown)");
           break;
         }
-        SampleRecord s;
+        // One record per event, reused: the fields its sample_type has are
+        // all rewritten, the others stay zero; no clearing per sample.
+        SampleRecord& s = sample_records[static_cast<std::size_t>(attr - info_.attrs.data())];
         const std::string_view bad = parse_sample(attr->attr, body, s);
         if (!bad.empty()) {
           sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));

@@ -28,6 +28,37 @@ std::uint64_t key_of(std::uint32_t module, std::uint64_t value) {
 
 }  // namespace
 
+std::size_t FlatIndex::slot(std::uint64_t key) const {
+  const std::size_t mask = keys_.size() - 1;
+  std::size_t i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
+  while (values_[i] != 0 && keys_[i] != key) i = (i + 1) & mask;
+  return i;
+}
+
+const std::uint32_t* FlatIndex::find(std::uint64_t key) const {
+  const std::size_t i = slot(key);
+  return values_[i] ? &values_[i] : nullptr;
+}
+
+void FlatIndex::insert(std::uint64_t key, std::uint32_t value) {
+  if ((size_ + 1) * 2 > keys_.size()) {
+    std::vector<std::uint64_t> keys = std::move(keys_);
+    std::vector<std::uint32_t> values = std::move(values_);
+    keys_.assign(keys.size() * 2, 0);
+    values_.assign(keys.size() * 2, 0);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (values[i]) {
+        const std::size_t j = slot(keys[i]);
+        keys_[j] = keys[i];
+        values_[j] = values[i];
+      }
+  }
+  const std::size_t i = slot(key);
+  if (!values_[i]) ++size_;
+  keys_[i] = key;
+  values_[i] = value + 1;
+}
+
 ReportBuilder::ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture& capture, RowKind by,
                              ReportFilters filters, bool show_progress)
     : capture_(capture), by_(by), filters_(std::move(filters)), show_progress_(show_progress), symbols_(processes_) {
@@ -84,10 +115,15 @@ std::uint32_t ReportBuilder::row_named(Row row) {
 template <typename MakeRow>
 std::uint32_t ReportBuilder::row_for(std::uint64_t key, MakeRow&& make) {
   if (key == last_key_) return last_row_;
-  auto it = row_by_key_.find(key);
-  if (it == row_by_key_.end()) it = row_by_key_.emplace(key, row_named(make())).first;
+  std::uint32_t row;
+  if (const std::uint32_t* known = row_by_key_.find(key)) {
+    row = *known - 1;
+  } else {
+    row = row_named(make());
+    row_by_key_.insert(key, row);
+  }
   last_key_ = key;
-  return last_row_ = it->second;
+  return last_row_ = row;
 }
 
 std::uint32_t ReportBuilder::row_of(const Sample& s) {
@@ -144,10 +180,31 @@ void ReportBuilder::sample(const perf_data::SampleRecord& r) {
   p.counts_ops = p.counts_ops || info.counts_ops;
   if (!passes(s)) return;
   ++kept_[u];
-  aggregator_.add(s, row_of(s));
+  tally(s, row_of(s), info.kind);
+}
+
+void ReportBuilder::tally(const Sample& s, std::uint32_t row, std::uint32_t kind) {
+  if (kind == amd_ibs::FastIbsDecoder::no_kind) {
+    aggregator_.add(s, row);
+    return;
+  }
+  const std::uint64_t key = std::uint64_t{row} << 32 | kind;
+  std::uint32_t index;
+  if (const std::uint32_t* known = tally_by_key_.find(key)) {
+    index = *known - 1;
+  } else {
+    index = static_cast<std::uint32_t>(tallies_.size());
+    tallies_.emplace_back(Signature{row, s.measured, s.conditions, s.observed}, Tally{});
+    tally_by_key_.insert(key, index);
+  }
+  Tally& t = tallies_[index].second;
+  ++t.count;
+  for (std::size_t m = 0; m < measure_count; ++m) t.totals[m] += s.measures[m];
 }
 
 void ReportBuilder::finish() {
+  for (const auto& [signature, t] : tallies_) aggregator_.add(signature, t);
+  tallies_.clear();
   for (Row& row : rows_) {
     if (by_ != RowKind::process) continue;
     const std::string_view comm = processes_.comm_of(row.pid);

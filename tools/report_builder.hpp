@@ -28,6 +28,21 @@ struct ReportFilters {
   std::optional<Predicate> where;
 };
 
+/// u64 -> u32 by open addressing: the per-sample row lookup.
+class FlatIndex {
+ public:
+  FlatIndex() : keys_(1024), values_(1024, 0) {}
+  /// The value of `key`, or nullptr.
+  const std::uint32_t* find(std::uint64_t key) const;
+  void insert(std::uint64_t key, std::uint32_t value);
+
+ private:
+  std::size_t slot(std::uint64_t key) const;
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::uint32_t> values_;  // value + 1; 0 = empty
+  std::size_t size_ = 0;
+};
+
 struct Row {
   std::string name;    // what the report shows
   std::string module;  // full path, "" for processes
@@ -55,7 +70,8 @@ class ReportBuilder : public perf_data::RecordHandler {
   void task(const perf_data::TaskRecord& r) override { processes_.task(r); }
   void progress(std::uint64_t done, std::uint64_t total) override;
 
-  /// Names the process rows (their names may come after their samples).
+  /// Hands the tallies to the engine and names the process rows (their
+  /// names may come after their samples).
   void finish();
 
   const Aggregator& aggregator() const { return aggregator_; }
@@ -83,13 +99,18 @@ class ReportBuilder : public perf_data::RecordHandler {
   ModuleSymbolCache symbols_;
   Aggregator aggregator_;
   std::vector<Row> rows_;
-  std::unordered_map<std::uint64_t, std::uint32_t> row_by_key_;
+  FlatIndex row_by_key_;
   std::unordered_map<std::string, std::uint32_t> row_by_name_;
   std::uint64_t last_key_ = ~std::uint64_t{0};
   std::uint32_t last_row_ = 0;
   std::uint64_t kept_[2] = {0, 0}, read_[2] = {0, 0};
   PeriodSeen period_[2];
   std::uint64_t other_ = 0, where_undecided_ = 0;
+  // Samples tallied by (row, decoded kind) before the engine sees them:
+  // one probe of a u64 key instead of hashing the whole signature.
+  void tally(const Sample& s, std::uint32_t row, std::uint32_t kind);
+  FlatIndex tally_by_key_;
+  std::vector<std::pair<Signature, Tally>> tallies_;
   perf_data::Skipped damaged_;
   std::unordered_map<std::uint32_t, bool> comm_passes_;  // by pid
 };

@@ -94,30 +94,27 @@ IbsCapture::Result IbsCapture::decode(const perf_data::SampleRecord& r, Sample& 
     problem = "IBS sample without its raw registers (record with --raw-samples)";
     return Result::damaged;
   }
-  PerfRawIbs raw;
+  std::uint64_t control = 0;
   try {
-    raw = parse_perf_raw(*unit, r.raw);
+    control = decoder_->decode_perf_raw(*unit, r.raw, out, &si.kind);
   } catch (const Error& e) {
     problem = e.what();
     return Result::damaged;
   }
-  out = decoder_->decode(raw.registers);
   out.pid = r.id.pid;
   out.tid = r.id.tid;
   out.cpu = r.id.cpu;
   out.time = r.id.time;
   if (!(r.sample_type & PERF_SAMPLE_TID)) out.pid = out.tid = 0;
   si.unit = *unit;
-  const IbsRegisters& regs = raw.registers;
   if (*unit == IbsUnit::fetch) {
-    si.period = fetch_max_cnt_->extract(regs.get(IbsRegister::IbsFetchCtl)) << 4;
+    si.period = fetch_max_cnt_->extract(control) << 4;
     si.counts_ops = false;
   } else {
-    const std::uint64_t ctl = regs.get(IbsRegister::IbsOpCtl);
-    std::uint64_t max = op_max_cnt_->extract(ctl);
-    if (op_max_cnt_ext_) max |= op_max_cnt_ext_->extract(ctl) << 16;
+    std::uint64_t max = op_max_cnt_->extract(control);
+    if (op_max_cnt_ext_) max |= op_max_cnt_ext_->extract(control) << 16;
     si.period = max << 4;
-    si.counts_ops = op_cnt_ctl_->extract(ctl) != 0;
+    si.counts_ops = op_cnt_ctl_->extract(control) != 0;
   }
   return Result::ok;
 }

@@ -22,6 +22,7 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <unordered_map>  // id -> attr
+#include <utility>        // std::pair
 #include <vector>       // std::vector
 
 #include <tagop/perf_data_format.hpp>  // FileHeader, Feature, RecordType
@@ -217,6 +218,7 @@ class PerfDataReader {
   std::span<const std::byte> bytes_;
   FileInfo info_;
   std::unordered_map<std::uint64_t, std::uint32_t> attr_by_id_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ids_flat_;  // the same, when short
   // Where a sample's id sits: at the front (IDENTIFIER), at a fixed
   // offset (ID after fixed fields), or nowhere (a single attr).
   enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;

@@ -27,6 +27,10 @@ struct IbsSampleInfo {
   std::uint64_t period = 0;
   /// Op sampling counted dispatched ops (IbsOpCntCtl), not cycles.
   bool counts_ops = false;
+  /// Samples with the same kind have the same conditions, observed set
+  /// and reported measures (FastIbsDecoder::no_kind: unknown), so that
+  /// callers can tally them before the engine does.
+  std::uint32_t kind = FastIbsDecoder::no_kind;
 };
 
 class IbsCapture {
@@ -44,9 +48,9 @@ class IbsCapture {
   std::optional<IbsUnit> unit_of(const perf_data::EventAttr* attr) const;
 
   enum class Result { ok, not_ibs, damaged };
-  /// Decodes one sample: registers from its raw payload (sized by its own
-  /// size field), pid/tid/cpu/time from the record. On `damaged`,
-  /// `problem` says why.
+  /// Decodes one sample into `out`, which must be a default-constructed
+  /// Sample: registers from its raw payload (sized by its own size field),
+  /// pid/tid/cpu/time from the record. On `damaged`, `problem` says why.
   Result decode(const perf_data::SampleRecord& record, Sample& out, IbsSampleInfo& info, std::string& problem) const;
 
   /// The sampling period the event asked for (attr.sample_period), or 0
