@@ -82,7 +82,7 @@ class ReportBuilder : public perf_data::RecordHandler {
   std::uint64_t other_samples() const { return other_; }
   std::uint64_t where_undecided() const { return where_undecided_; }
   const perf_data::Skipped& damaged() const { return damaged_; }
-  std::vector<std::string> warnings() const { return symbols_.warnings(); }
+  const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
   std::uint32_t row_of(const Sample& s);

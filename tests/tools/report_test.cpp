@@ -13,7 +13,10 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <tagop/amd_ibs/perf_capture.hpp>
 
 #include <tagop/predicate.hpp>
 
@@ -328,4 +331,56 @@ TEST_CASE("report on a damaged capture: warning, surviving samples, --strict fai
   CHECK(empty.status == 1);
   CHECK_THAT(empty.err, Catch::Contains("no usable IBS samples"));
   fs::remove(cut);
+}
+
+TEST_CASE("report names functions and source lines from the modules' symbols", "[perfdata][symbols]") {
+  // The non-PIE fixture of the symbols tests prints its probe's file offset
+  // and line; a capture maps it and samples that offset.
+  const std::string fixture = env("TAGOP_SYMBOLS_NOPIE_FIXTURE");
+  FILE* p = popen(fixture.c_str(), "r");
+  REQUIRE(p);
+  unsigned long offset = 0;
+  int line = 0;
+  REQUIRE(std::fscanf(p, "%lx %d", &offset, &line) == 2);
+  pclose(p);
+  const std::string capture = temp("symbols.data");
+  const auto write = [&](const std::string& build_id) {
+    tagop::amd_ibs::IbsCaptureWriter w(capture, {});
+    w.perf().comm(7, 7, "fixture");
+    const std::uint64_t start = 0x10000000;
+    w.perf().mmap2(7, 7, start, 0x100000, 0, fixture, build_id);
+    tagop::amd_ibs::IbsRegisters op;
+    op.unit = tagop::amd_ibs::IbsUnit::op;
+    op.set(tagop::amd_ibs::IbsRegister::IbsOpRip, start + offset);
+    for (int i = 0; i < 3; ++i) w.sample(op, 7, 7, 0, i);
+    op.set(tagop::amd_ibs::IbsRegister::IbsOpRip, start + 0xFFFF0);  // no symbol there
+    w.sample(op, 7, 7, 0, 9);
+    w.finish();
+  };
+  write("");
+  const json by_function = report_json(capture + " --by function --events 0xF100");
+  REQUIRE(by_function["rows"].size() == 2);
+  CHECK(by_function["rows"][0]["name"] == "tagop_nopie_probe");
+  CHECK(by_function["rows"][0]["values"]["0xF100"] == 3);
+  CHECK(by_function["rows"][1]["name"] == fmt::format("module_symbols_nopie_fixture+{:#x}", 0xFFFF0));
+  CHECK(by_function["warnings"].empty());
+  const json by_line = report_json(capture + " --by line --events 0xF100");
+  CHECK_THAT(by_line["rows"][0]["name"].get<std::string>(),
+             Catch::EndsWith(fmt::format("module_symbols_nopie_fixture.cpp:{}", line)));
+
+  // A build-id that is not the file's: not used, said once.
+  write("00112233445566778899aabbccddeeff00112233");
+  const Run r = run("report " + capture + " --json --by function --events 0xF100");
+  REQUIRE(r.status == 0);
+  const json mismatch = json::parse(r.out);
+  REQUIRE(mismatch["warnings"].size() == 1);
+  CHECK_THAT(mismatch["warnings"][0].get<std::string>(), Catch::Contains("module_symbols_nopie_fixture") &&
+                                                              Catch::Contains("module+offset"));
+  CHECK(mismatch["rows"][0]["name"] == fmt::format("module_symbols_nopie_fixture+{:#x}", offset));
+  std::size_t said = 0;
+  for (std::size_t at = r.err.find("module_symbols_nopie_fixture is not used"); at != std::string::npos;
+       at = r.err.find("module_symbols_nopie_fixture is not used", at + 1))
+    ++said;
+  CHECK(said == 1);
+  fs::remove(capture);
 }

@@ -1,0 +1,310 @@
+#include <tagop/module_symbols.hpp>
+
+#include <cxxabi.h>            // abi::__cxa_demangle
+#include <elfutils/libdwfl.h>  // Dwfl, dwfl_report_offline, dwfl_module_*
+#include <fcntl.h>             // ::open
+#include <gelf.h>              // gelf_getphdr, GElf_Phdr, GElf_Sym
+#include <unistd.h>            // ::close
+
+#include <algorithm>      // std::all_of, std::stable_sort, std::unique, std::upper_bound
+#include <cerrno>         // errno
+#include <cstdlib>        // std::free
+#include <cstring>        // std::strerror
+#include <filesystem>     // std::filesystem::path::lexically_normal
+#include <iterator>       // std::prev
+#include <unordered_map>  // std::unordered_map
+#include <utility>        // std::move
+#include <vector>         // std::vector
+
+#include <fmt/format.h>  // fmt::format
+
+namespace tagop {
+namespace {
+
+struct DwflDeleter {
+  void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
+};
+using DwflHandle = std::unique_ptr<Dwfl, DwflDeleter>;
+
+struct MallocDeleter {
+  void operator()(char* p) const { std::free(p); }
+};
+
+// The callbacks outlive every Dwfl that points at them; libdwfl wants a
+// mutable pointer for the debuginfo search path (nullptr: its default).
+char* default_debuginfo_path = nullptr;
+const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &default_debuginfo_path,
+};
+
+std::string libdwfl_error() { return dwfl_errmsg(-1); }
+
+std::string to_hex(const unsigned char* bytes, int length) {
+  std::string hex;
+  hex.reserve(static_cast<std::size_t>(length) * 2);
+  for (int i = 0; i < length; ++i) hex += fmt::format("{:02x}", bytes[i]);
+  return hex;
+}
+
+std::string lowercase(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+// perf stores build-ids in fixed-size fields padded with zeros (a 16-byte
+// MD5 id arrives as 20 bytes), so trailing zeros beyond the file's id are
+// padding, not a difference.
+bool same_build_id(const std::string& file_id, const std::string& recorded) {
+  if (recorded.size() < file_id.size() || recorded.compare(0, file_id.size(), file_id) != 0)
+    return false;
+  return std::all_of(recorded.begin() + static_cast<std::ptrdiff_t>(file_id.size()), recorded.end(),
+                     [](char c) { return c == '0'; });
+}
+
+std::string demangle(const char* name) {
+  int status = -1;
+  std::unique_ptr<char, MallocDeleter> demangled(
+      abi::__cxa_demangle(name, nullptr, nullptr, &status));
+  return status == 0 && demangled ? std::string(demangled.get()) : std::string(name);
+}
+
+// Says why `path` cannot be symbolised as one ELF object, or "" when it can.
+// libdwfl would accept an archive (reporting every member) and gives only a
+// generic message for a non-ELF file, so the kind is checked here first.
+std::string elf_file_problem(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return fmt::format("{}: not found on this machine", path);
+    return fmt::format("{}: cannot open: {}", path, std::strerror(errno));
+  }
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  Elf_Kind kind = elf != nullptr ? elf_kind(elf) : ELF_K_NONE;
+  if (elf != nullptr) elf_end(elf);
+  ::close(fd);
+  if (kind != ELF_K_ELF) return fmt::format("{}: not an ELF file", path);
+  return {};
+}
+
+struct LoadSegment {
+  std::uint64_t file_offset = 0;
+  std::uint64_t file_size = 0;
+  std::uint64_t vaddr = 0;
+};
+
+struct FunctionSymbol {
+  std::uint64_t start = 0;  // libdwfl address (bias included)
+  std::uint64_t end = 0;    // one past the last byte
+  const char* name = nullptr;  // in libelf's string table, alive with the Dwfl
+  int binding_rank = 0;
+  bool sizeless = false;
+};
+
+// Function symbols sorted by address. dwfl_module_addrinfo scans the whole
+// symbol table on every call (5 ms per address in libLLVM's 45k symbols),
+// too slow for a report's ~100k addresses; this answers in a binary search.
+class FunctionIndex {
+ public:
+  explicit FunctionIndex(Dwfl_Module* module) {
+    int count = dwfl_module_getsymtab(module);
+    for (int i = 1; i < count; ++i) {
+      GElf_Sym sym{};
+      GElf_Addr address = 0;
+      GElf_Word section = 0;
+      Elf* elf = nullptr;
+      Dwarf_Addr bias = 0;
+      const char* name = dwfl_module_getsym_info(module, i, &sym, &address, &section, &elf, &bias);
+      int type = GELF_ST_TYPE(sym.st_info);
+      if (name == nullptr || *name == '\0' || section == SHN_UNDEF || section >= SHN_LORESERVE ||
+          (type != STT_FUNC && type != STT_GNU_IFUNC))
+        continue;
+      bool sizeless = sym.st_size == 0;
+      symbols_.push_back({.start = address,
+                          .end = sizeless ? section_end(elf, section, bias) : address + sym.st_size,
+                          .name = name,
+                          .binding_rank = binding_rank(GELF_ST_BIND(sym.st_info)),
+                          .sizeless = sizeless});
+    }
+    // Of aliases at one address, a sized one before a sizeless one, then
+    // the best-bound one, names the function.
+    std::stable_sort(symbols_.begin(), symbols_.end(),
+                     [](const FunctionSymbol& a, const FunctionSymbol& b) {
+                       if (a.start != b.start) return a.start < b.start;
+                       if (a.sizeless != b.sizeless) return b.sizeless;
+                       return a.binding_rank > b.binding_rank;
+                     });
+    symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
+                               [](const FunctionSymbol& a, const FunctionSymbol& b) {
+                                 return a.start == b.start;
+                               }),
+                   symbols_.end());
+    // Hand-written assembly (and _init) often leaves the size 0: such a
+    // function runs up to the next symbol, within its own section (as
+    // libdwfl's own lookup has it).
+    for (std::size_t i = 0; i + 1 < symbols_.size(); ++i)
+      if (symbols_[i].sizeless) symbols_[i].end = std::min(symbols_[i].end, symbols_[i + 1].start);
+  }
+
+  /// The demangled name of the function holding `address`, "" if none.
+  std::string name_at(std::uint64_t address) const {
+    auto after = std::upper_bound(
+        symbols_.begin(), symbols_.end(), address,
+        [](std::uint64_t a, const FunctionSymbol& s) { return a < s.start; });
+    if (after == symbols_.begin()) return {};
+    const FunctionSymbol& symbol = *std::prev(after);
+    if (address >= symbol.end && !(symbol.sizeless && address == symbol.start)) return {};
+    auto index = static_cast<std::size_t>(std::prev(after) - symbols_.begin());
+    auto cached = demangled_.find(index);
+    if (cached == demangled_.end()) cached = demangled_.emplace(index, demangle(symbol.name)).first;
+    return cached->second;
+  }
+
+ private:
+  static std::uint64_t section_end(Elf* elf, GElf_Word section, Dwarf_Addr bias) {
+    GElf_Shdr header{};
+    Elf_Scn* scn = elf != nullptr ? elf_getscn(elf, section) : nullptr;
+    if (scn == nullptr || gelf_getshdr(scn, &header) == nullptr) return 0;
+    return header.sh_addr + header.sh_size + bias;
+  }
+
+  static int binding_rank(int binding) {
+    switch (binding) {
+      case STB_GLOBAL: return 2;
+      case STB_WEAK: return 1;
+      default: return 0;
+    }
+  }
+
+  std::vector<FunctionSymbol> symbols_;
+  mutable std::unordered_map<std::size_t, std::string> demangled_;
+};
+
+class DwflModuleSymbols final : public ModuleSymbols {
+ public:
+  DwflModuleSymbols(DwflHandle dwfl, Dwfl_Module* module, std::vector<LoadSegment> segments,
+                    std::uint64_t bias, std::string build_id)
+      : dwfl_(std::move(dwfl)),
+        module_(module),
+        segments_(std::move(segments)),
+        bias_(bias),
+        build_id_(std::move(build_id)),
+        functions_(module) {}
+
+  // Not thread-safe: libdwfl fills its line caches lazily, and so does the
+  // demangled-name cache.
+  std::optional<SourceLocation> lookup(std::uint64_t file_offset) const override {
+    std::optional<std::uint64_t> address = address_of(file_offset);
+    if (!address) return std::nullopt;
+
+    SourceLocation location;
+    location.function = functions_.name_at(*address);
+    if (Dwfl_Line* line = dwfl_module_getsrc(module_, static_cast<Dwarf_Addr>(*address))) {
+      int line_number = 0;
+      if (const char* file = dwfl_lineinfo(line, nullptr, &line_number, nullptr, nullptr, nullptr)) {
+        // Build systems compile "../src/x.cpp" from the build directory;
+        // the normal form is what a reader recognises.
+        location.file = std::filesystem::path(file).lexically_normal().string();
+        location.line = line_number > 0 ? static_cast<unsigned>(line_number) : 0;
+      }
+    }
+    return location;
+  }
+
+  std::string build_id() const override { return build_id_; }
+
+ private:
+  // A file offset names an address through the loadable segment holding it;
+  // libdwfl addresses are that plus where it placed the module (the bias).
+  std::optional<std::uint64_t> address_of(std::uint64_t file_offset) const {
+    for (const LoadSegment& s : segments_)
+      if (file_offset >= s.file_offset && file_offset - s.file_offset < s.file_size)
+        return file_offset - s.file_offset + s.vaddr + bias_;
+    return std::nullopt;
+  }
+
+  DwflHandle dwfl_;
+  Dwfl_Module* module_;  // owned by dwfl_
+  std::vector<LoadSegment> segments_;
+  std::uint64_t bias_;
+  std::string build_id_;
+  FunctionIndex functions_;  // after dwfl_: its names live in dwfl_'s ELF
+};
+
+std::vector<LoadSegment> load_segments(Elf* elf) {
+  std::vector<LoadSegment> segments;
+  std::size_t count = 0;
+  if (elf_getphdrnum(elf, &count) != 0) return segments;
+  for (std::size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr{};
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD)
+      continue;
+    segments.push_back({.file_offset = phdr.p_offset, .file_size = phdr.p_filesz,
+                        .vaddr = phdr.p_vaddr});
+  }
+  return segments;
+}
+
+}  // namespace
+
+std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
+    const std::string& path, const std::optional<std::string>& expected_build_id,
+    std::string& problem) {
+  problem.clear();
+  if (std::string why = elf_file_problem(path); !why.empty()) {
+    problem = std::move(why);
+    return nullptr;
+  }
+
+  DwflHandle dwfl(dwfl_begin(&offline_callbacks));
+  if (!dwfl) {
+    problem = fmt::format("{}: libdwfl: {}", path, libdwfl_error());
+    return nullptr;
+  }
+  dwfl_report_begin(dwfl.get());
+  Dwfl_Module* module = dwfl_report_offline(dwfl.get(), path.c_str(), path.c_str(), -1);
+  if (module == nullptr) {
+    problem = fmt::format("{}: cannot read as ELF: {}", path, libdwfl_error());
+    return nullptr;
+  }
+  if (dwfl_report_end(dwfl.get(), nullptr, nullptr) != 0) {
+    problem = fmt::format("{}: libdwfl: {}", path, libdwfl_error());
+    return nullptr;
+  }
+
+  const unsigned char* id_bytes = nullptr;
+  GElf_Addr id_vaddr = 0;
+  int id_length = dwfl_module_build_id(module, &id_bytes, &id_vaddr);
+  std::string build_id = id_length > 0 ? to_hex(id_bytes, id_length) : std::string();
+  if (expected_build_id && !expected_build_id->empty()) {
+    std::string recorded = lowercase(*expected_build_id);
+    if (build_id.empty()) {
+      problem = fmt::format("{}: has no build-id but the recorded one is {} (not used)", path, recorded);
+      return nullptr;
+    }
+    if (!same_build_id(build_id, recorded)) {
+      problem = fmt::format("{}: build-id {} does not match the recorded {} (not used)", path,
+                            build_id, recorded);
+      return nullptr;
+    }
+  }
+
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &bias);
+  if (elf == nullptr) {
+    problem = fmt::format("{}: libdwfl: {}", path, libdwfl_error());
+    return nullptr;
+  }
+  std::vector<LoadSegment> segments = load_segments(elf);
+  if (segments.empty()) {
+    problem = fmt::format("{}: has no loadable segment (not an executable or shared library)", path);
+    return nullptr;
+  }
+  return std::make_unique<DwflModuleSymbols>(std::move(dwfl), module, std::move(segments), bias,
+                                             std::move(build_id));
+}
+
+}  // namespace tagop

@@ -1,0 +1,312 @@
+// ModuleSymbols against binaries whose answers are known independently: this
+// test executable (PIE, built with -g), libdw itself (a shared library) and
+// a non-PIE fixture. Offsets come from /proc/self/maps the way perf computes
+// them (ip - start + pgoff); build-ids from binutils' readelf.
+#include <tagop/module_symbols.hpp>
+
+#include <cxxabi.h>            // abi::__cxa_demangle
+#include <elfutils/libdwfl.h>  // dwfl_begin (lives in libdw.so); the live-process oracle
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>  // fmt::format
+
+#include <unistd.h>     // getpid
+
+#include <algorithm>   // std::max
+#include <cctype>      // std::toupper
+#include <cstdint>     // std::uintptr_t, std::uint64_t
+#include <cstdio>      // popen, fgets
+#include <cstdlib>     // std::getenv
+#include <filesystem>  // std::filesystem
+#include <fstream>     // std::ifstream, std::ofstream
+#include <memory>      // std::unique_ptr
+#include <optional>    // std::optional
+#include <sstream>     // std::istringstream
+#include <string>      // std::string
+
+namespace {
+
+extern "C" [[gnu::noinline]] int tagop_symbols_probe() { return __LINE__; }
+
+}  // namespace
+
+namespace tagop_symbols_test {
+[[gnu::noinline]] int probe_with_argument(int x) { return x * 0 + __LINE__; }
+}  // namespace tagop_symbols_test
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Mapped {
+  std::string path;
+  std::uint64_t file_offset = 0;
+};
+
+// The mapping of this process that holds `address`, as perf's MMAP records
+// describe it.
+Mapped mapping_of(const void* address) {
+  auto a = reinterpret_cast<std::uintptr_t>(address);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::uintptr_t start = 0, end = 0, pgoff = 0;
+    char dash = 0;
+    std::string perms, device, inode, path;
+    fields >> std::hex >> start >> dash >> end >> perms >> pgoff >> device >> inode >> path;
+    if (a >= start && a < end) return {.path = path, .file_offset = a - start + pgoff};
+  }
+  FAIL("no mapping in /proc/self/maps holds the address");
+  return {};
+}
+
+std::string command_output(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buffer[512];
+  while (fgets(buffer, sizeof buffer, pipe.get()) != nullptr) out += buffer;
+  return out;
+}
+
+// The value readelf prints after `label` (up to the end of that line).
+std::string readelf_field(const std::string& options, const std::string& path,
+                          const std::string& label) {
+  std::string out = command_output("readelf " + options + " '" + path + "' 2>/dev/null");
+  std::size_t at = out.find(label);
+  if (at == std::string::npos) return {};
+  std::istringstream rest(out.substr(at + label.size()));
+  std::string value;
+  rest >> value;
+  return value;
+}
+
+std::unique_ptr<tagop::ModuleSymbols> open_or_fail(const std::string& path,
+                                                   const std::optional<std::string>& id = {}) {
+  std::string problem;
+  auto symbols = tagop::ModuleSymbols::open(path, id, problem);
+  INFO(problem);
+  REQUIRE(symbols != nullptr);
+  CHECK(problem.empty());
+  return symbols;
+}
+
+const std::string this_file = fs::path(__FILE__).filename().string();
+
+// libdwfl's own answer for an address of this process, through a live
+// report of /proc/self/maps rather than file offsets.
+class LiveProcessSymbols {
+ public:
+  LiveProcessSymbols() : dwfl_(dwfl_begin(&callbacks), dwfl_end) {
+    REQUIRE(dwfl_ != nullptr);
+    dwfl_report_begin(dwfl_.get());
+    REQUIRE(dwfl_linux_proc_report(dwfl_.get(), getpid()) == 0);
+    REQUIRE(dwfl_report_end(dwfl_.get(), nullptr, nullptr) == 0);
+  }
+
+  std::string function_at(std::uintptr_t address) const {
+    Dwfl_Module* module = dwfl_addrmodule(dwfl_.get(), address);
+    if (module == nullptr) return {};
+    GElf_Off offset = 0;
+    GElf_Sym sym{};
+    const char* name = dwfl_module_addrinfo(module, address, &offset, &sym, nullptr, nullptr, nullptr);
+    if (name == nullptr) return {};
+    int status = -1;
+    std::unique_ptr<char, void (*)(void*)> demangled(
+        abi::__cxa_demangle(name, nullptr, nullptr, &status), std::free);
+    return status == 0 ? demangled.get() : name;
+  }
+
+ private:
+  static inline char* debuginfo_path = nullptr;
+  static inline const Dwfl_Callbacks callbacks = {
+      .find_elf = dwfl_linux_proc_find_elf,
+      .find_debuginfo = dwfl_standard_find_debuginfo,
+      .section_address = nullptr,
+      .debuginfo_path = &debuginfo_path,
+  };
+  std::unique_ptr<Dwfl, void (*)(Dwfl*)> dwfl_;
+};
+
+struct ExecutableMapping {
+  std::string path;
+  std::uintptr_t start = 0, end = 0, pgoff = 0;
+};
+
+// The executable mapping of this process that holds `address`.
+ExecutableMapping executable_mapping_of(const void* address) {
+  auto a = reinterpret_cast<std::uintptr_t>(address);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    ExecutableMapping m;
+    char dash = 0;
+    std::string perms, device, inode;
+    fields >> std::hex >> m.start >> dash >> m.end >> perms >> m.pgoff >> device >> inode >> m.path;
+    if (a >= m.start && a < m.end && perms.find('x') != std::string::npos) return m;
+  }
+  FAIL("no executable mapping holds the address");
+  return {};
+}
+
+// Steps through a whole executable mapping and compares ModuleSymbols'
+// function with libdwfl's for the same instruction address.
+void check_every_function_name_agrees_with_libdwfl(const void* inside) {
+  ExecutableMapping m = executable_mapping_of(inside);
+  INFO(m.path);
+  auto symbols = open_or_fail(m.path);
+  LiveProcessSymbols live;
+  int compared = 0, named = 0, differing = 0;
+  std::string first_difference;
+  // libdwfl's lookup scans every symbol: about 3000 odd-strided points keep
+  // the oracle quick and still land at every alignment.
+  std::uintptr_t stride = std::max<std::uintptr_t>(61, (m.end - m.start) / 3000 | 1);
+  for (std::uintptr_t a = m.start; a < m.end; a += stride, ++compared) {
+    std::string expected = live.function_at(a);
+    auto location = symbols->lookup(a - m.start + m.pgoff);
+    // The mapping's last page runs past the segment's bytes in the file:
+    // no location there, and no symbol either.
+    std::string actual = location ? location->function : "";
+    named += !expected.empty();
+    if (actual != expected && differing++ == 0)
+      first_difference = fmt::format("at {:#x}: ModuleSymbols '{}', libdwfl '{}'", a, actual, expected);
+  }
+  INFO(fmt::format("{} of {} addresses differ; first {}", differing, compared, first_difference));
+  CHECK(differing == 0);
+  CHECK(named > compared / 10);  // it compared real functions (libdw's own are mostly hidden)
+}
+
+}  // namespace
+
+TEST_CASE("functions of this PIE test executable resolve to name, file and line", "[symbols]") {
+  Mapped exe = mapping_of(reinterpret_cast<const void*>(&tagop_symbols_probe));
+  REQUIRE(fs::equivalent(exe.path, "/proc/self/exe"));
+  REQUIRE(readelf_field("-h", exe.path, "Type:") == "DYN");
+  auto symbols = open_or_fail(exe.path);
+
+  SECTION("an extern \"C\" function") {
+    int (*volatile probe)() = &tagop_symbols_probe;
+    auto location = symbols->lookup(exe.file_offset);
+    REQUIRE(location);
+    CHECK(location->function == "tagop_symbols_probe");
+    CHECK(fs::path(location->file).filename() == this_file);
+    CHECK(location->line == static_cast<unsigned>(probe()));
+  }
+  SECTION("a C++ function, demangled") {
+    int (*volatile probe)(int) = &tagop_symbols_test::probe_with_argument;
+    auto location = symbols->lookup(mapping_of(reinterpret_cast<const void*>(probe)).file_offset);
+    REQUIRE(location);
+    CHECK(location->function == "tagop_symbols_test::probe_with_argument(int)");
+    CHECK(fs::path(location->file).filename() == this_file);
+    CHECK(location->line == static_cast<unsigned>(probe(7)));
+  }
+  SECTION("an offset past every loadable segment has no location") {
+    std::uint64_t past_the_file = fs::file_size(exe.path) + (std::uint64_t{1} << 40);
+    CHECK_FALSE(symbols->lookup(past_the_file));
+  }
+}
+
+TEST_CASE("a function of a shared library resolves through its file offset", "[symbols]") {
+  Dwfl* (*volatile function)(const Dwfl_Callbacks*) = &dwfl_begin;
+  Mapped lib = mapping_of(reinterpret_cast<const void*>(function));
+  INFO(lib.path);
+  REQUIRE(fs::path(lib.path).filename().string().rfind("libdw", 0) == 0);
+  auto location = open_or_fail(lib.path)->lookup(lib.file_offset);
+  REQUIRE(location);
+  CHECK(location->function == "dwfl_begin");
+}
+
+TEST_CASE("every function name agrees with libdwfl's own symbol lookup", "[symbols]") {
+  SECTION("this executable") {
+    check_every_function_name_agrees_with_libdwfl(reinterpret_cast<const void*>(&tagop_symbols_probe));
+  }
+  SECTION("libdw.so") {
+    Dwfl* (*volatile function)(const Dwfl_Callbacks*) = &dwfl_begin;
+    check_every_function_name_agrees_with_libdwfl(reinterpret_cast<const void*>(function));
+  }
+}
+
+TEST_CASE("a function of a non-PIE executable resolves through its file offset", "[symbols]") {
+  const char* fixture = std::getenv("TAGOP_SYMBOLS_NOPIE_FIXTURE");
+  REQUIRE(fixture != nullptr);
+  REQUIRE(readelf_field("-h", fixture, "Type:") == "EXEC");
+  // The fixture prints where its probe lies, measured in its own process.
+  std::istringstream printed(command_output(std::string("'") + fixture + "'"));
+  std::uint64_t offset = 0;
+  unsigned line = 0;
+  printed >> std::hex >> offset >> std::dec >> line;
+  REQUIRE(line > 0);
+
+  auto location = open_or_fail(fixture)->lookup(offset);
+  REQUIRE(location);
+  CHECK(location->function == "tagop_nopie_probe");
+  CHECK(fs::path(location->file).filename() == "module_symbols_nopie_fixture.cpp");
+  CHECK(location->line == line);
+
+  SECTION("it has no build-id, so a recorded one refuses it") {
+    REQUIRE(command_output(std::string("readelf -n '") + fixture + "'").find("Build ID") ==
+            std::string::npos);
+    CHECK(open_or_fail(fixture)->build_id().empty());
+    std::string problem;
+    CHECK(tagop::ModuleSymbols::open(fixture, "0123456789abcdef", problem) == nullptr);
+    CHECK(problem == std::string(fixture) +
+                         ": has no build-id but the recorded one is 0123456789abcdef (not used)");
+  }
+}
+
+TEST_CASE("the build-id is the file's and a different recorded one refuses the file",
+          "[symbols]") {
+  std::string exe = fs::read_symlink("/proc/self/exe").string();
+  std::string readelf_id = readelf_field("-n", exe, "Build ID:");
+  REQUIRE(readelf_id.size() >= 16);  // the GNU linker's default ids are 20 bytes
+  std::string problem;
+
+  CHECK(open_or_fail(exe)->build_id() == readelf_id);
+  SECTION("the same id, as perf records it, is accepted") {
+    std::string upper = readelf_id;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    CHECK(open_or_fail(exe, upper)->build_id() == readelf_id);
+    CHECK(open_or_fail(exe, readelf_id + "00000000") != nullptr);  // perf's zero padding
+  }
+  SECTION("a different id is reported with both ids and the file is not used") {
+    std::string wrong = readelf_id;
+    wrong[0] = wrong[0] == '0' ? '1' : '0';
+    CHECK(tagop::ModuleSymbols::open(exe, wrong, problem) == nullptr);
+    CHECK(problem == exe + ": build-id " + readelf_id + " does not match the recorded " + wrong +
+                         " (not used)");
+  }
+  SECTION("a truncated id is a different id") {
+    std::string truncated = readelf_id.substr(0, 8);
+    CHECK(tagop::ModuleSymbols::open(exe, truncated, problem) == nullptr);
+    CHECK_THAT(problem, Catch::Contains("does not match the recorded " + truncated));
+  }
+}
+
+TEST_CASE("a missing or non-ELF file is refused with the reason", "[symbols]") {
+  fs::path dir = fs::temp_directory_path() / ("tagop-symbols-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string problem = "stale";
+
+  SECTION("missing") {
+    std::string missing = (dir / "no-such-module.so").string();
+    CHECK(tagop::ModuleSymbols::open(missing, std::nullopt, problem) == nullptr);
+    CHECK(problem == missing + ": not found on this machine");
+  }
+  SECTION("not ELF") {
+    std::string text = (dir / "not-elf.so").string();
+    std::ofstream(text) << "#!/bin/sh\necho this is a script, not an ELF object\n";
+    CHECK(tagop::ModuleSymbols::open(text, std::nullopt, problem) == nullptr);
+    CHECK(problem == text + ": not an ELF file");
+  }
+  SECTION("empty") {
+    std::string empty = (dir / "empty.so").string();
+    std::ofstream{empty};
+    CHECK(tagop::ModuleSymbols::open(empty, std::nullopt, problem) == nullptr);
+    CHECK(problem == empty + ": not an ELF file");
+  }
+  SECTION("a directory") {
+    CHECK(tagop::ModuleSymbols::open(dir.string(), std::nullopt, problem) == nullptr);
+    CHECK_THAT(problem, Catch::StartsWith(dir.string() + ": "));
+  }
+  fs::remove_all(dir);
+}
