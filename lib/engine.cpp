@@ -69,6 +69,12 @@ void Aggregator::add_tally(const Signature& key, const Tally& tally) {
   for (std::size_t m = 0; m < measure_count; ++m) t.totals[m] += tally.totals[m];
 }
 
+void Aggregator::add(const Signature& signature, const Tally& tally) {
+  add_tally(signature, tally);
+  samples_ += tally.count;
+  if (signature.row >= rows_) rows_ = signature.row + 1;
+}
+
 void Aggregator::merge(const Aggregator& other) {
   for (const Entry& e : other.entries_) add_tally(e.signature, e.tally);
   samples_ += other.samples_;

@@ -15,6 +15,7 @@ packages=(
   catch2                # tests (Catch2 v2)
   clang libclang-rt-14-dev  # sanitizer and fuzzer runtimes
   linux-perf            # the peer tool, for the perf.data cross-check and benchmarks
+  time                  # /usr/bin/time: peak memory in bench/report_bench.sh
 )
 
 sudo=""

@@ -2,6 +2,7 @@
 
 #include <cctype>   // std::tolower
 #include <cstring>  // std::memcpy
+#include <vector>   // std::vector
 
 #include <fmt/format.h>  // fmt::format
 
@@ -76,6 +77,29 @@ PerfRawIbs parse_perf_raw(IbsUnit unit, std::span<const std::byte> payload) {
   for (auto [cap, r] : layout.optional) {
     if (!(out.caps & cap) || at + 8 > payload.size()) continue;
     out.registers.set(r, load_u64(payload.data() + at));
+    at += 8;
+  }
+  return out;
+}
+
+std::array<std::int16_t, register_count> perf_raw_offsets(IbsUnit unit, std::uint32_t caps_word,
+                                                         std::size_t payload_size) {
+  const RawLayout layout = raw_layout(unit);
+  const std::size_t fixed_size = 4 + 8 * layout.fixed.size();
+  if (payload_size < fixed_size || (payload_size - 4) % 8 != 0) {
+    const std::vector<std::byte> probe(payload_size);
+    parse_perf_raw(unit, probe);  // throws its message for this size
+  }
+  std::array<std::int16_t, register_count> out;
+  out.fill(-1);
+  std::size_t at = 4;
+  for (IbsRegister r : layout.fixed) {
+    out[static_cast<std::size_t>(r)] = static_cast<std::int16_t>(at);
+    at += 8;
+  }
+  for (auto [cap, r] : layout.optional) {
+    if (!(caps_word & cap) || at + 8 > payload_size) continue;
+    out[static_cast<std::size_t>(r)] = static_cast<std::int16_t>(at);
     at += 8;
   }
   return out;

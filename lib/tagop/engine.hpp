@@ -55,6 +55,9 @@ class Aggregator {
   /// Adds one sample to `row` (a function, module... chosen by the caller;
   /// 0 when there is only one).
   void add(const Sample& sample, std::uint32_t row = 0);
+  /// Adds `tally.count` samples of one signature at once, with the totals
+  /// of their measures (for callers that tally samples themselves first).
+  void add(const Signature& signature, const Tally& tally);
   /// Adds everything another aggregator holds (for merging per-thread work).
   void merge(const Aggregator& other);
 

@@ -5,7 +5,7 @@
 
 #include <array>        // std::array
 #include <cstddef>      // std::size_t
-#include <cstdint>      // std::uint8_t, std::uint32_t, std::uint64_t
+#include <cstdint>      // std::int16_t, std::uint8_t, std::uint32_t, std::uint64_t
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string_view>  // std::string_view
@@ -107,6 +107,12 @@ struct PerfRawIbs {
   IbsRegisters registers;
 };
 PerfRawIbs parse_perf_raw(IbsUnit unit, std::span<const std::byte> payload);
+
+/// Where parse_perf_raw finds each register in such a payload: its byte
+/// offset in the payload, or -1 when the payload does not have it. Throws
+/// as parse_perf_raw does for a payload it refuses. For readers that take
+/// the registers straight from the payload.
+std::array<std::int16_t, register_count> perf_raw_offsets(IbsUnit unit, std::uint32_t caps, std::size_t payload_size);
 
 /// The inverse, for writers of perf.data: caps, then the registers the
 /// caps announce, in the kernel's order.

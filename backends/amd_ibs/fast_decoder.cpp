@@ -1,0 +1,168 @@
+#include <tagop/amd_ibs/fast_decoder.hpp>
+
+#include <algorithm>  // std::find_if
+#include <cstring>    // std::memcpy
+
+namespace tagop::amd_ibs {
+
+namespace {
+
+constexpr std::size_t slot_count = 1 << 14;
+constexpr std::size_t max_entries = slot_count / 2;
+
+std::uint64_t field_mask(const FieldSpec& f) {
+  return f.width == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << f.width) - 1) << f.lsb;
+}
+
+bool decides_conditions(const FieldSpec& f) { return !conditions_of(f).empty(); }
+
+std::uint64_t hash(std::uint32_t present, IbsUnit unit, const std::array<std::uint64_t, 4>& bits) {
+  // Independent multiplies, so that they overlap; the keys differ in few bits.
+  std::uint64_t h = (std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit)) * 0x9E3779B97F4A7C15ull;
+  h ^= bits[0] * 0xBF58476D1CE4E5B9ull;
+  h ^= bits[1] * 0x94D049BB133111EBull;
+  h ^= bits[2] * 0xD6E8FEB86659FD93ull;
+  h ^= bits[3] * 0xC2B2AE3D27D4EB4Full;
+  return h ^ (h >> 32) ^ (h >> 17);
+}
+
+// Register access alike for IbsRegisters and for a payload with offsets.
+struct GivenRegisters {
+  const IbsRegisters& regs;
+  bool has(IbsRegister r) const { return regs.has(r); }
+  std::uint64_t get(IbsRegister r) const { return regs.get(r); }
+};
+struct PayloadRegisters {
+  const std::byte* payload;
+  const std::array<std::int16_t, register_count>& offsets;
+  bool has(IbsRegister r) const { return offsets[static_cast<std::size_t>(r)] >= 0; }
+  std::uint64_t get(IbsRegister r) const {
+    const std::int16_t at = offsets[static_cast<std::size_t>(r)];
+    if (at < 0) return 0;
+    std::uint64_t v;
+    std::memcpy(&v, payload + at, 8);
+    return v;
+  }
+};
+
+}  // namespace
+
+FastIbsDecoder::FastIbsDecoder(unsigned family, unsigned model) : decoder_(family, model), slots_(slot_count, 0) {
+  for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op}) {
+    UnitPlan& plan = plans_[static_cast<std::size_t>(unit)];
+    for (const FieldSpec* f : decoder_.fields(unit)) {
+      if (f->measure || f->address != AddressSlot::none) plan.values.push_back(f);
+      if (!decides_conditions(*f)) continue;
+      auto it = std::find_if(plan.condition_bits.begin(), plan.condition_bits.end(),
+                             [&](const auto& p) { return p.first == f->reg; });
+      if (it == plan.condition_bits.end()) {
+        plan.condition_bits.emplace_back(f->reg, 0);
+        it = plan.condition_bits.end() - 1;
+      }
+      it->second |= field_mask(*f);
+    }
+    plan.cacheable = plan.condition_bits.size() <= key_registers;
+  }
+}
+
+const FastIbsDecoder::Decided* FastIbsDecoder::find(const Key& key, std::size_t& slot) const {
+  const std::size_t mask = slot_count - 1;
+  for (slot = hash(key.present, key.unit, key.bits) & mask;; slot = (slot + 1) & mask) {
+    if (slots_[slot] == 0) return nullptr;
+    const Decided& d = entries_[slots_[slot] - 1];
+    if (d.key.same(key)) return &d;
+  }
+}
+
+const FastIbsDecoder::Decided& FastIbsDecoder::insert(const Key& key, std::size_t slot, const Sample& s) const {
+  // Only the condition-deciding bits are in the key, so the full decode of
+  // this sample decides them for every sample with the same key.
+  Decided fresh{key, s.conditions, s.observed, s.measured};
+  if (entries_.size() >= max_entries) {
+    scratch_ = fresh;
+    return scratch_;
+  }
+  entries_.push_back(fresh);
+  slots_[slot] = static_cast<std::uint32_t>(entries_.size());
+  return entries_.back();
+}
+
+template <typename Registers>
+void FastIbsDecoder::fill(const Decided& d, const UnitPlan& plan, const Registers& regs, Sample& s) const {
+  s.conditions = d.conditions;
+  s.observed = d.observed;
+  s.measured = d.measured;
+  for (const FieldSpec* f : plan.values) {
+    if (!regs.has(f->reg)) continue;
+    if (f->only_if && !s.conditions.contains(*f->only_if)) continue;
+    const std::uint64_t v = f->extract(regs.get(f->reg));
+    if (f->measure) s.measures[f->measure->index] = static_cast<std::uint32_t>(v);
+    switch (f->address) {
+      case AddressSlot::none: break;
+      case AddressSlot::ip: s.ip = v; break;
+      case AddressSlot::ip_physical: s.ip_physical = v; break;
+      case AddressSlot::data_linear: s.data_linear = v; break;
+      case AddressSlot::data_physical: s.data_physical = v; break;
+      case AddressSlot::branch_target: s.branch_target = v; break;
+    }
+  }
+}
+
+void FastIbsDecoder::decode(const IbsRegisters& regs, Sample& s) const {
+  const UnitPlan& plan = plans_[static_cast<std::size_t>(regs.unit)];
+  if (!plan.cacheable) {
+    s = decoder_.decode(regs);
+    return;
+  }
+  Key key;
+  key.present = regs.present;
+  key.unit = regs.unit;
+  for (std::size_t i = 0; i < plan.condition_bits.size(); ++i)
+    key.bits[i] = regs.get(plan.condition_bits[i].first) & plan.condition_bits[i].second;
+  std::size_t slot = 0;
+  const Decided* d = find(key, slot);
+  if (!d) d = &insert(key, slot, decoder_.decode(regs));
+  fill(*d, plan, GivenRegisters{regs}, s);
+}
+
+const FastIbsDecoder::RawLayout& FastIbsDecoder::raw_layout(IbsUnit unit, std::uint32_t caps, std::size_t size) const {
+  RawLayout& l = layouts_[static_cast<std::size_t>(unit)];
+  if (l.valid && l.caps == caps && l.size == size) return l;
+  l.offsets = perf_raw_offsets(unit, caps, size);  // throws for sizes parse_perf_raw refuses
+  l.valid = true;
+  l.unit = unit;
+  l.caps = caps;
+  l.size = size;
+  l.present = 0;
+  for (std::size_t r = 0; r < register_count; ++r)
+    if (l.offsets[r] >= 0) l.present |= 1u << r;
+  return l;
+}
+
+std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s,
+                                              std::uint32_t* kind) const {
+  if (kind) *kind = no_kind;
+  std::uint32_t caps = 0;
+  if (payload.size() >= 4) std::memcpy(&caps, payload.data(), 4);
+  const RawLayout& layout = raw_layout(unit, caps, payload.size());
+  const PayloadRegisters regs{payload.data(), layout.offsets};
+  const UnitPlan& plan = plans_[static_cast<std::size_t>(unit)];
+  const std::uint64_t control = regs.get(unit == IbsUnit::fetch ? IbsRegister::IbsFetchCtl : IbsRegister::IbsOpCtl);
+  if (!plan.cacheable) {
+    s = decoder_.decode(parse_perf_raw(unit, payload).registers);
+    return control;
+  }
+  Key key;
+  key.present = layout.present;
+  key.unit = unit;
+  for (std::size_t i = 0; i < plan.condition_bits.size(); ++i)
+    key.bits[i] = regs.get(plan.condition_bits[i].first) & plan.condition_bits[i].second;
+  std::size_t slot = 0;
+  const Decided* d = find(key, slot);
+  if (!d) d = &insert(key, slot, decoder_.decode(parse_perf_raw(unit, payload).registers));
+  fill(*d, plan, regs, s);
+  if (kind && d != &scratch_) *kind = static_cast<std::uint32_t>(d - entries_.data());
+  return control;
+}
+
+}  // namespace tagop::amd_ibs

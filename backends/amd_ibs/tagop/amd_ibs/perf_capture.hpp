@@ -1,0 +1,110 @@
+#pragma once
+// IBS samples in perf.data: which events of a capture are ibs_fetch and
+// ibs_op (HEADER_PMU_MAPPINGS), which processor recorded them
+// (HEADER_CPUID), and each PERF_SAMPLE_RAW payload decoded to a model
+// sample. And the other way: writing IBS captures that perf reads.
+
+#include <cstdint>   // std::uint32_t, std::uint64_t
+#include <memory>    // std::unique_ptr
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include <tagop/amd_ibs/fast_decoder.hpp>  // FastIbsDecoder
+#include <tagop/amd_ibs/registers.hpp>     // IbsUnit, IbsRegisters
+#include <tagop/cpu.hpp>                   // CpuId
+#include <tagop/perf_data_reader.hpp>      // FileInfo, SampleRecord
+#include <tagop/perf_data_writer.hpp>      // PerfDataWriter
+#include <tagop/sample.hpp>                // Sample
+
+namespace tagop::amd_ibs {
+
+/// What one IBS sample of a capture gives besides the model sample.
+struct IbsSampleInfo {
+  IbsUnit unit = IbsUnit::op;
+  /// Ops (or fetches, or cycles) between samples: MaxCnt * 16 from the
+  /// sample's own control register.
+  std::uint64_t period = 0;
+  /// Op sampling counted dispatched ops (IbsOpCntCtl), not cycles.
+  bool counts_ops = false;
+  /// Samples with the same kind have the same conditions, observed set
+  /// and reported measures (FastIbsDecoder::no_kind: unknown), so that
+  /// callers can tally them before the engine does.
+  std::uint32_t kind = FastIbsDecoder::no_kind;
+};
+
+class IbsCapture {
+ public:
+  /// `cpu` replaces the file's HEADER_CPUID when given. Throws tagop::Error
+  /// when the file has no IBS event, was not recorded on an AMD processor
+  /// with IBS, or says nothing of its processor and `cpu` is not given.
+  explicit IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu = std::nullopt);
+  ~IbsCapture();
+
+  const CpuId& cpu() const { return cpu_; }
+  const IbsDecoder& decoder() const;
+
+  /// The unit of an event, nullopt for events that are not IBS.
+  std::optional<IbsUnit> unit_of(const perf_data::EventAttr* attr) const;
+
+  enum class Result { ok, not_ibs, damaged };
+  /// Decodes one sample into `out`, which must be a default-constructed
+  /// Sample: registers from its raw payload (sized by its own size field),
+  /// pid/tid/cpu/time from the record. On `damaged`, `problem` says why.
+  Result decode(const perf_data::SampleRecord& record, Sample& out, IbsSampleInfo& info, std::string& problem) const;
+
+  /// The sampling period the event asked for (attr.sample_period), or 0
+  /// when it sampled by frequency or gave MaxCnt in attr.config.
+  std::uint64_t requested_period(IbsUnit unit) const;
+
+  /// Things the caller should tell the user (inferred units, ...).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  const perf_data::EventAttr* first_attr_ = nullptr;
+  std::vector<std::optional<IbsUnit>> units_;  // by attr index
+  std::vector<bool> unit_from_size_;           // units_ unknown: infer from the raw size
+  CpuId cpu_;
+  std::unique_ptr<FastIbsDecoder> decoder_;
+  // The period and selection fields, from the layout table.
+  const FieldSpec* fetch_max_cnt_ = nullptr;
+  const FieldSpec* op_max_cnt_ = nullptr;
+  const FieldSpec* op_max_cnt_ext_ = nullptr;  // absent before Family 12h
+  const FieldSpec* op_cnt_ctl_ = nullptr;
+  std::uint64_t requested_period_[2] = {0, 0};
+  std::vector<std::string> warnings_;
+};
+
+/// Writes IBS captures as `perf record -e ibs_fetch// -e ibs_op// --raw-samples`
+/// would: two events (sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW,
+/// sample_id_all), HEADER_CPUID, HEADER_PMU_MAPPINGS, HEADER_EVENT_DESC.
+struct IbsCaptureOptions {
+  unsigned family = 0x10, model = 4, stepping = 2;
+  std::uint32_t fetch_type = 8, op_type = 9;  // the PMUs' sysfs type numbers
+  std::uint64_t fetch_period = 0x10000, op_period = 0x10000;
+  bool op_counts_dispatched = true;           // ibs_op/cnt_ctl=1/
+  std::optional<std::uint32_t> capabilities{};  // the caps word; default from family and model
+};
+
+class IbsCaptureWriter {
+ public:
+  IbsCaptureWriter(const std::string& path, const IbsCaptureOptions& options);
+  perf_data::PerfDataWriter& perf() { return writer_; }
+  std::uint32_t capabilities() const { return caps_; }
+
+  /// One sample: its registers (IbsFetchCtl/IbsOpCtl get the period and
+  /// the valid bit filled in when their MaxCnt is 0), the ip from
+  /// IbsFetchLinAd or IbsOpRip.
+  void sample(const IbsRegisters& regs, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu, std::uint64_t time);
+  void finish() { writer_.finish(); }
+
+  static constexpr std::uint64_t fetch_id = 1, op_id = 2;
+
+ private:
+  IbsCaptureOptions options_;
+  std::uint32_t caps_;
+  perf_data::PerfDataWriter writer_;
+  std::vector<std::byte> raw_;
+};
+
+}  // namespace tagop::amd_ibs

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# How fast `tagop report` reads IBS captures, next to its peers and the floor.
+#
+#   bench/report_bench.sh [BUILD_DIR]
+#
+# Writes two IBS captures of the example's model (examples/README.md) with
+# make-ibs-example into a temporary directory: BENCH_SAMPLES samples
+# (default 10 million, about 1.1 GB) and BENCH_PEER_SAMPLES (default 1
+# million). Times, on the same machine in the same run:
+#   - tagop report on both (best of 3; peak RSS of each, to show that memory
+#     does not grow with the samples);
+#   - perf report -D and perf script on the small one (they take minutes on
+#     the large one; their rates are per sample, so the large file's time is
+#     extrapolated from them, and said so);
+#   - cat FILE > /dev/null on both: the floor (best of 3).
+# Prints wall and CPU time, samples per second and the ratios. The page
+# cache is warm for everything (each file is read once before timing).
+set -euo pipefail
+
+build=${1:-build}
+big=${BENCH_SAMPLES:-10000000}
+small=${BENCH_PEER_SAMPLES:-1000000}
+tagop=$build/tools/tagop
+gen=$build/examples/make-ibs-example
+for f in "$tagop" "$gen"; do
+  [ -x "$f" ] || { echo "report_bench: $f is missing: build first (ninja -C $build)" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "report_bench: needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagop-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "writing $big and $small IBS samples into $tmp ..."
+"$gen" "$tmp/big.data" --samples "$big"
+"$gen" "$tmp/small.data" --samples "$small"
+cat "$tmp/big.data" "$tmp/small.data" > /dev/null
+
+calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+
+# run VAR LABEL SAMPLES REPEATS COMMAND...: the best wall time of REPEATS
+# runs, with its CPU time and peak RSS, into VAR_wall, VAR_cpu, VAR_rss.
+run() {
+  local var=$1 label=$2 samples=$3 repeats=$4
+  shift 4
+  local best_wall="" best_cpu="" best_rss=""
+  for _ in $(seq "$repeats"); do
+    /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" ||
+      { echo "report_bench: failed: $*" >&2; tail -5 "$tmp/err" >&2; exit 1; }
+    read -r wall user sys rss < "$tmp/time"
+    if [ -z "$best_wall" ] || [ "$(calc "$wall < $best_wall" 0)" = 1 ]; then
+      best_wall=$wall best_cpu=$(calc "$user + $sys") best_rss=$rss
+    fi
+  done
+  printf -v "${var}_wall" %s "$best_wall"
+  printf -v "${var}_cpu" %s "$best_cpu"
+  printf -v "${var}_rss" %s "$best_rss"
+  printf '%-22s %9s samples  wall %7.2f s  cpu %7.2f s  %11s samples/s (wall)  %11s samples/s (cpu)  peak RSS %6s MiB\n' \
+    "$label" "$samples" "$best_wall" "$best_cpu" "$(calc "$samples / ($best_wall + 0.005)" 0)" \
+    "$(calc "$samples / ($best_cpu + 0.005)" 0)" "$(calc "$best_rss / 1024" 1)"
+}
+
+echo
+echo "file sizes: $(du -h "$tmp/big.data" | cut -f1) ($big samples), $(du -h "$tmp/small.data" | cut -f1) ($small samples)"
+run cat_big "cat" "$big" 3 cat "$tmp/big.data"
+run tagop_big "tagop report" "$big" 3 "$tagop" report "$tmp/big.data"
+run cat_small "cat" "$small" 3 cat "$tmp/small.data"
+run tagop_small "tagop report" "$small" 3 "$tagop" report "$tmp/small.data"
+have_perf=0
+if command -v perf > /dev/null; then
+  have_perf=1
+  run script_small "perf script" "$small" 1 perf script -i "$tmp/small.data"
+  run dump_small "perf report -D" "$small" 1 perf report -D -i "$tmp/small.data"
+else
+  echo "perf is not installed: the peers are not timed"
+fi
+
+# Ratios; the + 0.005 keeps a time that rounds to 0.00 from dividing by 0.
+ratio() { calc "($1 + 0.005) / ($2 + 0.005)" 1; }
+echo
+echo "tagop report vs the floor (cat), same file:"
+echo "  $big samples: $(ratio "$tagop_big_wall" "$cat_big_wall")x the wall time of cat, $(ratio "$tagop_big_cpu" "$cat_big_cpu")x its CPU time"
+echo "  $small samples: $(ratio "$tagop_small_wall" "$cat_small_wall")x wall, $(ratio "$tagop_small_cpu" "$cat_small_cpu")x CPU"
+if [ "$have_perf" = 1 ]; then
+  echo "peers vs tagop report, same file ($small samples):"
+  echo "  perf script:    $(ratio "$script_small_wall" "$tagop_small_wall")x the wall time of tagop report, $(ratio "$script_small_cpu" "$tagop_small_cpu")x its CPU time"
+  echo "  perf report -D: $(ratio "$dump_small_wall" "$tagop_small_wall")x wall, $(ratio "$dump_small_cpu" "$tagop_small_cpu")x CPU"
+  scale=$(calc "$big / $small" 4)
+  echo "  $big samples, perf extrapolated from $small samples (x$(calc "$scale" 0)): perf script ~$(calc "$script_small_wall * $scale" 0) s," \
+       "perf report -D ~$(calc "$dump_small_wall * $scale" 0) s; tagop report $tagop_big_wall s (measured)"
+fi
+echo "peak RSS of tagop report: $(calc "$tagop_small_rss / 1024" 1) MiB at $small samples, $(calc "$tagop_big_rss / 1024" 1) MiB at $big samples"

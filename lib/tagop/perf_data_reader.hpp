@@ -1,0 +1,228 @@
+#pragma once
+// A streaming reader of perf.data files (the format `perf record` writes).
+//
+// The file is mapped, and the data section is walked record by record with
+// every field read straight from the mapping, bounds-checked; pages already
+// read are given back, so memory use does not grow with the file. Damaged
+// records are skipped and counted (ReadSummary::skipped), never read out of
+// bounds. Only the native byte order is read; big-endian, piped and
+// compressed files are refused with what to do instead.
+//
+//   PerfDataReader reader("perf.data");
+//   struct : RecordHandler { void sample(const SampleRecord& s) override { ... } } h;
+//   ReadSummary summary = reader.read(h);
+
+#include <linux/perf_event.h>  // perf_event_attr
+
+#include <array>        // std::array
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <memory>       // std::unique_ptr
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <unordered_map>  // id -> attr
+#include <utility>        // std::pair
+#include <vector>       // std::vector
+
+#include <tagop/perf_data_format.hpp>  // FileHeader, Feature, RecordType
+
+namespace tagop::perf_data {
+
+/// One event of the capture: its attr, the sample ids that name it, and
+/// its name from HEADER_EVENT_DESC ("" without one).
+struct EventAttr {
+  perf_event_attr attr{};
+  std::vector<std::uint64_t> ids;
+  std::string name;
+};
+
+/// A PMU of the recording machine: "ibs_op" had type 10 there.
+struct PmuMapping {
+  std::uint32_t type = 0;
+  std::string name;
+};
+
+/// A HEADER_BUILD_ID entry: the build-id of a file perf saw.
+struct BuildIdEntry {
+  std::int32_t pid = -1;
+  std::uint16_t cpumode = 0;  // misc_kernel or misc_user
+  std::string build_id;       // lowercase hex
+  std::string filename;
+};
+
+/// What the file says about itself: header, attributes, feature sections.
+struct FileInfo {
+  std::string path;
+  std::uint64_t file_size = 0;
+  FileHeader header;
+  std::vector<EventAttr> attrs;
+  std::optional<std::string> cpuid;  // HEADER_CPUID: "AuthenticAMD,25,1,1"
+  std::vector<PmuMapping> pmu_mappings;
+  std::vector<BuildIdEntry> build_ids;
+  std::string hostname, os_release, perf_version;
+  /// Problems with the header or features that did not stop the reading.
+  std::vector<std::string> warnings;
+
+  bool has_feature(unsigned bit) const { return (header.features[bit / 64] >> (bit % 64)) & 1; }
+  /// The type number of a PMU by name, from HEADER_PMU_MAPPINGS.
+  std::optional<std::uint32_t> pmu_type(std::string_view name) const;
+};
+
+/// The identity fields a record carries (every field of a sample; the
+/// sample_id_all trailer of the others).
+struct SampleId {
+  std::uint32_t pid = 0, tid = 0, cpu = 0;
+  std::uint64_t time = 0, id = 0, stream_id = 0;
+  const EventAttr* attr = nullptr;
+};
+
+/// A PERF_RECORD_SAMPLE, every field its attr's sample_type selects, in
+/// the kernel's order. Variable parts are views into the mapping, valid
+/// only during the handler call.
+struct SampleRecord {
+  std::uint64_t offset = 0;  // of the record in the file
+  std::uint16_t misc = 0;
+  const EventAttr* attr = nullptr;
+  std::uint64_t sample_type = 0;
+  std::uint64_t ip = 0, addr = 0, period = 0;
+  SampleId id;
+  std::span<const std::byte> read;          // read_format values, as recorded
+  std::uint64_t callchain_nr = 0;
+  std::span<const std::byte> callchain;     // callchain_nr u64 addresses
+  std::span<const std::byte> raw;           // after the u32 size
+  std::uint64_t branch_nr = 0, branch_hw_index = 0;
+  std::span<const std::byte> branches;      // branch_nr {from, to, flags}
+  std::uint64_t regs_user_abi = 0;
+  std::span<const std::byte> regs_user;
+  std::span<const std::byte> stack_user;
+  std::uint64_t stack_user_dyn_size = 0;
+  std::uint64_t weight = 0, data_src = 0, transaction = 0;
+  std::uint64_t regs_intr_abi = 0;
+  std::span<const std::byte> regs_intr;
+  std::uint64_t phys_addr = 0, cgroup = 0, data_page_size = 0, code_page_size = 0;
+  std::span<const std::byte> aux;
+};
+
+/// PERF_RECORD_MMAP and MMAP2.
+struct MmapRecord {
+  std::uint64_t offset = 0;
+  std::uint16_t misc = 0;
+  bool mmap2 = false;
+  std::uint32_t pid = 0, tid = 0;
+  std::uint64_t start = 0, len = 0, pgoff = 0;
+  std::uint32_t prot = 0, flags = 0;  // MMAP2 only
+  std::string_view filename;
+  std::string build_id;  // lowercase hex, MMAP2 with misc_mmap_build_id
+  SampleId id;
+};
+
+struct CommRecord {
+  std::uint64_t offset = 0;
+  std::uint32_t pid = 0, tid = 0;
+  bool exec = false;
+  std::string_view comm;
+  SampleId id;
+};
+
+/// PERF_RECORD_FORK and EXIT.
+struct TaskRecord {
+  std::uint64_t offset = 0;
+  bool fork = false;
+  std::uint32_t pid = 0, ppid = 0, tid = 0, ptid = 0;
+  std::uint64_t time = 0;
+  SampleId id;
+};
+
+/// PERF_RECORD_LOST (samples lost in the ring buffer) and LOST_SAMPLES.
+struct LostRecord {
+  std::uint64_t offset = 0;
+  bool lost_samples = false;
+  std::uint64_t event_id = 0;  // LOST only
+  std::uint64_t lost = 0;
+  SampleId id;
+};
+
+class RecordHandler {
+ public:
+  virtual ~RecordHandler() = default;
+  virtual void sample(const SampleRecord&) {}
+  virtual void mmap(const MmapRecord&) {}
+  virtual void comm(const CommRecord&) {}
+  virtual void task(const TaskRecord&) {}
+  virtual void lost(const LostRecord&) {}
+  /// Called every few tens of MiB with the data bytes done so far.
+  virtual void progress(std::uint64_t /*done*/, std::uint64_t /*total*/) {}
+};
+
+/// Records that could not be used, the first of them, and why.
+struct Skipped {
+  std::uint64_t count = 0;
+  std::uint64_t first_offset = 0;
+  std::string first_reason;
+  void add(std::uint64_t offset, std::string_view reason);
+};
+
+struct ReadSummary {
+  std::uint64_t records = 0;
+  std::uint64_t samples = 0;
+  std::uint64_t lost = 0;  // samples the kernel reported lost
+  std::array<std::uint64_t, record_user_last + 1> by_type{};
+  Skipped skipped;
+  std::uint64_t data_bytes = 0;  // of the data section read
+  /// The data section ended inside a record (a truncated file).
+  bool truncated = false;
+  std::vector<std::string> warnings;
+};
+
+/// Parses the body of a PERF_RECORD_SAMPLE (after its header) as `attr`
+/// lays it out. Returns "" when it fits, else which field ran past the end.
+/// `out.attr` and `out.offset` are left to the caller.
+std::string_view parse_sample(const perf_event_attr& attr, std::span<const std::byte> body, SampleRecord& out);
+
+/// Parses the sample_id_all trailer at the end of a non-sample record body.
+/// Returns false when the body is too short for it.
+bool parse_sample_id(const perf_event_attr& attr, std::span<const std::byte> body, SampleId& out);
+
+/// Bytes of the sample_id_all trailer that `attr` gives every non-sample record.
+std::size_t sample_id_size(const perf_event_attr& attr);
+
+class PerfDataReader {
+ public:
+  /// Maps the file and reads its header, attributes and features. Throws
+  /// tagop::Error when the file cannot be used at all (missing, not
+  /// perf.data, big-endian, piped, compressed, attributes unreadable).
+  explicit PerfDataReader(const std::string& path);
+  /// The same over bytes in memory (tests, fuzzing); they must outlive it.
+  PerfDataReader(std::span<const std::byte> bytes, std::string name);
+  ~PerfDataReader();
+  PerfDataReader(PerfDataReader&&) noexcept;
+  PerfDataReader& operator=(PerfDataReader&&) noexcept;
+
+  const FileInfo& info() const { return info_; }
+
+  /// Walks the data section once, calling the handler for each record it
+  /// knows; skips the others by their size, and damaged ones with a count.
+  ReadSummary read(RecordHandler& handler);
+
+ private:
+  struct Mapping;
+  void parse_header();
+  void parse_attrs();
+  void parse_features();
+  const EventAttr* attr_for_id(std::uint64_t id) const;
+  const EventAttr* sample_attr(std::span<const std::byte> body) const;
+  const EventAttr* trailer_attr(std::span<const std::byte> body) const;
+
+  std::unique_ptr<Mapping> mapping_;
+  std::span<const std::byte> bytes_;
+  FileInfo info_;
+  std::unordered_map<std::uint64_t, std::uint32_t> attr_by_id_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ids_flat_;  // the same, when short
+  // Where a sample's id sits: at the front (IDENTIFIER), at a fixed
+  // offset (ID after fixed fields), or nowhere (a single attr).
+  enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;
+  std::size_t id_offset_ = 0;
+};
+
+}  // namespace tagop::perf_data

@@ -1,0 +1,326 @@
+// perf.data reader and writer: the writer's files read back field by field,
+// and every sample_type field the kernel defines parsed from a record built
+// by hand here, in the order of include/uapi/linux/perf_event.h and
+// perf's evsel__parse_sample().
+
+#include <catch2/catch.hpp>
+
+#include <cstring>     // std::memcpy
+#include <filesystem>  // temp paths
+#include <string>
+#include <vector>
+
+#include <tagop/error.hpp>
+#include <tagop/perf_data_reader.hpp>
+#include <tagop/perf_data_writer.hpp>
+
+using namespace tagop::perf_data;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("tagop-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+// A record body built field by field.
+struct Body {
+  std::vector<std::byte> bytes;
+  template <typename T>
+  Body& put(T v) {
+    const auto* p = reinterpret_cast<const std::byte*>(&v);
+    bytes.insert(bytes.end(), p, p + sizeof v);
+    return *this;
+  }
+};
+
+struct Collect : RecordHandler {
+  std::vector<SampleRecord> samples;
+  std::vector<std::vector<std::byte>> raws;
+  std::vector<MmapRecord> mmaps;
+  std::vector<std::string> mmap_names;
+  std::vector<CommRecord> comms;
+  std::vector<std::string> comm_names;
+  std::vector<TaskRecord> tasks;
+  std::vector<LostRecord> losts;
+  void sample(const SampleRecord& s) override {
+    samples.push_back(s);
+    raws.emplace_back(s.raw.begin(), s.raw.end());
+  }
+  void mmap(const MmapRecord& m) override {
+    mmaps.push_back(m);
+    mmap_names.emplace_back(m.filename);
+  }
+  void comm(const CommRecord& c) override {
+    comms.push_back(c);
+    comm_names.emplace_back(c.comm);
+  }
+  void task(const TaskRecord& t) override { tasks.push_back(t); }
+  void lost(const LostRecord& l) override { losts.push_back(l); }
+};
+
+perf_event_attr attr_with(std::uint32_t type, std::uint64_t sample_type) {
+  perf_event_attr a{};
+  a.type = type;
+  a.size = sizeof a;
+  a.sample_type = sample_type;
+  a.sample_period = 4096;
+  a.sample_id_all = 1;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("written files read back: header, attrs, features, records", "[perfdata]") {
+  const std::string path = temp_path("roundtrip.data");
+  const std::uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                           PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+  {
+    PerfDataWriter w(path, {{.attr = attr_with(11, st), .ids = {71, 72}, .name = "first//"},
+                            {.attr = attr_with(12, st), .ids = {81}, .name = "second/x=1/"}},
+                     {.cpuid = "AuthenticAMD,25,1,1",
+                      .pmu_mappings = {{11, "ibs_fetch"}, {12, "ibs_op"}, {4, "cpu"}},
+                      .build_ids = {{.pid = -1, .cpumode = misc_user, .build_id = "00112233445566778899aabbccddeeff01020304",
+                                     .filename = "/usr/bin/prog"}},
+                      .hostname = "box"});
+    w.comm(100, 101, "prog", true, {.pid = 100, .tid = 101, .cpu = 5, .time = 999});
+    w.mmap2(100, 100, 0x400000, 0x2000, 0x1000, "/usr/bin/prog", "deadbeef");
+    w.mmap2(100, 100, 0x7f0000000000, 0x10000, 0, "/lib/libc.so.6");
+    w.fork(200, 100, 200, 100, 1234);
+    const std::vector<std::byte> raw{std::byte{1}, std::byte{2}, std::byte{3}};  // padded to 4 by the writer
+    w.sample(1, {.ip = 0x401020, .pid = 100, .tid = 101, .time = 5000, .cpu = 3, .period = 4096, .raw = raw});
+    w.sample(0, {.ip = 0x401000, .pid = 200, .tid = 200, .time = 6000, .cpu = 1, .period = 8192});
+    w.exit(200, 100, 200, 100, 7000);
+    w.finish();
+  }
+  PerfDataReader r(path);
+  const FileInfo& info = r.info();
+  CHECK(info.header.magic == 0x32454c4946524550ull);  // "PERFILE2"
+  CHECK(info.header.size == 104);
+  REQUIRE(info.attrs.size() == 2);
+  CHECK(info.attrs[0].attr.type == 11);
+  CHECK(info.attrs[1].attr.type == 12);
+  CHECK(info.attrs[0].ids == std::vector<std::uint64_t>{71, 72});
+  CHECK(info.attrs[1].ids == std::vector<std::uint64_t>{81});
+  CHECK(info.attrs[0].name == "first//");
+  CHECK(info.attrs[1].name == "second/x=1/");
+  CHECK(info.cpuid == std::optional<std::string>("AuthenticAMD,25,1,1"));
+  CHECK(info.pmu_type("ibs_op") == std::optional<std::uint32_t>(12));
+  CHECK(info.pmu_type("ibs_fetch") == std::optional<std::uint32_t>(11));
+  CHECK_FALSE(info.pmu_type("ibs"));
+  REQUIRE(info.build_ids.size() == 1);
+  CHECK(info.build_ids[0].build_id == "00112233445566778899aabbccddeeff01020304");
+  CHECK(info.build_ids[0].filename == "/usr/bin/prog");
+  CHECK(info.hostname == "box");
+  CHECK(info.warnings.empty());
+
+  Collect c;
+  const ReadSummary sum = r.read(c);
+  CHECK(sum.records == 7);
+  CHECK(sum.samples == 2);
+  CHECK(sum.skipped.count == 0);
+  CHECK_FALSE(sum.truncated);
+  REQUIRE(c.comms.size() == 1);
+  CHECK(c.comms[0].pid == 100);
+  CHECK(c.comms[0].tid == 101);
+  CHECK(c.comms[0].exec);
+  CHECK(c.comm_names[0] == "prog");
+  CHECK(c.comms[0].id.time == 999);  // from the sample_id_all trailer
+  CHECK(c.comms[0].id.cpu == 5);
+  CHECK(c.comms[0].id.id == 71);
+  REQUIRE(c.mmaps.size() == 2);
+  CHECK(c.mmaps[0].mmap2);
+  CHECK(c.mmaps[0].start == 0x400000);
+  CHECK(c.mmaps[0].len == 0x2000);
+  CHECK(c.mmaps[0].pgoff == 0x1000);
+  CHECK(c.mmap_names[0] == "/usr/bin/prog");
+  CHECK(c.mmaps[0].build_id == "deadbeef");
+  CHECK(c.mmaps[1].build_id.empty());
+  CHECK(c.mmap_names[1] == "/lib/libc.so.6");
+  REQUIRE(c.tasks.size() == 2);
+  CHECK(c.tasks[0].fork);
+  CHECK(c.tasks[0].pid == 200);
+  CHECK(c.tasks[0].ppid == 100);
+  CHECK(c.tasks[0].time == 1234);
+  CHECK_FALSE(c.tasks[1].fork);
+  REQUIRE(c.samples.size() == 2);
+  const SampleRecord& s = c.samples[0];
+  CHECK(s.attr == &info.attrs[1]);  // named by IDENTIFIER 81
+  CHECK(s.id.id == 81);
+  CHECK(s.ip == 0x401020);
+  CHECK(s.id.pid == 100);
+  CHECK(s.id.tid == 101);
+  CHECK(s.id.time == 5000);
+  CHECK(s.id.cpu == 3);
+  CHECK(s.period == 4096);
+  CHECK(s.misc == (misc_user | misc_exact_ip));
+  // 3 bytes of raw data padded so that the u32 size and the data end on 8 bytes.
+  CHECK(c.raws[0] == std::vector<std::byte>{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{0}});
+  CHECK(c.samples[1].attr == &info.attrs[0]);
+  CHECK(c.samples[1].period == 8192);
+  CHECK(c.raws[1] == std::vector<std::byte>(4, std::byte{0}));  // u32 size + 4 padding bytes = 8
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("every sample_type field parses in the kernel's order", "[perfdata]") {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                  PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
+                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
+                  PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
+                  PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_AUX | PERF_SAMPLE_CGROUP |
+                  PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+  a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_LOST;
+  a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+  a.sample_regs_user = 0b1011;  // 3 registers
+  a.sample_regs_intr = 0b0110;  // 2 registers
+
+  Body b;
+  b.put<std::uint64_t>(7);                                  // IDENTIFIER
+  b.put<std::uint64_t>(0xffffffff81000000);                 // IP
+  b.put<std::uint32_t>(10).put<std::uint32_t>(11);          // TID
+  b.put<std::uint64_t>(123456789);                          // TIME
+  b.put<std::uint64_t>(0xdead0000);                         // ADDR
+  b.put<std::uint64_t>(7);                                  // ID
+  b.put<std::uint64_t>(8);                                  // STREAM_ID
+  b.put<std::uint32_t>(6).put<std::uint32_t>(0);            // CPU, res
+  b.put<std::uint64_t>(1000);                               // PERIOD
+  // READ, group: nr, time_enabled, {value, id, lost} x nr
+  b.put<std::uint64_t>(2).put<std::uint64_t>(555);
+  b.put<std::uint64_t>(1).put<std::uint64_t>(7).put<std::uint64_t>(0);
+  b.put<std::uint64_t>(2).put<std::uint64_t>(9).put<std::uint64_t>(0);
+  b.put<std::uint64_t>(2).put<std::uint64_t>(0x1111).put<std::uint64_t>(0x2222);  // CALLCHAIN
+  b.put<std::uint32_t>(12);                                 // RAW size, then 12 bytes
+  for (int i = 0; i < 12; ++i) b.put<std::uint8_t>(static_cast<std::uint8_t>(0xA0 + i));
+  b.put<std::uint64_t>(1).put<std::uint64_t>(42);           // BRANCH_STACK nr, hw_idx
+  b.put<std::uint64_t>(0x10).put<std::uint64_t>(0x20).put<std::uint64_t>(0);
+  b.put<std::uint64_t>(2);                                  // REGS_USER abi 64
+  b.put<std::uint64_t>(1).put<std::uint64_t>(2).put<std::uint64_t>(3);
+  b.put<std::uint64_t>(16);                                 // STACK_USER size, data, dyn_size
+  b.put<std::uint64_t>(0x5555).put<std::uint64_t>(0x6666).put<std::uint64_t>(9);
+  b.put<std::uint64_t>(77);                                 // WEIGHT
+  b.put<std::uint64_t>(0x68100142);                         // DATA_SRC
+  b.put<std::uint64_t>(3);                                  // TRANSACTION
+  b.put<std::uint64_t>(2).put<std::uint64_t>(4).put<std::uint64_t>(5);  // REGS_INTR
+  b.put<std::uint64_t>(0x12345000);                         // PHYS_ADDR
+  b.put<std::uint64_t>(99);                                 // CGROUP
+  b.put<std::uint64_t>(4096);                               // DATA_PAGE_SIZE
+  b.put<std::uint64_t>(2 << 20);                            // CODE_PAGE_SIZE
+  b.put<std::uint64_t>(8).put<std::uint64_t>(0xABCD);       // AUX size, data
+
+  SampleRecord s;
+  REQUIRE(parse_sample(a, b.bytes, s) == "");
+  CHECK(s.id.id == 7);
+  CHECK(s.ip == 0xffffffff81000000);
+  CHECK(s.id.pid == 10);
+  CHECK(s.id.tid == 11);
+  CHECK(s.id.time == 123456789);
+  CHECK(s.addr == 0xdead0000);
+  CHECK(s.id.stream_id == 8);
+  CHECK(s.id.cpu == 6);
+  CHECK(s.period == 1000);
+  CHECK(s.read.size() == (2 + 3 * 2) * 8);
+  CHECK(s.callchain_nr == 2);
+  CHECK(s.callchain.size() == 16);
+  REQUIRE(s.raw.size() == 12);
+  CHECK(s.raw[0] == std::byte{0xA0});
+  CHECK(s.raw[11] == std::byte{0xAB});
+  CHECK(s.branch_nr == 1);
+  CHECK(s.branch_hw_index == 42);
+  CHECK(s.branches.size() == 24);
+  CHECK(s.regs_user_abi == 2);
+  CHECK(s.regs_user.size() == 3 * 8);
+  CHECK(s.stack_user.size() == 16);
+  CHECK(s.stack_user_dyn_size == 9);
+  CHECK(s.weight == 77);
+  CHECK(s.data_src == 0x68100142);
+  CHECK(s.transaction == 3);
+  CHECK(s.regs_intr_abi == 2);
+  CHECK(s.regs_intr.size() == 2 * 8);
+  CHECK(s.phys_addr == 0x12345000);
+  CHECK(s.cgroup == 99);
+  CHECK(s.data_page_size == 4096);
+  CHECK(s.code_page_size == (2u << 20));
+  CHECK(s.aux.size() == 8);
+
+  SECTION("a body one byte short names the last field") {
+    std::vector<std::byte> short_body(b.bytes.begin(), b.bytes.end() - 1);
+    SampleRecord t;
+    CHECK(parse_sample(a, short_body, t) == "AUX");
+  }
+  SECTION("a huge callchain count does not overflow") {
+    std::vector<std::byte> bad = b.bytes;
+    const std::uint64_t huge = ~std::uint64_t{0} / 4;
+    std::memcpy(bad.data() + 8 * 9 + 8 * 8, &huge, 8);  // callchain nr after 9 fixed words and 8 of READ
+    SampleRecord t;
+    CHECK(parse_sample(a, bad, t) == "CALLCHAIN");
+  }
+}
+
+TEST_CASE("samples without registers, single read values, empty user stack", "[perfdata]") {
+  perf_event_attr a{};
+  a.sample_type = PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_BRANCH_STACK |
+                  PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_PHYS_ADDR;
+  a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+  a.sample_regs_user = 0xff;
+  Body b;
+  b.put<std::uint64_t>(5).put<std::uint64_t>(6).put<std::uint64_t>(7).put<std::uint64_t>(8);  // value, ena, run, id
+  b.put<std::uint64_t>(0);  // BRANCH_STACK nr 0, no hw_idx without HW_INDEX
+  b.put<std::uint64_t>(0);  // REGS_USER abi NONE: no registers
+  b.put<std::uint64_t>(0);  // STACK_USER size 0: no dyn_size
+  b.put<std::uint64_t>(0x0001000200000003);  // WEIGHT_STRUCT
+  b.put<std::uint64_t>(0xfeed);              // PHYS_ADDR
+  SampleRecord s;
+  REQUIRE(parse_sample(a, b.bytes, s) == "");
+  CHECK(s.read.size() == 32);
+  CHECK(s.regs_user.empty());
+  CHECK(s.stack_user.empty());
+  CHECK(s.weight == 0x0001000200000003);
+  CHECK(s.phys_addr == 0xfeed);
+}
+
+TEST_CASE("LOST, LOST_SAMPLES, perf's own records and AUXTRACE data", "[perfdata]") {
+  const std::string path = temp_path("other.data");
+  {
+    perf_event_attr a = attr_with(4, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+    a.sample_id_all = 0;
+    PerfDataWriter w(path, {{.attr = a, .ids = {}, .name = "cycles"}});
+    w.record(record_lost, 0, Body{}.put<std::uint64_t>(1).put<std::uint64_t>(17).bytes);
+    w.record(record_lost_samples, 0, Body{}.put<std::uint64_t>(5).bytes);
+    w.record(record_finished_round, 0, {});
+    w.record(record_header_attr, 0, Body{}.put<std::uint64_t>(0).bytes);
+    // AUXTRACE: 16 bytes of trace data follow the 48-byte record, outside
+    // its size. Here they are a record header and 8 bytes that the reader
+    // must step over, not read as a record.
+    Body aux;
+    aux.put<std::uint64_t>(16).put<std::uint64_t>(0).put<std::uint64_t>(0).put<std::uint64_t>(0).put<std::uint64_t>(0);
+    w.record(record_auxtrace, 0, aux.bytes);
+    w.record(record_sample, 0, Body{}.put<std::uint64_t>(0xBAD).bytes);
+    w.sample(0, {.ip = 0x1000, .pid = 1, .tid = 1});
+    w.finish();
+  }
+  PerfDataReader r(path);
+  Collect c;
+  const ReadSummary sum = r.read(c);
+  REQUIRE(c.losts.size() == 2);
+  CHECK(c.losts[0].event_id == 1);
+  CHECK(c.losts[0].lost == 17);
+  CHECK(c.losts[1].lost_samples);
+  CHECK(c.losts[1].lost == 5);
+  CHECK(sum.lost == 22);
+  CHECK(sum.by_type[record_finished_round] == 1);
+  CHECK(sum.by_type[record_header_attr] == 1);
+  CHECK(sum.skipped.count == 0);  // known types are skipped silently
+  REQUIRE(c.samples.size() == 1);  // not the one inside the trace data
+  CHECK(c.samples[0].ip == 0x1000);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("the writer refuses sample fields it cannot encode", "[perfdata]") {
+  const std::string path = temp_path("refuse.data");
+  PerfDataWriter w(path, {{.attr = attr_with(4, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN), .ids = {}, .name = ""}});
+  CHECK_THROWS_WITH(w.sample(0, {}), Catch::Contains("use record()"));
+  CHECK_THROWS_WITH(w.sample(3, {}), Catch::Contains("no event 3"));
+  w.finish();
+  std::filesystem::remove(path);
+}

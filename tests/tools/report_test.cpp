@@ -1,0 +1,386 @@
+// tagop report: on the bundled example (regenerated here, byte for byte),
+// its JSON against totals computed from the example's model parameters,
+// the filters, the row kinds, bad arguments and damaged files.
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <tagop/amd_ibs/perf_capture.hpp>
+
+#include <tagop/predicate.hpp>
+
+#include "../../examples/ibs_example_model.hpp"
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  REQUIRE(v != nullptr);
+  return v;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("tagop-report-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+Run run(const std::string& args) {
+  const std::string err_path = temp("stderr");
+  const std::string cmd = env("TAGOP_EXE") + " " + args + " 2>" + err_path;
+  Run r;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  r.err = slurp(err_path);
+  fs::remove(err_path);
+  return r;
+}
+
+std::string example() { return env("TAGOP_SOURCE_ROOT") + "/examples/ibs-example.perf.data"; }
+
+json report_json(const std::string& args) {
+  const Run r = run("report " + args + " --json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return json::parse(r.out);
+}
+
+// Totals over the model's op and fetch kinds, computed from their flags.
+struct ModelTotals {
+  std::map<std::string, std::uint64_t> events;
+  std::uint64_t ops = 0, fetches = 0;
+};
+
+ModelTotals model_totals(const std::function<bool(unsigned function)>& keep = {}) {
+  using namespace ibs_example;
+  ModelTotals t;
+  auto add = [&](const char* id, bool yes, std::uint64_t n, std::uint64_t value = 1) {
+    t.events[id] += yes ? n * value : 0;
+  };
+  for (const OpKind& k : op_kinds) {
+    if (keep && !keep(k.function)) continue;
+    const std::uint64_t n = k.count;
+    const bool mem = k.load || k.store;
+    t.ops += n;
+    add("0xF100", true, n);
+    add("0xF101", true, n, k.tag_to_retire);
+    add("0xF102", true, n, k.comp_to_retire);
+    add("0xF103", k.branch, n);
+    add("0xF104", k.branch && k.mispredicted, n);
+    add("0xF105", k.branch && k.taken, n);
+    add("0xF106", k.branch && k.taken && k.mispredicted, n);
+    add("0xF107", k.branch && k.ret, n);
+    add("0xF108", k.branch && k.ret && k.mispredicted, n);
+    add("0xF200", mem, n);
+    add("0xF201", k.load, n);
+    add("0xF202", k.store, n);
+    add("0xF203", mem && !k.dtlb_l1_miss, n);
+    add("0xF204", mem && k.dtlb_l1_miss && !k.dtlb_l2_miss, n);
+    add("0xF205", mem && k.dtlb_l1_miss && k.dtlb_l2_miss, n);
+    add("0xF206", mem && k.dc_miss, n);
+    add("0xF207", mem && !k.dc_miss, n);
+    add("0xF219", k.load && k.dc_miss, n, k.dc_miss_latency);
+    const bool nb = k.load && k.dc_miss && k.nb_source != 0;
+    add("0xF240", nb && !k.remote, n);
+    add("0xF241", nb && k.remote, n);
+    add("0xF242", nb && k.nb_source == 1 && !k.remote, n);
+    add("0xF243", nb && k.nb_source == 2 && !k.remote, n);
+    add("0xF245", nb && k.nb_source == 3 && !k.remote, n);
+    add("0xF246", nb && k.nb_source == 3 && k.remote, n);
+    add("0xF24B", nb && !k.remote, n, k.dc_miss_latency);
+    add("0xF24C", nb && k.remote, n, k.dc_miss_latency);
+  }
+  for (const FetchKind& k : fetch_kinds) {
+    if (keep && !keep(k.function)) continue;
+    const std::uint64_t n = k.count;
+    t.fetches += n;
+    add("0xF000", true, n);
+    add("0xF001", k.killed, n);
+    add("0xF002", !k.killed, n);
+    add("0xF003", k.completed, n);
+    add("0xF004", !k.killed && !k.completed, n);
+    add("0xF006", k.itlb_l1_miss && !k.itlb_l2_miss, n);
+    add("0xF007", k.itlb_l1_miss && k.itlb_l2_miss, n);
+    add("0xF008", k.ic_miss, n);
+    add("0xF00E", !k.killed, n, k.latency);
+  }
+  return t;
+}
+
+std::size_t model_samples() {
+  std::size_t n = 0;
+  for (const auto& k : ibs_example::op_kinds) n += k.count;
+  for (const auto& k : ibs_example::fetch_kinds) n += k.count;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the bundled example is what its generator writes", "[perfdata]") {
+  const std::string out = temp("example.data");
+  const std::string cmd = env("MAKE_IBS_EXAMPLE") + " " + out;
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string fresh = slurp(out), committed = slurp(example());
+  CHECK(fresh.size() == committed.size());
+  CHECK(fresh == committed);
+  CHECK(committed.size() < 2u << 20);
+  fs::remove(out);
+}
+
+TEST_CASE("report --json on the example: totals from the model", "[perfdata]") {
+  const json j = report_json(example());
+  const ModelTotals t = model_totals();
+  CHECK(j["samples"]["fetch"] == t.fetches);
+  CHECK(j["samples"]["op"] == t.ops);
+  CHECK(j["cpu"]["family"] == 16);
+  CHECK(j["period"]["op"]["value"] == 65536.0);
+  CHECK(j["period"]["op"]["unit"] == "dispatched ops");
+  REQUIRE(j["events"].size() == 59);  // every derived event, Family 10h reports them all
+  for (const auto& [id, value] : j["events"].items()) {
+    INFO(id);
+    CHECK_FALSE(value.is_null());
+  }
+  for (const auto& [id, expected] : t.events) {
+    INFO(id);
+    CHECK(j["events"][id] == expected);
+  }
+  // Ratios, from the same totals.
+  const auto& e = t.events;
+  CHECK(j["ratios"]["dc_miss_rate"].get<double>() ==
+        Approx(double(e.at("0xF206")) / double(e.at("0xF200"))));
+  CHECK(j["ratios"]["mispredict_rate"].get<double>() == Approx(double(e.at("0xF104")) / double(e.at("0xF103"))));
+  CHECK(j["ratios"]["avg_dc_miss_latency"].get<double>() ==
+        Approx(double(e.at("0xF219")) / double(j["event_samples"]["0xF219"].get<std::uint64_t>())));
+  CHECK(j["ratios"]["itlb_miss_rate"].get<double>() ==
+        Approx(double(e.at("0xF006") + e.at("0xF007")) / double(e.at("0xF002"))));
+  CHECK(j["ratios"]["avg_tag_to_retire"].get<double>() == Approx(double(e.at("0xF101")) / double(t.ops)));
+  // The estimate: samples times the period, inside its interval.
+  const json& dc = j["estimates"]["0xF206"];
+  CHECK(dc["samples"] == e.at("0xF206"));
+  CHECK(dc["estimate"].get<double>() == Approx(double(e.at("0xF206")) * 65536));
+  CHECK(dc["low"].get<double>() < dc["estimate"].get<double>());
+  CHECK(dc["high"].get<double>() > dc["estimate"].get<double>());
+  // Poisson score interval for k = 1900, z = 1.96: 1900 + 1.92 +- 1.96 * sqrt(1900 + 0.96).
+  CHECK(dc["low"].get<double>() == Approx((1901.92 - 1.959964 * std::sqrt(1900.96)) * 65536).epsilon(1e-5));
+  CHECK(j["skipped"]["count"] == 0);
+  CHECK(j["warnings"].empty());
+  CHECK_THAT(j["estimate_note"].get<std::string>(), Catch::Contains("never"));
+}
+
+TEST_CASE("report rows: by module, by address, by process", "[perfdata]") {
+  using namespace ibs_example;
+  SECTION("module") {
+    const json j = report_json(example() + " --by module --events 0xF100,0xF000,0xF206");
+    REQUIRE(j["rows"].size() == 2);
+    const ModelTotals program = model_totals([](unsigned f) { return functions[f].module == program_module; });
+    const ModelTotals lib = model_totals([](unsigned f) { return functions[f].module == libc_module; });
+    CHECK(j["rows"][0]["name"] == "ibs-example");
+    CHECK(j["rows"][0]["module"] == ibs_example::program);
+    CHECK(j["rows"][0]["values"]["0xF100"] == program.ops);
+    CHECK(j["rows"][0]["values"]["0xF000"] == program.fetches);
+    CHECK(j["rows"][0]["values"]["0xF206"] == program.events.at("0xF206"));
+    CHECK(j["rows"][1]["name"] == "libc.so.6");
+    CHECK(j["rows"][1]["values"]["0xF100"] == lib.ops);
+  }
+  SECTION("address, sorted by DC misses") {
+    const json j = report_json(example() + " --by address --sort 0xF206 --top 2 --events 0xF206,0xF219");
+    REQUIRE(j["rows"].size() == 2);
+    // pointer_chase's load (offset 0x1304): 500 + 300 + 150 misses; stream_sum's (0x1208): 780 + 120.
+    CHECK(j["rows"][0]["name"] == "ibs-example+0x1304");
+    CHECK(j["rows"][0]["offset"] == "0x1304");
+    CHECK(j["rows"][0]["values"]["0xF206"] == 950);
+    CHECK(j["rows"][0]["values"]["0xF219"] == 500 * 480 + 300 * 560 + 150 * 140);
+    CHECK(j["rows"][1]["name"] == "ibs-example+0x1208");
+    CHECK(j["rows"][1]["values"]["0xF206"] == 900);
+    std::set<std::pair<unsigned, std::uint64_t>> addresses;
+    for (const auto& k : op_kinds) addresses.emplace(functions[k.function].module, k.offset);
+    for (const auto& k : fetch_kinds) addresses.emplace(functions[k.function].module, k.offset);
+    CHECK(j["row_count"] == addresses.size());
+  }
+  SECTION("process") {
+    const json j = report_json(example() + " --by process");
+    REQUIRE(j["rows"].size() == 1);
+    CHECK(j["rows"][0]["name"] == "ibs-example [4242]");
+    CHECK(j["rows"][0]["pid"] == 4242);
+  }
+}
+
+TEST_CASE("report --where filters samples by any predicate", "[perfdata]") {
+  const json j = report_json(example() + " --where 'load & dc.miss & !dtlb.l1_miss'");
+  std::uint64_t expected = 0;
+  for (const auto& k : ibs_example::op_kinds)
+    if (k.load && k.dc_miss && !k.dtlb_l1_miss) expected += k.count;
+  CHECK(j["samples"]["op"] == expected);
+  CHECK(j["samples"]["fetch"] == 0);
+  CHECK(j["where_undecided"] == model_totals().fetches);  // fetch samples know nothing of loads
+  CHECK(j["where"] == tagop::Predicate::parse("load & dc.miss & !dtlb.l1_miss").to_string());
+  CHECK(j["events"]["0xF206"] == expected);
+}
+
+TEST_CASE("report filters: --cpu, --pid, --comm", "[perfdata]") {
+  const std::size_t total = model_samples();
+  // The generator puts sample n on CPU n / 7 % 4.
+  std::uint64_t on_cpu2 = 0;
+  for (std::size_t n = 0; n < total; ++n) on_cpu2 += (n / 7 % 4 == 2);
+  const json cpu = report_json(example() + " --cpu 2");
+  CHECK(cpu["samples"]["fetch"].get<std::uint64_t>() + cpu["samples"]["op"].get<std::uint64_t>() == on_cpu2);
+  CHECK(cpu["filters"] == json::array({"cpu 2"}));
+  const json pid = report_json(example() + " --pid 4242");
+  CHECK(pid["samples"]["op"] == model_totals().ops);
+  const json other = report_json(example() + " --pid 1");
+  CHECK(other["samples"]["op"] == 0);
+  CHECK(other["rows"].empty());
+  const json comm = report_json(example() + " --comm ibs-example");
+  CHECK(comm["samples"]["fetch"] == model_totals().fetches);
+  CHECK(report_json(example() + " --comm bash")["samples"]["fetch"] == 0);
+}
+
+TEST_CASE("report text and CSV", "[perfdata]") {
+  const Run text = run("report " + example());
+  REQUIRE(text.status == 0);
+  CHECK_THAT(text.out, Catch::Contains("IBS samples: 2800 fetch, 7400 op"));
+  CHECK_THAT(text.out, Catch::Contains("never to be added to"));
+  CHECK_THAT(text.out, Catch::Contains("ibs-example+0x1304"));
+  const Run csv = run("report " + example() + " --format csv --by module --events 0xF100,dc_miss_rate");
+  REQUIRE(csv.status == 0);
+  CHECK_THAT(csv.out, Catch::StartsWith("module,0xF100,dc_miss_rate\nibs-example,6900,"));
+  CHECK_THAT(csv.out, Catch::Contains("\n[total],7400,"));
+}
+
+TEST_CASE("report refuses bad arguments with exit status 2", "[perfdata]") {
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"--by nothing", "--by 'nothing'"},
+      {"--events 0xF999", "no IBS derived event 0xF999"},
+      {"--events 'no such event'", "unknown column 'no such event'"},
+      {"--view everything", "unknown view 'everything'"},
+      {"--where 'load &'", "--where"},
+      {"--where 'lod'", "lod"},
+      {"--cpu x", "--cpu 'x' is not a number"},
+      {"--model 2", "--model needs --family"},
+      {"--format xml", "format"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const Run r = run("report " + example() + " " + c.args);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.message));
+  }
+  const Run missing = run("report /nonexistent.data");
+  CHECK(missing.status == 1);
+  CHECK_THAT(missing.err, Catch::Contains("cannot open"));
+}
+
+TEST_CASE("report on a damaged capture: warning, surviving samples, --strict fails", "[perfdata]") {
+  std::string bytes = slurp(example());
+  // Cut the file inside its data: the features (CPUID, PMU mappings) go with it.
+  const std::string cut = temp("cut.data");
+  std::ofstream(cut, std::ios::binary).write(bytes.data(), 600000);
+  const Run r = run("report " + cut + " --json --family 10h --model 4");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json j = json::parse(r.out);
+  const auto kept = j["samples"]["fetch"].get<std::uint64_t>() + j["samples"]["op"].get<std::uint64_t>();
+  CHECK(kept > 4000);
+  CHECK(kept < model_samples());
+  CHECK(j["truncated"] == true);
+  CHECK(j["skipped"]["count"] == 1);
+  CHECK(j["cpu"]["source"] == "--family/--model");
+  CHECK_THAT(r.err, Catch::Contains("warning") && Catch::Contains("truncated"));
+  CHECK_THAT(j["warnings"].dump(), Catch::Contains("PMU mappings"));
+  // Without the processor the layout is unknown.
+  const Run no_family = run("report " + cut);
+  CHECK(no_family.status == 1);
+  CHECK_THAT(no_family.err, Catch::Contains("--family"));
+  const Run strict = run("report " + cut + " --family 10h --strict");
+  CHECK(strict.status == 1);
+  CHECK_THAT(strict.err, Catch::Contains("--strict"));
+  // Nothing usable: a file cut just after its attributes (104-byte header,
+  // two ids, two attrs of 128 + 16 bytes), inside its first record.
+  std::ofstream(cut, std::ios::binary).write(bytes.data(), 104 + 16 + 2 * (128 + 16) + 12);
+  const Run empty = run("report " + cut + " --family 10h");
+  CHECK(empty.status == 1);
+  CHECK_THAT(empty.err, Catch::Contains("no usable IBS samples"));
+  fs::remove(cut);
+}
+
+TEST_CASE("report names functions and source lines from the modules' symbols", "[perfdata][symbols]") {
+  // The non-PIE fixture of the symbols tests prints its probe's file offset
+  // and line; a capture maps it and samples that offset.
+  const std::string fixture = env("TAGOP_SYMBOLS_NOPIE_FIXTURE");
+  FILE* p = popen(fixture.c_str(), "r");
+  REQUIRE(p);
+  unsigned long offset = 0;
+  int line = 0;
+  REQUIRE(std::fscanf(p, "%lx %d", &offset, &line) == 2);
+  pclose(p);
+  const std::string capture = temp("symbols.data");
+  const auto write = [&](const std::string& build_id) {
+    tagop::amd_ibs::IbsCaptureWriter w(capture, {});
+    w.perf().comm(7, 7, "fixture");
+    const std::uint64_t start = 0x10000000;
+    w.perf().mmap2(7, 7, start, 0x100000, 0, fixture, build_id);
+    tagop::amd_ibs::IbsRegisters op;
+    op.unit = tagop::amd_ibs::IbsUnit::op;
+    op.set(tagop::amd_ibs::IbsRegister::IbsOpRip, start + offset);
+    for (int i = 0; i < 3; ++i) w.sample(op, 7, 7, 0, i);
+    op.set(tagop::amd_ibs::IbsRegister::IbsOpRip, start + 0xFFFF0);  // no symbol there
+    w.sample(op, 7, 7, 0, 9);
+    w.finish();
+  };
+  write("");
+  const json by_function = report_json(capture + " --by function --events 0xF100");
+  REQUIRE(by_function["rows"].size() == 2);
+  CHECK(by_function["rows"][0]["name"] == "tagop_nopie_probe");
+  CHECK(by_function["rows"][0]["values"]["0xF100"] == 3);
+  CHECK(by_function["rows"][1]["name"] == fmt::format("module_symbols_nopie_fixture+{:#x}", 0xFFFF0));
+  CHECK(by_function["warnings"].empty());
+  const json by_line = report_json(capture + " --by line --events 0xF100");
+  CHECK_THAT(by_line["rows"][0]["name"].get<std::string>(),
+             Catch::EndsWith(fmt::format("module_symbols_nopie_fixture.cpp:{}", line)));
+
+  // A build-id that is not the file's: not used, said once.
+  write("00112233445566778899aabbccddeeff00112233");
+  const Run r = run("report " + capture + " --json --by function --events 0xF100");
+  REQUIRE(r.status == 0);
+  const json mismatch = json::parse(r.out);
+  REQUIRE(mismatch["warnings"].size() == 1);
+  CHECK_THAT(mismatch["warnings"][0].get<std::string>(), Catch::Contains("module_symbols_nopie_fixture") &&
+                                                              Catch::Contains("module+offset"));
+  CHECK(mismatch["rows"][0]["name"] == fmt::format("module_symbols_nopie_fixture+{:#x}", offset));
+  std::size_t said = 0;
+  for (std::size_t at = r.err.find("module_symbols_nopie_fixture is not used"); at != std::string::npos;
+       at = r.err.find("module_symbols_nopie_fixture is not used", at + 1))
+    ++said;
+  CHECK(said == 1);
+  fs::remove(capture);
+}

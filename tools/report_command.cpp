@@ -1,0 +1,226 @@
+// tagop report FILE: an IBS capture (perf.data) as CodeAnalyst reported it:
+// IBS derived events by function, module, process, address or source line,
+// the ratios people read them for, and estimates with their intervals.
+
+#include <unistd.h>  // isatty
+
+#include <algorithm>  // std::sort
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
+#include <tagop/amd_ibs/perf_capture.hpp>    // IbsCapture
+#include <tagop/error.hpp>                   // Error
+#include <tagop/perf_data_reader.hpp>        // PerfDataReader
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "report_builder.hpp"
+#include "report_columns.hpp"
+#include "report_result.hpp"
+
+namespace tagop::cli {
+
+namespace {
+
+using amd_ibs::IbsUnit;
+
+struct ReportOptions {
+  std::string file;
+  std::string by = "function";
+  std::string view = "overview";
+  std::string events;
+  std::string where;
+  std::string sort;
+  std::size_t top = 20;
+  std::vector<std::string> cpus, pids, comms;
+  std::string family, model;
+  bool strict = false;
+  bool estimates = false;
+  OutputOptions output;
+};
+
+RowKind parse_by(const std::string& by) {
+  if (by == "function") return RowKind::function;
+  if (by == "module") return RowKind::module;
+  if (by == "process") return RowKind::process;
+  if (by == "address") return RowKind::address;
+  if (by == "line") return RowKind::line;
+  usage_error(fmt::format("--by '{}': expected function, module, process, address or line", by));
+}
+
+std::vector<std::uint32_t> numbers(const std::vector<std::string>& texts, const char* what) {
+  std::vector<std::uint32_t> out;
+  for (const std::string& t : texts) {
+    const std::uint64_t v = parse_u64(t, what);
+    if (v > 0xFFFFFFFFu) usage_error(fmt::format("{} '{}' is out of range", what, t));
+    out.push_back(static_cast<std::uint32_t>(v));
+  }
+  return out;
+}
+
+UnitPeriod unit_period(const amd_ibs::IbsCapture& capture, const ReportBuilder& b, IbsUnit unit) {
+  const PeriodSeen& seen = b.period(unit);
+  UnitPeriod p;
+  p.unit = unit == IbsUnit::fetch ? "fetches" : (seen.counts_ops ? "dispatched ops" : "cycles");
+  if (const std::uint64_t requested = capture.requested_period(unit)) {
+    p.value = static_cast<double>(requested);
+    p.source = "attr.sample_period";
+  } else if (seen.samples) {
+    p.value = seen.mean();
+    p.source = fmt::format("{} * 16 in the samples", unit == IbsUnit::fetch ? "IbsFetchMaxCnt" : "IbsOpMaxCnt");
+    if (seen.min != seen.max)
+      p.source += fmt::format(" (it varies from {} to {}: the mean is used)", seen.min, seen.max);
+  }
+  return p;
+}
+
+bool less_for_sort(const Column& sort, const RowResult& a, const RowResult& b) {
+  const auto va = column_value(sort, a.results), vb = column_value(sort, b.results);
+  // Highest first; rows without a value last; then by name.
+  if (va.has_value() != vb.has_value()) return va.has_value();
+  if (va && vb && *va != *vb) return *va > *vb;
+  return a.row.name < b.row.name;
+}
+
+void run_report(const ReportOptions& o) {
+  const RowKind by = parse_by(o.by);
+  std::vector<Column> columns = o.events.empty() ? view_columns(o.view) : resolve_columns(o.events);
+  Column sort = o.sort.empty() ? columns.front() : resolve_column(o.sort);
+  if (o.sort.empty())
+    for (const Column& c : columns)
+      if (c.event) {
+        sort = c;
+        break;
+      }
+  ReportFilters filters;
+  filters.cpus = numbers(o.cpus, "--cpu");
+  filters.pids = numbers(o.pids, "--pid");
+  filters.comms = o.comms;
+  if (!o.where.empty()) {
+    try {
+      filters.where = Predicate::parse(o.where);
+    } catch (const Error& e) {
+      usage_error(fmt::format("--where: {}", e.what()));
+    }
+  }
+  std::optional<CpuId> cpu;
+  if (!o.family.empty())
+    cpu = CpuId{"AuthenticAMD", parse_cpu_number(o.family, "--family"),
+                o.model.empty() ? 0 : parse_cpu_number(o.model, "--model"), 0};
+  else if (!o.model.empty())
+    usage_error("--model needs --family");
+
+  perf_data::PerfDataReader reader(o.file);
+  const perf_data::FileInfo& info = reader.info();
+  amd_ibs::IbsCapture capture(info, cpu);
+  ReportBuilder builder(info, capture, by, filters, isatty(2) && info.header.data.size > (64u << 20));
+  const perf_data::ReadSummary summary = reader.read(builder);
+  builder.finish();
+
+  ReportResult r;
+  r.file = o.file;
+  r.cpu = capture.cpu();
+  r.cpu_source = cpu ? "--family/--model" : "HEADER_CPUID";
+  r.by = o.by;
+  r.columns = columns;
+  r.sort = sort;
+  r.read_fetch = builder.read(IbsUnit::fetch);
+  r.read_op = builder.read(IbsUnit::op);
+  r.fetch = builder.kept(IbsUnit::fetch);
+  r.op = builder.kept(IbsUnit::op);
+  r.other_samples = builder.other_samples();
+  r.where_undecided = builder.where_undecided();
+  r.where = filters.where ? filters.where->to_string() : "";
+  for (const std::string& c : o.cpus) r.filters.push_back("cpu " + c);
+  for (const std::string& p : o.pids) r.filters.push_back("pid " + p);
+  for (const std::string& c : o.comms) r.filters.push_back("comm " + c);
+  r.fetch_period = unit_period(capture, builder, IbsUnit::fetch);
+  r.op_period = unit_period(capture, builder, IbsUnit::op);
+  r.lost = summary.lost;
+  r.truncated = summary.truncated;
+
+  // Damage from the reader and from the IBS payloads, as one count.
+  r.skipped = summary.skipped;
+  const perf_data::Skipped& damaged = builder.damaged();
+  if (damaged.count) {
+    const bool first = r.skipped.count == 0 || damaged.first_offset < r.skipped.first_offset;
+    r.skipped.count += damaged.count;
+    if (first) r.skipped.first_offset = damaged.first_offset, r.skipped.first_reason = damaged.first_reason;
+  }
+  for (const auto* list : {&info.warnings, &summary.warnings, &capture.warnings()})
+    r.warnings.insert(r.warnings.end(), list->begin(), list->end());
+  for (const std::string& w : builder.warnings()) r.warnings.push_back(w);
+  if (r.skipped.count)
+    r.warnings.push_back(fmt::format("skipped {} damaged record{} (the first at offset {}: {})", r.skipped.count,
+                                     r.skipped.count == 1 ? "" : "s", r.skipped.first_offset, r.skipped.first_reason));
+  if (r.other_samples)
+    r.warnings.push_back(fmt::format("{} samples of events that are not IBS were left out: IBS samples and event "
+                                     "counts are not to be mixed",
+                                     r.other_samples));
+  if (r.lost) r.warnings.push_back(fmt::format("the kernel lost {} samples while recording", r.lost));
+  for (const std::string& w : r.warnings) fmt::print(stderr, "tagop: warning: {}\n", w);
+
+  if (r.read_fetch + r.read_op == 0)
+    throw Error(fmt::format("{}: no usable IBS samples{}", o.file,
+                            r.skipped.count ? " (every IBS record was damaged)" : ""));
+
+  const auto queries = amd_ibs::derived_event_queries();
+  const auto& aggregator = builder.aggregator();
+  r.totals = aggregator.evaluate(queries);
+  auto by_row = aggregator.evaluate_by_row(queries);
+  std::vector<RowResult> rows;
+  for (std::size_t i = 0; i < by_row.size(); ++i) rows.push_back(RowResult{builder.rows()[i], std::move(by_row[i])});
+  std::sort(rows.begin(), rows.end(), [&](const RowResult& a, const RowResult& b) { return less_for_sort(sort, a, b); });
+  r.row_count = rows.size();
+  if (o.top && rows.size() > o.top) rows.resize(o.top);
+  r.rows = std::move(rows);
+
+  switch (o.output.resolved()) {
+    case Format::text: print_text(r, o.estimates); break;
+    case Format::csv: print_csv(r); break;
+    case Format::json: print_json(r); break;
+  }
+  if (o.strict && (r.skipped.count || r.truncated))
+    throw Error(fmt::format("--strict: the capture is damaged ({} record{} skipped{})", r.skipped.count,
+                            r.skipped.count == 1 ? "" : "s", r.truncated ? ", the file truncated" : ""));
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Report an IBS capture (perf.data) as CodeAnalyst did: derived events by function, module, process, "
+                "address or source line");
+  cmd->add_option("file", o->file, "perf.data from: perf record -e ibs_op/cnt_ctl=1/ -e ibs_fetch// --raw-samples -a")
+      ->required();
+  cmd->add_option("--by", o->by, "Rows: function, module, process, address or line")->capture_default_str();
+  std::string views;
+  for (const ViewSpec& v : view_table()) views += fmt::format("\n  {:9} {}", v.name, v.description);
+  cmd->add_option("--view", o->view, "Columns, a named set:" + views)->capture_default_str();
+  cmd->add_option("--events", o->events,
+                  "Columns, a list: select values (0xF206), event names or abbreviations, ratios "
+                  "(dc_miss_rate, mispredict_rate, itlb_miss_rate, dtlb_miss_rate, dtlb_walk_rate, "
+                  "avg_dc_miss_latency, avg_tag_to_retire, avg_fetch_latency)");
+  cmd->add_option("--where", o->where, "Only samples that meet this predicate, e.g. 'load & dc.miss & !dtlb.l1_miss'");
+  cmd->add_option("--sort", o->sort, "Sort rows by this column, highest first (default: the first event column)");
+  cmd->add_option("--top", o->top, "Show the first N rows (0: all)")->capture_default_str();
+  cmd->add_option("--cpu", o->cpus, "Only samples from these CPUs")->delimiter(',');
+  cmd->add_option("--pid", o->pids, "Only samples from these processes")->delimiter(',');
+  cmd->add_option("--comm", o->comms, "Only samples from processes of these names")->delimiter(',');
+  cmd->add_option("--family", o->family, "The processor family, when the file does not say (10h, 0x19, 25)");
+  cmd->add_option("--model", o->model, "The processor model, with --family");
+  cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
+  cmd->add_flag("--strict", o->strict, "Exit with status 1 when any record was damaged or the file truncated");
+  add_output_options(*cmd, o->output, /*with_csv=*/true);
+  cmd->footer(
+      "Examples:\n"
+      "  tagop report perf.data\n"
+      "  tagop report perf.data --view dc --by module\n"
+      "  tagop report perf.data --where 'load & dc.miss & !dtlb.l1_miss' --events 0xF100,0xF219\n"
+      "  tagop report perf.data --json");
+  cmd->callback([o] { run_report(*o); });
+}
+
+}  // namespace tagop::cli
