@@ -20,7 +20,9 @@ inline constexpr std::uint32_t cpus = 4;
 inline constexpr const char* program = "/opt/ibs-example/bin/ibs-example";
 inline constexpr const char* comm = "ibs-example";
 inline constexpr std::uint64_t program_start = 0x555555555000, program_len = 0x2000, program_pgoff = 0x1000;
-inline constexpr const char* libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+// A path no machine has: the model's libc is not the reader's, and with no
+// build-id recorded a real libc at the usual path would be used silently.
+inline constexpr const char* libc = "/opt/ibs-example/lib/libc.so.6";
 inline constexpr std::uint64_t libc_start = 0x7ffff7e00000, libc_len = 0x180000, libc_pgoff = 0x26000;
 inline constexpr std::uint64_t period = 0x10000;  // 65536 dispatched ops / fetches
 
