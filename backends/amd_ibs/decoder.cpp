@@ -20,6 +20,17 @@ bool has_values(const FieldSpec& f) { return !f.values[0].text.empty(); }
 
 }  // namespace
 
+void store_address(Sample& s, AddressSlot slot, std::uint64_t value) {
+  switch (slot) {
+    case AddressSlot::none: break;
+    case AddressSlot::ip: s.ip = value; break;
+    case AddressSlot::ip_physical: s.ip_physical = value; break;
+    case AddressSlot::data_linear: s.data_linear = value; break;
+    case AddressSlot::data_physical: s.data_physical = value; break;
+    case AddressSlot::branch_target: s.branch_target = value; break;
+  }
+}
+
 ConditionSet conditions_of(const FieldSpec& f) {
   ConditionSet out;
   if (f.flag) out.insert(*f.flag);
@@ -86,14 +97,7 @@ Sample IbsDecoder::decode(const IbsRegisters& regs) const {
   for (const FieldSpec* f : p.addresses) {
     if (!regs.has(f->reg) || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
     const std::uint64_t v = f->extract(regs.get(f->reg));
-    switch (f->address) {
-      case AddressSlot::none: break;
-      case AddressSlot::ip: s.ip = v; break;
-      case AddressSlot::ip_physical: s.ip_physical = v; break;
-      case AddressSlot::data_linear: s.data_linear = v; break;
-      case AddressSlot::data_physical: s.data_physical = v; break;
-      case AddressSlot::branch_target: s.branch_target = v; break;
-    }
+    store_address(s, f->address, v);
   }
   for (const DerivedCondition& d : derived_condition_table()) {
     if (d.unit != regs.unit) continue;

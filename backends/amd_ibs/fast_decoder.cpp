@@ -97,14 +97,7 @@ void FastIbsDecoder::fill(const Decided& d, const UnitPlan& plan, const Register
     if (f->only_if && !s.conditions.contains(*f->only_if)) continue;
     const std::uint64_t v = f->extract(regs.get(f->reg));
     if (f->measure) s.measures[f->measure->index] = static_cast<std::uint32_t>(v);
-    switch (f->address) {
-      case AddressSlot::none: break;
-      case AddressSlot::ip: s.ip = v; break;
-      case AddressSlot::ip_physical: s.ip_physical = v; break;
-      case AddressSlot::data_linear: s.data_linear = v; break;
-      case AddressSlot::data_physical: s.data_physical = v; break;
-      case AddressSlot::branch_target: s.branch_target = v; break;
-    }
+    store_address(s, f->address, v);
   }
 }
 

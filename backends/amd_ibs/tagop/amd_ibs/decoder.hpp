@@ -70,6 +70,9 @@ class IbsDecoder {
   Plan fetch_, op_;
 };
 
+/// Puts an address field's value where the model sample keeps it.
+void store_address(Sample& sample, AddressSlot slot, std::uint64_t value);
+
 /// The conditions a field can set (its flag, its values, its nonzero).
 ConditionSet conditions_of(const FieldSpec& field);
 
