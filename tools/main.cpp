@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   tagop::cli::add_program_command(app);
   tagop::cli::add_events_command(app);
   tagop::cli::add_report_command(app);
+  tagop::cli::add_record_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
