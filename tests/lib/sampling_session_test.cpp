@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <tagop/amd_ibs/live_decoder.hpp>
 #include <tagop/amd_ibs/programmer.hpp>
 #include <tagop/error.hpp>
 #include <tagop/sampling_session.hpp>
@@ -106,6 +107,7 @@ TEST_CASE("the samples of a command belong to it, and the kernel names it", "[re
 
 TEST_CASE("collect gives op samples of the child with nothing else observed", "[record]") {
   SamplingSession s({.events = {sampling_event()}, .command = {busy(), "250"}});
+  if (has_pmu("ibs_op")) tagop::amd_ibs::decode_ibs_samples(s);
   const auto samples = s.collect(10s);
   REQUIRE(samples.size() >= 5);
   const std::set<int> cpus(s.cpus().begin(), s.cpus().end());
@@ -116,8 +118,19 @@ TEST_CASE("collect gives op samples of the child with nothing else observed", "[
     CHECK(x.time != 0);
     CHECK(cpus.count(static_cast<int>(x.cpu)) == 1);
     if (!has_pmu("ibs_op")) CHECK(x.observed == tagop::ConditionSet{tagop::condition("op")});
+    // IBS op samples observe far more than their kind: loads, branches ...
+    else CHECK(x.observed.contains(tagop::condition("load")));
   }
   CHECK(s.lost() == 0);
+  CHECK(s.undecoded() == 0);
+}
+
+TEST_CASE("IBS decoding refuses a session without IBS events", "[record]") {
+  tagop::PerfEvent e = *tagop::software_event("cpu-clock");
+  e.attr.sample_period = 100000;
+  SamplingSession s({.events = {e}, .command = {busy(), "1"}});
+  const tagop::CpuId family_17h{"AuthenticAMD", 0x17, 1, 2};
+  CHECK_THROWS_WITH(tagop::amd_ibs::decode_ibs_samples(s, family_17h), Catch::Contains("no IBS events"));
 }
 
 TEST_CASE("a running process is sampled by pid", "[record]") {
