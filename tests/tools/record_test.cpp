@@ -193,6 +193,17 @@ TEST_CASE("record says why it cannot sample", "[record]") {
     CHECK_THAT(ibs.err, Catch::Contains("/sys/bus/event_source/devices/ibs_op: no such PMU on this machine"));
     CHECK(!fs::exists(file));
   }
+  if (!has_pmu("cpu")) {
+    // PERF_TYPE_HARDWARE (0), PERF_COUNT_HW_CPU_CYCLES (0) with PEBS-style
+    // precision: a machine with no hardware PMU refuses it.
+    const Run precise = run_tagop("record --event cycles:precise=2 --period 10007 -o " + file + " -- true");
+    CHECK(precise.status == 1);
+    CHECK_THAT(precise.err, Catch::Contains("type 0, config 0x0, precise_ip 2, period 10007") &&
+                                Catch::Contains("refused this configuration"));
+  }
+  const Run no_process = run_tagop("record -p 2147483647 --duration 0.1 -o " + file);
+  CHECK(no_process.status == 1);
+  CHECK_THAT(no_process.err, Catch::Contains("no process 2147483647"));
   const Run unknown = run_tagop("record --event no_such_event_anywhere -o " + file + " -- true");
   CHECK(unknown.status == 1);
   CHECK_THAT(unknown.err, Catch::Contains("event 'no_such_event_anywhere'"));
