@@ -59,7 +59,7 @@ void FlatIndex::insert(std::uint64_t key, std::uint32_t value) {
   values_[i] = value + 1;
 }
 
-ReportBuilder::ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture& capture, RowKind by,
+ReportBuilder::ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture* capture, RowKind by,
                              ReportFilters filters, bool show_progress)
     : capture_(capture), by_(by), filters_(std::move(filters)), show_progress_(show_progress), symbols_(processes_) {
   processes_.add_build_ids(info.build_ids);
@@ -163,9 +163,18 @@ std::uint32_t ReportBuilder::row_of(const Sample& s) {
 
 void ReportBuilder::sample(const perf_data::SampleRecord& r) {
   Sample s;
+  if (!capture_) {
+    s.ip = r.ip, s.pid = r.id.pid, s.tid = r.id.tid, s.cpu = r.id.cpu, s.time = r.id.time;
+    ++other_;
+    if (!passes(s)) return;
+    const std::uint32_t row = row_of(s);
+    if (row >= plain_counts_.size()) plain_counts_.resize(row + 1);
+    ++plain_counts_[row];
+    return;
+  }
   amd_ibs::IbsSampleInfo info;
   std::string problem;
-  switch (capture_.decode(r, s, info, problem)) {
+  switch (capture_->decode(r, s, info, problem)) {
     case amd_ibs::IbsCapture::Result::not_ibs: ++other_; return;
     case amd_ibs::IbsCapture::Result::damaged: damaged_.add(r.offset, problem); return;
     case amd_ibs::IbsCapture::Result::ok: break;

@@ -61,7 +61,9 @@ struct PeriodSeen {
 
 class ReportBuilder : public perf_data::RecordHandler {
  public:
-  ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture& capture, RowKind by,
+  /// Without a capture (a file with no IBS events: cpu-clock, cycles ...)
+  /// every sample is counted in its row, and nothing is decoded.
+  ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture* capture, RowKind by,
                 ReportFilters filters, bool show_progress);
 
   void sample(const perf_data::SampleRecord& r) override;
@@ -80,6 +82,8 @@ class ReportBuilder : public perf_data::RecordHandler {
   std::uint64_t read(amd_ibs::IbsUnit u) const { return read_[static_cast<int>(u)]; }
   const PeriodSeen& period(amd_ibs::IbsUnit u) const { return period_[static_cast<int>(u)]; }
   std::uint64_t other_samples() const { return other_; }
+  /// Without a capture: the samples kept in each row (by row index).
+  const std::vector<std::uint64_t>& plain_counts() const { return plain_counts_; }
   std::uint64_t where_undecided() const { return where_undecided_; }
   const perf_data::Skipped& damaged() const { return damaged_; }
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
@@ -91,7 +95,8 @@ class ReportBuilder : public perf_data::RecordHandler {
   std::uint32_t row_named(Row row);
   bool passes(const Sample& s);
 
-  const amd_ibs::IbsCapture& capture_;
+  const amd_ibs::IbsCapture* capture_;
+  std::vector<std::uint64_t> plain_counts_;
   RowKind by_;
   ReportFilters filters_;
   bool show_progress_;

@@ -18,6 +18,7 @@
 #include "report_builder.hpp"
 #include "report_columns.hpp"
 #include "report_result.hpp"
+#include "report_samples.hpp"
 
 namespace tagop::cli {
 
@@ -113,8 +114,13 @@ void run_report(const ReportOptions& o) {
 
   perf_data::PerfDataReader reader(o.file);
   const perf_data::FileInfo& info = reader.info();
+  if (!holds_ibs_events(info)) {
+    if (filters.where) usage_error(fmt::format("--where: {} has no IBS events, so no conditions to test", o.file));
+    report_plain_samples(reader, o.file, by, std::move(filters), o.top, o.output.resolved());
+    return;
+  }
   amd_ibs::IbsCapture capture(info, cpu);
-  ReportBuilder builder(info, capture, by, filters, isatty(2) && info.header.data.size > (64u << 20));
+  ReportBuilder builder(info, &capture, by, filters, isatty(2) && info.header.data.size > (64u << 20));
   const perf_data::ReadSummary summary = reader.read(builder);
   builder.finish();
 

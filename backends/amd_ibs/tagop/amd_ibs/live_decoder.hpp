@@ -1,0 +1,21 @@
+#pragma once
+// IBS samples of a live SamplingSession, decoded to model samples: the
+// session's ibs_op and ibs_fetch events get the decoder of this
+// processor's family (from /proc/cpuinfo unless given).
+//
+//   SamplingSession s({.events = amd_ibs::program(request).perf_events, .all_cpus = true});
+//   amd_ibs::decode_ibs_samples(s);
+//   s.read_samples([](const Sample& x) { ... x.conditions ... });
+
+#include <optional>  // std::optional
+
+#include <tagop/cpu.hpp>               // CpuId
+#include <tagop/sampling_session.hpp>  // SamplingSession
+
+namespace tagop::amd_ibs {
+
+/// Sets a decoder on each IBS event of the session. Throws tagop::Error
+/// when the session has no IBS event or the processor is not one with IBS.
+void decode_ibs_samples(SamplingSession& session, std::optional<CpuId> cpu = std::nullopt);
+
+}  // namespace tagop::amd_ibs

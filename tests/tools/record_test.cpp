@@ -1,0 +1,219 @@
+// tagop record: a cpu-clock (or, where the machine has it, IBS) recording
+// of a child and of a running process, read back by our reader, by
+// `tagop report` and by `perf report`; the errors for IBS on a machine
+// without it, for unknown events and for a missing target.
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <tagop/perf_data_reader.hpp>
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  REQUIRE(v != nullptr);
+  return v;
+}
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("tagop-record-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+Run shell(const std::string& cmd) {
+  const std::string err_path = temp("stderr");
+  Run r;
+  if (FILE* p = popen((cmd + " 2>" + err_path).c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::ifstream in(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  fs::remove(err_path);
+  return r;
+}
+
+Run run_tagop(const std::string& args) { return shell(env("TAGOP_EXE") + " " + args); }
+
+bool has_pmu(const char* name) { return fs::exists(std::string("/sys/bus/event_source/devices/") + name); }
+
+// IBS where the machine has it, else cpu-clock every 100000 ns (10 kHz).
+std::string event_args() {
+  if (has_pmu("ibs_op")) {
+    WARN("ran against: ibs_op (AMD IBS)");
+    return "--ibs-op";
+  }
+  WARN("ran against: cpu-clock (no hardware PMU)");
+  return "--event cpu-clock --period 100000";
+}
+
+// What the file holds, by our reader.
+struct Capture : tagop::perf_data::RecordHandler {
+  std::map<std::uint32_t, std::string> comms;  // by pid, the last name
+  std::map<std::uint32_t, std::uint64_t> samples_by_pid;
+  std::uint64_t samples = 0;
+  bool mapped_busy = false;
+  void sample(const tagop::perf_data::SampleRecord& s) override {
+    ++samples;
+    ++samples_by_pid[s.id.pid];
+  }
+  void comm(const tagop::perf_data::CommRecord& c) override {
+    if (c.pid == c.tid) comms[c.pid] = std::string(c.comm);
+  }
+  void mmap(const tagop::perf_data::MmapRecord& m) override {
+    if (m.filename == env("TAGOP_BUSY")) mapped_busy = true;
+  }
+};
+
+std::uint32_t pid_named(const Capture& c, const std::string& comm) {
+  for (const auto& [pid, name] : c.comms)
+    if (name == comm) return pid;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("record a command: its samples, tagop report and perf report", "[record]") {
+  const std::string file = temp("child.data");
+  const Run r = run_tagop("record " + event_args() + " -o " + file + " -- " + env("TAGOP_BUSY") + " 300");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.err, Catch::Contains("[ tagop record: wrote ") && Catch::Contains("; 0 lost ]"));
+
+  tagop::perf_data::PerfDataReader reader(file);
+  const auto& info = reader.info();
+  REQUIRE(info.attrs.size() == 1);
+  CHECK(info.cpuid.has_value());
+  CHECK(info.attrs[0].attr.sample_id_all == 1);
+  Capture c;
+  reader.read(c);
+  const std::uint32_t child = pid_named(c, "tagop_busy");
+  REQUIRE(child != 0);
+  CHECK(c.mapped_busy);
+  REQUIRE(c.samples >= 5);
+  // Every sample is the child's: the events followed only it.
+  CHECK(c.samples_by_pid[child] == c.samples);
+  CHECK_THAT(r.err, Catch::Contains(fmt::format("wrote {} samples", c.samples)));
+
+  if (!has_pmu("ibs_op")) {
+    const Run by_process = run_tagop("report " + file + " --by process --json");
+    INFO(by_process.err);
+    REQUIRE(by_process.status == 0);
+    const json j = json::parse(by_process.out);
+    CHECK(j["ibs"] == false);
+    CHECK(j["samples"] == c.samples);
+    REQUIRE(j["rows"].size() == 1);
+    CHECK(j["rows"][0]["name"] == fmt::format("tagop_busy [{}]", child));
+    CHECK(j["rows"][0]["samples"] == c.samples);
+
+    // The child spends its time in tagop_busy_spin: the top function.
+    const Run by_function = run_tagop("report " + file + " --json");
+    REQUIRE(by_function.status == 0);
+    const json f = json::parse(by_function.out);
+    REQUIRE(!f["rows"].empty());
+    CHECK(f["rows"][0]["name"] == "tagop_busy_spin");
+    CHECK(f["rows"][0]["module"] == env("TAGOP_BUSY"));
+
+    const Run text = run_tagop("report " + file);
+    CHECK(text.status == 0);
+    CHECK_THAT(text.out, Catch::Contains("no IBS events") && Catch::Contains("tagop_busy_spin"));
+    CHECK(run_tagop("report " + file + " --where load").status == 2);
+  }
+
+  if (shell("command -v perf").status != 0) {
+    WARN("perf is not installed: perf report is not checked");
+  } else {
+    const Run perf = shell("perf report -i " + file + " --stdio --sort comm,dso,sym");
+    INFO(perf.err);
+    CHECK(perf.status == 0);
+    CHECK_THAT(perf.out, Catch::Contains(fmt::format("Samples: ")) && Catch::Contains("tagop_busy_spin"));
+    // perf counts the same samples (as "N" below 1000, "1K" and up), each
+    // worth its period: 100000 ns of cpu-clock.
+    if (c.samples < 1000) CHECK_THAT(perf.out, Catch::Contains(fmt::format("# Samples: {} ", c.samples)));
+    if (!has_pmu("ibs_op"))
+      CHECK_THAT(perf.out, Catch::Contains(fmt::format("# Event count (approx.): {}", c.samples * 100000)));
+  }
+  fs::remove(file);
+}
+
+TEST_CASE("record a running process by pid: its name and mappings come from /proc", "[record]") {
+  const std::string busy = env("TAGOP_BUSY");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl(busy.c_str(), busy.c_str(), "700", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  usleep(50000);  // past its exec
+  const std::string file = temp("pid.data");
+  const Run r = run_tagop(fmt::format("record {} -p {} --duration 0.3 -o {}", event_args(), pid, file));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  tagop::perf_data::PerfDataReader reader(file);
+  Capture c;
+  reader.read(c);
+  CHECK(c.comms[static_cast<std::uint32_t>(pid)] == "tagop_busy");
+  CHECK(c.mapped_busy);
+  REQUIRE(c.samples >= 3);
+  CHECK(c.samples_by_pid[static_cast<std::uint32_t>(pid)] == c.samples);
+  fs::remove(file);
+}
+
+TEST_CASE("record says why it cannot sample", "[record]") {
+  const std::string file = temp("refused.data");
+  if (!has_pmu("ibs_op")) {
+    const Run ibs = run_tagop("record --ibs-op -o " + file + " -- true");
+    CHECK(ibs.status == 1);
+    CHECK_THAT(ibs.err, Catch::Contains("/sys/bus/event_source/devices/ibs_op: no such PMU on this machine"));
+    CHECK(!fs::exists(file));
+  }
+  if (!has_pmu("cpu")) {
+    // PERF_TYPE_HARDWARE (0), PERF_COUNT_HW_CPU_CYCLES (0) with PEBS-style
+    // precision: a machine with no hardware PMU refuses it.
+    const Run precise = run_tagop("record --event cycles:precise=2 --period 10007 -o " + file + " -- true");
+    CHECK(precise.status == 1);
+    CHECK_THAT(precise.err, Catch::Contains("type 0, config 0x0, precise_ip 2, period 10007") &&
+                                Catch::Contains("refused this configuration"));
+  }
+  const Run no_process = run_tagop("record -p 2147483647 --duration 0.1 -o " + file);
+  CHECK(no_process.status == 1);
+  CHECK_THAT(no_process.err, Catch::Contains("no process 2147483647"));
+  const Run unknown = run_tagop("record --event no_such_event_anywhere -o " + file + " -- true");
+  CHECK(unknown.status == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("event 'no_such_event_anywhere'"));
+  const Run no_target = run_tagop("record -o " + file);
+  CHECK(no_target.status == 2);
+  CHECK_THAT(no_target.err, Catch::Contains("-a (every CPU), -p PID, or -- COMMAND"));
+  const Run both = run_tagop("record -a -o " + file + " -- true");
+  CHECK(both.status == 2);
+  const Run missing = run_tagop("record --period 100000 -o " + file + " -- /nonexistent/tagop-child");
+  CHECK(missing.status == 1);
+  CHECK_THAT(missing.err, Catch::Contains("cannot run '/nonexistent/tagop-child'"));
+  fs::remove(file);
+}

@@ -1,0 +1,80 @@
+#include "report_samples.hpp"
+
+#include <algorithm>  // std::sort
+#include <cstdio>     // stderr
+
+#include <fmt/format.h>       // fmt::print
+#include <fmt/ranges.h>       // fmt::join
+#include <nlohmann/json.hpp>  // the JSON form
+
+#include <tagop/error.hpp>  // Error
+
+namespace tagop::cli {
+
+bool holds_ibs_events(const perf_data::FileInfo& info) {
+  const auto fetch = info.pmu_type("ibs_fetch"), op = info.pmu_type("ibs_op");
+  for (const perf_data::EventAttr& a : info.attrs) {
+    if ((fetch && a.attr.type == *fetch) || (op && a.attr.type == *op)) return true;
+    if (!fetch && !op && a.attr.type >= PERF_TYPE_MAX && (a.attr.sample_type & PERF_SAMPLE_RAW)) return true;
+  }
+  return false;
+}
+
+void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
+                          ReportFilters filters, std::size_t top, Format format) {
+  const perf_data::FileInfo& info = reader.info();
+  ReportBuilder builder(info, nullptr, by, std::move(filters), false);
+  const perf_data::ReadSummary summary = reader.read(builder);
+  builder.finish();
+
+  std::vector<std::string> names;
+  for (const perf_data::EventAttr& a : info.attrs)
+    names.push_back(a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config) : a.name);
+  const std::string events = fmt::format("{}", fmt::join(names, ", "));
+  for (const std::string& w : builder.warnings()) fmt::print(stderr, "tagop: warning: {}\n", w);
+  if (summary.lost) fmt::print(stderr, "tagop: warning: the kernel lost {} samples while recording\n", summary.lost);
+  if (summary.samples == 0) throw tagop::Error(fmt::format("{}: no samples", file));
+
+  const auto& counts = builder.plain_counts();
+  std::uint64_t kept = 0;
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t i = 0; i < counts.size(); ++i)
+    if (counts[i]) order.push_back(i), kept += counts[i];
+  const auto& rows = builder.rows();
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return counts[a] != counts[b] ? counts[a] > counts[b] : rows[a].name < rows[b].name;
+  });
+  const std::size_t row_count = order.size();
+  if (top && order.size() > top) order.resize(top);
+  auto percent = [&](std::uint32_t i) { return kept ? 100.0 * static_cast<double>(counts[i]) / static_cast<double>(kept) : 0.0; };
+
+  switch (format) {
+    case Format::json: {
+      nlohmann::json j{{"file", file}, {"ibs", false}, {"events", names}, {"samples", summary.samples},
+                       {"kept", kept}, {"lost", summary.lost}, {"row_count", row_count}};
+      j["rows"] = nlohmann::json::array();
+      for (std::uint32_t i : order)
+        j["rows"].push_back({{"name", rows[i].name}, {"module", rows[i].module}, {"samples", counts[i]}});
+      fmt::print("{}\n", j.dump(2));
+      break;
+    }
+    case Format::csv:
+      fmt::print("samples,percent,name,module\n");
+      for (std::uint32_t i : order)
+        fmt::print("{},{:.2f},\"{}\",\"{}\"\n", counts[i], percent(i), rows[i].name, rows[i].module);
+      break;
+    case Format::text:
+      fmt::print("{}: no IBS events, so no derived events: the {} samples of {} counted by row ({} kept, {} lost)\n\n",
+                 file, summary.samples, events, kept, summary.lost);
+      fmt::print("{:>10} {:>8}  {}\n", "samples", "percent", "name");
+      for (std::uint32_t i : order) {
+        const bool module_differs = !rows[i].module.empty() && rows[i].module != rows[i].name;
+        fmt::print("{:>10} {:>7.2f}%  {}{}\n", counts[i], percent(i), rows[i].name,
+                   module_differs && by != RowKind::module ? "  (" + rows[i].module + ")" : "");
+      }
+      if (row_count > order.size()) fmt::print("({} more rows: --top 0 shows all)\n", row_count - order.size());
+      break;
+  }
+}
+
+}  // namespace tagop::cli
