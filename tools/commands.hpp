@@ -12,5 +12,6 @@ void add_events_command(CLI::App& app);
 
 void add_program_ibs_commands(CLI::App& program);
 void add_program_atom_commands(CLI::App& program);
+void add_program_p4_commands(CLI::App& program);
 
 }  // namespace tagop::cli

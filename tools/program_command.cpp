@@ -11,6 +11,7 @@ void add_program_command(CLI::App& app) {
   program->require_subcommand(1);
   add_program_ibs_commands(*program);
   add_program_atom_commands(*program);
+  add_program_p4_commands(*program);
 }
 
 }  // namespace tagop::cli
