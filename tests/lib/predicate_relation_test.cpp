@@ -1,0 +1,55 @@
+// Predicate relations, each expectation worked out by hand from the truth
+// tables of the two predicates.
+
+#include <catch2/catch.hpp>
+
+#include <string>  // std::string
+
+#include <tagop/predicate_relation.hpp>
+
+using tagop::Predicate;
+using tagop::Relation;
+
+namespace {
+Relation rel(const char* a, const char* b) { return tagop::relation(Predicate::parse(a), Predicate::parse(b)); }
+}  // namespace
+
+TEST_CASE("implies: a conjunction implies each of its parts, not the reverse", "[predicate]") {
+  CHECK(tagop::implies(Predicate::parse("load & dc.miss"), Predicate::parse("load")));
+  CHECK_FALSE(tagop::implies(Predicate::parse("load"), Predicate::parse("load & dc.miss")));
+  // load & dc.miss meets (load | store) & dc.miss through its first term.
+  CHECK(tagop::implies(Predicate::parse("load & dc.miss"), Predicate::parse("(load | store) & dc.miss")));
+  // store & dc.miss & !load is a counter-example to the reverse.
+  CHECK_FALSE(tagop::implies(Predicate::parse("(load | store) & dc.miss"), Predicate::parse("load & dc.miss")));
+  // Every predicate implies true; never implies everything.
+  CHECK(tagop::implies(Predicate::parse("load"), Predicate()));
+  CHECK(tagop::implies(Predicate::never(), Predicate::parse("load")));
+}
+
+TEST_CASE("implies needs every assignment, not only a term-wise match", "[predicate]") {
+  // (a & b) | (a & !b) is a, though neither term alone is implied by the
+  // single term `a`: the exact check must see it.
+  CHECK(tagop::implies(Predicate::parse("load"), Predicate::parse("(load & dc.miss) | (load & !dc.miss)")));
+  CHECK(rel("load", "(load & dc.miss) | (load & !dc.miss)") == Relation::same);
+}
+
+TEST_CASE("relation: same, narrower, wider, overlapping, disjoint", "[predicate]") {
+  // IBS 0xF219 and Silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS both say load & dc.miss.
+  CHECK(rel("load & dc.miss", "dc.miss & load") == Relation::same);
+  CHECK(rel("load & dc.miss & !l2.miss", "load & dc.miss") == Relation::narrower);
+  CHECK(rel("load & dc.miss", "load & dc.miss & !l2.miss") == Relation::wider);
+  // load & dc.miss & store meets both; load & dc.miss & !store only the first;
+  // store & dc.miss & !load only the second.
+  CHECK(rel("load & dc.miss", "store & dc.miss") == Relation::overlapping);
+  CHECK(rel("load & dc.miss", "load & !dc.miss") == Relation::disjoint);
+  CHECK(rel("fetch & ic.miss", "op & load") == Relation::overlapping);  // the model does not know fetch excludes op
+  CHECK(rel("fetch & !op", "op") == Relation::disjoint);
+}
+
+TEST_CASE("relation_name spells each relation", "[predicate]") {
+  CHECK(tagop::relation_name(Relation::same) == "same");
+  CHECK(tagop::relation_name(Relation::narrower) == "narrower");
+  CHECK(tagop::relation_name(Relation::wider) == "wider");
+  CHECK(tagop::relation_name(Relation::overlapping) == "overlapping");
+  CHECK(tagop::relation_name(Relation::disjoint) == "disjoint");
+}
