@@ -53,3 +53,23 @@ TEST_CASE("relation_name spells each relation", "[predicate]") {
   CHECK(tagop::relation_name(Relation::overlapping) == "overlapping");
   CHECK(tagop::relation_name(Relation::disjoint) == "disjoint");
 }
+
+TEST_CASE("implies beyond the exact limit falls back to a sound term-wise check", "[predicate]") {
+  // 21 distinct conditions between the two predicates: more than
+  // exact_condition_limit, so the term-wise check answers.
+  const char* wide = "load & store & dc.miss & l2.miss & dtlb.l1_miss & dtlb.l2_miss & mem.locked & "
+                     "mem.misaligned & mem.uncacheable & stlf.forwarded & branch & branch.taken & "
+                     "branch.mispredicted & return & resync & op.microcoded & src.dram & src.l3 & "
+                     "src.remote & nb.valid & mem.split_line";
+  const Predicate a = Predicate::parse(wide);
+  REQUIRE(a.used().members().size() == 21);
+  REQUIRE(a.used().members().size() > tagop::exact_condition_limit);
+  // A conjunction implies any conjunction of a subset of its conditions.
+  CHECK(tagop::implies(a, Predicate::parse("load & dc.miss & src.remote")));
+  CHECK_FALSE(tagop::implies(a, Predicate::parse("load & !dc.miss")));
+  // Sound, not complete: (k & i) | (k & !i) is k, which the wide conjunction
+  // with k implies; the term-wise check cannot see it and says no (a missed
+  // implication, never a false one).
+  const Predicate split = Predicate::parse("(fetch.killed & ic.miss) | (fetch.killed & !ic.miss)");
+  CHECK_FALSE(tagop::implies(a & Predicate::parse("fetch.killed"), split));
+}
