@@ -19,6 +19,7 @@
 #include "libpfm_lookup.hpp"
 #include "output.hpp"
 #include "terminal.hpp"
+#include "vendor_notes.hpp"
 
 namespace tagop::cli {
 
@@ -162,6 +163,8 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
   if (format == Format::json) {
     json j = entry_json(e);
     j["encoding"] = encoding_text(e);
+    j["address"] = address_precision(e);
+    j["sample"] = sample_meaning(e);
     j["program_command"] = programmed.request;
     if (programmed.programming) j["programming"] = json::parse(to_json(*programmed.programming));
     else j["programming_refused"] = programmed.refused;
@@ -183,7 +186,8 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
   print_field("predicate", predicate_text(e), width);
   if (!e.sums.empty()) print_field("sums", e.sums, width);
   print_field("mechanism", mechanism_text(e), width);
-  print_field("precise", e.precise ? "yes: the sample names the op's instruction" : "no", width);
+  print_field("precise", e.precise ? "yes" : "no", width);
+  print_field("address", address_precision(e), width);
   if (!has_op_predicate(e))
     print_field("counts", "occurrences (not an op predicate: no sample names one op)", width);
   else

@@ -25,9 +25,9 @@ std::string address_precision(const EventEntry& e) {
 std::string sample_meaning(const EventEntry& e) {
   switch (e.mechanism) {
     case Mechanism::instruction_sampling:
-      return fmt::format("a sampled {} (1 in N) whose flags meet the predicate; count x period estimates "
-                         "the {}s that met it",
-                         e.kind == SampleKind::fetch ? "fetch" : "op", e.kind == SampleKind::fetch ? "fetch" : "op");
+      return e.kind == SampleKind::fetch
+                 ? "a sampled fetch (1 in N) whose flags meet the predicate; count x period estimates the fetches that met it"
+                 : "a sampled op (1 in N) whose flags meet the predicate; count x period estimates the ops that met it";
     case Mechanism::at_retirement_tagging:
       return "an event count: retired (NBOGUS) uops that carried the tag; PEBS: one precise sample every N";
     case Mechanism::precise_event:
