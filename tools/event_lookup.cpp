@@ -28,14 +28,6 @@ std::optional<std::uint64_t> parse_hex(std::string_view s) {
   return v;
 }
 
-// The backends libpfm4 PMU names stand for.
-std::string_view backend_of_libpfm_pmu(std::string_view pmu) {
-  if (pmu == "slm") return "silvermont";
-  if (pmu == "glm") return "goldmont";
-  if (pmu == "netburst" || pmu == "netburst_p") return "p4";
-  return {};
-}
-
 // An Intel event select and unit mask, however it was spelt.
 struct IntelCode {
   std::uint64_t event = 0, umask = 0;
@@ -133,6 +125,20 @@ int word_score(std::string_view word, const std::vector<std::string>& toks, int 
 }
 
 }  // namespace
+
+std::string_view backend_of_libpfm_pmu(std::string_view pmu) {
+  if (pmu == "slm") return "silvermont";
+  if (pmu == "glm") return "goldmont";
+  if (pmu == "netburst" || pmu == "netburst_p") return "p4";
+  return {};
+}
+
+std::vector<const EventEntry*> find_by_intel_code(std::string_view backend, unsigned event, unsigned umask) {
+  std::vector<const EventEntry*> out;
+  for (const EventEntry* e : all_events())
+    if (e->backend == backend && has_code(*e, IntelCode{.event = event, .umask = umask})) out.push_back(e);
+  return out;
+}
 
 std::string lower(std::string_view s) {
   std::string out(s);

@@ -250,6 +250,17 @@ void show(const std::string& name, const std::string& backend, Format format) {
   }
   if (backend.empty()) {
     if (const auto pfm = libpfm_find(name)) {
+      // libpfm4 spells some events of our tables differently: its encoding
+      // finds our row, which has the predicate and the programmer.
+      const std::string_view ours = backend_of_libpfm_pmu(pfm->pmu);
+      if (!ours.empty() && pfm->encoding) {
+        const auto same = find_by_intel_code(ours, static_cast<unsigned>(*pfm->encoding & 0xFF),
+                                             static_cast<unsigned>((*pfm->encoding >> 8) & 0xFF));
+        if (!same.empty()) {
+          show_entry(*same.front(), {same.begin() + 1, same.end()}, name, format);
+          return;
+        }
+      }
       show_libpfm(*pfm, format);
       return;
     }

@@ -48,7 +48,16 @@ std::optional<LibpfmEvent> libpfm_find(std::string_view name) {
                 .code = info.code,
                 .precise = info.is_precise != 0,
                 .description = text(info.desc),
-                .attributes = {}};
+                .attributes = {},
+                .encoding = {}};
+  std::uint64_t codes[4] = {};
+  std::uint64_t* codes_ptr = codes;
+  pfm_pmu_encode_arg_t arg{};
+  arg.size = sizeof arg;
+  arg.codes = codes_ptr;
+  arg.count = 4;
+  if (pfm_get_os_event_encoding(std::string(name).c_str(), PFM_PLM3, PFM_OS_NONE, &arg) == PFM_SUCCESS && arg.count > 0)
+    e.encoding = codes[0];
   for (int i = 0; i < info.nattrs; ++i) {
     pfm_event_attr_info_t a{};
     a.size = sizeof a;

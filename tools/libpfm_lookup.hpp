@@ -27,6 +27,9 @@ struct LibpfmEvent {
   bool precise = false;
   std::string description;
   std::vector<LibpfmAttribute> attributes;
+  /// The whole name's encoding (event select | umask << 8 ...), where
+  /// libpfm4 can encode it.
+  std::optional<std::uint64_t> encoding;
 };
 
 /// The event libpfm4 finds for `name` ("skl::INST_RETIRED:ANY_P",

@@ -253,3 +253,20 @@ TEST_CASE("completion: the committed script is what the binary prints", "[lookup
   CHECK_THAT(names.out, Catch::Contains("\nBACLEARS.ALL\n"));
   CHECK(run_tagop("completion zsh").exit_code == 2);
 }
+
+TEST_CASE("show: a libpfm4 alias of a row of our tables shows our row", "[lookup][slm][libpfm]") {
+  // libpfm4 calls umask 0x01 of BACLEARS both ANY and ALL; the SDM only ALL.
+  ::setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+  REQUIRE(pfm_initialize() == PFM_SUCCESS);
+  std::uint64_t codes[4] = {};
+  pfm_pmu_encode_arg_t arg{};
+  arg.size = sizeof arg;
+  arg.codes = codes;
+  arg.count = 4;
+  REQUIRE(pfm_get_os_event_encoding("slm::BACLEARS:ANY", PFM_PLM3, PFM_OS_NONE, &arg) == PFM_SUCCESS);
+  const json j = run_json("events show slm::BACLEARS:ANY --json");
+  CHECK(j.at("backend") == "silvermont");
+  CHECK(j.at("predicate") == "");  // our row, not libpfm4's (which has none)
+  CHECK(j.at("event") == fmt::format("{:#04X}", codes[0] & 0xFF).replace(1, 1, "x"));
+  CHECK(j.at("umask") == fmt::format("{:#04X}", (codes[0] >> 8) & 0xFF).replace(1, 1, "x"));
+}
