@@ -3,6 +3,7 @@
 
 #include <algorithm>  // std::find_if
 #include <memory>     // std::make_shared
+#include <set>        // std::set
 
 #include <fmt/format.h>       // fmt::print
 #include <nlohmann/json.hpp>  // JSON output
@@ -307,7 +308,10 @@ void names(bool backends_only) {
     for (const BackendInfo& b : Registry::builtin().backends()) fmt::print("{}\n", b.name);
     return;
   }
-  for (const EventEntry* e : all_events()) fmt::print("{}\n", e->name);
+  // Silvermont and Goldmont share many names; completion wants each once.
+  std::set<std::string_view> seen;
+  for (const EventEntry* e : all_events())
+    if (seen.insert(e->name).second) fmt::print("{}\n", e->name);
 }
 
 }  // namespace
