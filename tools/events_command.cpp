@@ -240,6 +240,7 @@ void show_libpfm(const LibpfmEvent& e, Format format) {
 }
 
 void show(const std::string& name, const std::string& backend, Format format) {
+  if (name.find_first_not_of(" \t") == std::string::npos) usage_error("events show: the event name is empty");
   std::vector<const EventEntry*> found = find_events(name);
   if (!backend.empty()) {
     chosen_backends(backend);  // rejects an unknown backend
