@@ -11,6 +11,9 @@ void add_program_command(CLI::App& app);
 void add_events_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_record_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
+void add_cpu_command(CLI::App& app);
+void add_completion_command(CLI::App& app);
 
 void add_program_ibs_commands(CLI::App& program);
 void add_program_atom_commands(CLI::App& program);

@@ -1,16 +1,26 @@
-// tagop events list|show: the backends' event tables.
+// tagop events list|show|search|names: the backends' event tables, and
+// libpfm4's for PMUs that tagop has no table of.
 
-#include <algorithm>  // std::any_of
-#include <cctype>     // std::tolower
+#include <algorithm>  // std::find_if
+#include <memory>     // std::make_shared
+#include <set>        // std::set
 
 #include <fmt/format.h>       // fmt::print
 #include <nlohmann/json.hpp>  // JSON output
 
-#include <tagop/error.hpp>     // Error
-#include <tagop/registry.hpp>  // Registry
+#include <tagop/conditions.hpp>  // find_condition, closest_condition_names
+#include <tagop/error.hpp>       // Error
+#include <tagop/predicate.hpp>   // Predicate
+#include <tagop/registry.hpp>    // Registry
 
 #include "commands.hpp"
+#include "event_json.hpp"
+#include "event_lookup.hpp"
+#include "event_programming.hpp"
+#include "libpfm_lookup.hpp"
 #include "output.hpp"
+#include "terminal.hpp"
+#include "vendor_notes.hpp"
 
 namespace tagop::cli {
 
@@ -18,29 +28,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-json entry_json(const EventEntry& e) {
-  json j;
-  j["backend"] = e.backend;
-  j["name"] = e.name;
-  j["code"] = e.code;
-  if (e.backend == "amd-ibs") j["select"] = e.code;
-  if (!e.event_code.empty()) j["event"] = e.event_code;
-  if (!e.umask.empty()) j["umask"] = e.umask;
-  j["abbreviation"] = e.abbreviation;
-  j["kind"] = e.kind == SampleKind::fetch ? "fetch" : "op";
-  j["predicate"] = e.predicate;
-  if (!e.sums.empty()) j["sums"] = e.sums;
-  j["mechanism"] = mechanism_name(e.mechanism);
-  j["precise"] = e.precise;
-  j["description"] = e.description;
-  return j;
-}
+struct ListFilter {
+  std::string backend;
+  bool precise = false;
+  std::string kind;
+  std::string condition;
+};
 
 std::vector<const BackendInfo*> chosen_backends(const std::string& name) {
   const Registry& registry = Registry::builtin();
@@ -55,80 +48,328 @@ std::vector<const BackendInfo*> chosen_backends(const std::string& name) {
   return out;
 }
 
-void list(const std::string& backend, Format format) {
+std::optional<Condition> wanted_condition(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  if (const auto c = find_condition(name)) return c;
+  std::string close;
+  for (std::string_view n : closest_condition_names(name)) close += (close.empty() ? "" : ", ") + std::string(n);
+  usage_error(fmt::format("--condition: unknown condition '{}'; did you mean {}?", name, close));
+}
+
+bool passes(const EventEntry& e, const ListFilter& f, const std::optional<Condition>& condition) {
+  if (f.precise && !e.precise) return false;
+  if (!f.kind.empty() && kind_name(e) != f.kind) return false;
+  if (condition) {
+    if (e.predicate.empty()) return false;
+    if (!Predicate::parse(e.predicate).used().contains(*condition)) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> csv_fields(const EventEntry& e) {
+  return {std::string(e.backend), std::string(e.name), std::string(e.code), std::string(kind_name(e)),
+          std::string(mechanism_name(e.mechanism)), e.precise ? "yes" : "no", std::string(e.predicate),
+          std::string(e.description)};
+}
+
+const std::vector<std::string> csv_header{"backend", "name", "code", "kind", "mechanism", "precise", "predicate",
+                                          "description"};
+
+std::string list_line(const EventEntry& e) {
+  return fmt::format("  {:<10} {:<36} {}{}{}", e.code, e.name, e.precise ? "* " : "  ", predicate_text(e),
+                     e.sums.empty() ? "" : fmt::format("  [sums {}]", e.sums));
+}
+
+void list(const ListFilter& filter, Format format) {
+  const auto condition = wanted_condition(filter.condition);
+  if (!filter.kind.empty() && filter.kind != "fetch" && filter.kind != "op")
+    usage_error(fmt::format("--kind '{}': expected fetch or op", filter.kind));
+  const std::size_t width = terminal_width();
   json all = json::array();
-  for (const BackendInfo* b : chosen_backends(backend)) {
-    if (format != Format::json) fmt::print("{} ({}):\n", b->name, b->title);
+  if (format == Format::csv) fmt::print("{}", csv_row(csv_header));
+  for (const BackendInfo* b : chosen_backends(filter.backend)) {
+    bool heading = false;
     for (const EventEntry& e : b->events()) {
+      if (!passes(e, filter, condition)) continue;
       if (format == Format::json) {
         all.push_back(entry_json(e));
-        continue;
+      } else if (format == Format::csv) {
+        fmt::print("{}", csv_row(csv_fields(e)));
+      } else {
+        if (!heading) fmt::print("{}\n", fit(fmt::format("{} ({}; * = precise):", b->name, b->title), width));
+        heading = true;
+        fmt::print("{}\n", fit(list_line(e), width));
       }
-      const std::string predicate = e.mechanism == Mechanism::count_only ? std::string("(count only)")
-                                    : e.predicate.empty() ? std::string(e.kind == SampleKind::fetch ? "fetch" : "op")
-                                                          : std::string(e.predicate);
-      fmt::print("  {:<8} {:<36} {}{}\n", e.code, e.name, predicate, e.sums.empty() ? "" : fmt::format("  [sums {}]", e.sums));
     }
   }
   if (format == Format::json) fmt::print("{}\n", all.dump(2));
 }
 
-bool matches(const EventEntry& e, const std::string& wanted) {
-  const std::string w = lower(wanted);
-  std::string code = lower(e.code);
-  return lower(e.name) == w || lower(e.abbreviation) == w || code == w ||
-         (code.starts_with("0x") && code.substr(2) == w);
+std::string mechanism_text(const EventEntry& e) {
+  switch (e.mechanism) {
+    case Mechanism::instruction_sampling:
+      return fmt::format("instruction sampling: IBS tags one {} in N and reports every flag of it at once; "
+                         "this event is a question asked of those samples",
+                         kind_name(e));
+    case Mechanism::at_retirement_tagging:
+      return "at-retirement tagging: an upstream ESCR tags the uops that meet the condition, a downstream "
+             "ESCR counts them when they retire (PEBS gives a precise sample)";
+    case Mechanism::precise_event:
+      return e.precise ? "precise event: PEBS samples the ops that meet the event's own condition"
+                       : "event counter (not PEBS-capable here: samples skid)";
+    case Mechanism::count_only:
+      return e.predicate.empty() ? "counter only: occurrences, not an op predicate (no sample names one op)"
+                                 : "counter only: counts the ops that meet the predicate, no precise sample";
+  }
+  return "";
 }
 
-void show(const std::string& name, Format format) {
-  for (const BackendInfo& b : Registry::builtin().backends()) {
-    for (const EventEntry& e : b.events()) {
-      if (!matches(e, name)) continue;
-      if (format == Format::json) {
-        fmt::print("{}\n", entry_json(e).dump(2));
-        return;
+std::string encoding_text(const EventEntry& e) {
+  if (e.backend == "amd-ibs")
+    return fmt::format("IBS derived event select {} (from {} samples)", e.code, e.kind == SampleKind::fetch ? "IbsFetchCtl" : "IbsOpCtl");
+  if (!e.event_code.empty()) {
+    const unsigned event = static_cast<unsigned>(std::stoul(std::string(e.event_code), nullptr, 16));
+    const unsigned umask = e.umask.empty() ? 0 : static_cast<unsigned>(std::stoul(std::string(e.umask), nullptr, 16));
+    return fmt::format("event {} umask {}; perf cpu/event={:#x},umask={:#x}/ (r{:02x}{:02x})", e.event_code,
+                       e.umask.empty() ? "0x00" : e.umask, event, umask, umask, event);
+  }
+  if (e.backend == "p4" && e.mechanism == Mechanism::count_only) {
+    const auto slash = e.code.find('/');
+    if (slash != std::string_view::npos)
+      return fmt::format("ESCR event select {} (bits 30:25), CCCR ESCR select {} (bits 15:13)", e.code.substr(0, slash),
+                         e.code.substr(slash + 1));
+  }
+  return std::string(e.code);
+}
+
+void print_field(std::string_view label, std::string_view value, std::size_t width) {
+  constexpr std::size_t indent = 16;
+  fmt::print("  {:<13} {}\n", fmt::format("{}:", label), wrap(value, width, indent));
+}
+
+std::string indented(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += fit("    " + text.substr(start, end - start), width) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also, std::string_view spelled, Format format) {
+  const EntryProgramming programmed = program_entry(e, spelled);
+  if (format == Format::json) {
+    json j = entry_json(e);
+    j["encoding"] = encoding_text(e);
+    j["address"] = address_precision(e);
+    j["sample"] = sample_meaning(e);
+    j["program_command"] = programmed.request;
+    if (programmed.programming) j["programming"] = json::parse(to_json(*programmed.programming));
+    else j["programming_refused"] = programmed.refused;
+    json others = json::array();
+    for (const EventEntry* o : also) others.push_back({{"backend", o->backend}, {"name", o->name}, {"code", o->code}});
+    j["also"] = others;
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  if (format == Format::csv) {
+    fmt::print("{}{}", csv_row(csv_header), csv_row(csv_fields(e)));
+    return;
+  }
+  const std::size_t width = terminal_width();
+  fmt::print("{}\n", fit(fmt::format("{} {} ({})", e.code, e.name, e.backend), width));
+  if (!e.abbreviation.empty()) print_field("abbreviation", e.abbreviation, width);
+  print_field("description", e.description, width);
+  print_field("encoding", encoding_text(e), width);
+  print_field("predicate", predicate_text(e), width);
+  if (!e.sums.empty()) print_field("sums", e.sums, width);
+  print_field("mechanism", mechanism_text(e), width);
+  print_field("precise", e.precise ? "yes" : "no", width);
+  print_field("address", address_precision(e), width);
+  if (!has_op_predicate(e))
+    print_field("counts", "occurrences (not an op predicate: no sample names one op)", width);
+  else
+    print_field("counts",
+                e.mechanism == Mechanism::instruction_sampling
+                    ? fmt::format("{} samples{}", kind_name(e), e.predicate.empty() ? "" : fmt::format(" where {}", e.predicate))
+                    : fmt::format("retired ops where {} (an event count)", predicate_text(e)),
+                width);
+  print_field("program", programmed.request, width);
+  if (programmed.programming) fmt::print("{}", indented(to_text(*programmed.programming), width));
+  else print_field("refused", programmed.refused, width);
+  for (const EventEntry* o : also) print_field("also", fmt::format("{} {} ({})", o->code, o->name, o->backend), width);
+}
+
+void show_libpfm(const LibpfmEvent& e, Format format) {
+  if (format == Format::json) {
+    json j;
+    j["backend"] = "libpfm4";
+    j["pmu"] = e.pmu;
+    j["pmu_title"] = e.pmu_title;
+    j["name"] = e.name;
+    j["code"] = fmt::format("{:#x}", e.code);
+    j["precise"] = e.precise;
+    j["description"] = e.description;
+    j["mechanism"] = "libpfm4 event (tagop has no table for this PMU: no predicate)";
+    json attrs = json::array();
+    for (const LibpfmAttribute& a : e.attributes)
+      attrs.push_back({{"name", a.name}, {"kind", a.kind}, {"code", fmt::format("{:#x}", a.code)},
+                       {"default", a.is_default}, {"precise", a.precise}, {"description", a.description}});
+    j["attributes"] = attrs;
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  if (format == Format::csv) {
+    fmt::print("{}{}", csv_row({"pmu", "name", "code", "precise", "description"}),
+               csv_row({e.pmu, e.name, fmt::format("{:#x}", e.code), e.precise ? "yes" : "no", e.description}));
+    return;
+  }
+  const std::size_t width = terminal_width();
+  fmt::print("{}\n", fit(fmt::format("{}::{} ({}, from libpfm4)", e.pmu, e.name, e.pmu_title), width));
+  print_field("description", e.description, width);
+  print_field("code", fmt::format("{:#x}", e.code), width);
+  print_field("precise", e.precise ? "yes (PEBS)" : "no", width);
+  print_field("predicate", "none: tagop has no table for this PMU", width);
+  for (const LibpfmAttribute& a : e.attributes)
+    fmt::print("{}\n", fit(fmt::format("    {:<24} {:<20} {:#06x}{}{}  {}", a.name, a.kind, a.code,
+                                       a.is_default ? " default" : "", a.precise ? " precise" : "", a.description),
+                           width));
+}
+
+void show(const std::string& name, const std::string& backend, Format format) {
+  if (name.find_first_not_of(" \t") == std::string::npos) usage_error("events show: the event name is empty");
+  std::vector<const EventEntry*> found = find_events(name);
+  if (!backend.empty()) {
+    chosen_backends(backend);  // rejects an unknown backend
+    std::erase_if(found, [&](const EventEntry* e) { return e->backend != backend; });
+  }
+  if (!found.empty()) {
+    show_entry(*found.front(), {found.begin() + 1, found.end()}, name, format);
+    return;
+  }
+  if (backend.empty()) {
+    if (const auto pfm = libpfm_find(name)) {
+      // libpfm4 spells some events of our tables differently: its encoding
+      // finds our row, which has the predicate and the programmer.
+      const std::string_view ours = backend_of_libpfm_pmu(pfm->pmu);
+      if (!ours.empty() && pfm->encoding) {
+        const auto same = find_by_intel_code(ours, static_cast<unsigned>(*pfm->encoding & 0xFF),
+                                             static_cast<unsigned>((*pfm->encoding >> 8) & 0xFF));
+        if (!same.empty()) {
+          show_entry(*same.front(), {same.begin() + 1, same.end()}, name, format);
+          return;
+        }
       }
-      fmt::print("{} {} ({})\n", e.code, e.name, b.name);
-      if (!e.abbreviation.empty()) fmt::print("  abbreviation: {}\n", e.abbreviation);
-      fmt::print("  mechanism:    {}\n", mechanism_name(e.mechanism));
-      if (e.mechanism == Mechanism::count_only)
-        fmt::print("  counts:       occurrences (not an op predicate: no sample names one op)\n");
-      else
-        fmt::print("  counts:       {} samples{}\n", e.kind == SampleKind::fetch ? "fetch" : "op",
-                   e.predicate.empty() ? "" : fmt::format(" where {}", e.predicate));
-      if (!e.sums.empty()) fmt::print("  sums:         {}\n", e.sums);
-      fmt::print("  description:  {}\n", e.description);
+      show_libpfm(*pfm, format);
       return;
     }
   }
-  throw Error(fmt::format("no event named '{}' (try 'tagop events list')", name));
+  std::string close;
+  for (const std::string& n : closest_event_names(name)) close += (close.empty() ? "" : ", ") + n;
+  throw Error(fmt::format("no event named '{}'; did you mean {}?", name, close));
+}
+
+void search(const std::string& words, std::size_t limit, Format format) {
+  std::vector<SearchHit> hits = search_events(words);
+  if (hits.size() > limit) hits.resize(limit);
+  if (format == Format::json) {
+    json all = json::array();
+    for (const SearchHit& h : hits) {
+      json j = entry_json(*h.entry);
+      j["score"] = h.score;
+      all.push_back(j);
+    }
+    fmt::print("{}\n", all.dump(2));
+    return;
+  }
+  if (format == Format::csv) {
+    std::vector<std::string> header = csv_header;
+    header.push_back("score");
+    fmt::print("{}", csv_row(header));
+    for (const SearchHit& h : hits) {
+      auto fields = csv_fields(*h.entry);
+      fields.push_back(std::to_string(h.score));
+      fmt::print("{}", csv_row(fields));
+    }
+    return;
+  }
+  if (hits.empty()) throw Error(fmt::format("no event matches '{}'", words));
+  const std::size_t width = terminal_width();
+  for (const SearchHit& h : hits)
+    fmt::print("{}\n", fit(fmt::format("{:<10} {:<10} {:<36} {}", h.entry->backend, h.entry->code, h.entry->name,
+                                       h.entry->description),
+                           width));
+}
+
+void names(bool backends_only) {
+  if (backends_only) {
+    for (const BackendInfo& b : Registry::builtin().backends()) fmt::print("{}\n", b.name);
+    return;
+  }
+  // Silvermont and Goldmont share many names; completion wants each once.
+  std::set<std::string_view> seen;
+  for (const EventEntry* e : all_events())
+    if (seen.insert(e->name).second) fmt::print("{}\n", e->name);
 }
 
 }  // namespace
 
 void add_events_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("events", "Look events up in the backends' tables");
+  CLI::App* cmd = app.add_subcommand("events", "Look events up in the backends' tables (and libpfm4's)");
   cmd->require_subcommand(1);
 
   struct ListOptions {
-    std::string backend;
+    ListFilter filter;
     OutputOptions output;
   };
   auto lo = std::make_shared<ListOptions>();
-  CLI::App* list_cmd = cmd->add_subcommand("list", "List the events of every backend, or of one");
-  list_cmd->add_option("--backend", lo->backend, "Only this backend (e.g. amd-ibs)");
-  add_output_options(*list_cmd, lo->output);
-  list_cmd->callback([lo] { list(lo->backend, lo->output.resolved()); });
+  CLI::App* list_cmd = cmd->add_subcommand("list", "List the events of every backend, or those that pass filters");
+  list_cmd->add_option("--backend", lo->filter.backend, "Only this backend (amd-ibs, p4, silvermont, goldmont)");
+  list_cmd->add_flag("--precise", lo->filter.precise, "Only events that give a precise sample");
+  list_cmd->add_option("--kind", lo->filter.kind, "Only fetch or op events");
+  list_cmd->add_option("--condition", lo->filter.condition, "Only events whose predicate mentions this condition");
+  add_output_options(*list_cmd, lo->output, true);
+  list_cmd->callback([lo] { list(lo->filter, lo->output.resolved()); });
 
   struct ShowOptions {
     std::string name;
+    std::string backend;
     OutputOptions output;
   };
   auto so = std::make_shared<ShowOptions>();
-  CLI::App* show_cmd = cmd->add_subcommand("show", "Show one event: by name, abbreviation or select value");
-  show_cmd->add_option("event", so->name, "e.g. 0xF206, F206, 'IBS DC miss'")->required();
-  add_output_options(*show_cmd, so->output);
-  show_cmd->callback([so] { show(so->name, so->output.resolved()); });
+  CLI::App* show_cmd = cmd->add_subcommand("show", "Show one event, in any spelling, and how to program it");
+  show_cmd->add_option("event", so->name,
+                       "e.g. 0xF206, F206, 'IBS DC miss', BACLEARS.ALL, slm::BACLEARS:ALL, r01e6, "
+                       "cpu/event=0xe6,umask=0x1/, 1stL_cache_load_miss_retired, skl::INST_RETIRED:ANY_P")
+      ->required();
+  show_cmd->add_option("--backend", so->backend, "Only this backend's table (where a spelling names several)");
+  add_output_options(*show_cmd, so->output, true);
+  show_cmd->callback([so] { show(so->name, so->backend, so->output.resolved()); });
+
+  struct SearchOptions {
+    std::vector<std::string> words;
+    std::size_t limit = 25;
+    OutputOptions output;
+  };
+  auto sso = std::make_shared<SearchOptions>();
+  CLI::App* search_cmd = cmd->add_subcommand("search", "Find events by words of their name or description, typos allowed");
+  search_cmd->add_option("words", sso->words, "e.g. 'data cache miss', baclear, mispredcted")->required();
+  search_cmd->add_option("--limit", sso->limit, "At most this many results")->capture_default_str();
+  add_output_options(*search_cmd, sso->output, true);
+  search_cmd->callback([sso] {
+    std::string words;
+    for (const std::string& w : sso->words) words += (words.empty() ? "" : " ") + w;
+    search(words, sso->limit, sso->output.resolved());
+  });
+
+  auto backends_only = std::make_shared<bool>(false);
+  CLI::App* names_cmd = cmd->add_subcommand("names", "Every event name, one per line (for shell completion)");
+  names_cmd->group("");  // hidden
+  names_cmd->add_flag("--backends", *backends_only, "The backend names instead");
+  names_cmd->callback([backends_only] { names(*backends_only); });
 }
 
 }  // namespace tagop::cli

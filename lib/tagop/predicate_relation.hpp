@@ -1,0 +1,43 @@
+#pragma once
+// How two predicates over the condition vocabulary relate: what `tagop
+// compare` uses to find, across vendors, the events that measure the same
+// ops, a subset of them, or a superset.
+//
+// The relations are purely logical: conditions are free booleans. Facts of
+// the hardware (an L2 miss is also a DC miss) are not assumed, so
+// `l2.miss` and `dc.miss & l2.miss` are "wider", not "same".
+
+#include <string_view>  // std::string_view
+
+#include <tagop/predicate.hpp>  // Predicate
+
+namespace tagop {
+
+/// Every assignment of conditions that meets `a` also meets `b`.
+/// Exact when the two use at most `exact_condition_limit` conditions between
+/// them (every assignment is tried); beyond that a sound term-wise check
+/// (each term of `a` contains some term of `b`) that may answer false for an
+/// implication that holds.
+bool implies(const Predicate& a, const Predicate& b);
+
+inline constexpr unsigned exact_condition_limit = 20;
+
+/// Some assignment meets both.
+bool overlaps(const Predicate& a, const Predicate& b);
+
+enum class Relation {
+  same,         // a and b meet exactly the same assignments
+  narrower,     // a implies b, not the other way round
+  wider,        // b implies a, not the other way round
+  overlapping,  // some assignments meet both, neither implies the other
+  disjoint,     // no assignment meets both
+};
+
+/// How `a` relates to `b`: `relation(parse("load & dc.miss"), parse("load"))`
+/// is Relation::narrower.
+Relation relation(const Predicate& a, const Predicate& b);
+
+/// "same", "narrower", "wider", "overlapping", "disjoint".
+std::string_view relation_name(Relation r);
+
+}  // namespace tagop

@@ -1,0 +1,75 @@
+// Predicate relations, each expectation worked out by hand from the truth
+// tables of the two predicates.
+
+#include <catch2/catch.hpp>
+
+#include <string>  // std::string
+
+#include <tagop/predicate_relation.hpp>
+
+using tagop::Predicate;
+using tagop::Relation;
+
+namespace {
+Relation rel(const char* a, const char* b) { return tagop::relation(Predicate::parse(a), Predicate::parse(b)); }
+}  // namespace
+
+TEST_CASE("implies: a conjunction implies each of its parts, not the reverse", "[predicate]") {
+  CHECK(tagop::implies(Predicate::parse("load & dc.miss"), Predicate::parse("load")));
+  CHECK_FALSE(tagop::implies(Predicate::parse("load"), Predicate::parse("load & dc.miss")));
+  // load & dc.miss meets (load | store) & dc.miss through its first term.
+  CHECK(tagop::implies(Predicate::parse("load & dc.miss"), Predicate::parse("(load | store) & dc.miss")));
+  // store & dc.miss & !load is a counter-example to the reverse.
+  CHECK_FALSE(tagop::implies(Predicate::parse("(load | store) & dc.miss"), Predicate::parse("load & dc.miss")));
+  // Every predicate implies true; never implies everything.
+  CHECK(tagop::implies(Predicate::parse("load"), Predicate()));
+  CHECK(tagop::implies(Predicate::never(), Predicate::parse("load")));
+}
+
+TEST_CASE("implies needs every assignment, not only a term-wise match", "[predicate]") {
+  // (a & b) | (a & !b) is a, though neither term alone is implied by the
+  // single term `a`: the exact check must see it.
+  CHECK(tagop::implies(Predicate::parse("load"), Predicate::parse("(load & dc.miss) | (load & !dc.miss)")));
+  CHECK(rel("load", "(load & dc.miss) | (load & !dc.miss)") == Relation::same);
+}
+
+TEST_CASE("relation: same, narrower, wider, overlapping, disjoint", "[predicate]") {
+  // IBS 0xF219 and Silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS both say load & dc.miss.
+  CHECK(rel("load & dc.miss", "dc.miss & load") == Relation::same);
+  CHECK(rel("load & dc.miss & !l2.miss", "load & dc.miss") == Relation::narrower);
+  CHECK(rel("load & dc.miss", "load & dc.miss & !l2.miss") == Relation::wider);
+  // load & dc.miss & store meets both; load & dc.miss & !store only the first;
+  // store & dc.miss & !load only the second.
+  CHECK(rel("load & dc.miss", "store & dc.miss") == Relation::overlapping);
+  CHECK(rel("load & dc.miss", "load & !dc.miss") == Relation::disjoint);
+  CHECK(rel("fetch & ic.miss", "op & load") == Relation::overlapping);  // the model does not know fetch excludes op
+  CHECK(rel("fetch & !op", "op") == Relation::disjoint);
+}
+
+TEST_CASE("relation_name spells each relation", "[predicate]") {
+  CHECK(tagop::relation_name(Relation::same) == "same");
+  CHECK(tagop::relation_name(Relation::narrower) == "narrower");
+  CHECK(tagop::relation_name(Relation::wider) == "wider");
+  CHECK(tagop::relation_name(Relation::overlapping) == "overlapping");
+  CHECK(tagop::relation_name(Relation::disjoint) == "disjoint");
+}
+
+TEST_CASE("implies beyond the exact limit falls back to a sound term-wise check", "[predicate]") {
+  // 21 distinct conditions between the two predicates: more than
+  // exact_condition_limit, so the term-wise check answers.
+  const char* wide = "load & store & dc.miss & l2.miss & dtlb.l1_miss & dtlb.l2_miss & mem.locked & "
+                     "mem.misaligned & mem.uncacheable & stlf.forwarded & branch & branch.taken & "
+                     "branch.mispredicted & return & resync & op.microcoded & src.dram & src.l3 & "
+                     "src.remote & nb.valid & mem.split_line";
+  const Predicate a = Predicate::parse(wide);
+  REQUIRE(a.used().members().size() == 21);
+  REQUIRE(a.used().members().size() > tagop::exact_condition_limit);
+  // A conjunction implies any conjunction of a subset of its conditions.
+  CHECK(tagop::implies(a, Predicate::parse("load & dc.miss & src.remote")));
+  CHECK_FALSE(tagop::implies(a, Predicate::parse("load & !dc.miss")));
+  // Sound, not complete: (k & i) | (k & !i) is k, which the wide conjunction
+  // with k implies; the term-wise check cannot see it and says no (a missed
+  // implication, never a false one).
+  const Predicate split = Predicate::parse("(fetch.killed & ic.miss) | (fetch.killed & !ic.miss)");
+  CHECK_FALSE(tagop::implies(a & Predicate::parse("fetch.killed"), split));
+}

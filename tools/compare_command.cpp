@@ -1,0 +1,307 @@
+// tagop compare EVENT-or-PREDICATE: how each vendor measures the same ops;
+// tagop compare --matrix: every condition against every backend.
+
+#include <map>     // std::map
+#include <memory>  // std::make_shared
+
+#include <fmt/format.h>       // fmt::print
+#include <nlohmann/json.hpp>  // JSON output
+
+#include <tagop/amd_ibs/decoder.hpp>      // IbsDecoder::observable
+#include <tagop/conditions.hpp>           // condition_table
+#include <tagop/error.hpp>                // Error
+#include <tagop/intel_p4/tables.hpp>      // find_metric, tagging_name
+#include <tagop/predicate.hpp>            // Predicate
+#include <tagop/predicate_relation.hpp>   // relation
+#include <tagop/registry.hpp>             // Registry
+
+#include "commands.hpp"
+#include "event_json.hpp"
+#include "event_lookup.hpp"
+#include "output.hpp"
+#include "terminal.hpp"
+#include "vendor_notes.hpp"
+
+namespace tagop::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+/// The entry's predicate with its kind made explicit, so that a fetch event
+/// and an op event with the same flags are not "the same".
+Predicate effective_predicate(const EventEntry& e) {
+  const Predicate kind = Predicate::parse(kind_name(e));
+  return e.predicate.empty() ? kind : kind & Predicate::parse(e.predicate);
+}
+
+bool mentions_kind(const Predicate& p) {
+  const ConditionSet used = p.used();
+  return used.contains(condition("fetch")) || used.contains(condition("op"));
+}
+
+bool is_fetch_condition(std::string_view name) {
+  return name.starts_with("fetch") || name.starts_with("ic.") || name.starts_with("itlb.");
+}
+
+struct Target {
+  std::string label;  // what the user asked, as understood
+  Predicate predicate;
+};
+
+Target resolve_target(const std::string& text) {
+  const auto found = find_events(text);
+  if (!found.empty()) {
+    const EventEntry& e = *found.front();
+    if (!has_op_predicate(e))
+      throw Error(fmt::format("{} ({}) counts occurrences, not ops: it has no predicate to compare", e.name, e.backend));
+    return {fmt::format("{} {} ({})", e.code, e.name, e.backend), effective_predicate(e)};
+  }
+  Predicate p;
+  try {
+    p = Predicate::parse(text);
+  } catch (const Error& error) {
+    std::string close;
+    for (const std::string& n : closest_event_names(text)) close += (close.empty() ? "" : ", ") + n;
+    throw Error(fmt::format("'{}' is neither an event (did you mean {}?) nor a predicate ({})", text, close, error.what()));
+  }
+  if (!mentions_kind(p)) {
+    bool fetch = false;
+    for (Condition c : p.used().members()) fetch = fetch || is_fetch_condition(c.name());
+    p = Predicate::parse(fetch ? "fetch" : "op") & p;
+  }
+  return {p.to_string(), p};
+}
+
+ConditionSet ibs_observable(SampleKind kind) {
+  ConditionSet all;
+  // The union over the families whose layouts differ: a condition that
+  // some IBS processor reports.
+  for (unsigned family : {0x10u, 0x12u, 0x15u, 0x17u, 0x19u}) {
+    try {
+      all |= amd_ibs::IbsDecoder(family).observable(kind == SampleKind::fetch ? amd_ibs::IbsUnit::fetch : amd_ibs::IbsUnit::op);
+    } catch (const Error&) {
+    }
+  }
+  return all;
+}
+
+bool ibs_observes(const Predicate& p) {
+  static const ConditionSet observable = ibs_observable(SampleKind::op) | ibs_observable(SampleKind::fetch) |
+                                         ConditionSet{condition("op"), condition("fetch")};
+  return observable.contains_all(p.used());
+}
+
+struct Match {
+  const EventEntry* entry;
+  Relation relation;
+};
+
+json match_json(const Match& m) {
+  json j = entry_json(*m.entry);
+  j["relation"] = relation_name(m.relation);
+  j["address"] = address_precision(*m.entry);
+  j["sample"] = sample_meaning(*m.entry);
+  return j;
+}
+
+void compare(const std::string& text, bool all, Format format) {
+  const Target target = resolve_target(text);
+  const std::size_t width = terminal_width();
+  json backends = json::array();
+  json cannot = json::array();
+  if (format == Format::csv)
+    fmt::print("{}", csv_row({"backend", "relation", "name", "code", "mechanism", "precise", "predicate", "address", "sample"}));
+  if (format == Format::text) {
+    fmt::print("{}\n", fit(fmt::format("compare: {}", target.label), width));
+    fmt::print("{}\n\n", fit(fmt::format("predicate: {}", target.predicate.to_string()), width));
+  }
+  for (const BackendInfo& b : Registry::builtin().backends()) {
+    std::map<Relation, std::vector<Match>> by_relation;
+    for (const EventEntry& e : b.events()) {
+      if (!has_op_predicate(e)) continue;
+      const Relation r = relation(effective_predicate(e), target.predicate);
+      if (r == Relation::same || r == Relation::narrower || r == Relation::wider) by_relation[r].push_back({&e, r});
+    }
+    // IBS answers any predicate over the conditions its samples observe,
+    // whether or not a derived event asks exactly that.
+    const bool measurable = !by_relation[Relation::same].empty() ||
+                            (b.mechanism == Mechanism::instruction_sampling && ibs_observes(target.predicate));
+    if (format == Format::json) {
+      json jb;
+      jb["backend"] = b.name;
+      jb["title"] = b.title;
+      jb["mechanism"] = mechanism_name(b.mechanism);
+      jb["measurable"] = measurable;
+      for (Relation r : {Relation::same, Relation::narrower, Relation::wider}) {
+        json list = json::array();
+        for (const Match& m : by_relation[r]) list.push_back(match_json(m));
+        jb[std::string(relation_name(r))] = list;
+      }
+      backends.push_back(jb);
+    } else if (format == Format::csv) {
+      for (Relation r : {Relation::same, Relation::narrower, Relation::wider})
+        for (const Match& m : by_relation[r])
+          fmt::print("{}", csv_row({std::string(b.name), std::string(relation_name(r)), std::string(m.entry->name),
+                                    std::string(m.entry->code), std::string(mechanism_name(m.entry->mechanism)),
+                                    m.entry->precise ? "yes" : "no", std::string(m.entry->predicate),
+                                    address_precision(*m.entry), sample_meaning(*m.entry)}));
+    } else {
+      fmt::print("{}\n", fit(fmt::format("{} ({})", b.name, b.title), width));
+      if (by_relation[Relation::same].empty() && measurable)
+        fmt::print("{}\n", fit("  no table event says exactly this, but every sample observes the conditions: "
+                               "ask the samples (tagop report --where)", width));
+      for (Relation r : {Relation::same, Relation::narrower, Relation::wider}) {
+        const auto& list = by_relation[r];
+        const std::size_t shown = all ? list.size() : std::min<std::size_t>(list.size(), r == Relation::same ? 8 : 4);
+        for (std::size_t i = 0; i < shown; ++i) {
+          const EventEntry& e = *list[i].entry;
+          fmt::print("{}\n", fit(fmt::format("  {:<9} {:<10} {:<36} {}", relation_name(r), e.code, e.name, predicate_text(e)), width));
+          if (r == Relation::same) {
+            fmt::print("{}\n", fit(fmt::format("            address: {}", address_precision(e)), width));
+            fmt::print("{}\n", fit(fmt::format("            sample:  {}", sample_meaning(e)), width));
+          }
+        }
+        if (shown < list.size()) fmt::print("  {:<9} (+{} more; --all lists them)\n", relation_name(r), list.size() - shown);
+      }
+      if (by_relation.empty() || (by_relation[Relation::same].empty() && by_relation[Relation::narrower].empty() &&
+                                  by_relation[Relation::wider].empty()))
+        fmt::print("  - cannot measure it\n");
+      fmt::print("\n");
+    }
+    if (!measurable) cannot.push_back(b.name);
+  }
+  if (format == Format::json) {
+    json j;
+    j["target"] = target.label;
+    j["predicate"] = target.predicate.to_string();
+    j["backends"] = backends;
+    j["cannot_measure_exactly"] = cannot;
+    j["caveat"] = never_mix_caveat;
+    fmt::print("{}\n", j.dump(2));
+  } else if (format == Format::text) {
+    std::string names;
+    for (const auto& n : cannot) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    fmt::print("{}\n", fit(fmt::format("no exact equivalent: {}", names.empty() ? "(every backend has one)" : names), width));
+    fmt::print("caveat: {}\n", wrap(never_mix_caveat, width, 8));
+  }
+}
+
+// ---- the matrix ----
+
+bool requires_condition(const EventEntry& e, Condition c) {
+  if (e.predicate.empty()) return false;
+  const Predicate p = Predicate::parse(e.predicate);
+  for (const Term& t : p.terms())
+    if (t.require.contains(c)) return true;
+  return false;
+}
+
+std::string event_cell(const BackendInfo& b, Condition c) {
+  const EventEntry* best = nullptr;
+  std::size_t best_size = 0;
+  for (const EventEntry& e : b.events()) {
+    if (!requires_condition(e, c)) continue;
+    const std::size_t size = Predicate::parse(e.predicate).used().members().size();
+    // Prefer a precise event, then the one that asks for least else.
+    if (!best || (e.precise && !best->precise) || (e.precise == best->precise && size < best_size)) {
+      best = &e;
+      best_size = size;
+    }
+  }
+  if (!best) return "-";
+  if (best->mechanism == Mechanism::at_retirement_tagging) {
+    const intel_p4::MetricSpec* metric = intel_p4::find_metric(best->name);
+    return fmt::format("tag ({}): {}", metric ? intel_p4::tagging_name(metric->tagging) : "?", best->name);
+  }
+  return fmt::format("{} {}", best->precise ? "precise event" : "event", best->name);
+}
+
+std::string matrix_cell(const BackendInfo& b, Condition c, const ConditionSet& ibs_op, const ConditionSet& ibs_fetch) {
+  if (b.mechanism == Mechanism::instruction_sampling) {
+    if (c == condition("op") || c == condition("fetch")) return "IBS: the sample's unit";
+    if (ibs_op.contains(c)) return "IBS: observed on every op sample";
+    if (ibs_fetch.contains(c)) return "IBS: observed on every fetch sample";
+    return "-";
+  }
+  return event_cell(b, c);
+}
+
+void matrix(Format format) {
+  const ConditionSet ibs_op = ibs_observable(SampleKind::op);
+  const ConditionSet ibs_fetch = ibs_observable(SampleKind::fetch);
+  const auto backends = Registry::builtin().backends();
+  json rows = json::array();
+  const std::size_t width = terminal_width();
+  const std::size_t first = 22;
+  const std::size_t column = width == 0 ? 40 : std::max<std::size_t>(12, (width - first) / backends.size());
+  if (format == Format::csv) {
+    std::vector<std::string> header{"condition"};
+    for (const BackendInfo& b : backends) header.emplace_back(b.name);
+    fmt::print("{}", csv_row(header));
+  } else if (format == Format::text) {
+    std::string line = fmt::format("{:<{}}", "condition", first);
+    for (const BackendInfo& b : backends) line += fmt::format("{:<{}}", fit(b.name, column - 1), column);
+    fmt::print("{}\n", fit(line, width));
+  }
+  for (std::size_t i = 0; i < condition_count; ++i) {
+    const Condition c{static_cast<std::uint8_t>(i)};
+    std::vector<std::string> cells;
+    for (const BackendInfo& b : backends) cells.push_back(matrix_cell(b, c, ibs_op, ibs_fetch));
+    if (format == Format::json) {
+      json row;
+      row["condition"] = c.name();
+      json by_backend;
+      for (std::size_t k = 0; k < backends.size(); ++k) by_backend[std::string(backends[k].name)] = cells[k];
+      row["measured"] = by_backend;
+      rows.push_back(row);
+    } else if (format == Format::csv) {
+      cells.insert(cells.begin(), std::string(c.name()));
+      fmt::print("{}", csv_row(cells));
+    } else {
+      std::string line = fmt::format("{:<{}}", fit(c.name(), first - 1), first);
+      for (const std::string& cell : cells) line += fmt::format("{:<{}}", fit(cell, column - 1), column);
+      fmt::print("{}\n", fit(line, width));
+    }
+  }
+  if (format == Format::json) {
+    json j;
+    json names = json::array();
+    for (const BackendInfo& b : backends) names.push_back(b.name);
+    j["backends"] = names;
+    j["rows"] = rows;
+    j["caveat"] = never_mix_caveat;
+    fmt::print("{}\n", j.dump(2));
+  } else if (format == Format::text) {
+    fmt::print("caveat: {}\n", wrap(never_mix_caveat, width, 8));
+  }
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  struct Options {
+    std::string target;
+    bool matrix = false;
+    bool all = false;
+    OutputOptions output;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("compare", "How each vendor measures an event or a predicate, side by side");
+  cmd->add_option("target", o->target, "An event of any backend, or a predicate such as 'load & dc.miss'");
+  cmd->add_flag("--matrix", o->matrix, "Every condition against every backend");
+  cmd->add_flag("--all", o->all, "List every narrower and wider event, not only the first few");
+  add_output_options(*cmd, o->output, true);
+  cmd->footer("Examples:\n  tagop compare 0xF219\n  tagop compare 'load & dc.miss & !l2.miss'\n  tagop compare --matrix");
+  cmd->callback([o] {
+    if (o->matrix) {
+      if (!o->target.empty()) usage_error("--matrix takes no event or predicate");
+      matrix(o->output.resolved());
+    } else {
+      if (o->target.empty()) usage_error("compare needs an event or a predicate (or --matrix)");
+      compare(o->target, o->all, o->output.resolved());
+    }
+  });
+}
+
+}  // namespace tagop::cli

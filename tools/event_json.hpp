@@ -1,0 +1,27 @@
+#pragma once
+// One table entry as JSON and as text fields, shared by `events` and `compare`.
+
+#include <string>  // std::string
+
+#include <nlohmann/json.hpp>  // nlohmann::ordered_json
+
+#include <tagop/event.hpp>  // EventEntry
+
+namespace tagop::cli {
+
+nlohmann::ordered_json entry_json(const EventEntry& e);
+
+/// "fetch" or "op".
+std::string_view kind_name(const EventEntry& e);
+
+/// What the entry counts, in the model: "load & dc.miss", "op" (every op
+/// sample), or "(count only)".
+std::string predicate_text(const EventEntry& e);
+
+/// Whether the entry names a set of ops (a predicate), so that it can be
+/// compared with other events; a counter of occurrences cannot.
+inline bool has_op_predicate(const EventEntry& e) {
+  return !e.predicate.empty() || e.mechanism != Mechanism::count_only;
+}
+
+}  // namespace tagop::cli

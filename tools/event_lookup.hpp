@@ -1,0 +1,46 @@
+#pragma once
+// Finding events in the registry's tables from whatever people paste: SDM
+// names, libpfm4 names (slm::BACLEARS:ALL), perf names (cpu/event=0xe6,
+// umask=0x1/, r01e6), IBS selects (0xF206, F206), abbreviations, any case;
+// and ranking them for a search or a "did you mean".
+
+#include <cstddef>      // std::size_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <tagop/event.hpp>  // EventEntry
+
+namespace tagop::cli {
+
+/// Every event of every registered backend, in registry and table order.
+const std::vector<const EventEntry*>& all_events();
+
+/// The events `text` names, best first; several where a spelling is shared
+/// (perf's r01e6 is an event of Silvermont and of Goldmont). Empty when none.
+std::vector<const EventEntry*> find_events(std::string_view text);
+
+/// The `backend` entries with this Intel event select and unit mask.
+std::vector<const EventEntry*> find_by_intel_code(std::string_view backend, unsigned event, unsigned umask);
+
+/// The backend a libpfm4 PMU name stands for ("slm" -> "silvermont"), or "".
+std::string_view backend_of_libpfm_pmu(std::string_view pmu);
+
+/// Up to `max` distinct event names closest to `text`, best first.
+std::vector<std::string> closest_event_names(std::string_view text, std::size_t max = 3);
+
+struct SearchHit {
+  const EventEntry* entry = nullptr;
+  int score = 0;
+};
+
+/// Events ranked by how well their name and description match the words;
+/// a word matches a prefix, a part of a name, or itself with a typo.
+std::vector<SearchHit> search_events(std::string_view words);
+
+/// Edit distance (insertions, deletions, substitutions, transpositions).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+std::string lower(std::string_view s);
+
+}  // namespace tagop::cli
