@@ -10,6 +10,7 @@
 #include <vector>       // std::vector
 
 #include <tagop/event.hpp>  // EventEntry
+#include <tagop/names.hpp>  // edit_distance
 
 namespace tagop::cli {
 
@@ -39,8 +40,6 @@ struct SearchHit {
 std::vector<SearchHit> search_events(std::string_view words);
 
 /// Edit distance (insertions, deletions, substitutions, transpositions).
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
 std::string lower(std::string_view s);
 
 }  // namespace tagop::cli

@@ -1,4 +1,5 @@
 #include <tagop/intel_p4/tables.hpp>
+#include <tagop/names.hpp>  // edit_distance
 
 #include <algorithm>         // std::min, std::sort
 #include <initializer_list>  // counters({12, 13, 16}) in the table
@@ -108,21 +109,6 @@ consteval bool rows_are_consistent() {
 }
 static_assert(rows_are_consistent());
 static_assert(std::size(p4_metric_table) == 19, "Tables 19-31, 19-32 and 19-33 have 2 + 8 + 9 metrics");
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 bool contains_ignoring_case(std::string_view haystack, std::string_view needle) {
   if (needle.empty() || needle.size() > haystack.size()) return false;
