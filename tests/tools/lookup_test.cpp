@@ -238,14 +238,35 @@ TEST_CASE("cpu: answers on any machine, and says when there is no hardware PMU",
   CHECK_THAT(text.out, Catch::Contains("hardware sampling:"));
 }
 
-TEST_CASE("completion: the committed script is what the binary prints", "[lookup]") {
+TEST_CASE("completion: the script completes commands and event names in bash", "[lookup]") {
   const RunResult r = run_tagop("completion bash");
   REQUIRE(r.exit_code == 0);
-  std::ifstream committed(source_path("tools/completion/tagop.bash"));
-  std::stringstream ss;
-  ss << committed.rdbuf();
-  CHECK(r.out == ss.str());
   CHECK_THAT(r.out, Catch::Contains("complete -F _tagop tagop"));
+  // What bash offers after sourcing the script: COMP_WORDS[0] is the binary,
+  // as when the user types its path.
+  auto complete = [](const std::string& words, int cword) {
+    const std::string exe = tagop_exe();
+    return run_shell("bash -c 'source <(\"$0\" completion bash); COMP_WORDS=(\"$0\" " + words +
+                     "); COMP_CWORD=" + std::to_string(cword) + "; _tagop; printf \"%s\\n\" \"${COMPREPLY[@]}\"' " +
+                     exe)
+        .out;
+  };
+  // Every command `tagop --help` lists is offered first.
+  const std::string help = run_tagop("--help").out;
+  const std::string commands = complete("''", 1);
+  std::istringstream lines(help.substr(help.find("Subcommands:")));
+  std::string line;
+  std::getline(lines, line);
+  int listed = 0;
+  while (std::getline(lines, line) && line.size() > 2 && line[0] == ' ') {
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    INFO(name);
+    CHECK_THAT(commands, Catch::Contains("\n" + name + "\n") || Catch::StartsWith(name + "\n"));
+    ++listed;
+  }
+  CHECK(listed >= 8);
+  CHECK(complete("events show BACLEARS.A", 3) == "BACLEARS.ALL\n");
+  CHECK(complete("events list --backend gold", 4) == "goldmont\n");
 
   std::set<std::string_view> distinct;
   for (const auto& b : tagop::Registry::builtin().backends())

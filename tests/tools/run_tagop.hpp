@@ -15,11 +15,12 @@ struct RunResult {
   std::string out, err;
 };
 
-inline RunResult run_tagop(const std::string& args) {
-  const char* exe = std::getenv("TAGOP_EXE");
-  if (!exe) throw std::runtime_error("TAGOP_EXE is not set: run the tests with 'meson test'");
-  const auto err_path = std::filesystem::temp_directory_path() / ("tagop-test-stderr-" + std::to_string(::getpid()));
-  const std::string command = std::string(exe) + " " + args + " 2>" + err_path.string();
+/// Runs a shell command line, capturing its stdout, stderr and exit code.
+inline RunResult run_shell(const std::string& command_line) {
+  static int calls = 0;
+  const auto err_path = std::filesystem::temp_directory_path() /
+                        ("tagop-test-stderr-" + std::to_string(::getpid()) + "-" + std::to_string(++calls));
+  const std::string command = command_line + " 2>" + err_path.string();
   RunResult r;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) throw std::runtime_error("popen failed");
@@ -34,6 +35,14 @@ inline RunResult run_tagop(const std::string& args) {
   std::filesystem::remove(err_path);
   return r;
 }
+
+inline std::string tagop_exe() {
+  const char* exe = std::getenv("TAGOP_EXE");
+  if (!exe) throw std::runtime_error("TAGOP_EXE is not set: run the tests with 'meson test'");
+  return exe;
+}
+
+inline RunResult run_tagop(const std::string& args) { return run_shell(tagop_exe() + " " + args); }
 
 inline std::string source_path(const std::string& relative) {
   const char* root = std::getenv("TAGOP_SOURCE_ROOT");

@@ -13,7 +13,7 @@ _tagop() {
     --kind) COMPREPLY=($(compgen -W "fetch op" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
-    COMPREPLY=($(compgen -W "decode program events compare cpu completion --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "report record decode program events compare cpu completion --help --version" -- "$cur"))
     return
   fi
   case "$cmd" in
