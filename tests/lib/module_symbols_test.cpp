@@ -8,6 +8,8 @@
 #include <elfutils/libdwfl.h>  // dwfl_begin (lives in libdw.so); the live-process oracle
 
 #include <catch2/catch.hpp>
+
+#include "run_command.hpp"
 #include <fmt/format.h>  // fmt::format
 
 #include <unistd.h>     // getpid
@@ -15,7 +17,6 @@
 #include <algorithm>   // std::max
 #include <cctype>      // std::toupper
 #include <cstdint>     // std::uintptr_t, std::uint64_t
-#include <cstdio>      // popen, fgets
 #include <cstdlib>     // std::getenv
 #include <filesystem>  // std::filesystem
 #include <fstream>     // std::ifstream, std::ofstream
@@ -60,19 +61,10 @@ Mapped mapping_of(const void* address) {
   return {};
 }
 
-std::string command_output(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buffer[512];
-  while (fgets(buffer, sizeof buffer, pipe.get()) != nullptr) out += buffer;
-  return out;
-}
-
 // The value readelf prints after `label` (up to the end of that line).
 std::string readelf_field(const std::string& options, const std::string& path,
                           const std::string& label) {
-  std::string out = command_output("readelf " + options + " '" + path + "' 2>/dev/null");
+  std::string out = run_shell("readelf " + options + " '" + path + "'").out;
   std::size_t at = out.find(label);
   if (at == std::string::npos) return {};
   std::istringstream rest(out.substr(at + label.size()));
@@ -231,7 +223,7 @@ TEST_CASE("a function of a non-PIE executable resolves through its file offset",
   REQUIRE(fixture != nullptr);
   REQUIRE(readelf_field("-h", fixture, "Type:") == "EXEC");
   // The fixture prints where its probe lies, measured in its own process.
-  std::istringstream printed(command_output(std::string("'") + fixture + "'"));
+  std::istringstream printed(run_shell(std::string("'") + fixture + "'").out);
   std::uint64_t offset = 0;
   unsigned line = 0;
   printed >> std::hex >> offset >> std::dec >> line;
@@ -244,7 +236,7 @@ TEST_CASE("a function of a non-PIE executable resolves through its file offset",
   CHECK(location->line == line);
 
   SECTION("it has no build-id, so a recorded one refuses it") {
-    REQUIRE(command_output(std::string("readelf -n '") + fixture + "'").find("Build ID") ==
+    REQUIRE(run_shell(std::string("readelf -n '") + fixture + "'").out.find("Build ID") ==
             std::string::npos);
     CHECK(open_or_fail(fixture)->build_id().empty());
     std::string problem;

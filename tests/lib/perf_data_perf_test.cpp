@@ -5,7 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdio>      // popen
+#include "run_command.hpp"
+
 #include <cstdlib>     // std::getenv
 #include <filesystem>
 #include <regex>
@@ -29,17 +30,6 @@ std::string find_perf() {
     start = end + 1;
   }
   return {};
-}
-
-std::string run(const std::string& command) {
-  std::string out;
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
 }
 
 bool has(const std::string& text, const std::string& pattern) { return std::regex_search(text, std::regex(pattern)); }
@@ -75,7 +65,8 @@ TEST_CASE("perf report -D decodes the IBS fields of a written capture", "[perfda
     w.sample(fetch, 4242, 4242, 2, 2000);
     w.finish();
   }
-  const std::string out = run(perf + " report -D -i " + path + " 2>&1");
+  const RunResult report = run_shell(perf + " report -D -i " + path);
+  const std::string out = report.out + report.err;
   INFO(out);
   // The op: period 0x20000 is IbsOpMaxCnt 0x2000, which perf prints times 16.
   CHECK(has(out, R"(ibs_op_ctl:\s+[0-9a-f]{16} MaxCnt\s+131072 En 1 Val 1 CntCtl 1)"));
@@ -92,7 +83,8 @@ TEST_CASE("perf report -D decodes the IBS fields of a written capture", "[perfda
   CHECK(has(out, R"(PERF_RECORD_SAMPLE\(IP, 0x4002\): 4242/4242: 0x401234 period: 131072)"));
   CHECK(has(out, R"(PERF_RECORD_SAMPLE\(IP, 0x4002\): 4242/4242: 0x401000 period: 65536)"));
 
-  const std::string script = run(perf + " script -i " + path + " 2>&1");
+  const RunResult scripted = run_shell(perf + " script -i " + path);
+  const std::string script = scripted.out + scripted.err;
   INFO(script);
   CHECK(has(script, R"(prog\s+4242 \[003\] .*131072 ibs_op/cnt_ctl=1/:\s+401234)"));
   CHECK(has(script, R"(prog\s+4242 \[002\] .*65536\s+ibs_fetch//:\s+401000)"));

@@ -3,32 +3,15 @@
 
 #include <sys/wait.h>  // WEXITSTATUS
 
-#include <cstdio>   // popen, pclose
 #include <cstdlib>  // std::getenv
 #include <string>   // std::string
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>  // reading the JSON output
 
+#include "run_command.hpp"
+
 namespace {
-
-struct Run {
-  int status = -1;
-  std::string out;  // stdout, with stderr when `with_stderr`
-};
-
-Run tagop(const std::string& args, bool with_stderr = false) {
-  const char* exe = std::getenv("TAGOP_EXE");
-  REQUIRE(exe != nullptr);
-  const std::string command = std::string(exe) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Run r;
-  char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) r.out.append(buffer, n);
-  r.status = WEXITSTATUS(::pclose(pipe));
-  return r;
-}
 
 const nlohmann::json* msr(const nlohmann::json& j, const std::string& address) {
   for (const auto& w : j.at("msr_writes"))
@@ -39,8 +22,8 @@ const nlohmann::json* msr(const nlohmann::json& j, const std::string& address) {
 }  // namespace
 
 TEST_CASE("tagop program silvermont with PEBS", "[slm]") {
-  const Run r = tagop("program silvermont MEM_UOPS_RETIRED.L2_HIT_LOADS --pebs --period 20000 --user --json");
-  REQUIRE(r.status == 0);
+  const RunResult r = run_tagop("program silvermont MEM_UOPS_RETIRED.L2_HIT_LOADS --pebs --period 20000 --user --json");
+  REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   // IA32_PERFEVTSEL0: event 0x04, umask 0x02, USR (16), EN (22); no INT on a PEBS counter.
   const auto* evtsel = msr(j, "0x186");
@@ -59,18 +42,18 @@ TEST_CASE("tagop program silvermont with PEBS", "[slm]") {
 TEST_CASE("tagop program refuses PEBS on an event that is not precise", "[slm]") {
   // MEM_UOPS_RETIRED.L1_MISS_LOADS counts `load & dc.miss` but SDM Table
   // 18-12 does not list it among Silvermont's PEBS events.
-  const Run r = tagop("program silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS --pebs --json", true);
-  CHECK(r.status == 1);
-  CHECK_THAT(r.out, Catch::Contains("is not PEBS-capable on silvermont"));
-  const Run counting = tagop("program silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS --json");
-  REQUIRE(counting.status == 0);
+  const RunResult r = run_tagop("program silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS --pebs --json");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("is not PEBS-capable on silvermont"));
+  const RunResult counting = run_tagop("program silvermont MEM_UOPS_RETIRED.L1_MISS_LOADS --json");
+  REQUIRE(counting.exit_code == 0);
   CHECK(msr(nlohmann::json::parse(counting.out), "0x186")->at("value") == "0x430104");
 }
 
 TEST_CASE("tagop program goldmont: counters, fixed counters, usage errors", "[glm]") {
   // --pebs is for the first event; the fixed-counter event samples beside it.
-  const Run r = tagop("program goldmont d1:08 INST_RETIRED.ANY --pebs --period 1000 --json");
-  REQUIRE(r.status == 0);
+  const RunResult r = run_tagop("program goldmont d1:08 INST_RETIRED.ANY --pebs --period 1000 --json");
+  REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(msr(j, "0x186")->at("value") == "0x4308d1");      // USR|OS|EN, no INT on the PEBS counter
   CHECK(msr(j, "0x3f1")->at("value") == "0x1");
@@ -79,16 +62,16 @@ TEST_CASE("tagop program goldmont: counters, fixed counters, usage errors", "[gl
   REQUIRE(j.at("perf_event_attrs").size() == 2);
   CHECK(j.at("perf_event_attrs")[0].at("precise_ip") == 2);
   CHECK(j.at("perf_event_attrs")[1].at("precise_ip") == 0);
-  CHECK(tagop("program goldmont ICACHE.HIT --user --kernel").status == 2);
-  CHECK(tagop("program goldmont ICACHE.HIT --offcore-rsp 0x10001").status == 2);
-  const Run unknown = tagop("program goldmont REHABQ.LD_SPLITS", true);
-  CHECK(unknown.status == 1);
-  CHECK_THAT(unknown.out, Catch::Contains("Table 19-24"));
+  CHECK(run_tagop("program goldmont ICACHE.HIT --user --kernel").exit_code == 2);
+  CHECK(run_tagop("program goldmont ICACHE.HIT --offcore-rsp 0x10001").exit_code == 2);
+  const RunResult unknown = run_tagop("program goldmont REHABQ.LD_SPLITS");
+  CHECK(unknown.exit_code == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("Table 19-24"));
 }
 
 TEST_CASE("tagop events list --backend goldmont --json", "[glm]") {
-  const Run r = tagop("events list --backend goldmont --json");
-  REQUIRE(r.status == 0);
+  const RunResult r = run_tagop("events list --backend goldmont --json");
+  REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j.is_array());
   CHECK(j.size() == 85 + 7 + 3);
@@ -113,8 +96,8 @@ TEST_CASE("tagop events list --backend goldmont --json", "[glm]") {
 }
 
 TEST_CASE("tagop events show finds an Atom event by name", "[slm]") {
-  const Run r = tagop("events show rehabq.ld_block_st_forward --json");
-  REQUIRE(r.status == 0);
+  const RunResult r = run_tagop("events show rehabq.ld_block_st_forward --json");
+  REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("backend") == "silvermont");
   CHECK(j.at("code") == "0x03:0x01");

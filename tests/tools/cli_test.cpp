@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "run_tagop.hpp"
+#include "run_command.hpp"
 
 using nlohmann::json;
 

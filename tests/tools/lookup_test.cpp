@@ -22,7 +22,7 @@
 #include <tagop/predicate.hpp>
 #include <tagop/registry.hpp>
 
-#include "run_tagop.hpp"
+#include "run_command.hpp"
 
 using json = nlohmann::json;
 

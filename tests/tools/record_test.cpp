@@ -21,6 +21,8 @@
 
 #include <tagop/perf_data_reader.hpp>
 
+#include "run_command.hpp"
+
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -33,11 +35,6 @@ namespace {
 // the sanitizer read its options before this runs).
 const int no_leak_check_in_children = ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   REQUIRE(v != nullptr);
@@ -47,24 +44,6 @@ std::string env(const char* name) {
 std::string temp(const std::string& name) {
   return (fs::temp_directory_path() / ("tagop-record-" + std::to_string(::getpid()) + "-" + name)).string();
 }
-
-Run shell(const std::string& cmd) {
-  const std::string err_path = temp("stderr");
-  Run r;
-  if (FILE* p = popen((cmd + " 2>" + err_path).c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  std::ifstream in(err_path);
-  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  fs::remove(err_path);
-  return r;
-}
-
-Run run_tagop(const std::string& args) { return shell(env("TAGOP_EXE") + " " + args); }
 
 bool has_pmu(const char* name) { return fs::exists(std::string("/sys/bus/event_source/devices/") + name); }
 
@@ -106,9 +85,9 @@ std::uint32_t pid_named(const Capture& c, const std::string& comm) {
 
 TEST_CASE("record a command: its samples, tagop report and perf report", "[record]") {
   const std::string file = temp("child.data");
-  const Run r = run_tagop("record " + event_args() + " -o " + file + " -- " + env("TAGOP_BUSY") + " 300");
+  const RunResult r = run_tagop("record " + event_args() + " -o " + file + " -- " + env("TAGOP_BUSY") + " 300");
   INFO(r.err);
-  REQUIRE(r.status == 0);
+  REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Catch::Contains("[ tagop record: wrote ") && Catch::Contains("; 0 lost ]"));
 
   tagop::perf_data::PerfDataReader reader(file);
@@ -127,9 +106,9 @@ TEST_CASE("record a command: its samples, tagop report and perf report", "[recor
   CHECK_THAT(r.err, Catch::Contains(fmt::format("wrote {} samples", c.samples)));
 
   if (!has_pmu("ibs_op")) {
-    const Run by_process = run_tagop("report " + file + " --by process --json");
+    const RunResult by_process = run_tagop("report " + file + " --by process --json");
     INFO(by_process.err);
-    REQUIRE(by_process.status == 0);
+    REQUIRE(by_process.exit_code == 0);
     const json j = json::parse(by_process.out);
     CHECK(j["ibs"] == false);
     CHECK(j["samples"] == c.samples);
@@ -138,25 +117,25 @@ TEST_CASE("record a command: its samples, tagop report and perf report", "[recor
     CHECK(j["rows"][0]["samples"] == c.samples);
 
     // The child spends its time in tagop_busy_spin: the top function.
-    const Run by_function = run_tagop("report " + file + " --json");
-    REQUIRE(by_function.status == 0);
+    const RunResult by_function = run_tagop("report " + file + " --json");
+    REQUIRE(by_function.exit_code == 0);
     const json f = json::parse(by_function.out);
     REQUIRE(!f["rows"].empty());
     CHECK(f["rows"][0]["name"] == "tagop_busy_spin");
     CHECK(f["rows"][0]["module"] == env("TAGOP_BUSY"));
 
-    const Run text = run_tagop("report " + file);
-    CHECK(text.status == 0);
+    const RunResult text = run_tagop("report " + file);
+    CHECK(text.exit_code == 0);
     CHECK_THAT(text.out, Catch::Contains("no IBS events") && Catch::Contains("tagop_busy_spin"));
-    CHECK(run_tagop("report " + file + " --where load").status == 2);
+    CHECK(run_tagop("report " + file + " --where load").exit_code == 2);
   }
 
-  if (shell("command -v perf").status != 0) {
+  if (run_shell("command -v perf").exit_code != 0) {
     WARN("perf is not installed: perf report is not checked");
   } else {
-    const Run perf = shell("perf report -i " + file + " --stdio --sort comm,dso,sym");
+    const RunResult perf = run_shell("perf report -i " + file + " --stdio --sort comm,dso,sym");
     INFO(perf.err);
-    CHECK(perf.status == 0);
+    CHECK(perf.exit_code == 0);
     CHECK_THAT(perf.out, Catch::Contains(fmt::format("Samples: ")) && Catch::Contains("tagop_busy_spin"));
     // perf counts the same samples (as "N" below 1000, "1K" and up), each
     // worth its period: 100000 ns of cpu-clock.
@@ -177,11 +156,11 @@ TEST_CASE("record a running process by pid: its name and mappings come from /pro
   }
   usleep(50000);  // past its exec
   const std::string file = temp("pid.data");
-  const Run r = run_tagop(fmt::format("record {} -p {} --duration 0.3 -o {}", event_args(), pid, file));
+  const RunResult r = run_tagop(fmt::format("record {} -p {} --duration 0.3 -o {}", event_args(), pid, file));
   int status = 0;
   waitpid(pid, &status, 0);
   INFO(r.err);
-  REQUIRE(r.status == 0);
+  REQUIRE(r.exit_code == 0);
   tagop::perf_data::PerfDataReader reader(file);
   Capture c;
   reader.read(c);
@@ -195,32 +174,32 @@ TEST_CASE("record a running process by pid: its name and mappings come from /pro
 TEST_CASE("record says why it cannot sample", "[record]") {
   const std::string file = temp("refused.data");
   if (!has_pmu("ibs_op")) {
-    const Run ibs = run_tagop("record --ibs-op -o " + file + " -- true");
-    CHECK(ibs.status == 1);
+    const RunResult ibs = run_tagop("record --ibs-op -o " + file + " -- true");
+    CHECK(ibs.exit_code == 1);
     CHECK_THAT(ibs.err, Catch::Contains("/sys/bus/event_source/devices/ibs_op: no such PMU on this machine"));
     CHECK(!fs::exists(file));
   }
   if (!has_pmu("cpu")) {
     // PERF_TYPE_HARDWARE (0), PERF_COUNT_HW_CPU_CYCLES (0) with PEBS-style
     // precision: a machine with no hardware PMU refuses it.
-    const Run precise = run_tagop("record --event cycles:precise=2 --period 10007 -o " + file + " -- true");
-    CHECK(precise.status == 1);
+    const RunResult precise = run_tagop("record --event cycles:precise=2 --period 10007 -o " + file + " -- true");
+    CHECK(precise.exit_code == 1);
     CHECK_THAT(precise.err, Catch::Contains("type 0, config 0x0, precise_ip 2, period 10007") &&
                                 Catch::Contains("refused this configuration"));
   }
-  const Run no_process = run_tagop("record -p 2147483647 --duration 0.1 -o " + file);
-  CHECK(no_process.status == 1);
+  const RunResult no_process = run_tagop("record -p 2147483647 --duration 0.1 -o " + file);
+  CHECK(no_process.exit_code == 1);
   CHECK_THAT(no_process.err, Catch::Contains("no process 2147483647"));
-  const Run unknown = run_tagop("record --event no_such_event_anywhere -o " + file + " -- true");
-  CHECK(unknown.status == 1);
+  const RunResult unknown = run_tagop("record --event no_such_event_anywhere -o " + file + " -- true");
+  CHECK(unknown.exit_code == 1);
   CHECK_THAT(unknown.err, Catch::Contains("event 'no_such_event_anywhere'"));
-  const Run no_target = run_tagop("record -o " + file);
-  CHECK(no_target.status == 2);
+  const RunResult no_target = run_tagop("record -o " + file);
+  CHECK(no_target.exit_code == 2);
   CHECK_THAT(no_target.err, Catch::Contains("-a (every CPU), -p PID, or -- COMMAND"));
-  const Run both = run_tagop("record -a -o " + file + " -- true");
-  CHECK(both.status == 2);
-  const Run missing = run_tagop("record --period 100000 -o " + file + " -- /nonexistent/tagop-child");
-  CHECK(missing.status == 1);
+  const RunResult both = run_tagop("record -a -o " + file + " -- true");
+  CHECK(both.exit_code == 2);
+  const RunResult missing = run_tagop("record --period 100000 -o " + file + " -- /nonexistent/tagop-child");
+  CHECK(missing.exit_code == 1);
   CHECK_THAT(missing.err, Catch::Contains("cannot run '/nonexistent/tagop-child'"));
   fs::remove(file);
 }

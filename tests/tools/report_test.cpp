@@ -11,6 +11,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -20,17 +21,14 @@
 
 #include <tagop/predicate.hpp>
 
+#include "run_command.hpp"
+
 #include "../../examples/ibs_example_model.hpp"
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -47,28 +45,12 @@ std::string temp(const std::string& name) {
   return (fs::temp_directory_path() / ("tagop-report-" + std::to_string(::getpid()) + "-" + name)).string();
 }
 
-Run run(const std::string& args) {
-  const std::string err_path = temp("stderr");
-  const std::string cmd = env("TAGOP_EXE") + " " + args + " 2>" + err_path;
-  Run r;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  r.err = slurp(err_path);
-  fs::remove(err_path);
-  return r;
-}
-
 std::string example() { return env("TAGOP_SOURCE_ROOT") + "/examples/ibs-example.perf.data"; }
 
 json report_json(const std::string& args) {
-  const Run r = run("report " + args + " --json");
+  const RunResult r = run_tagop("report " + args + " --json");
   INFO(r.err);
-  REQUIRE(r.status == 0);
+  REQUIRE(r.exit_code == 0);
   return json::parse(r.out);
 }
 
@@ -263,13 +245,13 @@ TEST_CASE("report filters: --cpu, --pid, --comm", "[perfdata]") {
 }
 
 TEST_CASE("report text and CSV", "[perfdata]") {
-  const Run text = run("report " + example());
-  REQUIRE(text.status == 0);
+  const RunResult text = run_tagop("report " + example());
+  REQUIRE(text.exit_code == 0);
   CHECK_THAT(text.out, Catch::Contains("IBS samples: 2800 fetch, 7400 op"));
   CHECK_THAT(text.out, Catch::Contains("never to be added to"));
   CHECK_THAT(text.out, Catch::Contains("ibs-example+0x1304"));
-  const Run csv = run("report " + example() + " --format csv --by module --events 0xF100,dc_miss_rate");
-  REQUIRE(csv.status == 0);
+  const RunResult csv = run_tagop("report " + example() + " --format csv --by module --events 0xF100,dc_miss_rate");
+  REQUIRE(csv.exit_code == 0);
   CHECK_THAT(csv.out, Catch::StartsWith("module,0xF100,dc_miss_rate\nibs-example,6900,"));
   CHECK_THAT(csv.out, Catch::Contains("\n[total],7400,"));
 }
@@ -291,12 +273,12 @@ TEST_CASE("report refuses bad arguments with exit status 2", "[perfdata]") {
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const Run r = run("report " + example() + " " + c.args);
-    CHECK(r.status == 2);
+    const RunResult r = run_tagop("report " + example() + " " + c.args);
+    CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(c.message));
   }
-  const Run missing = run("report /nonexistent.data");
-  CHECK(missing.status == 1);
+  const RunResult missing = run_tagop("report /nonexistent.data");
+  CHECK(missing.exit_code == 1);
   CHECK_THAT(missing.err, Catch::Contains("cannot open"));
 }
 
@@ -305,9 +287,9 @@ TEST_CASE("report on a damaged capture: warning, surviving samples, --strict fai
   // Cut the file inside its data: the features (CPUID, PMU mappings) go with it.
   const std::string cut = temp("cut.data");
   std::ofstream(cut, std::ios::binary).write(bytes.data(), 600000);
-  const Run r = run("report " + cut + " --json --family 10h --model 4");
+  const RunResult r = run_tagop("report " + cut + " --json --family 10h --model 4");
   INFO(r.err);
-  REQUIRE(r.status == 0);
+  REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
   const auto kept = j["samples"]["fetch"].get<std::uint64_t>() + j["samples"]["op"].get<std::uint64_t>();
   CHECK(kept > 4000);
@@ -318,17 +300,17 @@ TEST_CASE("report on a damaged capture: warning, surviving samples, --strict fai
   CHECK_THAT(r.err, Catch::Contains("warning") && Catch::Contains("truncated"));
   CHECK_THAT(j["warnings"].dump(), Catch::Contains("PMU mappings"));
   // Without the processor the layout is unknown.
-  const Run no_family = run("report " + cut);
-  CHECK(no_family.status == 1);
+  const RunResult no_family = run_tagop("report " + cut);
+  CHECK(no_family.exit_code == 1);
   CHECK_THAT(no_family.err, Catch::Contains("--family"));
-  const Run strict = run("report " + cut + " --family 10h --strict");
-  CHECK(strict.status == 1);
+  const RunResult strict = run_tagop("report " + cut + " --family 10h --strict");
+  CHECK(strict.exit_code == 1);
   CHECK_THAT(strict.err, Catch::Contains("--strict"));
   // Nothing usable: a file cut just after its attributes (104-byte header,
   // two ids, two attrs of 128 + 16 bytes), inside its first record.
   std::ofstream(cut, std::ios::binary).write(bytes.data(), 104 + 16 + 2 * (128 + 16) + 12);
-  const Run empty = run("report " + cut + " --family 10h");
-  CHECK(empty.status == 1);
+  const RunResult empty = run_tagop("report " + cut + " --family 10h");
+  CHECK(empty.exit_code == 1);
   CHECK_THAT(empty.err, Catch::Contains("no usable IBS samples"));
   fs::remove(cut);
 }
@@ -337,12 +319,10 @@ TEST_CASE("report names functions and source lines from the modules' symbols", "
   // The non-PIE fixture of the symbols tests prints its probe's file offset
   // and line; a capture maps it and samples that offset.
   const std::string fixture = env("TAGOP_SYMBOLS_NOPIE_FIXTURE");
-  FILE* p = popen(fixture.c_str(), "r");
-  REQUIRE(p);
+  std::istringstream printed(run_shell(fixture).out);
   unsigned long offset = 0;
   int line = 0;
-  REQUIRE(std::fscanf(p, "%lx %d", &offset, &line) == 2);
-  pclose(p);
+  REQUIRE(printed >> std::hex >> offset >> std::dec >> line);
   const std::string capture = temp("symbols.data");
   const auto write = [&](const std::string& build_id) {
     tagop::amd_ibs::IbsCaptureWriter w(capture, {});
@@ -370,8 +350,8 @@ TEST_CASE("report names functions and source lines from the modules' symbols", "
 
   // A build-id that is not the file's: not used, said once.
   write("00112233445566778899aabbccddeeff00112233");
-  const Run r = run("report " + capture + " --json --by function --events 0xF100");
-  REQUIRE(r.status == 0);
+  const RunResult r = run_tagop("report " + capture + " --json --by function --events 0xF100");
+  REQUIRE(r.exit_code == 0);
   const json mismatch = json::parse(r.out);
   REQUIRE(mismatch["warnings"].size() == 1);
   CHECK_THAT(mismatch["warnings"][0].get<std::string>(), Catch::Contains("module_symbols_nopie_fixture") &&

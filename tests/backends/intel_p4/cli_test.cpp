@@ -7,34 +7,16 @@
 #include <sys/wait.h>          // WEXITSTATUS
 
 #include <array>    // std::array
-#include <cstdio>   // popen
+#include <cstdio>   // std::snprintf
 #include <cstdlib>  // std::getenv
 #include <string>   // std::string
 #include <tuple>    // std::tuple
 
 #include <nlohmann/json.hpp>  // nlohmann::json
 
+#include "run_command.hpp"
+
 namespace {
-
-struct Run {
-  int status = -1;
-  std::string output;
-};
-
-// Runs the tagop binary that tests/meson.build names in TAGOP_EXE.
-Run run_tagop(const std::string& args, bool with_stderr = false) {
-  const char* exe = std::getenv("TAGOP_EXE");
-  REQUIRE(exe != nullptr);
-  const std::string command = std::string("'") + exe + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Run r;
-  std::array<char, 4096> buffer{};
-  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) r.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 std::string hex(std::uint64_t v) {
   char text[32];
@@ -45,9 +27,9 @@ std::string hex(std::uint64_t v) {
 }  // namespace
 
 TEST_CASE("tagop program p4 1stL_cache_load_miss_retired --pebs --json", "[p4]") {
-  const Run r = run_tagop("program p4 1stL_cache_load_miss_retired --pebs --period 4096 --json");
-  REQUIRE(r.status == 0);
-  const nlohmann::json j = nlohmann::json::parse(r.output);
+  const RunResult r = run_tagop("program p4 1stL_cache_load_miss_retired --pebs --period 4096 --json");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
   const auto& writes = j.at("msr_writes");
   const std::vector<std::tuple<std::string, std::string, std::uint64_t>> expected = {
       {"0x3f0", "MSR_TC_PRECISE_EVENT", 0},
@@ -72,25 +54,25 @@ TEST_CASE("tagop program p4 1stL_cache_load_miss_retired --pebs --json", "[p4]")
 }
 
 TEST_CASE("tagop program p4 text output and --user", "[p4]") {
-  const Run r = run_tagop("program p4 memory_stores --user");
-  REQUIRE(r.status == 0);
-  CHECK_THAT(r.output, Catch::Matchers::Contains("MSR_RAT_ESCR0") && Catch::Matchers::Contains("perf_event_attr"));
-  const Run j = run_tagop("program p4 memory_stores --user --format json");
-  REQUIRE(j.status == 0);
+  const RunResult r = run_tagop("program p4 memory_stores --user");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Matchers::Contains("MSR_RAT_ESCR0") && Catch::Matchers::Contains("perf_event_attr"));
+  const RunResult j = run_tagop("program p4 memory_stores --user --format json");
+  REQUIRE(j.exit_code == 0);
   // RAT_ESCR0: uop_type TAGSTORES (mask bit 2), T0_USR only.
-  CHECK(nlohmann::json::parse(j.output).at("msr_writes")[3].at("value") == hex(0x02u << 25 | 1u << 11 | 1u << 2));
+  CHECK(nlohmann::json::parse(j.out).at("msr_writes")[3].at("value") == hex(0x02u << 25 | 1u << 11 | 1u << 2));
 }
 
 TEST_CASE("tagop program p4 refuses bad input", "[p4]") {
-  const Run unknown = run_tagop("program p4 2ndL_cache_miss_retired", true);
-  CHECK(unknown.status == 2);
-  CHECK_THAT(unknown.output, Catch::Matchers::Contains("did you mean") &&
+  const RunResult unknown = run_tagop("program p4 2ndL_cache_miss_retired");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Matchers::Contains("did you mean") &&
                                  Catch::Matchers::Contains("2ndL_cache_load_miss_retired"));
-  const Run refused = run_tagop("program p4 DTLB_load_miss_retired DTLB_all_miss_retired", true);
-  CHECK(refused.status == 1);
-  CHECK_THAT(refused.output, Catch::Matchers::Contains("MSR_PEBS_MATRIX_VERT"));
-  CHECK(run_tagop("program p4 memory_loads --thread 2").status == 2);
-  CHECK(run_tagop("program p4 memory_loads --user --kernel").status == 2);
-  CHECK(run_tagop("program p4 memory_loads --period lots").status == 2);
-  CHECK(run_tagop("program p4").status == 2);
+  const RunResult refused = run_tagop("program p4 DTLB_load_miss_retired DTLB_all_miss_retired");
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.err, Catch::Matchers::Contains("MSR_PEBS_MATRIX_VERT"));
+  CHECK(run_tagop("program p4 memory_loads --thread 2").exit_code == 2);
+  CHECK(run_tagop("program p4 memory_loads --user --kernel").exit_code == 2);
+  CHECK(run_tagop("program p4 memory_loads --period lots").exit_code == 2);
+  CHECK(run_tagop("program p4").exit_code == 2);
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Runs the tagop binary the build made (TAGOP_EXE) and captures its output.
+// Runs a command, or the tagop binary the build made (TAGOP_EXE), and
+// captures its stdout, stderr and exit code: the one helper every test uses.
 
 #include <sys/wait.h>
 
