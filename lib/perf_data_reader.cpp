@@ -11,7 +11,8 @@
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/error.hpp>  // Error
+#include <tagop/error.hpp>        // Error
+#include <tagop/page_keeper.hpp>  // PageKeeper
 
 namespace tagop::perf_data {
 
@@ -79,7 +80,7 @@ class FeatureCursor {
   std::size_t at_ = 0;
 };
 
-constexpr std::uint64_t release_every = 16ull << 20;  // bytes between madvise/progress
+constexpr std::uint64_t progress_every = PageKeeper::window;  // bytes between progress calls
 
 constexpr const char* compressed_advice = "decompress with 'perf inject -i IN -o OUT'";
 
@@ -90,6 +91,15 @@ void Skipped::add(std::uint64_t offset, std::string_view reason) {
     first_offset = offset;
     first_reason = std::string(reason);
   }
+}
+
+void Skipped::merge(const Skipped& o) {
+  if (o.count == 0) return;
+  if (count == 0 || o.first_offset < first_offset) {
+    first_offset = o.first_offset;
+    first_reason = o.first_reason;
+  }
+  count += o.count;
 }
 
 std::optional<std::uint32_t> FileInfo::pmu_type(std::string_view name) const {
@@ -205,6 +215,7 @@ void PerfDataReader::parse_attrs() {
       for (std::uint64_t at = 0; at < ids.size; at += 8)
         a.ids.push_back(load<std::uint64_t>(bytes_.data() + ids.offset + at));
     }
+    layouts_.push_back(FixedSampleLayout::of(a.attr));
     info_.attrs.push_back(std::move(a));
   }
   for (std::uint32_t i = 0; i < info_.attrs.size(); ++i)
@@ -379,23 +390,20 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
                                        end, bytes_.size()));
     end = bytes_.size();
   }
-  const bool mapped = mapping_ && mapping_->address;
-  const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-  std::uint64_t released = 0, next_release = begin + release_every;
+  // A helper thread keeps the pages of a long mapped file (page_keeper.hpp).
+  std::optional<PageKeeper> pages;
+  if (mapping_ && mapping_->address && end - begin > 4 * PageKeeper::window)
+    pages.emplace(bytes_.data(), bytes_.size(), begin);
+  std::uint64_t next_progress = begin + progress_every;
   bool compressed_seen = false;
   std::vector<SampleRecord> sample_records(info_.attrs.size());
 
   std::uint64_t at = begin;
   while (at < end) {
-    if (at >= next_release) {
-      if (mapped) {
-        // Give back pages already read: RSS stays flat however long the file.
-        const std::uint64_t upto = (at / page) * page;
-        madvise(static_cast<char*>(mapping_->address) + released, upto - released, MADV_DONTNEED);
-        released = upto;
-      }
+    if (at >= next_progress) {
+      if (pages) pages->reached(at);
       handler.progress(at - begin, end - begin);
-      next_release = at + release_every;
+      next_progress = at + progress_every;
     }
     if (end - at < sizeof(RecordHeader)) {
       sum.truncated = true;
@@ -432,8 +440,9 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
         }
         // One record per event, reused: the fields its sample_type has are
         // all rewritten, the others stay zero; no clearing per sample.
-        SampleRecord& s = sample_records[static_cast<std::size_t>(attr - info_.attrs.data())];
-        const std::string_view bad = parse_sample(attr->attr, body, s);
+        const auto index = static_cast<std::size_t>(attr - info_.attrs.data());
+        SampleRecord& s = sample_records[index];
+        const std::string_view bad = parse_sample(layouts_[index], attr->attr, body, s);
         if (!bad.empty()) {
           sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));
           break;

@@ -4,6 +4,7 @@
 
 #include <algorithm>  // std::find
 #include <cstdio>     // stderr
+#include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
 
@@ -28,46 +29,26 @@ std::uint64_t key_of(std::uint32_t module, std::uint64_t value) {
 
 }  // namespace
 
-std::size_t FlatIndex::slot(std::uint64_t key) const {
-  const std::size_t mask = keys_.size() - 1;
-  std::size_t i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
-  while (values_[i] != 0 && keys_[i] != key) i = (i + 1) & mask;
-  return i;
-}
-
-const std::uint32_t* FlatIndex::find(std::uint64_t key) const {
-  const std::size_t i = slot(key);
-  return values_[i] ? &values_[i] : nullptr;
-}
-
-void FlatIndex::insert(std::uint64_t key, std::uint32_t value) {
-  if ((size_ + 1) * 2 > keys_.size()) {
-    std::vector<std::uint64_t> keys = std::move(keys_);
-    std::vector<std::uint32_t> values = std::move(values_);
-    keys_.assign(keys.size() * 2, 0);
-    values_.assign(keys.size() * 2, 0);
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (values[i]) {
-        const std::size_t j = slot(keys[i]);
-        keys_[j] = keys[i];
-        values_[j] = values[i];
-      }
-  }
-  const std::size_t i = slot(key);
-  if (!values_[i]) ++size_;
-  keys_[i] = key;
-  values_[i] = value + 1;
-}
-
 ReportBuilder::ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture* capture, RowKind by,
-                             ReportFilters filters, bool show_progress)
+                             ReportFilters filters, bool show_progress, std::size_t threads)
     : capture_(capture), by_(by), filters_(std::move(filters)), show_progress_(show_progress), symbols_(processes_) {
   processes_.add_build_ids(info.build_ids);
+  if (!threads) threads = std::max(1u, std::thread::hardware_concurrency());
+  const Predicate* where = filters_.where ? &*filters_.where : nullptr;
+  if (capture_)
+    pool_ = std::make_unique<BatchPool<IbsWork, IbsTally>>(threads, [&] { return IbsTally(*capture_, where); });
 }
+
+ReportBuilder::~ReportBuilder() = default;
 
 void ReportBuilder::mmap(const perf_data::MmapRecord& r) {
   processes_.mmap(r);
-  last_key_ = ~std::uint64_t{0};  // the same address may now be another module
+  ++generation_;
+}
+
+void ReportBuilder::task(const perf_data::TaskRecord& r) {
+  processes_.task(r);
+  ++generation_;
 }
 
 void ReportBuilder::progress(std::uint64_t done, std::uint64_t total) {
@@ -81,26 +62,17 @@ void ReportBuilder::progress(std::uint64_t done, std::uint64_t total) {
   std::fflush(stderr);
 }
 
-bool ReportBuilder::passes(const Sample& s) {
+bool ReportBuilder::passes(std::uint32_t pid, std::uint32_t cpu) {
   const ReportFilters& f = filters_;
-  if (!f.cpus.empty() && std::find(f.cpus.begin(), f.cpus.end(), s.cpu) == f.cpus.end()) return false;
-  if (!f.pids.empty() && std::find(f.pids.begin(), f.pids.end(), s.pid) == f.pids.end()) return false;
+  if (!f.cpus.empty() && std::find(f.cpus.begin(), f.cpus.end(), cpu) == f.cpus.end()) return false;
+  if (!f.pids.empty() && std::find(f.pids.begin(), f.pids.end(), pid) == f.pids.end()) return false;
   if (!f.comms.empty()) {
-    auto [it, fresh] = comm_passes_.try_emplace(s.pid, false);
+    auto [it, fresh] = comm_passes_.try_emplace(pid, false);
     if (fresh) {
-      const std::string_view comm = processes_.comm_of(s.pid);
+      const std::string_view comm = processes_.comm_of(pid);
       it->second = std::find(f.comms.begin(), f.comms.end(), comm) != f.comms.end();
     }
     if (!it->second) return false;
-  }
-  if (f.where) {
-    // A sample that did not observe what the predicate tests cannot be
-    // said to meet it (a fetch sample knows nothing of dc.miss).
-    if (!s.observed.contains_all(f.where->used())) {
-      ++where_undecided_;
-      return false;
-    }
-    if (!f.where->matches(s.conditions)) return false;
   }
   return true;
 }
@@ -114,31 +86,35 @@ std::uint32_t ReportBuilder::row_named(Row row) {
 
 template <typename MakeRow>
 std::uint32_t ReportBuilder::row_for(std::uint64_t key, MakeRow&& make) {
-  if (key == last_key_) return last_row_;
-  std::uint32_t row;
-  if (const std::uint32_t* known = row_by_key_.find(key)) {
-    row = *known - 1;
-  } else {
+  std::uint32_t row = row_by_key_.find(key);
+  if (row == FlatIndex::none) {
     row = row_named(make());
     row_by_key_.insert(key, row);
   }
-  last_key_ = key;
-  return last_row_ = row;
+  return row;
 }
 
-std::uint32_t ReportBuilder::row_of(const Sample& s) {
+std::uint32_t ReportBuilder::row_of(std::uint32_t pid, std::uint64_t ip) {
+  const std::uint64_t hash = (ip ^ std::uint64_t{pid} << 40) * 0x9E3779B97F4A7C15ull;
+  RecentRow& recent = recent_rows_[hash >> (64 - recent_row_bits)];
+  if (recent.ip == ip && recent.pid == pid && recent.generation == generation_) return recent.row;
+  recent = {ip, pid, generation_, resolve_row(pid, ip)};
+  return recent.row;
+}
+
+std::uint32_t ReportBuilder::resolve_row(std::uint32_t pid, std::uint64_t ip) {
   if (by_ == RowKind::process) {
-    return row_for(s.pid, [&] { return Row{.name = "", .module = "", .offset = 0, .pid = s.pid, .has_offset = false}; });
+    return row_for(pid, [&] { return Row{.name = "", .module = "", .offset = 0, .pid = pid, .has_offset = false}; });
   }
-  const Mapping* m = processes_.find(s.pid, s.ip);
+  const Mapping* m = processes_.find(pid, ip);
   const std::uint32_t module = m ? m->module : no_module;
-  const std::uint64_t offset = m ? m->file_offset(s.ip) : s.ip;
+  const std::uint64_t offset = m ? m->file_offset(ip) : ip;
   auto module_path = [&]() -> std::string {
     if (m) return processes_.modules()[module].filename;
-    return kernel_address(s.ip) ? "[kernel]" : "[unknown]";
+    return kernel_address(ip) ? "[kernel]" : "[unknown]";
   };
   if (by_ == RowKind::module) {
-    const std::uint64_t key = m ? module : (kernel_address(s.ip) ? no_module : no_module - 1);
+    const std::uint64_t key = m ? module : (kernel_address(ip) ? no_module : no_module - 1);
     return row_for(key, [&] {
       return Row{.name = basename_of(module_path()), .module = module_path(), .offset = 0, .pid = 0, .has_offset = false};
     });
@@ -162,58 +138,33 @@ std::uint32_t ReportBuilder::row_of(const Sample& s) {
 }
 
 void ReportBuilder::sample(const perf_data::SampleRecord& r) {
-  Sample s;
+  // Without TID, pid 0 (the record's unwritten field stays 0).
+  const std::uint32_t pid = r.id.pid, cpu = r.id.cpu;
   if (!capture_) {
-    s.ip = r.ip, s.pid = r.id.pid, s.tid = r.id.tid, s.cpu = r.id.cpu, s.time = r.id.time;
     ++other_;
-    if (!passes(s)) return;
-    const std::uint32_t row = row_of(s);
+    if (!passes(pid, cpu)) return;
+    const std::uint32_t row = row_of(pid, r.ip);
     if (row >= plain_counts_.size()) plain_counts_.resize(row + 1);
     ++plain_counts_[row];
     return;
   }
-  amd_ibs::IbsSampleInfo info;
+  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   std::string problem;
-  switch (capture_->decode(r, s, info, problem)) {
+  switch (capture_->classify(r, unit, problem)) {
     case amd_ibs::IbsCapture::Result::not_ibs: ++other_; return;
-    case amd_ibs::IbsCapture::Result::damaged: damaged_.add(r.offset, problem); return;
+    case amd_ibs::IbsCapture::Result::damaged: counts_.damaged.add(r.offset, problem); return;
     case amd_ibs::IbsCapture::Result::ok: break;
   }
-  const int u = static_cast<int>(info.unit);
-  ++read_[u];
-  PeriodSeen& p = period_[u];
-  ++p.samples;
-  p.sum += info.period;
-  p.min = std::min(p.min, info.period);
-  p.max = std::max(p.max, info.period);
-  p.counts_ops = p.counts_ops || info.counts_ops;
-  if (!passes(s)) return;
-  ++kept_[u];
-  tally(s, row_of(s), info.kind);
-}
-
-void ReportBuilder::tally(const Sample& s, std::uint32_t row, std::uint32_t kind) {
-  if (kind == amd_ibs::FastIbsDecoder::no_kind) {
-    aggregator_.add(s, row);
-    return;
-  }
-  const std::uint64_t key = std::uint64_t{row} << 32 | kind;
-  std::uint32_t index;
-  if (const std::uint32_t* known = tally_by_key_.find(key)) {
-    index = *known - 1;
-  } else {
-    index = static_cast<std::uint32_t>(tallies_.size());
-    tallies_.emplace_back(Signature{row, s.measured, s.conditions, s.observed}, Tally{});
-    tally_by_key_.insert(key, index);
-  }
-  Tally& t = tallies_[index].second;
-  ++t.count;
-  for (std::size_t m = 0; m < measure_count; ++m) t.totals[m] += s.measures[m];
+  // Filtered-out samples go on too: the report counts every sample read.
+  const std::uint32_t row = passes(pid, cpu) ? row_of(pid, capture_->ip_of(unit, r.raw)) : IbsTally::not_kept;
+  pool_->add(IbsWork{r.raw.data(), static_cast<std::uint32_t>(r.raw.size()), row, r.offset, unit});
 }
 
 void ReportBuilder::finish() {
-  for (const auto& [signature, t] : tallies_) aggregator_.add(signature, t);
-  tallies_.clear();
+  if (pool_) {
+    for (IbsTally& tally : pool_->finish()) tally.drain_into(aggregator_, counts_);
+    pool_.reset();
+  }
   for (Row& row : rows_) {
     if (by_ != RowKind::process) continue;
     const std::string_view comm = processes_.comm_of(row.pid);

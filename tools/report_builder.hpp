@@ -1,9 +1,11 @@
 #pragma once
-// Reads an IBS capture for `tagop report`: tracks processes, decodes IBS
-// samples, filters them, gives each a row (function, module, process,
-// address or source line) and tallies it in the engine.
+// Reads an IBS capture for `tagop report`: tracks processes, filters the
+// samples, gives each a row (function, module, process, address or source
+// line) and hands it to the tallying threads (report_tally.hpp), whose
+// tallies go to the engine at the end.
 
 #include <cstdint>        // std::uint32_t, std::uint64_t
+#include <memory>         // std::unique_ptr
 #include <optional>       // std::optional
 #include <string>         // std::string
 #include <unordered_map>  // row keys
@@ -15,7 +17,10 @@
 #include <tagop/predicate.hpp>             // Predicate
 #include <tagop/process_table.hpp>         // ProcessTable
 
+#include "batch_pool.hpp"
+#include "flat_index.hpp"
 #include "report_symbols.hpp"
+#include "report_tally.hpp"
 
 namespace tagop::cli {
 
@@ -28,21 +33,6 @@ struct ReportFilters {
   std::optional<Predicate> where;
 };
 
-/// u64 -> u32 by open addressing: the per-sample row lookup.
-class FlatIndex {
- public:
-  FlatIndex() : keys_(1024), values_(1024, 0) {}
-  /// The value of `key`, or nullptr.
-  const std::uint32_t* find(std::uint64_t key) const;
-  void insert(std::uint64_t key, std::uint32_t value);
-
- private:
-  std::size_t slot(std::uint64_t key) const;
-  std::vector<std::uint64_t> keys_;
-  std::vector<std::uint32_t> values_;  // value + 1; 0 = empty
-  std::size_t size_ = 0;
-};
-
 struct Row {
   std::string name;    // what the report shows
   std::string module;  // full path, "" for processes
@@ -51,49 +41,46 @@ struct Row {
   bool has_offset = false;
 };
 
-/// The sampling period of one unit's samples, as read from them.
-struct PeriodSeen {
-  std::uint64_t samples = 0;
-  std::uint64_t sum = 0, min = ~std::uint64_t{0}, max = 0;
-  bool counts_ops = false;
-  double mean() const { return samples ? static_cast<double>(sum) / static_cast<double>(samples) : 0; }
-};
-
 class ReportBuilder : public perf_data::RecordHandler {
  public:
   /// Without a capture (a file with no IBS events: cpu-clock, cycles ...)
-  /// every sample is counted in its row, and nothing is decoded.
+  /// every sample is counted in its row, and nothing is decoded. IBS
+  /// payloads are decoded and tallied by `threads` threads, this one among
+  /// them (0: one per CPU).
   ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture* capture, RowKind by,
-                ReportFilters filters, bool show_progress);
+                ReportFilters filters, bool show_progress, std::size_t threads = 1);
+  ~ReportBuilder() override;
 
   void sample(const perf_data::SampleRecord& r) override;
   void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
   void mmap(const perf_data::MmapRecord& r) override;
-  void task(const perf_data::TaskRecord& r) override { processes_.task(r); }
+  void task(const perf_data::TaskRecord& r) override;
   void progress(std::uint64_t done, std::uint64_t total) override;
 
-  /// Hands the tallies to the engine and names the process rows (their
-  /// names may come after their samples).
+  /// Waits for the tallying threads, hands their tallies to the engine and
+  /// names the process rows (their names may come after their samples).
+  /// The counts below are final after it.
   void finish();
 
   const Aggregator& aggregator() const { return aggregator_; }
   const std::vector<Row>& rows() const { return rows_; }
-  std::uint64_t kept(amd_ibs::IbsUnit u) const { return kept_[static_cast<int>(u)]; }
-  std::uint64_t read(amd_ibs::IbsUnit u) const { return read_[static_cast<int>(u)]; }
-  const PeriodSeen& period(amd_ibs::IbsUnit u) const { return period_[static_cast<int>(u)]; }
+  std::uint64_t kept(amd_ibs::IbsUnit u) const { return counts_.kept[static_cast<int>(u)]; }
+  std::uint64_t read(amd_ibs::IbsUnit u) const { return counts_.read[static_cast<int>(u)]; }
+  const PeriodSeen& period(amd_ibs::IbsUnit u) const { return counts_.period[static_cast<int>(u)]; }
   std::uint64_t other_samples() const { return other_; }
   /// Without a capture: the samples kept in each row (by row index).
   const std::vector<std::uint64_t>& plain_counts() const { return plain_counts_; }
-  std::uint64_t where_undecided() const { return where_undecided_; }
-  const perf_data::Skipped& damaged() const { return damaged_; }
+  std::uint64_t where_undecided() const { return counts_.where_undecided; }
+  const perf_data::Skipped& damaged() const { return counts_.damaged; }
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
-  std::uint32_t row_of(const Sample& s);
+  std::uint32_t row_of(std::uint32_t pid, std::uint64_t ip);
+  std::uint32_t resolve_row(std::uint32_t pid, std::uint64_t ip);
   template <typename MakeRow>
   std::uint32_t row_for(std::uint64_t key, MakeRow&& make);
   std::uint32_t row_named(Row row);
-  bool passes(const Sample& s);
+  bool passes(std::uint32_t pid, std::uint32_t cpu);
 
   const amd_ibs::IbsCapture* capture_;
   std::vector<std::uint64_t> plain_counts_;
@@ -106,17 +93,20 @@ class ReportBuilder : public perf_data::RecordHandler {
   std::vector<Row> rows_;
   FlatIndex row_by_key_;
   std::unordered_map<std::string, std::uint32_t> row_by_name_;
-  std::uint64_t last_key_ = ~std::uint64_t{0};
-  std::uint32_t last_row_ = 0;
-  std::uint64_t kept_[2] = {0, 0}, read_[2] = {0, 0};
-  PeriodSeen period_[2];
-  std::uint64_t other_ = 0, where_undecided_ = 0;
-  // Samples tallied by (row, decoded kind) before the engine sees them:
-  // one probe of a u64 key instead of hashing the whole signature.
-  void tally(const Sample& s, std::uint32_t row, std::uint32_t kind);
-  FlatIndex tally_by_key_;
-  std::vector<std::pair<Signature, Tally>> tallies_;
-  perf_data::Skipped damaged_;
+  // The rows of recent (pid, ip) pairs, direct-mapped: most samples repeat
+  // an address seen lately, and a hit skips the process table and the row
+  // keys. An MMAP or FORK may change what an address is: it starts a new
+  // generation, which empties the cache at once.
+  struct RecentRow {
+    std::uint64_t ip = 0;
+    std::uint32_t pid = 0, generation = 0, row = 0;
+  };
+  static constexpr unsigned recent_row_bits = 12;
+  std::vector<RecentRow> recent_rows_ = std::vector<RecentRow>(std::size_t{1} << recent_row_bits);
+  std::uint32_t generation_ = 1;
+  std::uint64_t other_ = 0;
+  IbsCounts counts_;
+  std::unique_ptr<BatchPool<IbsWork, IbsTally>> pool_;
   std::unordered_map<std::uint32_t, bool> comm_passes_;  // by pid
 };
 

@@ -36,6 +36,7 @@ struct ReportOptions {
   std::size_t top = 20;
   std::vector<std::string> cpus, pids, comms;
   std::string family, model;
+  std::size_t threads = 0;
   bool strict = false;
   bool estimates = false;
   OutputOptions output;
@@ -120,7 +121,7 @@ void run_report(const ReportOptions& o) {
     return;
   }
   amd_ibs::IbsCapture capture(info, cpu);
-  ReportBuilder builder(info, &capture, by, filters, isatty(2) && info.header.data.size > (64u << 20));
+  ReportBuilder builder(info, &capture, by, filters, isatty(2) && info.header.data.size > (64u << 20), o.threads);
   const perf_data::ReadSummary summary = reader.read(builder);
   builder.finish();
 
@@ -218,6 +219,8 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--family", o->family, "The processor family, when the file does not say (10h, 0x19, 25)");
   cmd->add_option("--model", o->model, "The processor model, with --family");
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
+  cmd->add_option("--threads", o->threads, "Threads that decode and tally samples (0: one per CPU); the result does not depend on it")
+      ->capture_default_str();
   cmd->add_flag("--strict", o->strict, "Exit with status 1 when any record was damaged or the file truncated");
   add_output_options(*cmd, o->output, /*with_csv=*/true);
   cmd->footer(

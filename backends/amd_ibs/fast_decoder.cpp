@@ -74,10 +74,25 @@ const FastIbsDecoder::Decided* FastIbsDecoder::find(const Key& key, std::size_t&
   }
 }
 
-const FastIbsDecoder::Decided& FastIbsDecoder::insert(const Key& key, std::size_t slot, const Sample& s) const {
+const FastIbsDecoder::Decided& FastIbsDecoder::insert(const Key& key, std::size_t slot, const Sample& s,
+                                                     const std::array<std::int16_t, register_count>* offsets) const {
   // Only the condition-deciding bits are in the key, so the full decode of
   // this sample decides them for every sample with the same key.
-  Decided fresh{key, s.conditions, s.observed, s.measured};
+  Decided fresh{key, {s.conditions, s.observed, s.measured}, {}, 0};
+  if (offsets) {
+    // Where a payload of this kind (its registers are in the key) keeps
+    // each measure it reports, as fill() would find them.
+    for (const FieldSpec* f : plans_[static_cast<std::size_t>(key.unit)].values) {
+      const std::int16_t at = (*offsets)[static_cast<std::size_t>(f->reg)];
+      if (!f->measure || at < 0 || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
+      const MeasureField m{static_cast<std::uint16_t>(at), f->lsb, f->measure->index,
+                           f->width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << f->width) - 1};
+      auto* const end = fresh.measure_fields.begin() + fresh.measure_field_count;
+      auto* same = std::find_if(fresh.measure_fields.begin(), end, [&](const MeasureField& o) { return o.measure == m.measure; });
+      *same = m;  // a later field of the same measure wins, as in fill()
+      if (same == end) ++fresh.measure_field_count;
+    }
+  }
   if (entries_.size() >= max_entries) {
     scratch_ = fresh;
     return scratch_;
@@ -89,9 +104,9 @@ const FastIbsDecoder::Decided& FastIbsDecoder::insert(const Key& key, std::size_
 
 template <typename Registers>
 void FastIbsDecoder::fill(const Decided& d, const UnitPlan& plan, const Registers& regs, Sample& s) const {
-  s.conditions = d.conditions;
-  s.observed = d.observed;
-  s.measured = d.measured;
+  s.conditions = d.facts.conditions;
+  s.observed = d.facts.observed;
+  s.measured = d.facts.measured;
   for (const FieldSpec* f : plan.values) {
     if (!regs.has(f->reg)) continue;
     if (f->only_if && !s.conditions.contains(*f->only_if)) continue;
@@ -114,7 +129,7 @@ void FastIbsDecoder::decode(const IbsRegisters& regs, Sample& s) const {
     key.bits[i] = regs.get(plan.condition_bits[i].first) & plan.condition_bits[i].second;
   std::size_t slot = 0;
   const Decided* d = find(key, slot);
-  if (!d) d = &insert(key, slot, decoder_.decode(regs));
+  if (!d) d = &insert(key, slot, decoder_.decode(regs), nullptr);
   fill(*d, plan, GivenRegisters{regs}, s);
 }
 
@@ -132,30 +147,54 @@ const FastIbsDecoder::RawLayout& FastIbsDecoder::raw_layout(IbsUnit unit, std::u
   return l;
 }
 
-std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s,
-                                              std::uint32_t* kind) const {
-  if (kind) *kind = no_kind;
+const FastIbsDecoder::Decided* FastIbsDecoder::raw_entry(IbsUnit unit, std::span<const std::byte> payload,
+                                                       std::uint64_t& control) const {
   std::uint32_t caps = 0;
   if (payload.size() >= 4) std::memcpy(&caps, payload.data(), 4);
   const RawLayout& layout = raw_layout(unit, caps, payload.size());
   const PayloadRegisters regs{payload.data(), layout.offsets};
+  control = regs.get(unit == IbsUnit::fetch ? IbsRegister::IbsFetchCtl : IbsRegister::IbsOpCtl);
   const UnitPlan& plan = plans_[static_cast<std::size_t>(unit)];
-  const std::uint64_t control = regs.get(unit == IbsUnit::fetch ? IbsRegister::IbsFetchCtl : IbsRegister::IbsOpCtl);
-  if (!plan.cacheable) {
-    s = decoder_.decode(parse_perf_raw(unit, payload).registers);
-    return control;
-  }
+  if (!plan.cacheable) return nullptr;
   Key key;
   key.present = layout.present;
   key.unit = unit;
   for (std::size_t i = 0; i < plan.condition_bits.size(); ++i)
     key.bits[i] = regs.get(plan.condition_bits[i].first) & plan.condition_bits[i].second;
   std::size_t slot = 0;
-  const Decided* d = find(key, slot);
-  if (!d) d = &insert(key, slot, decoder_.decode(parse_perf_raw(unit, payload).registers));
-  fill(*d, plan, regs, s);
+  if (const Decided* d = find(key, slot)) return d;
+  return &insert(key, slot, decoder_.decode(parse_perf_raw(unit, payload).registers), &layout.offsets);
+}
+
+std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s,
+                                              std::uint32_t* kind) const {
+  if (kind) *kind = no_kind;
+  std::uint64_t control = 0;
+  const Decided* d = raw_entry(unit, payload, control);
+  if (!d) {
+    s = decoder_.decode(parse_perf_raw(unit, payload).registers);
+    return control;
+  }
+  fill(*d, plans_[static_cast<std::size_t>(unit)], PayloadRegisters{payload.data(), layouts_[static_cast<std::size_t>(unit)].offsets}, s);
   if (kind && d != &scratch_) *kind = static_cast<std::uint32_t>(d - entries_.data());
   return control;
+}
+
+std::uint32_t FastIbsDecoder::kind_of(IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& control) const {
+  const Decided* d = raw_entry(unit, payload, control);
+  return d && d != &scratch_ ? static_cast<std::uint32_t>(d - entries_.data()) : no_kind;
+}
+
+void FastIbsDecoder::add_measures(std::uint32_t kind, std::span<const std::byte> payload,
+                                  std::array<std::uint64_t, measure_count>& totals) const {
+  const Decided& d = entries_[kind];
+  for (std::uint8_t i = 0; i < d.measure_field_count; ++i) {
+    const MeasureField& m = d.measure_fields[i];
+    std::uint64_t v;
+    std::memcpy(&v, payload.data() + m.at, 8);
+    // As fill() stores it: a measure is a u32.
+    totals[m.measure] += static_cast<std::uint32_t>(v >> m.lsb & m.mask);
+  }
 }
 
 }  // namespace tagop::amd_ibs

@@ -1,5 +1,7 @@
 #include <tagop/amd_ibs/perf_capture.hpp>
 
+#include <cstring>  // std::memcpy
+
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/amd_ibs/layout.hpp>      // field_table
@@ -18,16 +20,15 @@ const FieldSpec* field(std::string_view name, unsigned family, unsigned model) {
   return nullptr;
 }
 
-// Raw payload sizes (after the u32 size) of each unit with and without its
-// optional registers: they never overlap, which tells the units apart in a
-// file whose PMU mappings were lost.
-std::optional<IbsUnit> unit_from_raw_size(std::size_t size) {
+}  // namespace
+
+std::optional<IbsUnit> IbsCapture::unit_from_raw_size(std::size_t size) {
+  // Raw payload sizes (after the u32 size) of each unit with and without
+  // its optional registers: they never overlap.
   if (size == 28 || size == 36) return IbsUnit::fetch;
   if (size == 60 || size == 68 || size == 76) return IbsUnit::op;
   return std::nullopt;
 }
-
-}  // namespace
 
 IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu) {
   const auto fetch_type = info.pmu_type("ibs_fetch");
@@ -70,6 +71,14 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
   op_max_cnt_ = field("IbsOpMaxCnt", cpu_.family, cpu_.model);
   op_max_cnt_ext_ = field("IbsOpMaxCntExt", cpu_.family, cpu_.model);
   op_cnt_ctl_ = field("IbsOpCntCtl", cpu_.family, cpu_.model);
+  // The address Sample::ip holds is one of the fixed registers, whose
+  // places no capability bit moves.
+  for (const FieldSpec& f : field_table()) {
+    if (f.address != AddressSlot::ip || !f.exists_on(cpu_.family, cpu_.model)) continue;
+    const IbsUnit unit = amd_ibs::info(f.reg).unit;
+    const auto offsets = perf_raw_offsets(unit, 0, perf_raw_size(unit, 0));
+    ip_offset_[static_cast<int>(unit)] = offsets[static_cast<std::size_t>(f.reg)];
+  }
 }
 
 IbsCapture::~IbsCapture() = default;
@@ -85,18 +94,11 @@ std::uint64_t IbsCapture::requested_period(IbsUnit unit) const { return requeste
 
 IbsCapture::Result IbsCapture::decode(const perf_data::SampleRecord& r, Sample& out, IbsSampleInfo& si,
                                       std::string& problem) const {
-  const auto i = static_cast<std::size_t>(r.attr - first_attr_);
-  if (i >= units_.size()) return Result::not_ibs;
-  std::optional<IbsUnit> unit = units_[i];
-  if (!unit && unit_from_size_[i]) unit = unit_from_raw_size(r.raw.size());
-  if (!unit) return Result::not_ibs;
-  if (!(r.sample_type & PERF_SAMPLE_RAW)) {
-    problem = "IBS sample without its raw registers (record with --raw-samples)";
-    return Result::damaged;
-  }
+  IbsUnit unit = IbsUnit::op;
+  if (const Result result = classify(r, unit, problem); result != Result::ok) return result;
   std::uint64_t control = 0;
   try {
-    control = decoder_->decode_perf_raw(*unit, r.raw, out, &si.kind);
+    control = decoder_->decode_perf_raw(unit, r.raw, out, &si.kind);
   } catch (const Error& e) {
     problem = e.what();
     return Result::damaged;
@@ -106,16 +108,10 @@ IbsCapture::Result IbsCapture::decode(const perf_data::SampleRecord& r, Sample& 
   out.cpu = r.id.cpu;
   out.time = r.id.time;
   if (!(r.sample_type & PERF_SAMPLE_TID)) out.pid = out.tid = 0;
-  si.unit = *unit;
-  if (*unit == IbsUnit::fetch) {
-    si.period = fetch_max_cnt_->extract(control) << 4;
-    si.counts_ops = false;
-  } else {
-    std::uint64_t max = op_max_cnt_->extract(control);
-    if (op_max_cnt_ext_) max |= op_max_cnt_ext_->extract(control) << 16;
-    si.period = max << 4;
-    si.counts_ops = op_cnt_ctl_->extract(control) != 0;
-  }
+  si.unit = unit;
+  const Period p = period_of(unit, control);
+  si.period = p.period;
+  si.counts_ops = p.counts_ops;
   return Result::ok;
 }
 

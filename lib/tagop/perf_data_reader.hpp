@@ -143,6 +143,9 @@ struct LostRecord {
   SampleId id;
 };
 
+/// The reader calls these in file order. Spans into the file (a sample's
+/// raw payload, its callchain ...) stay readable until read() returns, so a
+/// handler may queue them for other threads.
 class RecordHandler {
  public:
   virtual ~RecordHandler() = default;
@@ -161,6 +164,8 @@ struct Skipped {
   std::uint64_t first_offset = 0;
   std::string first_reason;
   void add(std::uint64_t offset, std::string_view reason);
+  /// Adds another count; the first is the one at the lower offset.
+  void merge(const Skipped& other);
 };
 
 struct ReadSummary {
@@ -179,6 +184,22 @@ struct ReadSummary {
 /// lays it out. Returns "" when it fits, else which field ran past the end.
 /// `out.attr` and `out.offset` are left to the caller.
 std::string_view parse_sample(const perf_event_attr& attr, std::span<const std::byte> body, SampleRecord& out);
+
+/// Where the fields of a sample sit when all of them have a fixed size but
+/// RAW, which comes last: the layout of most captures (perf record's IBS,
+/// cpu-clock and cycles samples), computed once per event, so that a
+/// sample is read by offsets instead of field by field.
+struct FixedSampleLayout {
+  bool usable = false;  // the sample_type has only such fields
+  std::uint16_t size = 0;  // bytes of the fixed fields, RAW's size included
+  std::int16_t identifier = -1, ip = -1, tid = -1, time = -1, addr = -1, id = -1, stream_id = -1, cpu = -1,
+               period = -1, raw = -1;
+  static FixedSampleLayout of(const perf_event_attr& attr);
+};
+
+/// parse_sample, by `layout` where it is usable (the same result).
+std::string_view parse_sample(const FixedSampleLayout& layout, const perf_event_attr& attr,
+                              std::span<const std::byte> body, SampleRecord& out);
 
 /// Parses the sample_id_all trailer at the end of a non-sample record body.
 /// Returns false when the body is too short for it.
@@ -217,6 +238,7 @@ class PerfDataReader {
   std::unique_ptr<Mapping> mapping_;
   std::span<const std::byte> bytes_;
   FileInfo info_;
+  std::vector<FixedSampleLayout> layouts_;  // by attr
   std::unordered_map<std::uint64_t, std::uint32_t> attr_by_id_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> ids_flat_;  // the same, when short
   // Where a sample's id sits: at the front (IDENTIFIER), at a fixed

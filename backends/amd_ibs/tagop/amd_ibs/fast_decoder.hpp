@@ -5,7 +5,9 @@
 // decoded conditions; measures and addresses are extracted per sample.
 // decode() returns exactly what IbsDecoder::decode() does, and
 // decode_perf_raw() what IbsDecoder::decode(parse_perf_raw(...)) does,
-// reading the registers straight from the payload.
+// reading the registers straight from the payload. kind_of() and
+// add_measures() give the same without building a Sample at all, for
+// callers that only tally.
 
 #include <array>    // std::array
 #include <cstdint>  // std::uint64_t
@@ -40,6 +42,23 @@ class FastIbsDecoder {
                                 std::uint32_t* kind = nullptr) const;
   static constexpr std::uint32_t no_kind = 0xFFFFFFFFu;
 
+  /// The kind of a PERF_SAMPLE_RAW payload (as decode_perf_raw gives it),
+  /// and its first register in `control`. no_kind when the kind cache is
+  /// full or the unit's conditions cannot be cached: decode_perf_raw()
+  /// then. Throws tagop::Error as parse_perf_raw does.
+  std::uint32_t kind_of(IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& control) const;
+  /// Adds the measures a payload of `kind` reports (kind_of's last payload
+  /// or one of the same size and capabilities) to `totals`.
+  void add_measures(std::uint32_t kind, std::span<const std::byte> payload,
+                    std::array<std::uint64_t, measure_count>& totals) const;
+
+  /// What every sample of a kind shares.
+  struct KindFacts {
+    ConditionSet conditions, observed;
+    std::uint32_t measured = 0;
+  };
+  const KindFacts& facts(std::uint32_t kind) const { return entries_[kind].facts; }
+
  private:
   static constexpr std::size_t key_registers = 4;
   struct Key {
@@ -51,10 +70,17 @@ class FastIbsDecoder {
               (bits[0] ^ o.bits[0]) | (bits[1] ^ o.bits[1]) | (bits[2] ^ o.bits[2]) | (bits[3] ^ o.bits[3])) == 0;
     }
   };
+  // A measure field of one kind: where it is in the payload.
+  struct MeasureField {
+    std::uint16_t at = 0;  // byte offset in the payload
+    std::uint8_t lsb = 0, measure = 0;
+    std::uint64_t mask = 0;  // after the shift
+  };
   struct Decided {
     Key key;
-    ConditionSet conditions, observed;
-    std::uint32_t measured = 0;
+    KindFacts facts;
+    std::array<MeasureField, measure_count> measure_fields{};
+    std::uint8_t measure_field_count = 0;
   };
   struct UnitPlan {
     std::vector<std::pair<IbsRegister, std::uint64_t>> condition_bits;  // register, mask
@@ -74,7 +100,10 @@ class FastIbsDecoder {
   template <typename Registers>
   void fill(const Decided& d, const UnitPlan& plan, const Registers& regs, Sample& s) const;
   const Decided* find(const Key& key, std::size_t& slot) const;
-  const Decided& insert(const Key& key, std::size_t slot, const Sample& decoded) const;
+  const Decided& insert(const Key& key, std::size_t slot, const Sample& decoded,
+                        const std::array<std::int16_t, register_count>* offsets) const;
+  // The cached entry of a raw payload (nullptr when uncacheable).
+  const Decided* raw_entry(IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& control) const;
   const RawLayout& raw_layout(IbsUnit unit, std::uint32_t caps, std::size_t size) const;
 
   IbsDecoder decoder_;

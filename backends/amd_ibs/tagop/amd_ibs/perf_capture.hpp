@@ -5,8 +5,10 @@
 // sample. And the other way: writing IBS captures that perf reads.
 
 #include <cstdint>   // std::uint32_t, std::uint64_t
+#include <cstring>   // std::memcpy
 #include <memory>    // std::unique_ptr
 #include <optional>  // std::optional
+#include <span>      // std::span
 #include <string>    // std::string
 #include <vector>    // std::vector
 
@@ -53,6 +55,23 @@ class IbsCapture {
   /// pid/tid/cpu/time from the record. On `damaged`, `problem` says why.
   Result decode(const perf_data::SampleRecord& record, Sample& out, IbsSampleInfo& info, std::string& problem) const;
 
+  // decode() in parts, for callers that split the work across threads.
+
+  /// Whether a sample is IBS, and of which unit; `damaged` (with `problem`)
+  /// when it is but has no raw payload. Its payload is checked by decoding.
+  Result classify(const perf_data::SampleRecord& record, IbsUnit& unit, std::string& problem) const;
+  /// The sample's instruction (or fetch) address, as decode() gives it in
+  /// Sample::ip: from the payload's fixed registers; 0 when the payload is
+  /// too short to hold them (decoding it reports the damage).
+  std::uint64_t ip_of(IbsUnit unit, std::span<const std::byte> raw) const;
+  struct Period {
+    std::uint64_t period = 0;
+    bool counts_ops = false;
+  };
+  /// The period and what it counts, from a sample's control register
+  /// (FastIbsDecoder::decode_perf_raw or kind_of gives it).
+  Period period_of(IbsUnit unit, std::uint64_t control) const;
+
   /// The sampling period the event asked for (attr.sample_period), or 0
   /// when it sampled by frequency or gave MaxCnt in attr.config.
   std::uint64_t requested_period(IbsUnit unit) const;
@@ -61,6 +80,10 @@ class IbsCapture {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
+  // The unit of a payload by its size, in a file whose PMU mappings were
+  // lost.
+  static std::optional<IbsUnit> unit_from_raw_size(std::size_t size);
+
   const perf_data::EventAttr* first_attr_ = nullptr;
   std::vector<std::optional<IbsUnit>> units_;  // by attr index
   std::vector<bool> unit_from_size_;           // units_ unknown: infer from the raw size
@@ -72,8 +95,40 @@ class IbsCapture {
   const FieldSpec* op_max_cnt_ext_ = nullptr;  // absent before Family 12h
   const FieldSpec* op_cnt_ctl_ = nullptr;
   std::uint64_t requested_period_[2] = {0, 0};
+  std::int16_t ip_offset_[2] = {-1, -1};  // by unit: where ip_of() reads
   std::vector<std::string> warnings_;
 };
+
+// Once per sample: inline.
+
+inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
+                                               std::string& problem) const {
+  const auto i = static_cast<std::size_t>(r.attr - first_attr_);
+  if (i >= units_.size()) return Result::not_ibs;
+  std::optional<IbsUnit> known = units_[i];
+  if (!known && unit_from_size_[i]) known = unit_from_raw_size(r.raw.size());
+  if (!known) return Result::not_ibs;
+  unit = *known;
+  if (!(r.sample_type & PERF_SAMPLE_RAW)) {
+    problem = "IBS sample without its raw registers (record with --raw-samples)";
+    return Result::damaged;
+  }
+  return Result::ok;
+}
+
+inline std::uint64_t IbsCapture::ip_of(IbsUnit unit, std::span<const std::byte> raw) const {
+  const std::int16_t at = ip_offset_[static_cast<int>(unit)];
+  std::uint64_t ip = 0;
+  if (at >= 0 && raw.size() >= static_cast<std::size_t>(at) + 8) std::memcpy(&ip, raw.data() + at, 8);
+  return ip;
+}
+
+inline IbsCapture::Period IbsCapture::period_of(IbsUnit unit, std::uint64_t control) const {
+  if (unit == IbsUnit::fetch) return {fetch_max_cnt_->extract(control) << 4, false};
+  std::uint64_t max = op_max_cnt_->extract(control);
+  if (op_max_cnt_ext_) max |= op_max_cnt_ext_->extract(control) << 16;
+  return {max << 4, op_cnt_ctl_->extract(control) != 0};
+}
 
 /// Writes IBS captures as `perf record -e ibs_fetch// -e ibs_op// --raw-samples`
 /// would: two events (sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW,

@@ -1,0 +1,112 @@
+#pragma once
+// Items handed out in batches to worker threads, each worker with a state of
+// its own (a tally), so that no item is shared and nothing is locked per
+// item. The thread that adds items never waits: when the workers fall
+// behind it works the batch itself. So the queue stays short (memory does
+// not grow with the input) and every core, the adding one too, is busy.
+// With one thread, add() works each batch in place.
+
+#include <condition_variable>  // std::condition_variable
+#include <cstddef>             // std::size_t
+#include <deque>               // std::deque
+#include <mutex>               // std::mutex
+#include <thread>              // std::jthread
+#include <utility>             // std::move
+#include <vector>              // std::vector
+
+namespace tagop::cli {
+
+/// State: `void add(const Item&)`, which must not throw.
+template <typename Item, typename State>
+class BatchPool {
+ public:
+  static constexpr std::size_t batch_size = 4096;
+
+  /// `threads` states (the adding thread's first), each from make(); one
+  /// worker thread for each state after the first.
+  template <typename Make>
+  BatchPool(std::size_t threads, Make make) {
+    states_.reserve(threads ? threads : 1);
+    for (std::size_t i = 0; i < (threads ? threads : 1); ++i) states_.push_back(make());
+    batch_.reserve(batch_size);
+    for (std::size_t i = 1; i < states_.size(); ++i)
+      workers_.emplace_back([this, i] { work(states_[i]); });
+  }
+  BatchPool(const BatchPool&) = delete;
+  BatchPool& operator=(const BatchPool&) = delete;
+  ~BatchPool() { stop(); }
+
+  void add(const Item& item) {
+    batch_.push_back(item);
+    if (batch_.size() == batch_size) submit();
+  }
+
+  /// Works what is left and joins the workers: the states are final.
+  std::vector<State>& finish() {
+    submit();
+    stop();
+    return states_;
+  }
+
+ private:
+  void submit() {
+    if (batch_.empty()) return;
+    {
+      std::unique_lock lock(mutex_);
+      if (!workers_.empty() && queue_.size() < 2 * workers_.size()) {
+        queue_.push_back(std::move(batch_));
+        batch_ = spare(lock);
+        ready_.notify_one();
+        return;
+      }
+    }
+    for (const Item& item : batch_) states_[0].add(item);
+    batch_.clear();
+  }
+
+  // An emptied batch to fill again, so that batches are not reallocated.
+  std::vector<Item> spare(std::unique_lock<std::mutex>&) {
+    std::vector<Item> out;
+    if (!spares_.empty()) {
+      out = std::move(spares_.back());
+      spares_.pop_back();
+    }
+    out.clear();
+    out.reserve(batch_size);
+    return out;
+  }
+
+  void work(State& state) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left
+      std::vector<Item> batch = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      for (const Item& item : batch) state.add(item);
+      lock.lock();
+      spares_.push_back(std::move(batch));
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    workers_.clear();  // joins
+  }
+
+  std::vector<State> states_;
+  std::vector<Item> batch_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::vector<Item>> queue_;
+  std::vector<std::vector<Item>> spares_;
+  bool stopping_ = false;
+  std::vector<std::jthread> workers_;  // last: joined before the rest goes
+};
+
+}  // namespace tagop::cli
