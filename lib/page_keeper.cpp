@@ -38,6 +38,13 @@ void PageKeeper::reached(std::uint64_t at) {
     at_ = at;
   }
   moved_.notify_one();
+  // Given back here, not by the helper: a helper kept waiting for a CPU
+  // would let the mapped pages, and RSS, grow.
+  if (at > released_ + 2 * window) {
+    const std::uint64_t behind = (at - window) / page_ * page_;
+    madvise(const_cast<std::byte*>(base_) + released_, behind - released_, MADV_DONTNEED);
+    released_ = behind;
+  }
 }
 
 void PageKeeper::keep() {
@@ -55,11 +62,6 @@ void PageKeeper::keep() {
       // Failure (an old kernel) only means the reader faults the pages in.
       populate = madvise(base + populated_, ahead - populated_, MADV_POPULATE_READ) == 0;
       populated_ = ahead;
-    }
-    if (seen > released_ + 2 * window) {
-      const std::uint64_t behind = (seen - window) / page_ * page_;
-      madvise(base + released_, behind - released_, MADV_DONTNEED);
-      released_ = behind;
     }
     lock.lock();
   }

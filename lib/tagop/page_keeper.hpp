@@ -1,11 +1,11 @@
 #pragma once
-// The pages of a file mapping that is read once, front to back, kept by a
-// helper thread: it maps in the window ahead of the reader
-// (MADV_POPULATE_READ, Linux 5.14; where the kernel lacks it, the reader
-// takes the page faults as before) and gives back the pages a window
-// behind it (MADV_DONTNEED). The reading thread then neither faults nor
-// unmaps, and RSS stays flat however long the file. Pages given back stay
-// readable: touching one again reads it from the file.
+// The pages of a file mapping that is read once, front to back: a helper
+// thread maps in the windows ahead of the reader (MADV_POPULATE_READ, Linux
+// 5.14; where the kernel lacks it, the reader takes the page faults as
+// before), so that the reading thread does not fault; the pages a window
+// behind it are given back (MADV_DONTNEED), so that RSS stays flat however
+// long the file. Pages given back stay readable: touching one again reads
+// it from the file.
 
 #include <condition_variable>  // std::condition_variable
 #include <cstddef>             // std::byte
@@ -25,7 +25,8 @@ class PageKeeper {
   PageKeeper(const PageKeeper&) = delete;
   PageKeeper& operator=(const PageKeeper&) = delete;
 
-  /// The reader is at `at`; call it about once a window.
+  /// The reader is at `at`; call it about once a window. Gives back the
+  /// pages before the last window or so.
   void reached(std::uint64_t at);
 
  private:
@@ -33,7 +34,8 @@ class PageKeeper {
 
   const std::byte* base_;
   std::uint64_t size_, page_;
-  std::uint64_t populated_, released_;  // the helper's own
+  std::uint64_t populated_;  // the helper's own
+  std::uint64_t released_;   // the reader's own
   std::mutex mutex_;
   std::condition_variable moved_;
   std::uint64_t at_;

@@ -257,6 +257,57 @@ TEST_CASE("every sample_type field parses in the kernel's order", "[perfdata]") 
   }
 }
 
+TEST_CASE("samples of fixed-size fields read by offsets as field by field", "[perfdata]") {
+  // Every combination of the fixed-size fields and RAW, in the kernel's
+  // order, each field a value of its own; then every shorter body.
+  const std::uint64_t bits[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,        PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+                                PERF_SAMPLE_ADDR,       PERF_SAMPLE_ID,        PERF_SAMPLE_STREAM_ID,
+                                PERF_SAMPLE_CPU,        PERF_SAMPLE_PERIOD,    PERF_SAMPLE_RAW};
+  for (unsigned combination = 0; combination < 1u << 10; ++combination) {
+    perf_event_attr a{};
+    Body b;
+    for (unsigned i = 0; i < 10; ++i) {
+      if (!(combination >> i & 1)) continue;
+      a.sample_type |= bits[i];
+      if (bits[i] == PERF_SAMPLE_RAW) {
+        b.put<std::uint32_t>(5).put<std::uint32_t>(0xA1A2A3A4).put<std::uint8_t>(0xA5);
+      } else {
+        b.put<std::uint32_t>(0x100 + i).put<std::uint32_t>(0x200 + i);  // u64 fields, and TID's and CPU's pairs
+      }
+    }
+    INFO("sample_type " << a.sample_type);
+    const FixedSampleLayout layout = FixedSampleLayout::of(a);
+    REQUIRE(layout.usable);
+    SampleRecord slow, fast;
+    REQUIRE(parse_sample(a, b.bytes, slow) == "");
+    REQUIRE(parse_sample(layout, a, b.bytes, fast) == "");
+    CHECK(fast.ip == slow.ip);
+    CHECK(fast.id.id == slow.id.id);
+    CHECK(fast.id.pid == slow.id.pid);
+    CHECK(fast.id.tid == slow.id.tid);
+    CHECK(fast.id.time == slow.id.time);
+    CHECK(fast.addr == slow.addr);
+    CHECK(fast.id.stream_id == slow.id.stream_id);
+    CHECK(fast.id.cpu == slow.id.cpu);
+    CHECK(fast.period == slow.period);
+    CHECK(fast.sample_type == slow.sample_type);
+    CHECK((fast.raw.data() == slow.raw.data() && fast.raw.size() == slow.raw.size()));
+    if (a.sample_type & PERF_SAMPLE_IP) CHECK(fast.ip == (0x201ull << 32 | 0x101));
+    if (a.sample_type & PERF_SAMPLE_RAW) CHECK(fast.raw.size() == 5);
+    for (std::size_t n = 0; n < b.bytes.size(); ++n) {
+      const std::vector<std::byte> cut(b.bytes.begin(), b.bytes.begin() + static_cast<std::ptrdiff_t>(n));
+      SampleRecord t, u;
+      REQUIRE(parse_sample(layout, a, cut, t) == parse_sample(a, cut, u));
+    }
+  }
+  perf_event_attr with_read{};
+  with_read.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_READ | PERF_SAMPLE_RAW;
+  CHECK_FALSE(FixedSampleLayout::of(with_read).usable);
+  perf_event_attr with_regs{};
+  with_regs.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_INTR;
+  CHECK_FALSE(FixedSampleLayout::of(with_regs).usable);
+}
+
 TEST_CASE("samples without registers, single read values, empty user stack", "[perfdata]") {
   perf_event_attr a{};
   a.sample_type = PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_BRANCH_STACK |

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -13,11 +14,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <tagop/amd_ibs/perf_capture.hpp>
+#include <tagop/page_keeper.hpp>
 
 #include <tagop/predicate.hpp>
 
@@ -363,4 +366,87 @@ TEST_CASE("report names functions and source lines from the modules' symbols", "
     ++said;
   CHECK(said == 1);
   fs::remove(capture);
+}
+
+TEST_CASE("report: the same result with any number of tallying threads", "[perfdata][threads]") {
+  // The example is 10200 samples: a few batches, so that every thread works.
+  for (const char* args : {"", " --by module", " --by process", " --by address", " --where 'load & dc.miss'",
+                           " --cpu 2", " --comm ibs-example --top 0"}) {
+    INFO(args);
+    const json one = report_json(example() + args + " --threads 1");
+    CHECK(report_json(example() + args + " --threads 2") == one);
+    CHECK(report_json(example() + args + " --threads 5") == one);
+    CHECK(report_json(example() + args) == one);  // one per CPU
+  }
+}
+
+TEST_CASE("report: damaged IBS payloads are counted and the rest kept, whatever thread meets them",
+          "[perfdata][threads]") {
+  // Walk the example's records (the data section's offset is at byte 40 of
+  // the header); in the 100th and the 5000th sample, make the raw size
+  // field say 20 bytes: shorter than any IBS layout. The example's samples
+  // are IDENTIFIER, IP, TID, TIME, CPU, PERIOD, then RAW's u32 size: at
+  // byte 8 + 6 * 8 of the record.
+  std::string bytes = slurp(example());
+  auto u64_at = [&](std::size_t at) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, bytes.data() + at, 8);
+    return v;
+  };
+  std::uint64_t at = u64_at(40);
+  const std::uint64_t end = at + u64_at(48);
+  std::vector<std::uint64_t> damaged;
+  for (std::size_t sample = 0; at < end;) {
+    std::uint32_t type = 0;
+    std::uint16_t size = 0;
+    std::memcpy(&type, bytes.data() + at, 4);
+    std::memcpy(&size, bytes.data() + at + 6, 2);
+    REQUIRE(size >= 8);
+    if (type == 9 && (++sample == 100 || sample == 5000)) {
+      const std::uint32_t twenty = 20;
+      std::memcpy(bytes.data() + at + 56, &twenty, 4);
+      damaged.push_back(at);
+    }
+    at += size;
+  }
+  REQUIRE(damaged.size() == 2);
+  const std::string file = temp("damaged-payloads.data");
+  std::ofstream(file, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  for (const char* threads : {"1", "3"}) {
+    INFO("threads " << threads);
+    const RunResult r = run_tagop("report " + file + " --json --threads " + threads);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["samples"]["fetch"].get<std::uint64_t>() + j["samples"]["op"].get<std::uint64_t>() ==
+          model_samples() - 2);
+    CHECK(j["skipped"]["count"] == 2);
+    CHECK(j["skipped"]["first_offset"] == damaged[0]);
+    CHECK_THAT(j["skipped"]["first_reason"].get<std::string>(), Catch::Contains("shorter than"));
+    CHECK(run_tagop("report " + file + " --strict --threads " + threads).exit_code == 1);
+  }
+  fs::remove(file);
+}
+
+TEST_CASE("report on a long capture: 40 times the model, whatever the threads", "[perfdata][threads]") {
+  // make-ibs-example repeats the model: 40 rounds are about 45 MB, long
+  // enough for the reader's page keeper (page_keeper.hpp) to map pages
+  // ahead and give them back behind, while the threads tally.
+  const std::string file = temp("long.data");
+  const std::size_t rounds = 40;
+  const std::string cmd = env("MAKE_IBS_EXAMPLE") + " " + file + " --samples " + std::to_string(rounds * model_samples());
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  REQUIRE(fs::file_size(file) > 4 * tagop::PageKeeper::window);
+  const ModelTotals t = model_totals();
+  for (const char* threads : {"1", "2", "4"}) {
+    INFO("threads " << threads);
+    const json j = report_json(file + " --threads " + threads);
+    CHECK(j["samples"]["fetch"] == rounds * t.fetches);
+    CHECK(j["samples"]["op"] == rounds * t.ops);
+    for (const auto& [id, expected] : t.events) {
+      INFO(id);
+      CHECK(j["events"][id] == rounds * expected);
+    }
+  }
+  fs::remove(file);
 }

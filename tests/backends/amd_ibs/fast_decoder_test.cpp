@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <vector>
@@ -81,6 +82,19 @@ TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecod
     std::memcpy(&first, payload.data() + 4, 8);
     REQUIRE(control == first);
     REQUIRE(same(expected, got));
+    // Without a Sample: the same kind, control and measures.
+    std::uint64_t kind_control = 0;
+    REQUIRE(fast.kind_of(unit, payload, kind_control) == kind);
+    REQUIRE(kind_control == first);
+    if (kind != FastIbsDecoder::no_kind) {
+      std::array<std::uint64_t, measure_count> totals{};
+      fast.add_measures(kind, payload, totals);
+      for (std::size_t m = 0; m < measure_count; ++m) REQUIRE(totals[m] == expected.measures[m]);
+      const auto& facts = fast.facts(kind);
+      REQUIRE(facts.conditions == expected.conditions);
+      REQUIRE(facts.observed == expected.observed);
+      REQUIRE(facts.measured == expected.measured);
+    }
     // Samples of one kind agree on everything the engine keys on. (Random
     // bits make more kinds than the bounded cache holds: those have none.)
     if (kind == FastIbsDecoder::no_kind) continue;
@@ -97,4 +111,6 @@ TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecod
   CHECK_THROWS_WITH(fast.decode_perf_raw(IbsUnit::op, short_payload, s), Catch::Contains("shorter than"));
   std::vector<std::byte> odd_payload(4 + 8 * 7 + 3);
   CHECK_THROWS_WITH(fast.decode_perf_raw(IbsUnit::op, odd_payload, s), Catch::Contains("4 + 8n"));
+  std::uint64_t control = 0;
+  CHECK_THROWS_WITH(fast.kind_of(IbsUnit::op, short_payload, control), Catch::Contains("shorter than"));
 }
