@@ -265,6 +265,23 @@ TEST_CASE("completion: the script completes commands and event names in bash", "
     ++listed;
   }
   CHECK(listed >= 8);
+  // Every long option of report and record, as their --help lists them.
+  for (const std::string command : {"report", "record"}) {
+    const std::string offered = complete(command + " --", 2);
+    std::istringstream options(run_tagop(command + " --help").out);
+    int options_listed = 0;
+    while (std::getline(options, line)) {
+      const auto dashes = line.find("--");
+      if (line.rfind("  -", 0) != 0 || dashes == std::string::npos) continue;
+      const std::string option = line.substr(dashes, line.find_first_of(" =", dashes) - dashes);
+      INFO(command << " " << option);
+      CHECK_THAT(offered, Catch::Contains(option + "\n"));
+      ++options_listed;
+    }
+    CHECK(options_listed >= 8);
+  }
+  CHECK(complete("report --by mod", 3) == "module\n");
+  CHECK(complete("report --view d", 3) == "dc\ndtlb\n");
   CHECK(complete("events show BACLEARS.A", 3) == "BACLEARS.ALL\n");
   CHECK(complete("events list --backend gold", 4) == "goldmont\n");
 

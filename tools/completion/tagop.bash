@@ -39,6 +39,27 @@ _tagop() {
       COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
     cpu)
       COMPREPLY=($(compgen -W "--format --json --help" -- "$cur")) ;;
+    report)
+      case "$prev" in
+        --by) COMPREPLY=($(compgen -W "function module process address line" -- "$cur")); return ;;
+        --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
+      esac
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--by --view --events --where --sort --top --cpu --pid --comm --family --model
+                                 --estimates --threads --strict --format --json --help" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
+      fi ;;
+    record)
+      case "$prev" in
+        -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+      esac
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--ibs-op --ibs-fetch --event --period --all-cpus --pid --duration --output
+                                 --help" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -c -- "$cur"))  # the command to sample
+      fi ;;
   esac
 }
 complete -F _tagop tagop
