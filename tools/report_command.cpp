@@ -149,12 +149,7 @@ void run_report(const ReportOptions& o) {
 
   // Damage from the reader and from the IBS payloads, as one count.
   r.skipped = summary.skipped;
-  const perf_data::Skipped& damaged = builder.damaged();
-  if (damaged.count) {
-    const bool first = r.skipped.count == 0 || damaged.first_offset < r.skipped.first_offset;
-    r.skipped.count += damaged.count;
-    if (first) r.skipped.first_offset = damaged.first_offset, r.skipped.first_reason = damaged.first_reason;
-  }
+  r.skipped.merge(builder.damaged());
   for (const auto* list : {&info.warnings, &summary.warnings, &capture.warnings()})
     r.warnings.insert(r.warnings.end(), list->begin(), list->end());
   for (const std::string& w : builder.warnings()) r.warnings.push_back(w);

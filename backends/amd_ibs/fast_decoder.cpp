@@ -166,9 +166,7 @@ const FastIbsDecoder::Decided* FastIbsDecoder::raw_entry(IbsUnit unit, std::span
   return &insert(key, slot, decoder_.decode(parse_perf_raw(unit, payload).registers), &layout.offsets);
 }
 
-std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s,
-                                              std::uint32_t* kind) const {
-  if (kind) *kind = no_kind;
+std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s) const {
   std::uint64_t control = 0;
   const Decided* d = raw_entry(unit, payload, control);
   if (!d) {
@@ -176,7 +174,6 @@ std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std:
     return control;
   }
   fill(*d, plans_[static_cast<std::size_t>(unit)], PayloadRegisters{payload.data(), layouts_[static_cast<std::size_t>(unit)].offsets}, s);
-  if (kind && d != &scratch_) *kind = static_cast<std::uint32_t>(d - entries_.data());
   return control;
 }
 

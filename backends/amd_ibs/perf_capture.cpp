@@ -98,7 +98,7 @@ IbsCapture::Result IbsCapture::decode(const perf_data::SampleRecord& r, Sample& 
   if (const Result result = classify(r, unit, problem); result != Result::ok) return result;
   std::uint64_t control = 0;
   try {
-    control = decoder_->decode_perf_raw(unit, r.raw, out, &si.kind);
+    control = decoder_->decode_perf_raw(unit, r.raw, out);
   } catch (const Error& e) {
     problem = e.what();
     return Result::damaged;

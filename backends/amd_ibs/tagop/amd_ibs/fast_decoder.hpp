@@ -36,17 +36,15 @@ class FastIbsDecoder {
   /// Decodes a PERF_SAMPLE_RAW payload of `unit` (after its u32 size) into
   /// `out` (default-constructed), and returns its first register
   /// (IbsFetchCtl or IbsOpCtl). Throws tagop::Error as parse_perf_raw does.
-  /// `kind`, when given, gets an id that samples with the same conditions,
-  /// observed conditions and reported measures share (no_kind when none).
-  std::uint64_t decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& out,
-                                std::uint32_t* kind = nullptr) const;
-  static constexpr std::uint32_t no_kind = 0xFFFFFFFFu;
+  std::uint64_t decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& out) const;
 
-  /// The kind of a PERF_SAMPLE_RAW payload (as decode_perf_raw gives it),
-  /// and its first register in `control`. no_kind when the kind cache is
-  /// full or the unit's conditions cannot be cached: decode_perf_raw()
-  /// then. Throws tagop::Error as parse_perf_raw does.
+  /// The kind of a PERF_SAMPLE_RAW payload: an id that payloads with the
+  /// same conditions, observed conditions and reported measures share; and
+  /// its first register in `control`. no_kind when the kind cache is full
+  /// or the unit's conditions cannot be cached: decode_perf_raw() then.
+  /// Throws tagop::Error as parse_perf_raw does.
   std::uint32_t kind_of(IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& control) const;
+  static constexpr std::uint32_t no_kind = 0xFFFFFFFFu;
   /// Adds the measures a payload of `kind` reports (kind_of's last payload
   /// or one of the same size and capabilities) to `totals`.
   void add_measures(std::uint32_t kind, std::span<const std::byte> payload,

@@ -29,10 +29,6 @@ struct IbsSampleInfo {
   std::uint64_t period = 0;
   /// Op sampling counted dispatched ops (IbsOpCntCtl), not cycles.
   bool counts_ops = false;
-  /// Samples with the same kind have the same conditions, observed set
-  /// and reported measures (FastIbsDecoder::no_kind: unknown), so that
-  /// callers can tally them before the engine does.
-  std::uint32_t kind = FastIbsDecoder::no_kind;
 };
 
 class IbsCapture {
