@@ -1,7 +1,8 @@
 #pragma once
-// u64 -> u32 by open addressing: the per-sample lookups of `tagop report`
-// (a row by address, a tally by row and kind), where std::unordered_map's
-// node per key costs more than the work around it.
+// Key -> u32 by open addressing, the keys inline: the per-sample lookups of
+// `tagop report` (a row by address, a tally by row and payload key), where
+// std::unordered_map's node per key costs more than the work around it. A
+// Key has `std::uint64_t flat_hash(const Key&)` (found by ADL) and ==.
 
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint32_t, std::uint64_t
@@ -9,27 +10,41 @@
 
 namespace tagop::cli {
 
+inline std::uint64_t flat_hash(std::uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 20; }
+
+template <typename Key>
 class FlatIndex {
  public:
-  FlatIndex() : slots_(1024) {}
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
+
   /// The value of `key`, or none.
-  std::uint32_t find(std::uint64_t key) const { return slots_[slot(key)].value - 1; }
+  std::uint32_t find(const Key& key) const { return slots_[slot(key)].value - 1; }
+
   /// Sets the value of `key`; `value` must not be none.
-  void insert(std::uint64_t key, std::uint32_t value);
+  void insert(const Key& key, std::uint32_t value) {
+    if ((size_ + 1) * 2 > slots_.size()) {
+      std::vector<Slot> old(slots_.size() * 2);
+      old.swap(slots_);
+      for (const Slot& s : old)
+        if (s.value) slots_[slot(s.key)] = s;
+    }
+    Slot& s = slots_[slot(key)];
+    if (!s.value) ++size_;
+    s = {key, value + 1};
+  }
 
  private:
   struct Slot {
-    std::uint64_t key = 0;
+    Key key{};
     std::uint32_t value = 0;  // value + 1; 0 = empty
   };
-  std::size_t slot(std::uint64_t key) const {
+  std::size_t slot(const Key& key) const {
     const std::size_t mask = slots_.size() - 1;
-    std::size_t i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
-    while (slots_[i].value != 0 && slots_[i].key != key) i = (i + 1) & mask;
+    std::size_t i = flat_hash(key) & mask;
+    while (slots_[i].value != 0 && !(slots_[i].key == key)) i = (i + 1) & mask;
     return i;
   }
-  std::vector<Slot> slots_;  // a power of two, at most half full
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);  // a power of two, at most half full
   std::size_t size_ = 0;
 };
 

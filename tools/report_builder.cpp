@@ -32,6 +32,7 @@ std::uint64_t key_of(std::uint32_t module, std::uint64_t value) {
 ReportBuilder::ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture* capture, RowKind by,
                              ReportFilters filters, bool show_progress, std::size_t threads)
     : capture_(capture), by_(by), filters_(std::move(filters)), show_progress_(show_progress), symbols_(processes_) {
+  filtering_ = !filters_.cpus.empty() || !filters_.pids.empty() || !filters_.comms.empty();
   processes_.add_build_ids(info.build_ids);
   if (!threads) threads = std::max(1u, std::thread::hardware_concurrency());
   const Predicate* where = filters_.where ? &*filters_.where : nullptr;
@@ -87,7 +88,7 @@ std::uint32_t ReportBuilder::row_named(Row row) {
 template <typename MakeRow>
 std::uint32_t ReportBuilder::row_for(std::uint64_t key, MakeRow&& make) {
   std::uint32_t row = row_by_key_.find(key);
-  if (row == FlatIndex::none) {
+  if (row == FlatIndex<std::uint64_t>::none) {
     row = row_named(make());
     row_by_key_.insert(key, row);
   }
@@ -142,21 +143,21 @@ void ReportBuilder::sample(const perf_data::SampleRecord& r) {
   const std::uint32_t pid = r.id.pid, cpu = r.id.cpu;
   if (!capture_) {
     ++other_;
-    if (!passes(pid, cpu)) return;
+    if (filtering_ && !passes(pid, cpu)) return;
     const std::uint32_t row = row_of(pid, r.ip);
     if (row >= plain_counts_.size()) plain_counts_.resize(row + 1);
     ++plain_counts_[row];
     return;
   }
   amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
-  std::string problem;
+  std::string_view problem;
   switch (capture_->classify(r, unit, problem)) {
     case amd_ibs::IbsCapture::Result::not_ibs: ++other_; return;
     case amd_ibs::IbsCapture::Result::damaged: counts_.damaged.add(r.offset, problem); return;
     case amd_ibs::IbsCapture::Result::ok: break;
   }
   // Filtered-out samples go on too: the report counts every sample read.
-  const std::uint32_t row = passes(pid, cpu) ? row_of(pid, capture_->ip_of(unit, r.raw)) : IbsTally::not_kept;
+  const std::uint32_t row = (!filtering_ || passes(pid, cpu)) ? row_of(pid, capture_->ip_of(unit, r.raw)) : IbsTally::not_kept;
   pool_->add(IbsWork{r.raw.data(), static_cast<std::uint32_t>(r.raw.size()), row, r.offset, unit});
 }
 

@@ -86,12 +86,13 @@ class ReportBuilder : public perf_data::RecordHandler {
   std::vector<std::uint64_t> plain_counts_;
   RowKind by_;
   ReportFilters filters_;
+  bool filtering_ = false;  // by --cpu, --pid or --comm
   bool show_progress_;
   ProcessTable processes_;
   ModuleSymbolCache symbols_;
   Aggregator aggregator_;
   std::vector<Row> rows_;
-  FlatIndex row_by_key_;
+  FlatIndex<std::uint64_t> row_by_key_;
   std::unordered_map<std::string, std::uint32_t> row_by_name_;
   // The rows of recent (pid, ip) pairs, direct-mapped: most samples repeat
   // an address seen lately, and a hit skips the process table and the row

@@ -7,9 +7,10 @@
 
 namespace tagop::cli {
 
-void PeriodSeen::add(const amd_ibs::IbsCapture::Period& p) {
-  ++samples;
-  sum += p.period;
+void PeriodSeen::add(const amd_ibs::IbsCapture::Period& p, std::uint64_t n) {
+  if (n == 0) return;
+  samples += n;
+  sum += p.period * n;
   min = std::min(min, p.period);
   max = std::max(max, p.period);
   counts_ops = counts_ops || p.counts_ops;
@@ -58,52 +59,80 @@ void IbsTally::add(const IbsWork& w) {
   const std::span<const std::byte> raw(w.raw, w.raw_size);
   const auto u = static_cast<std::size_t>(w.unit);
   std::uint64_t control = 0;
-  std::uint32_t kind = amd_ibs::FastIbsDecoder::no_kind;
+  amd_ibs::FastIbsDecoder::Key key;
+  bool cached = false;
   try {
-    kind = decoder_.kind_of(w.unit, raw, control);
+    cached = decoder_.key_of(w.unit, raw, key, control);
   } catch (const Error& e) {
     counts_.damaged.add(w.offset, e.what());
     return;
   }
   ++counts_.read[u];
-  counts_.period[u].add(capture_->period_of(w.unit, control));
+  count_period(w.unit, control);
   if (w.row == not_kept) return;
+  if (!cached) return add_uncached(w.unit, raw, w.row);
 
-  if (kind == amd_ibs::FastIbsDecoder::no_kind) {
-    Sample s;
-    decoder_.decode_perf_raw(w.unit, raw, s);  // the payload decoded once already: no throw
-    const Verdict v = verdict(s.conditions, s.observed);
-    counts_.where_undecided += v == Verdict::undecided;
-    if (v != Verdict::passes) return;
-    ++counts_.kept[u];
-    uncached_.add(s, w.row);
-    return;
+  std::uint32_t index = entry_by_key_.find(RowKey{key, w.row});
+  if (index == FlatIndex<RowKey>::none) {
+    index = new_entry(key, w.row, raw);
+    if (index == FlatIndex<RowKey>::none) return add_uncached(w.unit, raw, w.row);
   }
-  const Verdict v = kind_verdict(kind);
+  Entry& e = entries_[index];
+  counts_.where_undecided += e.verdict == Verdict::undecided;
+  if (e.verdict != Verdict::passes) return;
+  ++counts_.kept[u];
+  ++e.tally.count;
+  decoder_.add_measures(e.kind, raw, e.tally.totals);
+}
+
+std::uint32_t IbsTally::new_entry(const amd_ibs::FastIbsDecoder::Key& key, std::uint32_t row,
+                                  std::span<const std::byte> raw) {
+  const std::uint32_t kind = decoder_.kind_of(key, raw);
+  if (kind == amd_ibs::FastIbsDecoder::no_kind) return FlatIndex<RowKey>::none;  // the kind cache is full
+  const auto index = static_cast<std::uint32_t>(entries_.size());
+  entries_.push_back(Entry{row, kind, kind_verdict(kind), Tally{}});
+  entry_by_key_.insert(RowKey{key, row}, index);
+  return index;
+}
+
+void IbsTally::add_uncached(amd_ibs::IbsUnit unit, std::span<const std::byte> raw, std::uint32_t row) {
+  Sample s;
+  decoder_.decode_perf_raw(unit, raw, s);  // the payload was read once already: no throw
+  const Verdict v = verdict(s.conditions, s.observed);
   counts_.where_undecided += v == Verdict::undecided;
   if (v != Verdict::passes) return;
-  ++counts_.kept[u];
-  const std::uint64_t key = std::uint64_t{w.row} << 32 | kind;
-  std::uint32_t index = tally_by_key_.find(key);
-  if (index == FlatIndex::none) {
-    index = static_cast<std::uint32_t>(entries_.size());
-    entries_.push_back(Entry{w.row, kind, Tally{}});
-    tally_by_key_.insert(key, index);
+  ++counts_.kept[static_cast<std::size_t>(unit)];
+  uncached_.add(s, row);
+}
+
+void IbsTally::count_period(amd_ibs::IbsUnit unit, std::uint64_t control) {
+  PeriodRun& run = period_runs_[static_cast<std::size_t>(unit)];
+  const std::uint64_t bits = control & capture_->period_bits(unit);
+  if (bits != run.bits) {
+    counts_.period[static_cast<std::size_t>(unit)].add(run.period, run.samples);
+    run = {bits, capture_->period_of(unit, control), 0};
   }
-  Tally& t = entries_[index].tally;
-  ++t.count;
-  decoder_.add_measures(kind, raw, t.totals);
+  ++run.samples;
+}
+
+void IbsTally::end_period_runs() {
+  for (std::size_t u = 0; u < period_runs_.size(); ++u) {
+    counts_.period[u].add(period_runs_[u].period, period_runs_[u].samples);
+    period_runs_[u] = PeriodRun{};
+  }
 }
 
 void IbsTally::drain_into(Aggregator& aggregator, IbsCounts& counts) {
   for (const Entry& e : entries_) {
+    if (e.tally.count == 0) continue;  // did not pass --where
     const auto& facts = decoder_.facts(e.kind);
     aggregator.add(Signature{e.row, facts.measured, facts.conditions, facts.observed}, e.tally);
   }
   entries_.clear();
-  tally_by_key_ = FlatIndex();
+  entry_by_key_ = FlatIndex<RowKey>();
   aggregator.merge(uncached_);
   uncached_ = Aggregator();
+  end_period_runs();
   counts.merge(counts_);
   counts_ = IbsCounts();
 }

@@ -1,9 +1,11 @@
 #pragma once
 // One thread's share of an IBS report. Each raw payload is reduced to its
-// kind (FastIbsDecoder::kind_of: only a payload of a new kind is decoded in
-// full), tallied by row and kind with the measures it reports, and checked
-// against --where once per kind. The engine sees each (row, kind) once, at
-// the end, with the count and measure totals of its samples.
+// key (FastIbsDecoder::key_of: the bits that decide its conditions), and
+// the row and key find the sample's tally with one lookup. Only a new
+// (row, key) looks further: for the key's kind (a payload of a new kind is
+// decoded in full) and the kind's verdict on --where. The engine sees each
+// (row, kind) once, at the end, with the count and measure totals of its
+// samples.
 
 #include <array>    // std::array
 #include <cstddef>  // std::byte
@@ -33,7 +35,8 @@ struct PeriodSeen {
   std::uint64_t samples = 0;
   std::uint64_t sum = 0, min = ~std::uint64_t{0}, max = 0;
   bool counts_ops = false;
-  void add(const amd_ibs::IbsCapture::Period& p);
+  /// `n` samples of period `p`.
+  void add(const amd_ibs::IbsCapture::Period& p, std::uint64_t n = 1);
   void merge(const PeriodSeen& o);
   double mean() const { return samples ? static_cast<double>(sum) / static_cast<double>(samples) : 0; }
 };
@@ -62,18 +65,39 @@ class IbsTally {
   enum class Verdict : std::uint8_t { unknown, undecided, fails, passes };
   Verdict verdict(const ConditionSet& conditions, const ConditionSet& observed) const;
   Verdict kind_verdict(std::uint32_t kind);
+  std::uint32_t new_entry(const amd_ibs::FastIbsDecoder::Key& key, std::uint32_t row, std::span<const std::byte> raw);
+  void add_uncached(amd_ibs::IbsUnit unit, std::span<const std::byte> raw, std::uint32_t row);
+
+  struct RowKey {
+    amd_ibs::FastIbsDecoder::Key key;
+    std::uint32_t row = 0;
+    bool operator==(const RowKey& o) const { return row == o.row && key.same(o.key); }
+    friend std::uint64_t flat_hash(const RowKey& k) { return k.key.hash() ^ k.row * 0x9E3779B97F4A7C15ull; }
+  };
 
   const amd_ibs::IbsCapture* capture_;
   const Predicate* where_;
   amd_ibs::FastIbsDecoder decoder_;  // its own: the kind cache is not shared
   std::vector<Verdict> verdicts_;    // by kind
-  FlatIndex tally_by_key_;           // row << 32 | kind -> index
+  FlatIndex<RowKey> entry_by_key_;
+  // A (row, kind) with the kind's verdict; tallied when it passes.
   struct Entry {
     std::uint32_t row, kind;
+    Verdict verdict;
     Tally tally;
   };
   std::vector<Entry> entries_;
   Aggregator uncached_;  // samples of no kind (the kind cache was full)
+  // By unit: the period of the last control register and the samples
+  // since that had it; added to the counts when it changes, which is rare.
+  struct PeriodRun {
+    std::uint64_t bits = ~std::uint64_t{0};  // of the control: none yet
+    amd_ibs::IbsCapture::Period period;
+    std::uint64_t samples = 0;
+  };
+  std::array<PeriodRun, 2> period_runs_;
+  void count_period(amd_ibs::IbsUnit unit, std::uint64_t control);
+  void end_period_runs();
   IbsCounts counts_;
 };
 

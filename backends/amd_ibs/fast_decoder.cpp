@@ -10,21 +10,7 @@ namespace {
 constexpr std::size_t slot_count = 1 << 14;
 constexpr std::size_t max_entries = slot_count / 2;
 
-std::uint64_t field_mask(const FieldSpec& f) {
-  return f.width == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << f.width) - 1) << f.lsb;
-}
-
 bool decides_conditions(const FieldSpec& f) { return !conditions_of(f).empty(); }
-
-std::uint64_t hash(std::uint32_t present, IbsUnit unit, const std::array<std::uint64_t, 4>& bits) {
-  // Independent multiplies, so that they overlap; the keys differ in few bits.
-  std::uint64_t h = (std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit)) * 0x9E3779B97F4A7C15ull;
-  h ^= bits[0] * 0xBF58476D1CE4E5B9ull;
-  h ^= bits[1] * 0x94D049BB133111EBull;
-  h ^= bits[2] * 0xD6E8FEB86659FD93ull;
-  h ^= bits[3] * 0xC2B2AE3D27D4EB4Full;
-  return h ^ (h >> 32) ^ (h >> 17);
-}
 
 // Register access alike for IbsRegisters and for a payload with offsets.
 struct GivenRegisters {
@@ -59,7 +45,7 @@ FastIbsDecoder::FastIbsDecoder(unsigned family, unsigned model) : decoder_(famil
         plan.condition_bits.emplace_back(f->reg, 0);
         it = plan.condition_bits.end() - 1;
       }
-      it->second |= field_mask(*f);
+      it->second |= f->mask();
     }
     plan.cacheable = plan.condition_bits.size() <= key_registers;
   }
@@ -67,7 +53,7 @@ FastIbsDecoder::FastIbsDecoder(unsigned family, unsigned model) : decoder_(famil
 
 const FastIbsDecoder::Decided* FastIbsDecoder::find(const Key& key, std::size_t& slot) const {
   const std::size_t mask = slot_count - 1;
-  for (slot = hash(key.present, key.unit, key.bits) & mask;; slot = (slot + 1) & mask) {
+  for (slot = key.hash() & mask;; slot = (slot + 1) & mask) {
     if (slots_[slot] == 0) return nullptr;
     const Decided& d = entries_[slots_[slot] - 1];
     if (d.key.same(key)) return &d;
@@ -133,37 +119,41 @@ void FastIbsDecoder::decode(const IbsRegisters& regs, Sample& s) const {
   fill(*d, plan, GivenRegisters{regs}, s);
 }
 
-const FastIbsDecoder::RawLayout& FastIbsDecoder::raw_layout(IbsUnit unit, std::uint32_t caps, std::size_t size) const {
-  RawLayout& l = layouts_[static_cast<std::size_t>(unit)];
-  if (l.valid && l.caps == caps && l.size == size) return l;
+const FastIbsDecoder::RawLayout& FastIbsDecoder::new_raw_layout(IbsUnit unit, std::uint32_t caps,
+                                                               std::size_t size) const {
+  RawLayout l;
   l.offsets = perf_raw_offsets(unit, caps, size);  // throws for sizes parse_perf_raw refuses
-  l.valid = true;
   l.unit = unit;
   l.caps = caps;
   l.size = size;
-  l.present = 0;
   for (std::size_t r = 0; r < register_count; ++r)
     if (l.offsets[r] >= 0) l.present |= 1u << r;
-  return l;
+  auto at = [&](IbsRegister r) { return l.offsets[static_cast<std::size_t>(r)]; };
+  l.control_at = static_cast<std::uint16_t>(at(unit == IbsUnit::fetch ? IbsRegister::IbsFetchCtl : IbsRegister::IbsOpCtl));
+  const UnitPlan& plan = plans_[static_cast<std::size_t>(unit)];
+  l.cacheable = plan.cacheable;
+  for (std::size_t i = 0; i < plan.condition_bits.size() && i < key_registers; ++i) {
+    const auto [reg, mask] = plan.condition_bits[i];
+    if (at(reg) < 0) continue;  // read as 0, as IbsRegisters::get gives it
+    l.key_at[i] = static_cast<std::uint16_t>(at(reg));
+    l.key_mask[i] = mask;
+  }
+  return layouts_[static_cast<std::size_t>(unit)] = l;
 }
 
 const FastIbsDecoder::Decided* FastIbsDecoder::raw_entry(IbsUnit unit, std::span<const std::byte> payload,
                                                        std::uint64_t& control) const {
-  std::uint32_t caps = 0;
-  if (payload.size() >= 4) std::memcpy(&caps, payload.data(), 4);
-  const RawLayout& layout = raw_layout(unit, caps, payload.size());
-  const PayloadRegisters regs{payload.data(), layout.offsets};
-  control = regs.get(unit == IbsUnit::fetch ? IbsRegister::IbsFetchCtl : IbsRegister::IbsOpCtl);
-  const UnitPlan& plan = plans_[static_cast<std::size_t>(unit)];
-  if (!plan.cacheable) return nullptr;
   Key key;
-  key.present = layout.present;
-  key.unit = unit;
-  for (std::size_t i = 0; i < plan.condition_bits.size(); ++i)
-    key.bits[i] = regs.get(plan.condition_bits[i].first) & plan.condition_bits[i].second;
+  if (!key_of(unit, payload, key, control)) return nullptr;
+  return entry_of(key, payload);
+}
+
+const FastIbsDecoder::Decided* FastIbsDecoder::entry_of(const Key& key, std::span<const std::byte> payload) const {
   std::size_t slot = 0;
   if (const Decided* d = find(key, slot)) return d;
-  return &insert(key, slot, decoder_.decode(parse_perf_raw(unit, payload).registers), &layout.offsets);
+  // key_of() read this payload: its layout is the unit's last one.
+  const RawLayout& layout = layouts_[static_cast<std::size_t>(key.unit)];
+  return &insert(key, slot, decoder_.decode(parse_perf_raw(key.unit, payload).registers), &layout.offsets);
 }
 
 std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s) const {
@@ -180,6 +170,11 @@ std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std:
 std::uint32_t FastIbsDecoder::kind_of(IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& control) const {
   const Decided* d = raw_entry(unit, payload, control);
   return d && d != &scratch_ ? static_cast<std::uint32_t>(d - entries_.data()) : no_kind;
+}
+
+std::uint32_t FastIbsDecoder::kind_of(const Key& key, std::span<const std::byte> payload) const {
+  const Decided* d = entry_of(key, payload);
+  return d != &scratch_ ? static_cast<std::uint32_t>(d - entries_.data()) : no_kind;
 }
 
 void FastIbsDecoder::add_measures(std::uint32_t kind, std::span<const std::byte> payload,

@@ -71,6 +71,9 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
   op_max_cnt_ = field("IbsOpMaxCnt", cpu_.family, cpu_.model);
   op_max_cnt_ext_ = field("IbsOpMaxCntExt", cpu_.family, cpu_.model);
   op_cnt_ctl_ = field("IbsOpCntCtl", cpu_.family, cpu_.model);
+  auto bits = [](const FieldSpec* f) { return f ? f->mask() : std::uint64_t{0}; };
+  period_bits_[static_cast<int>(IbsUnit::fetch)] = bits(fetch_max_cnt_);
+  period_bits_[static_cast<int>(IbsUnit::op)] = bits(op_max_cnt_) | bits(op_max_cnt_ext_) | bits(op_cnt_ctl_);
   // The address Sample::ip holds is one of the fixed registers, whose
   // places no capability bit moves.
   for (const FieldSpec& f : field_table()) {
@@ -95,7 +98,11 @@ std::uint64_t IbsCapture::requested_period(IbsUnit unit) const { return requeste
 IbsCapture::Result IbsCapture::decode(const perf_data::SampleRecord& r, Sample& out, IbsSampleInfo& si,
                                       std::string& problem) const {
   IbsUnit unit = IbsUnit::op;
-  if (const Result result = classify(r, unit, problem); result != Result::ok) return result;
+  std::string_view classified;
+  if (const Result result = classify(r, unit, classified); result != Result::ok) {
+    problem = classified;
+    return result;
+  }
   std::uint64_t control = 0;
   try {
     control = decoder_->decode_perf_raw(unit, r.raw, out);

@@ -450,3 +450,39 @@ TEST_CASE("report on a long capture: 40 times the model, whatever the threads", 
   }
   fs::remove(file);
 }
+
+TEST_CASE("report: the period from the samples' MaxCnt when the events give none", "[perfdata][threads]") {
+  // op_period 0: the attr asks for no period, so the report reads MaxCnt
+  // from each sample's IbsOpCtl. Runs of three MaxCnts, in an order that
+  // changes often, and IbsOpCurCnt (bits 32-58) different in every sample:
+  // it is not part of the period.
+  const std::string capture = temp("period-from-samples.data");
+  using tagop::amd_ibs::IbsRegister;
+  const std::uint64_t max_cnts[] = {0x1000, 0x2000, 0x800};
+  std::uint64_t samples = 0, sum = 0;
+  {
+    tagop::amd_ibs::IbsCaptureWriter w(capture, {.op_period = 0});
+    tagop::amd_ibs::IbsRegisters op;
+    op.unit = tagop::amd_ibs::IbsUnit::op;
+    op.set(IbsRegister::IbsOpRip, 0x401000);
+    for (std::uint64_t i = 0; i < 30000; ++i) {
+      const std::uint64_t max_cnt = max_cnts[(i / 7 + i / 1000) % 3];
+      const std::uint64_t cur_cnt = (i * 2654435761u) & 0x7FFFFFF;
+      op.set(IbsRegister::IbsOpCtl, max_cnt | std::uint64_t{3} << 17 | std::uint64_t{1} << 19 | cur_cnt << 32);
+      w.sample(op, 1, 1, 0, i);
+      ++samples;
+      sum += max_cnt * 16;
+    }
+    w.finish();
+  }
+  for (const char* threads : {"1", "2", "5"}) {
+    INFO("threads " << threads);
+    const json j = report_json(capture + " --threads " + threads);
+    CHECK(j["samples"]["op"] == samples);
+    CHECK(j["period"]["op"]["value"].get<double>() == Approx(static_cast<double>(sum) / static_cast<double>(samples)));
+    CHECK(j["period"]["op"]["unit"] == "dispatched ops");
+    CHECK_THAT(j["period"]["op"]["source"].get<std::string>(),
+               Catch::Contains(fmt::format("varies from {} to {}", 0x800 * 16, 0x2000 * 16)));
+  }
+  fs::remove(capture);
+}

@@ -11,6 +11,7 @@
 
 #include <array>    // std::array
 #include <cstdint>  // std::uint64_t
+#include <cstring>  // std::memcpy
 #include <span>     // std::span
 #include <vector>   // std::vector
 
@@ -38,12 +39,34 @@ class FastIbsDecoder {
   /// (IbsFetchCtl or IbsOpCtl). Throws tagop::Error as parse_perf_raw does.
   std::uint64_t decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& out) const;
 
-  /// The kind of a PERF_SAMPLE_RAW payload: an id that payloads with the
-  /// same conditions, observed conditions and reported measures share; and
+  /// The bits of a payload that decide its kind: payloads with the same
+  /// key are of the same kind (they share conditions, observed conditions
+  /// and the measures they report).
+  static constexpr std::size_t key_registers = 4;
+  struct Key {
+    std::uint32_t present = 0;
+    IbsUnit unit = IbsUnit::op;
+    std::array<std::uint64_t, key_registers> bits{};
+    bool same(const Key& o) const {
+      return ((present ^ o.present) | (static_cast<unsigned>(unit) ^ static_cast<unsigned>(o.unit)) |
+              (bits[0] ^ o.bits[0]) | (bits[1] ^ o.bits[1]) | (bits[2] ^ o.bits[2]) | (bits[3] ^ o.bits[3])) == 0;
+    }
+    std::uint64_t hash() const;
+  };
+
+  /// The key of a PERF_SAMPLE_RAW payload of `unit` (after its u32 size),
+  /// and its first register (IbsFetchCtl or IbsOpCtl) in `control`. False
+  /// when the unit's conditions cannot be cached (decode_perf_raw() then).
+  /// Throws tagop::Error as parse_perf_raw does. Once per sample: inline.
+  bool key_of(IbsUnit unit, std::span<const std::byte> payload, Key& key, std::uint64_t& control) const;
+
+  /// The kind of a payload: an id that payloads of the same key share; and
   /// its first register in `control`. no_kind when the kind cache is full
   /// or the unit's conditions cannot be cached: decode_perf_raw() then.
   /// Throws tagop::Error as parse_perf_raw does.
   std::uint32_t kind_of(IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& control) const;
+  /// The same for a payload whose key_of() is `key`.
+  std::uint32_t kind_of(const Key& key, std::span<const std::byte> payload) const;
   static constexpr std::uint32_t no_kind = 0xFFFFFFFFu;
   /// Adds the measures a payload of `kind` reports (kind_of's last payload
   /// or one of the same size and capabilities) to `totals`.
@@ -58,16 +81,6 @@ class FastIbsDecoder {
   const KindFacts& facts(std::uint32_t kind) const { return entries_[kind].facts; }
 
  private:
-  static constexpr std::size_t key_registers = 4;
-  struct Key {
-    std::uint32_t present = 0;
-    IbsUnit unit = IbsUnit::op;
-    std::array<std::uint64_t, key_registers> bits{};
-    bool same(const Key& o) const {
-      return ((present ^ o.present) | (static_cast<unsigned>(unit) ^ static_cast<unsigned>(o.unit)) |
-              (bits[0] ^ o.bits[0]) | (bits[1] ^ o.bits[1]) | (bits[2] ^ o.bits[2]) | (bits[3] ^ o.bits[3])) == 0;
-    }
-  };
   // A measure field of one kind: where it is in the payload.
   struct MeasureField {
     std::uint16_t at = 0;  // byte offset in the payload
@@ -85,14 +98,19 @@ class FastIbsDecoder {
     std::vector<const FieldSpec*> values;  // measure and address fields
     bool cacheable = true;
   };
-  // Where a payload of one unit, caps word and size has each register.
+  // Where a payload of one unit, caps word and size has each register, and
+  // the key's registers: a register the payload lacks reads the caps word
+  // through a mask of 0, so that the key is read without a branch.
   struct RawLayout {
-    bool valid = false;
     IbsUnit unit = IbsUnit::op;
     std::uint32_t caps = 0;
-    std::size_t size = 0;
+    std::size_t size = ~std::size_t{0};  // no payload has it: the first one fills the layout
     std::uint32_t present = 0;
+    bool cacheable = true;
     std::array<std::int16_t, register_count> offsets{};
+    std::uint16_t control_at = 0;
+    std::array<std::uint16_t, key_registers> key_at{};
+    std::array<std::uint64_t, key_registers> key_mask{};
   };
 
   template <typename Registers>
@@ -102,7 +120,9 @@ class FastIbsDecoder {
                         const std::array<std::int16_t, register_count>* offsets) const;
   // The cached entry of a raw payload (nullptr when uncacheable).
   const Decided* raw_entry(IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& control) const;
-  const RawLayout& raw_layout(IbsUnit unit, std::uint32_t caps, std::size_t size) const;
+  const Decided* entry_of(const Key& key, std::span<const std::byte> payload) const;
+  const RawLayout& raw_layout(IbsUnit unit, std::span<const std::byte> payload) const;
+  const RawLayout& new_raw_layout(IbsUnit unit, std::uint32_t caps, std::size_t size) const;
 
   IbsDecoder decoder_;
   std::array<UnitPlan, 2> plans_;
@@ -113,5 +133,42 @@ class FastIbsDecoder {
   mutable Decided scratch_;
   mutable std::array<RawLayout, 2> layouts_;  // by unit: the last one seen
 };
+
+// Once per sample: inline.
+
+inline const FastIbsDecoder::RawLayout& FastIbsDecoder::raw_layout(IbsUnit unit,
+                                                                  std::span<const std::byte> payload) const {
+  std::uint32_t caps = 0;
+  if (payload.size() >= 4) std::memcpy(&caps, payload.data(), 4);
+  const RawLayout& l = layouts_[static_cast<std::size_t>(unit)];
+  if (l.caps == caps && l.size == payload.size()) return l;
+  return new_raw_layout(unit, caps, payload.size());
+}
+
+inline bool FastIbsDecoder::key_of(IbsUnit unit, std::span<const std::byte> payload, Key& key,
+                                   std::uint64_t& control) const {
+  const RawLayout& l = raw_layout(unit, payload);
+  const std::byte* p = payload.data();
+  std::memcpy(&control, p + l.control_at, 8);
+  if (!l.cacheable) return false;
+  key.present = l.present;
+  key.unit = unit;
+  for (std::size_t i = 0; i < key_registers; ++i) {
+    std::uint64_t v;
+    std::memcpy(&v, p + l.key_at[i], 8);
+    key.bits[i] = v & l.key_mask[i];
+  }
+  return true;
+}
+
+inline std::uint64_t FastIbsDecoder::Key::hash() const {
+  // Independent multiplies, so that they overlap; the keys differ in few bits.
+  std::uint64_t h = (std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit)) * 0x9E3779B97F4A7C15ull;
+  h ^= bits[0] * 0xBF58476D1CE4E5B9ull;
+  h ^= bits[1] * 0x94D049BB133111EBull;
+  h ^= bits[2] * 0xD6E8FEB86659FD93ull;
+  h ^= bits[3] * 0xC2B2AE3D27D4EB4Full;
+  return h ^ (h >> 32) ^ (h >> 17);
+}
 
 }  // namespace tagop::amd_ibs

@@ -68,6 +68,10 @@ struct FieldSpec {
   constexpr std::uint64_t extract(std::uint64_t reg_value) const {
     return width == 64 ? reg_value : (reg_value >> lsb) & ((std::uint64_t{1} << width) - 1);
   }
+  /// The field's bits in its register.
+  constexpr std::uint64_t mask() const {
+    return width == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << width) - 1) << lsb;
+  }
   constexpr bool exists_on(unsigned family, unsigned model) const {
     return cpus[0].contains(family, model) || cpus[1].contains(family, model);
   }

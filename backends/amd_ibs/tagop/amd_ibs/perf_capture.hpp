@@ -10,6 +10,7 @@
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
+#include <string_view>  // std::string_view
 #include <vector>    // std::vector
 
 #include <tagop/amd_ibs/fast_decoder.hpp>  // FastIbsDecoder
@@ -55,7 +56,7 @@ class IbsCapture {
 
   /// Whether a sample is IBS, and of which unit; `damaged` (with `problem`)
   /// when it is but has no raw payload. Its payload is checked by decoding.
-  Result classify(const perf_data::SampleRecord& record, IbsUnit& unit, std::string& problem) const;
+  Result classify(const perf_data::SampleRecord& record, IbsUnit& unit, std::string_view& problem) const;
   /// The sample's instruction (or fetch) address, as decode() gives it in
   /// Sample::ip: from the payload's fixed registers; 0 when the payload is
   /// too short to hold them (decoding it reports the damage).
@@ -67,6 +68,9 @@ class IbsCapture {
   /// The period and what it counts, from a sample's control register
   /// (FastIbsDecoder::decode_perf_raw or kind_of gives it).
   Period period_of(IbsUnit unit, std::uint64_t control) const;
+  /// The bits of a control register that period_of() reads: controls equal
+  /// in them have the same period.
+  std::uint64_t period_bits(IbsUnit unit) const { return period_bits_[static_cast<int>(unit)]; }
 
   /// The sampling period the event asked for (attr.sample_period), or 0
   /// when it sampled by frequency or gave MaxCnt in attr.config.
@@ -90,6 +94,7 @@ class IbsCapture {
   const FieldSpec* op_max_cnt_ = nullptr;
   const FieldSpec* op_max_cnt_ext_ = nullptr;  // absent before Family 12h
   const FieldSpec* op_cnt_ctl_ = nullptr;
+  std::uint64_t period_bits_[2] = {0, 0};  // by unit
   std::uint64_t requested_period_[2] = {0, 0};
   std::int16_t ip_offset_[2] = {-1, -1};  // by unit: where ip_of() reads
   std::vector<std::string> warnings_;
@@ -98,7 +103,7 @@ class IbsCapture {
 // Once per sample: inline.
 
 inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
-                                               std::string& problem) const {
+                                               std::string_view& problem) const {
   const auto i = static_cast<std::size_t>(r.attr - first_attr_);
   if (i >= units_.size()) return Result::not_ibs;
   std::optional<IbsUnit> known = units_[i];
