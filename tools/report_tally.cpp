@@ -55,6 +55,17 @@ IbsTally::Verdict IbsTally::kind_verdict(std::uint32_t kind) {
   return v;
 }
 
+// Once per sample: defined before its caller, to be inlined.
+inline void IbsTally::count_period(amd_ibs::IbsUnit unit, std::uint64_t control) {
+  PeriodRun& run = period_runs_[static_cast<std::size_t>(unit)];
+  const std::uint64_t bits = control & capture_->period_bits(unit);
+  if (bits != run.bits) {
+    counts_.period[static_cast<std::size_t>(unit)].add(run.period, run.samples);
+    run = {bits, capture_->period_of(unit, control), 0};
+  }
+  ++run.samples;
+}
+
 void IbsTally::add(const IbsWork& w) {
   const std::span<const std::byte> raw(w.raw, w.raw_size);
   const auto u = static_cast<std::size_t>(w.unit);
@@ -103,16 +114,6 @@ void IbsTally::add_uncached(amd_ibs::IbsUnit unit, std::span<const std::byte> ra
   if (v != Verdict::passes) return;
   ++counts_.kept[static_cast<std::size_t>(unit)];
   uncached_.add(s, row);
-}
-
-void IbsTally::count_period(amd_ibs::IbsUnit unit, std::uint64_t control) {
-  PeriodRun& run = period_runs_[static_cast<std::size_t>(unit)];
-  const std::uint64_t bits = control & capture_->period_bits(unit);
-  if (bits != run.bits) {
-    counts_.period[static_cast<std::size_t>(unit)].add(run.period, run.samples);
-    run = {bits, capture_->period_of(unit, control), 0};
-  }
-  ++run.samples;
 }
 
 void IbsTally::end_period_runs() {

@@ -177,16 +177,4 @@ std::uint32_t FastIbsDecoder::kind_of(const Key& key, std::span<const std::byte>
   return d != &scratch_ ? static_cast<std::uint32_t>(d - entries_.data()) : no_kind;
 }
 
-void FastIbsDecoder::add_measures(std::uint32_t kind, std::span<const std::byte> payload,
-                                  std::array<std::uint64_t, measure_count>& totals) const {
-  const Decided& d = entries_[kind];
-  for (std::uint8_t i = 0; i < d.measure_field_count; ++i) {
-    const MeasureField& m = d.measure_fields[i];
-    std::uint64_t v;
-    std::memcpy(&v, payload.data() + m.at, 8);
-    // As fill() stores it: a measure is a u32.
-    totals[m.measure] += static_cast<std::uint32_t>(v >> m.lsb & m.mask);
-  }
-}
-
 }  // namespace tagop::amd_ibs

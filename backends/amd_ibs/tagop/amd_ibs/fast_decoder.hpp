@@ -153,12 +153,25 @@ inline bool FastIbsDecoder::key_of(IbsUnit unit, std::span<const std::byte> payl
   if (!l.cacheable) return false;
   key.present = l.present;
   key.unit = unit;
+#pragma GCC unroll 4
   for (std::size_t i = 0; i < key_registers; ++i) {
     std::uint64_t v;
     std::memcpy(&v, p + l.key_at[i], 8);
     key.bits[i] = v & l.key_mask[i];
   }
   return true;
+}
+
+inline void FastIbsDecoder::add_measures(std::uint32_t kind, std::span<const std::byte> payload,
+                                         std::array<std::uint64_t, measure_count>& totals) const {
+  const Decided& d = entries_[kind];
+  for (std::uint8_t i = 0; i < d.measure_field_count; ++i) {
+    const MeasureField& m = d.measure_fields[i];
+    std::uint64_t v;
+    std::memcpy(&v, payload.data() + m.at, 8);
+    // As fill() stores it: a measure is a u32.
+    totals[m.measure] += static_cast<std::uint32_t>(v >> m.lsb & m.mask);
+  }
 }
 
 inline std::uint64_t FastIbsDecoder::Key::hash() const {
