@@ -5,9 +5,9 @@
 // decoded conditions; measures and addresses are extracted per sample.
 // decode() returns exactly what IbsDecoder::decode() does, and
 // decode_perf_raw() what IbsDecoder::decode(parse_perf_raw(...)) does,
-// reading the registers straight from the payload. kind_of() and
-// add_measures() give the same without building a Sample at all, for
-// callers that only tally.
+// reading the registers straight from the payload. key_of(), kind_of()
+// and add_measures() give the same without building a Sample at all, for
+// callers that only tally (and may keep their own cache by key).
 
 #include <array>    // std::array
 #include <cstdint>  // std::uint64_t
