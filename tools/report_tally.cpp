@@ -98,6 +98,7 @@ void IbsTally::add(const IbsWork& w) {
 
 std::uint32_t IbsTally::new_entry(const amd_ibs::FastIbsDecoder::Key& key, std::uint32_t row,
                                   std::span<const std::byte> raw) {
+  // key_of() checked the payload's size, so its full decode cannot throw.
   const std::uint32_t kind = decoder_.kind_of(key, raw);
   if (kind == amd_ibs::FastIbsDecoder::no_kind) return FlatIndex<RowKey>::none;  // the kind cache is full
   const auto index = static_cast<std::uint32_t>(entries_.size());
