@@ -5,7 +5,7 @@
 #include <sys/stat.h>  // fstat
 #include <unistd.h>    // close
 
-#include <algorithm>  // std::min
+#include <algorithm>  // std::min, std::minmax_element
 #include <cerrno>     // errno
 #include <cstring>    // std::memcpy, std::strerror
 
@@ -215,12 +215,21 @@ void PerfDataReader::parse_attrs() {
       for (std::uint64_t at = 0; at < ids.size; at += 8)
         a.ids.push_back(load<std::uint64_t>(bytes_.data() + ids.offset + at));
     }
-    layouts_.push_back(FixedSampleLayout::of(a.attr));
     info_.attrs.push_back(std::move(a));
   }
   for (std::uint32_t i = 0; i < info_.attrs.size(); ++i)
     for (std::uint64_t id : info_.attrs[i].ids) attr_by_id_.emplace(id, i);
-  if (attr_by_id_.size() <= 32) ids_flat_.assign(attr_by_id_.begin(), attr_by_id_.end());
+  // The kernel numbers the ids of one capture close together: a table by
+  // id - min, when the range is small, finds a sample's event without a
+  // search (a scan, with fetch and op samples at random, mispredicts).
+  if (!attr_by_id_.empty()) {
+    const auto [lo, hi] = std::minmax_element(attr_by_id_.begin(), attr_by_id_.end());
+    if (hi->first - lo->first < dense_id_limit) {
+      dense_id_base_ = lo->first;
+      attr_by_dense_id_.assign(hi->first - lo->first + 1, 0);
+      for (const auto& [id, index] : attr_by_id_) attr_by_dense_id_[id - dense_id_base_] = index + 1;
+    }
+  }
 
   // Where a sample names its event (perf's evlist__valid_sample_type).
   if (info_.attrs.size() == 1) return;
@@ -335,19 +344,17 @@ void PerfDataReader::parse_features() {
   }
 }
 
-const EventAttr* PerfDataReader::attr_for_id(std::uint64_t id) const {
-  // A capture has an id per event and CPU: a few dozen, where a scan of a
-  // flat list beats hashing.
-  if (!ids_flat_.empty()) {
-    for (const auto& [known, index] : ids_flat_)
-      if (known == id) return &info_.attrs[index];
-    return nullptr;
+inline const EventAttr* PerfDataReader::attr_for_id(std::uint64_t id) const {
+  if (!attr_by_dense_id_.empty()) {
+    const std::uint64_t at = id - dense_id_base_;
+    const std::uint32_t index = at < attr_by_dense_id_.size() ? attr_by_dense_id_[at] : 0;
+    return index ? &info_.attrs[index - 1] : nullptr;
   }
   const auto it = attr_by_id_.find(id);
   return it == attr_by_id_.end() ? nullptr : &info_.attrs[it->second];
 }
 
-const EventAttr* PerfDataReader::sample_attr(std::span<const std::byte> body) const {
+inline const EventAttr* PerfDataReader::sample_attr(std::span<const std::byte> body) const {
   switch (id_position_) {
     case IdPosition::none: return &info_.attrs[0];
     case IdPosition::identifier:
@@ -397,6 +404,8 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
   std::uint64_t next_progress = begin + progress_every;
   bool compressed_seen = false;
   std::vector<SampleRecord> sample_records(info_.attrs.size());
+  std::vector<FixedSampleLayout> layouts;  // by attr
+  for (const EventAttr& a : info_.attrs) layouts.push_back(FixedSampleLayout::of(a.attr, handler.sample_fields()));
 
   std::uint64_t at = begin;
   while (at < end) {
@@ -442,7 +451,7 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
         // all rewritten, the others stay zero; no clearing per sample.
         const auto index = static_cast<std::size_t>(attr - info_.attrs.data());
         SampleRecord& s = sample_records[index];
-        const std::string_view bad = parse_sample(layouts_[index], attr->attr, body, s);
+        const std::string_view bad = parse_sample(layouts[index], attr->attr, body, s);
         if (!bad.empty()) {
           sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));
           break;

@@ -6,7 +6,9 @@
 // does this.
 
 #include <bit>      // std::popcount
+#include <cstddef>  // offsetof
 #include <cstring>  // std::memcpy
+#include <type_traits>  // std::is_standard_layout_v
 
 #include <tagop/perf_data_reader.hpp>
 
@@ -129,67 +131,51 @@ namespace {
 
 // The fixed-size fields a sample may have before RAW, in the kernel's
 // order: READ and CALLCHAIN, which also come before RAW, have sizes of
-// their own and make a layout unusable.
+// their own and make a layout unusable. TID's pid and tid are adjacent in
+// SampleId, so it is one 8-byte copy too.
+static_assert(std::is_standard_layout_v<SampleRecord>, "members are copied to by offset");
+static_assert(offsetof(SampleId, tid) == offsetof(SampleId, pid) + 4);
+constexpr std::uint16_t in_id(std::size_t member) { return static_cast<std::uint16_t>(offsetof(SampleRecord, id) + member); }
+
 struct FixedField {
   std::uint64_t bit;
-  std::int16_t FixedSampleLayout::*at;
-  std::uint16_t size;
+  std::uint16_t to;  // the member's offset in SampleRecord
 };
+constexpr std::uint16_t cpu_field = 0xFFFF, raw_field = 0xFFFE;  // not copies
 constexpr FixedField fixed_fields[] = {
-    {PERF_SAMPLE_IDENTIFIER, &FixedSampleLayout::identifier, 8},
-    {PERF_SAMPLE_IP, &FixedSampleLayout::ip, 8},
-    {PERF_SAMPLE_TID, &FixedSampleLayout::tid, 8},
-    {PERF_SAMPLE_TIME, &FixedSampleLayout::time, 8},
-    {PERF_SAMPLE_ADDR, &FixedSampleLayout::addr, 8},
-    {PERF_SAMPLE_ID, &FixedSampleLayout::id, 8},
-    {PERF_SAMPLE_STREAM_ID, &FixedSampleLayout::stream_id, 8},
-    {PERF_SAMPLE_CPU, &FixedSampleLayout::cpu, 8},
-    {PERF_SAMPLE_PERIOD, &FixedSampleLayout::period, 8},
-    {PERF_SAMPLE_RAW, &FixedSampleLayout::raw, 4},  // its size; the data follows
+    {PERF_SAMPLE_IDENTIFIER, in_id(offsetof(SampleId, id))},
+    {PERF_SAMPLE_IP, offsetof(SampleRecord, ip)},
+    {PERF_SAMPLE_TID, in_id(offsetof(SampleId, pid))},
+    {PERF_SAMPLE_TIME, in_id(offsetof(SampleId, time))},
+    {PERF_SAMPLE_ADDR, offsetof(SampleRecord, addr)},
+    {PERF_SAMPLE_ID, in_id(offsetof(SampleId, id))},
+    {PERF_SAMPLE_STREAM_ID, in_id(offsetof(SampleId, stream_id))},
+    {PERF_SAMPLE_CPU, cpu_field},
+    {PERF_SAMPLE_PERIOD, offsetof(SampleRecord, period)},
+    {PERF_SAMPLE_RAW, raw_field},  // its u32 size; the data follows
 };
-
-template <typename T>
-T at(const std::byte* p, std::int16_t offset) {
-  T v;
-  std::memcpy(&v, p + offset, sizeof v);
-  return v;
-}
 
 }  // namespace
 
-FixedSampleLayout FixedSampleLayout::of(const perf_event_attr& attr) {
+FixedSampleLayout FixedSampleLayout::of(const perf_event_attr& attr, std::uint64_t wanted) {
   FixedSampleLayout l;
   std::uint64_t known = 0;
   for (const FixedField& f : fixed_fields) {
     known |= f.bit;
     if (!(attr.sample_type & f.bit)) continue;
-    l.*f.at = static_cast<std::int16_t>(l.size);
-    l.size = static_cast<std::uint16_t>(l.size + f.size);
+    const auto at = static_cast<std::int16_t>(l.size);
+    if (f.to == raw_field) {
+      l.raw = at;
+      l.size = static_cast<std::uint16_t>(l.size + 4);
+      continue;
+    }
+    const bool copied = (wanted & f.bit) != 0;  // else skipped over
+    if (copied && f.to == cpu_field) l.cpu = at;
+    if (copied && f.to != cpu_field) l.copies[l.copy_count++] = {l.size, f.to};
+    l.size = static_cast<std::uint16_t>(l.size + 8);
   }
   l.usable = (attr.sample_type & ~known) == 0;
   return l;
-}
-
-std::string_view parse_sample(const FixedSampleLayout& l, const perf_event_attr& attr, std::span<const std::byte> body,
-                              SampleRecord& s) {
-  if (!l.usable || body.size() < l.size) return parse_sample(attr, body, s);  // it says which field is short
-  const std::byte* p = body.data();
-  s.sample_type = attr.sample_type;
-  if (l.identifier >= 0) s.id.id = at<std::uint64_t>(p, l.identifier);
-  if (l.ip >= 0) s.ip = at<std::uint64_t>(p, l.ip);
-  if (l.tid >= 0) s.id.pid = at<std::uint32_t>(p, l.tid), s.id.tid = at<std::uint32_t>(p, l.tid + 4);
-  if (l.time >= 0) s.id.time = at<std::uint64_t>(p, l.time);
-  if (l.addr >= 0) s.addr = at<std::uint64_t>(p, l.addr);
-  if (l.id >= 0) s.id.id = at<std::uint64_t>(p, l.id);
-  if (l.stream_id >= 0) s.id.stream_id = at<std::uint64_t>(p, l.stream_id);
-  if (l.cpu >= 0) s.id.cpu = at<std::uint32_t>(p, l.cpu);
-  if (l.period >= 0) s.period = at<std::uint64_t>(p, l.period);
-  if (l.raw >= 0) {
-    const auto n = at<std::uint32_t>(p, l.raw);
-    if (n > body.size() - l.size) return "RAW";
-    s.raw = body.subspan(l.size, n);
-  }
-  return {};
 }
 
 std::size_t sample_id_size(const perf_event_attr& attr) {

@@ -138,6 +138,11 @@ std::uint32_t ReportBuilder::resolve_row(std::uint32_t pid, std::uint64_t ip) {
   });
 }
 
+std::uint64_t ReportBuilder::sample_fields() const {
+  // An IBS sample's address is in its payload; CPU only for --cpu.
+  return PERF_SAMPLE_TID | PERF_SAMPLE_RAW | (capture_ ? 0 : PERF_SAMPLE_IP) | (filtering_ ? PERF_SAMPLE_CPU : 0);
+}
+
 void ReportBuilder::sample(const perf_data::SampleRecord& r) {
   // Without TID, pid 0 (the record's unwritten field stays 0).
   const std::uint32_t pid = r.id.pid, cpu = r.id.cpu;

@@ -52,6 +52,7 @@ class ReportBuilder : public perf_data::RecordHandler {
   ~ReportBuilder() override;
 
   void sample(const perf_data::SampleRecord& r) override;
+  std::uint64_t sample_fields() const override;
   void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
   void mmap(const perf_data::MmapRecord& r) override;
   void task(const perf_data::TaskRecord& r) override;

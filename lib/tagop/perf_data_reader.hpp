@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>  // perf_event_attr
 
 #include <array>        // std::array
+#include <cstring>      // std::memcpy
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <memory>       // std::unique_ptr
 #include <optional>     // std::optional
@@ -22,7 +23,6 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <unordered_map>  // id -> attr
-#include <utility>        // std::pair
 #include <vector>       // std::vector
 
 #include <tagop/perf_data_format.hpp>  // FileHeader, Feature, RecordType
@@ -150,6 +150,9 @@ class RecordHandler {
  public:
   virtual ~RecordHandler() = default;
   virtual void sample(const SampleRecord&) {}
+  /// The sample_type bits whose fields sample() reads: the reader may leave
+  /// the others 0 (it checks every field's size all the same).
+  virtual std::uint64_t sample_fields() const { return ~std::uint64_t{0}; }
   virtual void mmap(const MmapRecord&) {}
   virtual void comm(const CommRecord&) {}
   virtual void task(const TaskRecord&) {}
@@ -188,18 +191,44 @@ std::string_view parse_sample(const perf_event_attr& attr, std::span<const std::
 /// Where the fields of a sample sit when all of them have a fixed size but
 /// RAW, which comes last: the layout of most captures (perf record's IBS,
 /// cpu-clock and cycles samples), computed once per event, so that a
-/// sample is read by offsets instead of field by field.
+/// sample is read by a few copies from fixed offsets instead of field by
+/// field.
 struct FixedSampleLayout {
   bool usable = false;  // the sample_type has only such fields
   std::uint16_t size = 0;  // bytes of the fixed fields, RAW's size included
-  std::int16_t identifier = -1, ip = -1, tid = -1, time = -1, addr = -1, id = -1, stream_id = -1, cpu = -1,
-               period = -1, raw = -1;
-  static FixedSampleLayout of(const perf_event_attr& attr);
+  /// An 8-byte field: from its offset in the body to its SampleRecord
+  /// member's offset in the record; in the kernel's order, so that ID
+  /// overwrites IDENTIFIER as in parse_sample().
+  struct Copy {
+    std::uint16_t from = 0, to = 0;
+  };
+  std::array<Copy, 8> copies{};
+  std::uint8_t copy_count = 0;
+  std::int16_t cpu = -1;  // CPU's u32 (the u32 after it is reserved)
+  std::int16_t raw = -1;  // RAW's u32 size; the payload follows
+  /// Copies only the fields of `wanted` (sample_type bits).
+  static FixedSampleLayout of(const perf_event_attr& attr, std::uint64_t wanted = ~std::uint64_t{0});
 };
 
-/// parse_sample, by `layout` where it is usable (the same result).
-std::string_view parse_sample(const FixedSampleLayout& layout, const perf_event_attr& attr,
-                              std::span<const std::byte> body, SampleRecord& out);
+/// parse_sample, by `layout` where it is usable (the same result, but for
+/// the fields the layout does not want). Once per sample: inline.
+inline std::string_view parse_sample(const FixedSampleLayout& layout, const perf_event_attr& attr,
+                                     std::span<const std::byte> body, SampleRecord& out) {
+  if (!layout.usable || body.size() < layout.size) return parse_sample(attr, body, out);  // it says which is short
+  const std::byte* p = body.data();
+  auto* record = reinterpret_cast<std::byte*>(&out);
+  out.sample_type = attr.sample_type;
+  for (std::size_t i = 0; i < layout.copy_count; ++i)
+    std::memcpy(record + layout.copies[i].to, p + layout.copies[i].from, 8);
+  if (layout.cpu >= 0) std::memcpy(&out.id.cpu, p + layout.cpu, 4);
+  if (layout.raw >= 0) {
+    std::uint32_t n;
+    std::memcpy(&n, p + layout.raw, 4);
+    if (n > body.size() - layout.size) return "RAW";
+    out.raw = body.subspan(layout.size, n);
+  }
+  return {};
+}
 
 /// Parses the sample_id_all trailer at the end of a non-sample record body.
 /// Returns false when the body is too short for it.
@@ -238,9 +267,12 @@ class PerfDataReader {
   std::unique_ptr<Mapping> mapping_;
   std::span<const std::byte> bytes_;
   FileInfo info_;
-  std::vector<FixedSampleLayout> layouts_;  // by attr
   std::unordered_map<std::uint64_t, std::uint32_t> attr_by_id_;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> ids_flat_;  // the same, when short
+  // The same by id - dense_id_base_ (index + 1; 0: no such id), when the
+  // ids span fewer than dense_id_limit numbers.
+  static constexpr std::uint64_t dense_id_limit = 1 << 16;
+  std::uint64_t dense_id_base_ = 0;
+  std::vector<std::uint32_t> attr_by_dense_id_;
   // Where a sample's id sits: at the front (IDENTIFIER), at a fixed
   // offset (ID after fixed fields), or nowhere (a single attr).
   enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;

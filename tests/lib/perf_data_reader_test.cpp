@@ -161,6 +161,81 @@ TEST_CASE("written files read back: header, attrs, features, records", "[perfdat
   std::filesystem::remove(path);
 }
 
+namespace {
+
+// A sample naming its event by `id` (sample_type IDENTIFIER | IP).
+void sample_with_id(PerfDataWriter& w, std::uint64_t id, std::uint64_t ip) {
+  w.record(record_sample, misc_user, Body{}.put(id).put(ip).bytes);
+}
+
+}  // namespace
+
+TEST_CASE("a sample finds its event by id: ids close together, ids far apart, ids of no event", "[perfdata]") {
+  // Close together the reader looks ids up in a table from the lowest; far
+  // apart (past 65536) in a hash map. Both must find the same events and
+  // refuse the same unknown ids: inside the table's range, below it (id -
+  // lowest wraps around) and past it.
+  const std::uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
+  for (const std::uint64_t far : {std::uint64_t{0}, std::uint64_t{1} << 40}) {
+    INFO("second id of the first event: 41 + " << far);
+    const std::string path = temp_path("ids.data");
+    {
+      PerfDataWriter w(path, {{.attr = attr_with(11, st), .ids = {40, 41 + far}, .name = "a"},
+                              {.attr = attr_with(12, st), .ids = {45}, .name = "b"}});
+      sample_with_id(w, 41 + far, 0x1);
+      sample_with_id(w, 45, 0x2);
+      sample_with_id(w, 40, 0x3);
+      sample_with_id(w, 44, 0x4);   // between the ids
+      sample_with_id(w, 39, 0x5);   // below the lowest
+      sample_with_id(w, 46 + far, 0x6);  // past the highest
+      w.finish();
+    }
+    PerfDataReader r(path);
+    Collect c;
+    const ReadSummary sum = r.read(c);
+    REQUIRE(c.samples.size() == 3);
+    CHECK(c.samples[0].attr == &r.info().attrs[0]);
+    CHECK(c.samples[0].ip == 0x1);
+    CHECK(c.samples[1].attr == &r.info().attrs[1]);
+    CHECK(c.samples[1].ip == 0x2);
+    CHECK(c.samples[2].attr == &r.info().attrs[0]);
+    CHECK(c.samples[2].ip == 0x3);
+    CHECK(sum.skipped.count == 3);
+    CHECK_THAT(sum.skipped.first_reason, Catch::Contains("its id is unknown"));
+    std::filesystem::remove(path);
+  }
+}
+
+TEST_CASE("a handler that wants only some sample fields gets those, the others 0", "[perfdata]") {
+  const std::string path = temp_path("wanted.data");
+  const std::uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                           PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+  {
+    PerfDataWriter w(path, {{.attr = attr_with(11, st), .ids = {7}, .name = "a"}});
+    const std::vector<std::byte> raw{std::byte{9}, std::byte{8}, std::byte{7}, std::byte{6}};
+    w.sample(0, {.ip = 0x401020, .pid = 100, .tid = 101, .time = 5000, .cpu = 3, .period = 4096, .raw = raw});
+    w.finish();
+  }
+  struct Wanting : Collect {
+    std::uint64_t sample_fields() const override { return PERF_SAMPLE_TID | PERF_SAMPLE_RAW; }
+  } c;
+  PerfDataReader r(path);
+  const ReadSummary sum = r.read(c);
+  REQUIRE(c.samples.size() == 1);
+  const SampleRecord& s = c.samples[0];
+  CHECK(s.id.pid == 100);
+  CHECK(s.id.tid == 101);
+  CHECK(c.raws[0] == std::vector<std::byte>{std::byte{9}, std::byte{8}, std::byte{7}, std::byte{6}});
+  CHECK(s.ip == 0);
+  CHECK(s.id.time == 0);
+  CHECK(s.id.cpu == 0);
+  CHECK(s.period == 0);
+  CHECK(s.sample_type == st);
+  CHECK(s.attr == &r.info().attrs[0]);
+  CHECK(sum.skipped.count == 0);
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("every sample_type field parses in the kernel's order", "[perfdata]") {
   perf_event_attr a{};
   a.size = sizeof a;
@@ -293,6 +368,12 @@ TEST_CASE("samples of fixed-size fields read by offsets as field by field", "[pe
     CHECK(fast.sample_type == slow.sample_type);
     CHECK((fast.raw.data() == slow.raw.data() && fast.raw.size() == slow.raw.size()));
     if (a.sample_type & PERF_SAMPLE_IP) CHECK(fast.ip == (0x201ull << 32 | 0x101));
+    // Wanting only TID and RAW: those the same, the rest left 0.
+    SampleRecord some;
+    REQUIRE(parse_sample(FixedSampleLayout::of(a, PERF_SAMPLE_TID | PERF_SAMPLE_RAW), a, b.bytes, some) == "");
+    CHECK((some.id.pid == slow.id.pid && some.id.tid == slow.id.tid));
+    CHECK((some.raw.data() == slow.raw.data() && some.raw.size() == slow.raw.size()));
+    CHECK((some.ip | some.id.id | some.id.time | some.addr | some.id.stream_id | some.id.cpu | some.period) == 0);
     if (a.sample_type & PERF_SAMPLE_RAW) CHECK(fast.raw.size() == 5);
     for (std::size_t n = 0; n < b.bytes.size(); ++n) {
       const std::vector<std::byte> cut(b.bytes.begin(), b.bytes.begin() + static_cast<std::ptrdiff_t>(n));
