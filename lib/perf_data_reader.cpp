@@ -344,32 +344,31 @@ void PerfDataReader::parse_features() {
   }
 }
 
-inline const EventAttr* PerfDataReader::attr_for_id(std::uint64_t id) const {
+inline std::uint32_t PerfDataReader::event_of_id(std::uint64_t id) const {
   if (!attr_by_dense_id_.empty()) {
     const std::uint64_t at = id - dense_id_base_;
-    const std::uint32_t index = at < attr_by_dense_id_.size() ? attr_by_dense_id_[at] : 0;
-    return index ? &info_.attrs[index - 1] : nullptr;
+    return (at < attr_by_dense_id_.size() ? attr_by_dense_id_[at] : 0) - 1;  // 0 - 1: no_event
   }
   const auto it = attr_by_id_.find(id);
-  return it == attr_by_id_.end() ? nullptr : &info_.attrs[it->second];
+  return it == attr_by_id_.end() ? no_event : it->second;
 }
 
-inline const EventAttr* PerfDataReader::sample_attr(std::span<const std::byte> body) const {
+inline std::uint32_t PerfDataReader::sample_event(std::span<const std::byte> body) const {
   switch (id_position_) {
-    case IdPosition::none: return &info_.attrs[0];
-    case IdPosition::identifier:
-      return body.size() < 8 ? nullptr : attr_for_id(load<std::uint64_t>(body.data()));
+    case IdPosition::none: return 0;
+    case IdPosition::identifier: return body.size() < 8 ? no_event : event_of_id(load<std::uint64_t>(body.data()));
     case IdPosition::fixed:
-      return body.size() < id_offset_ + 8 ? nullptr : attr_for_id(load<std::uint64_t>(body.data() + id_offset_));
+      return body.size() < id_offset_ + 8 ? no_event : event_of_id(load<std::uint64_t>(body.data() + id_offset_));
   }
-  return nullptr;
+  return no_event;
 }
 
 const EventAttr* PerfDataReader::trailer_attr(std::span<const std::byte> body) const {
   // With IDENTIFIER the trailer ends with the id; otherwise every event's
   // trailer has the same layout (perf requires it), the first one's.
   if (id_position_ == IdPosition::identifier && info_.attrs[0].attr.sample_id_all && body.size() >= 8)
-    if (const EventAttr* a = attr_for_id(load<std::uint64_t>(body.data() + body.size() - 8))) return a;
+    if (const std::uint32_t event = event_of_id(load<std::uint64_t>(body.data() + body.size() - 8)); event != no_event)
+      return &info_.attrs[event];
   return &info_.attrs[0];
 }
 
@@ -442,16 +441,16 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
 
     switch (rh.type) {
       case record_sample: {
-        const EventAttr* attr = sample_attr(body);
-        if (!attr) {
+        const std::uint32_t event = sample_event(body);
+        if (event == no_event) {
           sum.skipped.add(at, "sample names no event of the file (its id is unknown)");
           break;
         }
         // One record per event, reused: the fields its sample_type has are
         // all rewritten, the others stay zero; no clearing per sample.
-        const auto index = static_cast<std::size_t>(attr - info_.attrs.data());
-        SampleRecord& s = sample_records[index];
-        const std::string_view bad = parse_sample(layouts[index], attr->attr, body, s);
+        const EventAttr* attr = &info_.attrs[event];
+        SampleRecord& s = sample_records[event];
+        const std::string_view bad = parse_sample(layouts[event], attr->attr, body, s);
         if (!bad.empty()) {
           sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));
           break;
@@ -459,6 +458,7 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
         s.offset = at;
         s.misc = rh.misc;
         s.attr = attr;
+        s.event = event;
         s.id.attr = attr;
         ++sum.samples;
         handler.sample(s);

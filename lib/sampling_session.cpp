@@ -381,6 +381,7 @@ std::size_t SamplingSession::read_samples(const std::function<void(const Sample&
     perf_data::SampleRecord rec;
     rec.misc = r.header.misc;
     rec.attr = &events_[r.event];
+    rec.event = static_cast<std::uint32_t>(r.event);
     if (!perf_data::parse_sample(events_[r.event].attr, r.body, rec).empty()) {
       ++undecoded_;
       return;

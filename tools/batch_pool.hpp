@@ -10,13 +10,15 @@
 #include <cstddef>             // std::size_t
 #include <deque>               // std::deque
 #include <mutex>               // std::mutex
+#include <span>                // std::span
 #include <thread>              // std::jthread
 #include <utility>             // std::move
 #include <vector>              // std::vector
 
 namespace tagop::cli {
 
-/// State: `void add(const Item&)`, which must not throw.
+/// State: `void add(std::span<const Item>)`, a batch at a time (so that the
+/// per-item work inlines), which must not throw.
 template <typename Item, typename State>
 class BatchPool {
  public:
@@ -60,7 +62,7 @@ class BatchPool {
         return;
       }
     }
-    for (const Item& item : batch_) states_[0].add(item);
+    states_[0].add(std::span<const Item>(batch_));
     batch_.clear();
   }
 
@@ -84,7 +86,7 @@ class BatchPool {
       std::vector<Item> batch = std::move(queue_.front());
       queue_.pop_front();
       lock.unlock();
-      for (const Item& item : batch) state.add(item);
+      state.add(std::span<const Item>(batch));
       lock.lock();
       spares_.push_back(std::move(batch));
     }

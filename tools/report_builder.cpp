@@ -95,14 +95,6 @@ std::uint32_t ReportBuilder::row_for(std::uint64_t key, MakeRow&& make) {
   return row;
 }
 
-std::uint32_t ReportBuilder::row_of(std::uint32_t pid, std::uint64_t ip) {
-  const std::uint64_t hash = (ip ^ std::uint64_t{pid} << 40) * 0x9E3779B97F4A7C15ull;
-  RecentRow& recent = recent_rows_[hash >> (64 - recent_row_bits)];
-  if (recent.ip == ip && recent.pid == pid && recent.generation == generation_) return recent.row;
-  recent = {ip, pid, generation_, resolve_row(pid, ip)};
-  return recent.row;
-}
-
 std::uint32_t ReportBuilder::resolve_row(std::uint32_t pid, std::uint64_t ip) {
   if (by_ == RowKind::process) {
     return row_for(pid, [&] { return Row{.name = "", .module = "", .offset = 0, .pid = pid, .has_offset = false}; });

@@ -76,7 +76,14 @@ class ReportBuilder : public perf_data::RecordHandler {
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
-  std::uint32_t row_of(std::uint32_t pid, std::uint64_t ip);
+  // Once per sample: inline; a miss in the recent rows resolves the row.
+  std::uint32_t row_of(std::uint32_t pid, std::uint64_t ip) {
+    const std::uint64_t who = std::uint64_t{pid} << 32 | generation_;
+    RecentRow& recent = recent_rows_[((ip ^ who) * 0x9E3779B97F4A7C15ull) >> (64 - recent_row_bits)];
+    if (((recent.ip ^ ip) | (recent.who ^ who)) == 0) return recent.row;
+    recent = {ip, who, resolve_row(pid, ip)};
+    return recent.row;
+  }
   std::uint32_t resolve_row(std::uint32_t pid, std::uint64_t ip);
   template <typename MakeRow>
   std::uint32_t row_for(std::uint64_t key, MakeRow&& make);
@@ -101,7 +108,8 @@ class ReportBuilder : public perf_data::RecordHandler {
   // generation, which empties the cache at once.
   struct RecentRow {
     std::uint64_t ip = 0;
-    std::uint32_t pid = 0, generation = 0, row = 0;
+    std::uint64_t who = 0;  // pid << 32 | generation; generation 0 is none
+    std::uint32_t row = 0;
   };
   static constexpr unsigned recent_row_bits = 12;
   std::vector<RecentRow> recent_rows_ = std::vector<RecentRow>(std::size_t{1} << recent_row_bits);

@@ -35,7 +35,9 @@ void IbsCounts::merge(const IbsCounts& o) {
 }
 
 IbsTally::IbsTally(const amd_ibs::IbsCapture& capture, const Predicate* where)
-    : capture_(&capture), where_(where), decoder_(capture.cpu().family, capture.cpu().model) {}
+    : capture_(&capture), where_(where), decoder_(capture.cpu().family, capture.cpu().model) {
+  end_period_runs();  // sets the masks
+}
 
 IbsTally::Verdict IbsTally::verdict(const ConditionSet& conditions, const ConditionSet& observed) const {
   if (!where_) return Verdict::passes;
@@ -55,20 +57,19 @@ IbsTally::Verdict IbsTally::kind_verdict(std::uint32_t kind) {
   return v;
 }
 
-// Once per sample: defined before its caller, to be inlined.
+// Once per sample: defined before their caller, to be inlined.
 inline void IbsTally::count_period(amd_ibs::IbsUnit unit, std::uint64_t control) {
   PeriodRun& run = period_runs_[static_cast<std::size_t>(unit)];
-  const std::uint64_t bits = control & capture_->period_bits(unit);
+  const std::uint64_t bits = control & run.mask;
   if (bits != run.bits) {
     counts_.period[static_cast<std::size_t>(unit)].add(run.period, run.samples);
-    run = {bits, capture_->period_of(unit, control), 0};
+    run = {run.mask, bits, capture_->period_of(unit, control), 0};
   }
   ++run.samples;
 }
 
-void IbsTally::add(const IbsWork& w) {
+[[gnu::always_inline]] inline void IbsTally::add(const IbsWork& w) {
   const std::span<const std::byte> raw(w.raw, w.raw_size);
-  const auto u = static_cast<std::size_t>(w.unit);
   std::uint64_t control = 0;
   amd_ibs::FastIbsDecoder::Key key;
   bool cached = false;
@@ -78,7 +79,6 @@ void IbsTally::add(const IbsWork& w) {
     counts_.damaged.add(w.offset, e.what());
     return;
   }
-  ++counts_.read[u];
   count_period(w.unit, control);
   if (w.row == not_kept) return;
   if (!cached) return add_uncached(w.unit, raw, w.row);
@@ -89,11 +89,12 @@ void IbsTally::add(const IbsWork& w) {
     if (index == FlatIndex<RowKey>::none) return add_uncached(w.unit, raw, w.row);
   }
   Entry& e = entries_[index];
-  counts_.where_undecided += e.verdict == Verdict::undecided;
-  if (e.verdict != Verdict::passes) return;
-  ++counts_.kept[u];
   ++e.tally.count;
-  decoder_.add_measures(e.kind, raw, e.tally.totals);
+  if (e.verdict == Verdict::passes) decoder_.add_measures(e.kind, raw, e.tally.totals);
+}
+
+void IbsTally::add(std::span<const IbsWork> batch) {
+  for (const IbsWork& w : batch) add(w);
 }
 
 std::uint32_t IbsTally::new_entry(const amd_ibs::FastIbsDecoder::Key& key, std::uint32_t row,
@@ -102,7 +103,7 @@ std::uint32_t IbsTally::new_entry(const amd_ibs::FastIbsDecoder::Key& key, std::
   const std::uint32_t kind = decoder_.kind_of(key, raw);
   if (kind == amd_ibs::FastIbsDecoder::no_kind) return FlatIndex<RowKey>::none;  // the kind cache is full
   const auto index = static_cast<std::uint32_t>(entries_.size());
-  entries_.push_back(Entry{row, kind, kind_verdict(kind), Tally{}});
+  entries_.push_back(Entry{row, kind, key.unit(), kind_verdict(kind), Tally{}});
   entry_by_key_.insert(RowKey{key, row}, index);
   return index;
 }
@@ -121,12 +122,17 @@ void IbsTally::end_period_runs() {
   for (std::size_t u = 0; u < period_runs_.size(); ++u) {
     counts_.period[u].add(period_runs_[u].period, period_runs_[u].samples);
     period_runs_[u] = PeriodRun{};
+    period_runs_[u].mask = capture_->period_bits(static_cast<amd_ibs::IbsUnit>(u));
+    counts_.read[u] = counts_.period[u].samples;
   }
 }
 
 void IbsTally::drain_into(Aggregator& aggregator, IbsCounts& counts) {
   for (const Entry& e : entries_) {
-    if (e.tally.count == 0) continue;  // did not pass --where
+    if (e.tally.count == 0) continue;
+    if (e.verdict == Verdict::undecided) counts_.where_undecided += e.tally.count;
+    if (e.verdict != Verdict::passes) continue;
+    counts_.kept[static_cast<std::size_t>(e.unit)] += e.tally.count;
     const auto& facts = decoder_.facts(e.kind);
     aggregator.add(Signature{e.row, facts.measured, facts.conditions, facts.observed}, e.tally);
   }

@@ -10,6 +10,7 @@
 #include <array>    // std::array
 #include <cstddef>  // std::byte
 #include <cstdint>  // std::uint32_t, std::uint64_t
+#include <span>     // std::span
 #include <vector>   // std::vector
 
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
@@ -57,7 +58,7 @@ class IbsTally {
   /// `where` (may be null) must outlive the tally.
   IbsTally(const amd_ibs::IbsCapture& capture, const Predicate* where);
 
-  void add(const IbsWork& w);
+  void add(std::span<const IbsWork> batch);
   /// Moves the tallies into `aggregator` and the counts into `counts`.
   void drain_into(Aggregator& aggregator, IbsCounts& counts);
 
@@ -65,6 +66,7 @@ class IbsTally {
   enum class Verdict : std::uint8_t { unknown, undecided, fails, passes };
   Verdict verdict(const ConditionSet& conditions, const ConditionSet& observed) const;
   Verdict kind_verdict(std::uint32_t kind);
+  void add(const IbsWork& w);
   std::uint32_t new_entry(const amd_ibs::FastIbsDecoder::Key& key, std::uint32_t row, std::span<const std::byte> raw);
   void add_uncached(amd_ibs::IbsUnit unit, std::span<const std::byte> raw, std::uint32_t row);
 
@@ -80,9 +82,12 @@ class IbsTally {
   amd_ibs::FastIbsDecoder decoder_;  // its own: the kind cache is not shared
   std::vector<Verdict> verdicts_;    // by kind
   FlatIndex<RowKey> entry_by_key_;
-  // A (row, kind) with the kind's verdict; tallied when it passes.
+  // A (row, kind) with the kind's verdict. Its samples are counted whatever
+  // the verdict, and their measures added when it passes; the counts of
+  // those that fail or are undecided go to the report's counts at the end.
   struct Entry {
     std::uint32_t row, kind;
+    amd_ibs::IbsUnit unit;
     Verdict verdict;
     Tally tally;
   };
@@ -90,7 +95,9 @@ class IbsTally {
   Aggregator uncached_;  // samples of no kind (the kind cache was full)
   // By unit: the period of the last control register and the samples
   // since that had it; added to the counts when it changes, which is rare.
+  // Every sample read is in a run: the runs count the samples read.
   struct PeriodRun {
+    std::uint64_t mask = 0;                  // IbsCapture::period_bits
     std::uint64_t bits = ~std::uint64_t{0};  // of the control: none yet
     amd_ibs::IbsCapture::Period period;
     std::uint64_t samples = 0;

@@ -68,7 +68,7 @@ const FastIbsDecoder::Decided& FastIbsDecoder::insert(const Key& key, std::size_
   if (offsets) {
     // Where a payload of this kind (its registers are in the key) keeps
     // each measure it reports, as fill() would find them.
-    for (const FieldSpec* f : plans_[static_cast<std::size_t>(key.unit)].values) {
+    for (const FieldSpec* f : plans_[static_cast<std::size_t>(key.unit())].values) {
       const std::int16_t at = (*offsets)[static_cast<std::size_t>(f->reg)];
       if (!f->measure || at < 0 || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
       const MeasureField m{static_cast<std::uint16_t>(at), f->lsb, f->measure->index,
@@ -109,8 +109,7 @@ void FastIbsDecoder::decode(const IbsRegisters& regs, Sample& s) const {
     return;
   }
   Key key;
-  key.present = regs.present;
-  key.unit = regs.unit;
+  key.head = Key::head_of(regs.unit, regs.present);
   for (std::size_t i = 0; i < plan.condition_bits.size(); ++i)
     key.bits[i] = regs.get(plan.condition_bits[i].first) & plan.condition_bits[i].second;
   std::size_t slot = 0;
@@ -126,8 +125,10 @@ const FastIbsDecoder::RawLayout& FastIbsDecoder::new_raw_layout(IbsUnit unit, st
   l.unit = unit;
   l.caps = caps;
   l.size = size;
+  std::uint32_t present = 0;
   for (std::size_t r = 0; r < register_count; ++r)
-    if (l.offsets[r] >= 0) l.present |= 1u << r;
+    if (l.offsets[r] >= 0) present |= 1u << r;
+  l.head = Key::head_of(unit, present);
   auto at = [&](IbsRegister r) { return l.offsets[static_cast<std::size_t>(r)]; };
   l.control_at = static_cast<std::uint16_t>(at(unit == IbsUnit::fetch ? IbsRegister::IbsFetchCtl : IbsRegister::IbsOpCtl));
   const UnitPlan& plan = plans_[static_cast<std::size_t>(unit)];
@@ -152,8 +153,8 @@ const FastIbsDecoder::Decided* FastIbsDecoder::entry_of(const Key& key, std::spa
   std::size_t slot = 0;
   if (const Decided* d = find(key, slot)) return d;
   // key_of() read this payload: its layout is the unit's last one.
-  const RawLayout& layout = layouts_[static_cast<std::size_t>(key.unit)];
-  return &insert(key, slot, decoder_.decode(parse_perf_raw(key.unit, payload).registers), &layout.offsets);
+  const RawLayout& layout = layouts_[static_cast<std::size_t>(key.unit())];
+  return &insert(key, slot, decoder_.decode(parse_perf_raw(key.unit(), payload).registers), &layout.offsets);
 }
 
 std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s) const {

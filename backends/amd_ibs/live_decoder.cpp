@@ -36,9 +36,10 @@ void decode_ibs_samples(SamplingSession& session, std::optional<CpuId> cpu) {
   for (std::size_t e = 0; e < live->info.attrs.size(); ++e) {
     const perf_data::EventAttr* attr = &live->info.attrs[e];
     if (!live->capture->unit_of(attr)) continue;
-    session.set_decoder(e, [live, attr](const perf_data::SampleRecord& r, Sample& out) {
+    session.set_decoder(e, [live, attr, e](const perf_data::SampleRecord& r, Sample& out) {
       perf_data::SampleRecord own = r;
       own.attr = attr;
+      own.event = static_cast<std::uint32_t>(e);
       IbsSampleInfo info;
       std::string problem;
       return live->capture->decode(own, out, info, problem) == IbsCapture::Result::ok;

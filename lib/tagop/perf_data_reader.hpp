@@ -84,6 +84,7 @@ struct SampleRecord {
   std::uint64_t offset = 0;  // of the record in the file
   std::uint16_t misc = 0;
   const EventAttr* attr = nullptr;
+  std::uint32_t event = 0;  // the index of attr in FileInfo::attrs
   std::uint64_t sample_type = 0;
   std::uint64_t ip = 0, addr = 0, period = 0;
   SampleId id;
@@ -260,8 +261,10 @@ class PerfDataReader {
   void parse_header();
   void parse_attrs();
   void parse_features();
-  const EventAttr* attr_for_id(std::uint64_t id) const;
-  const EventAttr* sample_attr(std::span<const std::byte> body) const;
+  // The index in info_.attrs of the event with this id, or of a sample's.
+  static constexpr std::uint32_t no_event = 0xFFFFFFFFu;
+  std::uint32_t event_of_id(std::uint64_t id) const;
+  std::uint32_t sample_event(std::span<const std::byte> body) const;
   const EventAttr* trailer_attr(std::span<const std::byte> body) const;
 
   std::unique_ptr<Mapping> mapping_;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "../../tools/batch_pool.hpp"
@@ -19,11 +20,13 @@ struct Sum {
   std::uint64_t items = 0, total = 0;
   std::set<std::thread::id> threads;
   bool slow = false;
-  void add(const std::uint64_t& item) {
-    ++items;
-    total += item;
-    threads.insert(std::this_thread::get_id());
-    if (slow && item % 1000 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  void add(std::span<const std::uint64_t> batch) {
+    for (const std::uint64_t item : batch) {
+      ++items;
+      total += item;
+      threads.insert(std::this_thread::get_id());
+      if (slow && item % 1000 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
   }
 };
 

@@ -44,12 +44,17 @@ class FastIbsDecoder {
   /// and the measures they report).
   static constexpr std::size_t key_registers = 4;
   struct Key {
-    std::uint32_t present = 0;
-    IbsUnit unit = IbsUnit::op;
+    /// The unit (bit 0) and the registers the payload has (a bit each by
+    /// IbsRegister, from bit 1), in one word to compare.
+    std::uint64_t head = 0;
     std::array<std::uint64_t, key_registers> bits{};
+    static std::uint64_t head_of(IbsUnit unit, std::uint32_t present) {
+      return std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit);
+    }
+    IbsUnit unit() const { return static_cast<IbsUnit>(head & 1); }
     bool same(const Key& o) const {
-      return ((present ^ o.present) | (static_cast<unsigned>(unit) ^ static_cast<unsigned>(o.unit)) |
-              (bits[0] ^ o.bits[0]) | (bits[1] ^ o.bits[1]) | (bits[2] ^ o.bits[2]) | (bits[3] ^ o.bits[3])) == 0;
+      return ((head ^ o.head) | (bits[0] ^ o.bits[0]) | (bits[1] ^ o.bits[1]) | (bits[2] ^ o.bits[2]) |
+              (bits[3] ^ o.bits[3])) == 0;
     }
     std::uint64_t hash() const;
   };
@@ -105,7 +110,7 @@ class FastIbsDecoder {
     IbsUnit unit = IbsUnit::op;
     std::uint32_t caps = 0;
     std::size_t size = ~std::size_t{0};  // no payload has it: the first one fills the layout
-    std::uint32_t present = 0;
+    std::uint64_t head = 0;              // Key::head
     bool cacheable = true;
     std::array<std::int16_t, register_count> offsets{};
     std::uint16_t control_at = 0;
@@ -151,8 +156,7 @@ inline bool FastIbsDecoder::key_of(IbsUnit unit, std::span<const std::byte> payl
   const std::byte* p = payload.data();
   std::memcpy(&control, p + l.control_at, 8);
   if (!l.cacheable) return false;
-  key.present = l.present;
-  key.unit = unit;
+  key.head = l.head;
 #pragma GCC unroll 4
   for (std::size_t i = 0; i < key_registers; ++i) {
     std::uint64_t v;
@@ -165,18 +169,17 @@ inline bool FastIbsDecoder::key_of(IbsUnit unit, std::span<const std::byte> payl
 inline void FastIbsDecoder::add_measures(std::uint32_t kind, std::span<const std::byte> payload,
                                          std::array<std::uint64_t, measure_count>& totals) const {
   const Decided& d = entries_[kind];
-  for (std::uint8_t i = 0; i < d.measure_field_count; ++i) {
-    const MeasureField& m = d.measure_fields[i];
+  for (const MeasureField *m = d.measure_fields.data(), *end = m + d.measure_field_count; m != end; ++m) {
     std::uint64_t v;
-    std::memcpy(&v, payload.data() + m.at, 8);
+    std::memcpy(&v, payload.data() + m->at, 8);
     // As fill() stores it: a measure is a u32.
-    totals[m.measure] += static_cast<std::uint32_t>(v >> m.lsb & m.mask);
+    totals[m->measure] += static_cast<std::uint32_t>(v >> m->lsb & m->mask);
   }
 }
 
 inline std::uint64_t FastIbsDecoder::Key::hash() const {
   // Independent multiplies, so that they overlap; the keys differ in few bits.
-  std::uint64_t h = (std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit)) * 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = head * 0x9E3779B97F4A7C15ull;
   h ^= bits[0] * 0xBF58476D1CE4E5B9ull;
   h ^= bits[1] * 0x94D049BB133111EBull;
   h ^= bits[2] * 0xD6E8FEB86659FD93ull;

@@ -104,7 +104,7 @@ class IbsCapture {
 
 inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
                                                std::string_view& problem) const {
-  const auto i = static_cast<std::size_t>(r.attr - first_attr_);
+  const std::size_t i = r.event;
   if (i >= units_.size()) return Result::not_ibs;
   std::optional<IbsUnit> known = units_[i];
   if (!known && unit_from_size_[i]) known = unit_from_raw_size(r.raw.size());
