@@ -9,6 +9,7 @@
 #include <condition_variable>  // std::condition_variable
 #include <cstddef>             // std::size_t
 #include <deque>               // std::deque
+#include <memory>              // std::unique_ptr, std::make_unique_for_overwrite
 #include <mutex>               // std::mutex
 #include <span>                // std::span
 #include <thread>              // std::jthread
@@ -30,7 +31,6 @@ class BatchPool {
   BatchPool(std::size_t threads, Make make) {
     states_.reserve(threads ? threads : 1);
     for (std::size_t i = 0; i < (threads ? threads : 1); ++i) states_.push_back(make());
-    batch_.reserve(batch_size);
     for (std::size_t i = 1; i < states_.size(); ++i)
       workers_.emplace_back([this, i] { work(states_[i]); });
   }
@@ -38,9 +38,13 @@ class BatchPool {
   BatchPool& operator=(const BatchPool&) = delete;
   ~BatchPool() { stop(); }
 
+  /// Whether add() will not work or hand on a batch.
+  bool has_room() const { return batch_.size + 1 < batch_size; }
+
+  /// Once per item: a store and a compare, no call but for a full batch.
   void add(const Item& item) {
-    batch_.push_back(item);
-    if (batch_.size() == batch_size) submit();
+    batch_.items[batch_.size] = item;
+    if (++batch_.size == batch_size) submit();
   }
 
   /// Works what is left and joins the workers: the states are final.
@@ -51,8 +55,16 @@ class BatchPool {
   }
 
  private:
+  // A fixed array, filled to `size`: unlike a vector's push_back, adding
+  // to it has no path that reallocates.
+  struct Batch {
+    std::unique_ptr<Item[]> items = std::make_unique_for_overwrite<Item[]>(batch_size);
+    std::size_t size = 0;
+    std::span<const Item> filled() const { return {items.get(), size}; }
+  };
+
   void submit() {
-    if (batch_.empty()) return;
+    if (batch_.size == 0) return;
     {
       std::unique_lock lock(mutex_);
       if (!workers_.empty() && queue_.size() < 2 * workers_.size()) {
@@ -62,19 +74,16 @@ class BatchPool {
         return;
       }
     }
-    states_[0].add(std::span<const Item>(batch_));
-    batch_.clear();
+    states_[0].add(batch_.filled());
+    batch_.size = 0;
   }
 
   // An emptied batch to fill again, so that batches are not reallocated.
-  std::vector<Item> spare(std::unique_lock<std::mutex>&) {
-    std::vector<Item> out;
-    if (!spares_.empty()) {
-      out = std::move(spares_.back());
-      spares_.pop_back();
-    }
-    out.clear();
-    out.reserve(batch_size);
+  Batch spare(std::unique_lock<std::mutex>&) {
+    if (spares_.empty()) return Batch{};
+    Batch out = std::move(spares_.back());
+    spares_.pop_back();
+    out.size = 0;
     return out;
   }
 
@@ -83,10 +92,10 @@ class BatchPool {
     for (;;) {
       ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left
-      std::vector<Item> batch = std::move(queue_.front());
+      Batch batch = std::move(queue_.front());
       queue_.pop_front();
       lock.unlock();
-      state.add(std::span<const Item>(batch));
+      state.add(batch.filled());
       lock.lock();
       spares_.push_back(std::move(batch));
     }
@@ -102,11 +111,11 @@ class BatchPool {
   }
 
   std::vector<State> states_;
-  std::vector<Item> batch_;
+  Batch batch_;
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::vector<Item>> queue_;
-  std::vector<std::vector<Item>> spares_;
+  std::deque<Batch> queue_;
+  std::vector<Batch> spares_;
   bool stopping_ = false;
   std::vector<std::jthread> workers_;  // last: joined before the rest goes
 };

@@ -25,6 +25,7 @@ class FlatIndex {
     if ((size_ + 1) * 2 > slots_.size()) {
       std::vector<Slot> old(slots_.size() * 2);
       old.swap(slots_);
+      mask_ = slots_.size() - 1;
       for (const Slot& s : old)
         if (s.value) slots_[slot(s.key)] = s;
     }
@@ -39,12 +40,12 @@ class FlatIndex {
     std::uint32_t value = 0;  // value + 1; 0 = empty
   };
   std::size_t slot(const Key& key) const {
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t i = flat_hash(key) & mask;
-    while (slots_[i].value != 0 && !(slots_[i].key == key)) i = (i + 1) & mask;
+    std::size_t i = flat_hash(key) & mask_;
+    while (slots_[i].value != 0 && !(slots_[i].key == key)) i = (i + 1) & mask_;
     return i;
   }
   std::vector<Slot> slots_ = std::vector<Slot>(1024);  // a power of two, at most half full
+  std::size_t mask_ = 1023;  // slots_.size() - 1, kept: a Slot's size divides slowly
   std::size_t size_ = 0;
 };
 

@@ -136,6 +136,21 @@ std::uint64_t ReportBuilder::sample_fields() const {
 }
 
 void ReportBuilder::sample(const perf_data::SampleRecord& r) {
+  // Most samples: IBS, no filters, an address seen lately, room in the
+  // batch. That path calls nothing, so it saves no registers.
+  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
+  std::string_view problem;
+  if (capture_ && !filtering_ && capture_->classify(r, unit, problem) == amd_ibs::IbsCapture::Result::ok &&
+      pool_->has_room()) {
+    if (const RecentRow* recent = recent_row(r.id.pid, capture_->ip_of(unit, r.raw))) {
+      pool_->add(IbsWork{r.raw.data(), static_cast<std::uint32_t>(r.raw.size()), recent->row, r.offset, unit});
+      return;
+    }
+  }
+  sample_in_full(r);
+}
+
+void ReportBuilder::sample_in_full(const perf_data::SampleRecord& r) {
   // Without TID, pid 0 (the record's unwritten field stays 0).
   const std::uint32_t pid = r.id.pid, cpu = r.id.cpu;
   if (!capture_) {

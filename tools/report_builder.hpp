@@ -76,13 +76,21 @@ class ReportBuilder : public perf_data::RecordHandler {
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
-  // Once per sample: inline; a miss in the recent rows resolves the row.
-  std::uint32_t row_of(std::uint32_t pid, std::uint64_t ip) {
+  struct RecentRow;
+  void sample_in_full(const perf_data::SampleRecord& r);
+  // Once per sample: inline. The entry of (pid, ip) in the recent rows,
+  // the one it would replace in `slot`; nullptr when it is not there.
+  const RecentRow* recent_row(std::uint32_t pid, std::uint64_t ip, RecentRow** slot = nullptr) {
     const std::uint64_t who = std::uint64_t{pid} << 32 | generation_;
     RecentRow& recent = recent_rows_[((ip ^ who) * 0x9E3779B97F4A7C15ull) >> (64 - recent_row_bits)];
-    if (((recent.ip ^ ip) | (recent.who ^ who)) == 0) return recent.row;
-    recent = {ip, who, resolve_row(pid, ip)};
-    return recent.row;
+    if (slot) *slot = &recent;
+    return ((recent.ip ^ ip) | (recent.who ^ who)) == 0 ? &recent : nullptr;
+  }
+  std::uint32_t row_of(std::uint32_t pid, std::uint64_t ip) {
+    RecentRow* slot = nullptr;
+    if (const RecentRow* recent = recent_row(pid, ip, &slot)) return recent->row;
+    *slot = {ip, std::uint64_t{pid} << 32 | generation_, resolve_row(pid, ip)};
+    return slot->row;
   }
   std::uint32_t resolve_row(std::uint32_t pid, std::uint64_t ip);
   template <typename MakeRow>

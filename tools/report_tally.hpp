@@ -74,7 +74,7 @@ class IbsTally {
     amd_ibs::FastIbsDecoder::Key key;
     std::uint32_t row = 0;
     bool operator==(const RowKey& o) const { return row == o.row && key.same(o.key); }
-    friend std::uint64_t flat_hash(const RowKey& k) { return flat_hash(k.key.hash() ^ k.row); }
+    friend std::uint64_t flat_hash(const RowKey& k) { return k.key.hash(k.row); }
   };
 
   const amd_ibs::IbsCapture* capture_;

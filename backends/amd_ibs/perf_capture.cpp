@@ -22,14 +22,6 @@ const FieldSpec* field(std::string_view name, unsigned family, unsigned model) {
 
 }  // namespace
 
-std::optional<IbsUnit> IbsCapture::unit_from_raw_size(std::size_t size) {
-  // Raw payload sizes (after the u32 size) of each unit with and without
-  // its optional registers: they never overlap.
-  if (size == 28 || size == 36) return IbsUnit::fetch;
-  if (size == 60 || size == 68 || size == 76) return IbsUnit::op;
-  return std::nullopt;
-}
-
 IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu) {
   const auto fetch_type = info.pmu_type("ibs_fetch");
   const auto op_type = info.pmu_type("ibs_op");

@@ -48,6 +48,7 @@ class FastIbsDecoder {
     /// IbsRegister, from bit 1), in one word to compare.
     std::uint64_t head = 0;
     std::array<std::uint64_t, key_registers> bits{};
+    static_assert(register_count < 31, "a head has bits 1-31 for the registers");
     static std::uint64_t head_of(IbsUnit unit, std::uint32_t present) {
       return std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit);
     }
@@ -56,7 +57,9 @@ class FastIbsDecoder {
       return ((head ^ o.head) | (bits[0] ^ o.bits[0]) | (bits[1] ^ o.bits[1]) | (bits[2] ^ o.bits[2]) |
               (bits[3] ^ o.bits[3])) == 0;
     }
-    std::uint64_t hash() const;
+    /// Mixed in all bits, with `row` (a caller's: IbsTally keys tallies
+    /// by row and key) if given.
+    std::uint64_t hash(std::uint32_t row = 0) const;
   };
 
   /// The key of a PERF_SAMPLE_RAW payload of `unit` (after its u32 size),
@@ -177,14 +180,15 @@ inline void FastIbsDecoder::add_measures(std::uint32_t kind, std::span<const std
   }
 }
 
-inline std::uint64_t FastIbsDecoder::Key::hash() const {
-  // Independent multiplies, so that they overlap; the keys differ in few bits.
-  std::uint64_t h = head * 0x9E3779B97F4A7C15ull;
+inline std::uint64_t FastIbsDecoder::Key::hash(std::uint32_t row) const {
+  // Independent multiplies, so that they overlap; the keys differ in few
+  // bits. The row goes above the head's 32 bits.
+  std::uint64_t h = (head | std::uint64_t{row} << 32) * 0x9E3779B97F4A7C15ull;
   h ^= bits[0] * 0xBF58476D1CE4E5B9ull;
   h ^= bits[1] * 0x94D049BB133111EBull;
   h ^= bits[2] * 0xD6E8FEB86659FD93ull;
   h ^= bits[3] * 0xC2B2AE3D27D4EB4Full;
-  return h ^ (h >> 32) ^ (h >> 17);
+  return h ^ (h >> 29);
 }
 
 }  // namespace tagop::amd_ibs

@@ -82,7 +82,13 @@ class IbsCapture {
  private:
   // The unit of a payload by its size, in a file whose PMU mappings were
   // lost.
-  static std::optional<IbsUnit> unit_from_raw_size(std::size_t size);
+  static std::optional<IbsUnit> unit_from_raw_size(std::size_t size) {
+    // Raw payload sizes (after the u32 size) of each unit with and without
+    // its optional registers: they never overlap.
+    if (size == 28 || size == 36) return IbsUnit::fetch;
+    if (size == 60 || size == 68 || size == 76) return IbsUnit::op;
+    return std::nullopt;
+  }
 
   const perf_data::EventAttr* first_attr_ = nullptr;
   std::vector<std::optional<IbsUnit>> units_;  // by attr index
