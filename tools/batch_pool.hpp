@@ -38,7 +38,7 @@ class BatchPool {
   BatchPool& operator=(const BatchPool&) = delete;
   ~BatchPool() { stop(); }
 
-  /// Whether add() will not work or hand on a batch.
+  /// Whether the next add() leaves the batch open (does not work it or hand it on).
   bool has_room() const { return batch_.size + 1 < batch_size; }
 
   /// Once per item: a store and a compare, no call but for a full batch.

@@ -142,8 +142,9 @@ void ReportBuilder::sample(const perf_data::SampleRecord& r) {
   std::string_view problem;
   if (capture_ && !filtering_ && capture_->classify(r, unit, problem) == amd_ibs::IbsCapture::Result::ok &&
       pool_->has_room()) {
-    if (const RecentRow* recent = recent_row(r.id.pid, capture_->ip_of(unit, r.raw))) {
-      pool_->add(IbsWork{r.raw.data(), static_cast<std::uint32_t>(r.raw.size()), recent->row, r.offset, unit});
+    const std::uint64_t ip = capture_->ip_of(unit, r.raw), w = who(r.id.pid);
+    if (const RecentRow& recent = recent_row(ip, w); recent.holds(ip, w)) {
+      pool_->add(IbsWork{r.raw.data(), static_cast<std::uint32_t>(r.raw.size()), recent.row, r.offset, unit});
       return;
     }
   }

@@ -76,22 +76,28 @@ class ReportBuilder : public perf_data::RecordHandler {
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
-  struct RecentRow;
-  void sample_in_full(const perf_data::SampleRecord& r);
-  // Once per sample: inline. The entry of (pid, ip) in the recent rows,
-  // the one it would replace in `slot`; nullptr when it is not there.
-  const RecentRow* recent_row(std::uint32_t pid, std::uint64_t ip, RecentRow** slot = nullptr) {
-    const std::uint64_t who = std::uint64_t{pid} << 32 | generation_;
-    RecentRow& recent = recent_rows_[((ip ^ who) * 0x9E3779B97F4A7C15ull) >> (64 - recent_row_bits)];
-    if (slot) *slot = &recent;
-    return ((recent.ip ^ ip) | (recent.who ^ who)) == 0 ? &recent : nullptr;
+  // The rows of recent (pid, ip) pairs, direct-mapped: most samples repeat
+  // an address seen lately, and a hit skips the process table and the row
+  // keys. An MMAP or FORK may change what an address is: it starts a new
+  // generation, which empties the cache at once.
+  struct RecentRow {
+    std::uint64_t ip = 0;
+    std::uint64_t who = 0;  // pid << 32 | generation; generation 0 is none
+    std::uint32_t row = 0;
+    bool holds(std::uint64_t ip_, std::uint64_t who_) const { return ((ip ^ ip_) | (who ^ who_)) == 0; }
+  };
+  // Once per sample: inline.
+  std::uint64_t who(std::uint32_t pid) const { return std::uint64_t{pid} << 32 | generation_; }
+  RecentRow& recent_row(std::uint64_t ip, std::uint64_t who) {
+    return recent_rows_[((ip ^ who) * 0x9E3779B97F4A7C15ull) >> (64 - recent_row_bits)];
   }
   std::uint32_t row_of(std::uint32_t pid, std::uint64_t ip) {
-    RecentRow* slot = nullptr;
-    if (const RecentRow* recent = recent_row(pid, ip, &slot)) return recent->row;
-    *slot = {ip, std::uint64_t{pid} << 32 | generation_, resolve_row(pid, ip)};
-    return slot->row;
+    const std::uint64_t w = who(pid);
+    RecentRow& recent = recent_row(ip, w);
+    if (!recent.holds(ip, w)) recent = {ip, w, resolve_row(pid, ip)};
+    return recent.row;
   }
+  void sample_in_full(const perf_data::SampleRecord& r);
   std::uint32_t resolve_row(std::uint32_t pid, std::uint64_t ip);
   template <typename MakeRow>
   std::uint32_t row_for(std::uint64_t key, MakeRow&& make);
@@ -110,15 +116,6 @@ class ReportBuilder : public perf_data::RecordHandler {
   std::vector<Row> rows_;
   FlatIndex<std::uint64_t> row_by_key_;
   std::unordered_map<std::string, std::uint32_t> row_by_name_;
-  // The rows of recent (pid, ip) pairs, direct-mapped: most samples repeat
-  // an address seen lately, and a hit skips the process table and the row
-  // keys. An MMAP or FORK may change what an address is: it starts a new
-  // generation, which empties the cache at once.
-  struct RecentRow {
-    std::uint64_t ip = 0;
-    std::uint64_t who = 0;  // pid << 32 | generation; generation 0 is none
-    std::uint32_t row = 0;
-  };
   static constexpr unsigned recent_row_bits = 12;
   std::vector<RecentRow> recent_rows_ = std::vector<RecentRow>(std::size_t{1} << recent_row_bits);
   std::uint32_t generation_ = 1;

@@ -54,8 +54,9 @@ class IbsCapture {
 
   // decode() in parts, for callers that split the work across threads.
 
-  /// Whether a sample is IBS, and of which unit; `damaged` (with `problem`)
-  /// when it is but has no raw payload. Its payload is checked by decoding.
+  /// Whether a sample is IBS, and of which unit (by record.event);
+  /// `damaged` (with `problem`) when it is but has no raw payload. Its
+  /// payload is checked by decoding.
   Result classify(const perf_data::SampleRecord& record, IbsUnit& unit, std::string_view& problem) const;
   /// The sample's instruction (or fetch) address, as decode() gives it in
   /// Sample::ip: from the payload's fixed registers; 0 when the payload is
