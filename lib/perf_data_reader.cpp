@@ -354,13 +354,9 @@ inline std::uint32_t PerfDataReader::event_of_id(std::uint64_t id) const {
 }
 
 inline std::uint32_t PerfDataReader::sample_event(std::span<const std::byte> body) const {
-  switch (id_position_) {
-    case IdPosition::none: return 0;
-    case IdPosition::identifier: return body.size() < 8 ? no_event : event_of_id(load<std::uint64_t>(body.data()));
-    case IdPosition::fixed:
-      return body.size() < id_offset_ + 8 ? no_event : event_of_id(load<std::uint64_t>(body.data() + id_offset_));
-  }
-  return no_event;
+  if (id_position_ == IdPosition::none) return 0;
+  // IDENTIFIER is at offset 0.
+  return body.size() < id_offset_ + 8 ? no_event : event_of_id(load<std::uint64_t>(body.data() + id_offset_));
 }
 
 const EventAttr* PerfDataReader::trailer_attr(std::span<const std::byte> body) const {
@@ -402,7 +398,14 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
     pages.emplace(bytes_.data(), bytes_.size(), begin);
   std::uint64_t next_progress = begin + progress_every;
   bool compressed_seen = false;
+  // One record per event, reused: the fields its sample_type has are all
+  // rewritten by each sample, the others stay zero; no clearing per sample.
   std::vector<SampleRecord> sample_records(info_.attrs.size());
+  for (std::uint32_t event = 0; event < sample_records.size(); ++event) {
+    SampleRecord& s = sample_records[event];
+    s.attr = s.id.attr = &info_.attrs[event];
+    s.event = event;
+  }
   std::vector<FixedSampleLayout> layouts;  // by attr
   for (const EventAttr& a : info_.attrs) layouts.push_back(FixedSampleLayout::of(a.attr, handler.sample_fields()));
 
@@ -446,20 +449,14 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
           sum.skipped.add(at, "sample names no event of the file (its id is unknown)");
           break;
         }
-        // One record per event, reused: the fields its sample_type has are
-        // all rewritten, the others stay zero; no clearing per sample.
-        const EventAttr* attr = &info_.attrs[event];
         SampleRecord& s = sample_records[event];
-        const std::string_view bad = parse_sample(layouts[event], attr->attr, body, s);
+        const std::string_view bad = parse_sample(layouts[event], s.attr->attr, body, s);
         if (!bad.empty()) {
           sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));
           break;
         }
         s.offset = at;
         s.misc = rh.misc;
-        s.attr = attr;
-        s.event = event;
-        s.id.attr = attr;
         ++sum.samples;
         handler.sample(s);
         break;

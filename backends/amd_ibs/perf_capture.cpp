@@ -72,7 +72,8 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
     if (f.address != AddressSlot::ip || !f.exists_on(cpu_.family, cpu_.model)) continue;
     const IbsUnit unit = amd_ibs::info(f.reg).unit;
     const auto offsets = perf_raw_offsets(unit, 0, perf_raw_size(unit, 0));
-    ip_offset_[static_cast<int>(unit)] = offsets[static_cast<std::size_t>(f.reg)];
+    if (const std::int16_t at = offsets[static_cast<std::size_t>(f.reg)]; at >= 0)
+      ip_end_[static_cast<int>(unit)] = static_cast<std::size_t>(at) + 8;
   }
 }
 

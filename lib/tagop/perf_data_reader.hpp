@@ -279,7 +279,7 @@ class PerfDataReader {
   // Where a sample's id sits: at the front (IDENTIFIER), at a fixed
   // offset (ID after fixed fields), or nowhere (a single attr).
   enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;
-  std::size_t id_offset_ = 0;
+  std::size_t id_offset_ = 0;  // of the id in a sample's body: 0 with IDENTIFIER
 };
 
 }  // namespace tagop::perf_data

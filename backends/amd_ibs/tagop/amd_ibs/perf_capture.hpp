@@ -103,7 +103,9 @@ class IbsCapture {
   const FieldSpec* op_cnt_ctl_ = nullptr;
   std::uint64_t period_bits_[2] = {0, 0};  // by unit
   std::uint64_t requested_period_[2] = {0, 0};
-  std::int16_t ip_offset_[2] = {-1, -1};  // by unit: where ip_of() reads
+  // By unit: where ip_of() reads, as the payload size that holds it (the
+  // end of the address); past any payload when the layout has none.
+  std::size_t ip_end_[2] = {~std::size_t{0}, ~std::size_t{0}};
   std::vector<std::string> warnings_;
 };
 
@@ -125,9 +127,9 @@ inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r,
 }
 
 inline std::uint64_t IbsCapture::ip_of(IbsUnit unit, std::span<const std::byte> raw) const {
-  const std::int16_t at = ip_offset_[static_cast<int>(unit)];
+  const std::size_t end = ip_end_[static_cast<int>(unit)];
   std::uint64_t ip = 0;
-  if (at >= 0 && raw.size() >= static_cast<std::size_t>(at) + 8) std::memcpy(&ip, raw.data() + at, 8);
+  if (raw.size() >= end) std::memcpy(&ip, raw.data() + end - 8, 8);
   return ip;
 }
 
