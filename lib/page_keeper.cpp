@@ -40,7 +40,7 @@ void PageKeeper::reached(std::uint64_t at) {
   moved_.notify_one();
   // Given back here, not by the helper: a helper kept waiting for a CPU
   // would let the mapped pages, and RSS, grow.
-  if (at > released_ + 2 * window) {
+  if (at > released_ + window) {
     const std::uint64_t behind = (at - window) / page_ * page_;
     madvise(const_cast<std::byte*>(base_) + released_, behind - released_, MADV_DONTNEED);
     released_ = behind;
