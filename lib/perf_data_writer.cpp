@@ -67,7 +67,7 @@ std::vector<std::uint8_t> parse_hex(std::string_view hex) {
 }  // namespace
 
 PerfDataWriter::PerfDataWriter(const std::string& path, std::vector<WriterEvent> events, WriterFeatures features)
-    : path_(path), events_(std::move(events)), features_(std::move(features)), buffer_(1 << 20) {
+    : path_(path), events_(std::move(events)), features_(std::move(features)), buffer_(buffer_size) {
   if (events_.empty()) throw Error("perf.data writer: give at least one event");
   for (WriterEvent& e : events_)
     if (e.attr.size == 0) e.attr.size = sizeof(perf_event_attr);
