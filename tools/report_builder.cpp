@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include <tagop/error.hpp>  // Error
+
 namespace tagop::cli {
 
 namespace {
@@ -29,15 +31,20 @@ std::uint64_t key_of(std::uint32_t module, std::uint64_t value) {
 
 }  // namespace
 
-ReportBuilder::ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture* capture, RowKind by,
+ReportBuilder::ReportBuilder(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, RowKind by,
                              ReportFilters filters, bool show_progress, std::size_t threads)
-    : capture_(capture), by_(by), filters_(std::move(filters)), show_progress_(show_progress), symbols_(processes_) {
+    : capture_(capture),
+      file_(reader.bytes().data()),
+      by_(by),
+      filters_(std::move(filters)),
+      show_progress_(show_progress),
+      symbols_(processes_) {
   filtering_ = !filters_.cpus.empty() || !filters_.pids.empty() || !filters_.comms.empty();
-  processes_.add_build_ids(info.build_ids);
+  processes_.add_build_ids(reader.info().build_ids);
   if (!threads) threads = std::max(1u, std::thread::hardware_concurrency());
   const Predicate* where = filters_.where ? &*filters_.where : nullptr;
   if (capture_)
-    pool_ = std::make_unique<BatchPool<IbsWork, IbsTally>>(threads, [&] { return IbsTally(*capture_, where); });
+    pool_ = std::make_unique<BatchPool<IbsWork, IbsTally>>(threads, [&] { return IbsTally(*capture_, where, file_); });
 }
 
 ReportBuilder::~ReportBuilder() = default;
@@ -81,6 +88,8 @@ bool ReportBuilder::passes(std::uint32_t pid, std::uint32_t cpu) {
 std::uint32_t ReportBuilder::row_named(Row row) {
   const std::string key = row.module + '\0' + row.name;
   auto [it, fresh] = row_by_name_.try_emplace(key, static_cast<std::uint32_t>(rows_.size()));
+  if (fresh && rows_.size() == IbsWork::not_kept)  // a row number must fit in 31 bits
+    throw Error(fmt::format("more than {} report rows: try a coarser --by", IbsWork::not_kept));
   if (fresh) rows_.push_back(std::move(row));
   return it->second;
 }
@@ -144,7 +153,7 @@ void ReportBuilder::sample(const perf_data::SampleRecord& r) {
       pool_->has_room()) {
     const std::uint64_t ip = capture_->ip_of(unit, r.raw), w = who(r.id.pid);
     if (const RecentRow& recent = recent_row(ip, w); recent.holds(ip, w)) {
-      pool_->add(IbsWork{r.raw.data(), static_cast<std::uint32_t>(r.raw.size()), recent.row, r.offset, unit});
+      pool_->add(IbsWork(file_ + r.offset, r.raw, recent.row, unit));
       return;
     }
   }
@@ -170,8 +179,8 @@ void ReportBuilder::sample_in_full(const perf_data::SampleRecord& r) {
     case amd_ibs::IbsCapture::Result::ok: break;
   }
   // Filtered-out samples go on too: the report counts every sample read.
-  const std::uint32_t row = (!filtering_ || passes(pid, cpu)) ? row_of(pid, capture_->ip_of(unit, r.raw)) : IbsTally::not_kept;
-  pool_->add(IbsWork{r.raw.data(), static_cast<std::uint32_t>(r.raw.size()), row, r.offset, unit});
+  const std::uint32_t row = (!filtering_ || passes(pid, cpu)) ? row_of(pid, capture_->ip_of(unit, r.raw)) : IbsWork::not_kept;
+  pool_->add(IbsWork(file_ + r.offset, r.raw, row, unit));
 }
 
 void ReportBuilder::finish() {

@@ -47,7 +47,7 @@ class ReportBuilder : public perf_data::RecordHandler {
   /// every sample is counted in its row, and nothing is decoded. IBS
   /// payloads are decoded and tallied by `threads` threads, this one among
   /// them (0: one per CPU).
-  ReportBuilder(const perf_data::FileInfo& info, const amd_ibs::IbsCapture* capture, RowKind by,
+  ReportBuilder(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, RowKind by,
                 ReportFilters filters, bool show_progress, std::size_t threads = 1);
   ~ReportBuilder() override;
 
@@ -105,6 +105,7 @@ class ReportBuilder : public perf_data::RecordHandler {
   bool passes(std::uint32_t pid, std::uint32_t cpu);
 
   const amd_ibs::IbsCapture* capture_;
+  const std::byte* file_;  // as mapped: a record is at file_ + its offset
   std::vector<std::uint64_t> plain_counts_;
   RowKind by_;
   ReportFilters filters_;

@@ -121,7 +121,7 @@ void run_report(const ReportOptions& o) {
     return;
   }
   amd_ibs::IbsCapture capture(info, cpu);
-  ReportBuilder builder(info, &capture, by, filters, isatty(2) && info.header.data.size > (64u << 20), o.threads);
+  ReportBuilder builder(reader, &capture, by, filters, isatty(2) && info.header.data.size > (64u << 20), o.threads);
   const perf_data::ReadSummary summary = reader.read(builder);
   builder.finish();
 

@@ -23,7 +23,7 @@ bool holds_ibs_events(const perf_data::FileInfo& info) {
 void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
                           ReportFilters filters, std::size_t top, Format format) {
   const perf_data::FileInfo& info = reader.info();
-  ReportBuilder builder(info, nullptr, by, std::move(filters), false);
+  ReportBuilder builder(reader, nullptr, by, std::move(filters), false);
   const perf_data::ReadSummary summary = reader.read(builder);
   builder.finish();
 

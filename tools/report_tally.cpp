@@ -34,8 +34,8 @@ void IbsCounts::merge(const IbsCounts& o) {
   damaged.merge(o.damaged);
 }
 
-IbsTally::IbsTally(const amd_ibs::IbsCapture& capture, const Predicate* where)
-    : capture_(&capture), where_(where), decoder_(capture.cpu().family, capture.cpu().model) {
+IbsTally::IbsTally(const amd_ibs::IbsCapture& capture, const Predicate* where, const std::byte* file)
+    : capture_(&capture), where_(where), file_(file), decoder_(capture.cpu().family, capture.cpu().model) {
   end_period_runs();  // sets the masks
 }
 
@@ -69,24 +69,26 @@ inline void IbsTally::count_period(amd_ibs::IbsUnit unit, std::uint64_t control)
 }
 
 [[gnu::always_inline]] inline void IbsTally::add(const IbsWork& w) {
-  const std::span<const std::byte> raw(w.raw, w.raw_size);
+  const std::span<const std::byte> raw = w.raw();
+  const amd_ibs::IbsUnit unit = w.unit();
+  const std::uint32_t row = w.row();
   std::uint64_t control = 0;
   amd_ibs::FastIbsDecoder::Key key;
   bool cached = false;
   try {
-    cached = decoder_.key_of(w.unit, raw, key, control);
+    cached = decoder_.key_of(unit, raw, key, control);
   } catch (const Error& e) {
-    counts_.damaged.add(w.offset, e.what());
+    counts_.damaged.add(static_cast<std::uint64_t>(w.record() - file_), e.what());
     return;
   }
-  count_period(w.unit, control);
-  if (w.row == not_kept) return;
-  if (!cached) return add_uncached(w.unit, raw, w.row);
+  count_period(unit, control);
+  if (row == IbsWork::not_kept) return;
+  if (!cached) return add_uncached(unit, raw, row);
 
-  std::uint32_t index = entry_by_key_.find(RowKey{key, w.row});
+  std::uint32_t index = entry_by_key_.find(RowKey{key, row});
   if (index == FlatIndex<RowKey>::none) {
-    index = new_entry(key, w.row, raw);
-    if (index == FlatIndex<RowKey>::none) return add_uncached(w.unit, raw, w.row);
+    index = new_entry(key, row, raw);
+    if (index == FlatIndex<RowKey>::none) return add_uncached(unit, raw, row);
   }
   Entry& e = entries_[index];
   ++e.tally.count;

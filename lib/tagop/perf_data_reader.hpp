@@ -251,6 +251,9 @@ class PerfDataReader {
   PerfDataReader& operator=(PerfDataReader&&) noexcept;
 
   const FileInfo& info() const { return info_; }
+  /// The file's bytes, as mapped (a SampleRecord's offset is where its
+  /// record starts in them).
+  std::span<const std::byte> bytes() const { return bytes_; }
 
   /// Walks the data section once, calling the handler for each record it
   /// knows; skips the others by their size, and damaged ones with a count.
