@@ -33,8 +33,7 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
     // Without mappings, a raw-sampling event of a dynamic PMU may be IBS:
     // its payload size will say.
     const bool guess = !fetch_type && !op_type && a.attr.type >= PERF_TYPE_MAX && (a.attr.sample_type & PERF_SAMPLE_RAW);
-    units_.push_back(unit);
-    unit_from_size_.push_back(guess);
+    routes_.push_back(unit ? static_cast<Route>(*unit) : guess ? Route::by_size : Route::not_ibs);
     any = any || unit || guess;
     if (unit && !a.attr.freq) requested_period_[static_cast<int>(*unit)] = a.attr.sample_period;
   }
@@ -83,7 +82,8 @@ const IbsDecoder& IbsCapture::decoder() const { return decoder_->decoder(); }
 
 std::optional<IbsUnit> IbsCapture::unit_of(const EventAttr* attr) const {
   const auto i = static_cast<std::size_t>(attr - first_attr_);
-  return i < units_.size() ? units_[i] : std::nullopt;
+  if (i >= routes_.size() || routes_[i] > Route::op) return std::nullopt;
+  return static_cast<IbsUnit>(routes_[i]);
 }
 
 std::uint64_t IbsCapture::requested_period(IbsUnit unit) const { return requested_period_[static_cast<int>(unit)]; }

@@ -92,8 +92,12 @@ class IbsCapture {
   }
 
   const perf_data::EventAttr* first_attr_ = nullptr;
-  std::vector<std::optional<IbsUnit>> units_;  // by attr index
-  std::vector<bool> unit_from_size_;           // units_ unknown: infer from the raw size
+  // What each event's samples are, by attr index: fetch and op as IbsUnit
+  // has them; by_size: infer the unit from the payload's size.
+  enum class Route : std::uint8_t { fetch, op, by_size, not_ibs };
+  static_assert(static_cast<int>(Route::fetch) == static_cast<int>(IbsUnit::fetch) &&
+                static_cast<int>(Route::op) == static_cast<int>(IbsUnit::op));
+  std::vector<Route> routes_;
   CpuId cpu_;
   std::unique_ptr<FastIbsDecoder> decoder_;
   // The period and selection fields, from the layout table.
@@ -113,12 +117,18 @@ class IbsCapture {
 
 inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
                                                std::string_view& problem) const {
-  const std::size_t i = r.event;
-  if (i >= units_.size()) return Result::not_ibs;
-  std::optional<IbsUnit> known = units_[i];
-  if (!known && unit_from_size_[i]) known = unit_from_raw_size(r.raw.size());
-  if (!known) return Result::not_ibs;
-  unit = *known;
+  const Route route = r.event < routes_.size() ? routes_[r.event] : Route::not_ibs;
+  switch (route) {
+    case Route::fetch:
+    case Route::op: unit = static_cast<IbsUnit>(route); break;
+    case Route::by_size:
+      if (const std::optional<IbsUnit> by_size = unit_from_raw_size(r.raw.size())) {
+        unit = *by_size;
+        break;
+      }
+      return Result::not_ibs;
+    case Route::not_ibs: return Result::not_ibs;
+  }
   if (!(r.sample_type & PERF_SAMPLE_RAW)) {
     problem = "IBS sample without its raw registers (record with --raw-samples)";
     return Result::damaged;
