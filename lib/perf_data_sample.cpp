@@ -132,16 +132,18 @@ namespace {
 // The fixed-size fields a sample may have before RAW, in the kernel's
 // order: READ and CALLCHAIN, which also come before RAW, have sizes of
 // their own and make a layout unusable. TID's pid and tid are adjacent in
-// SampleId, so it is one 8-byte copy too.
+// SampleId, so it is one 8-byte copy too; so is CPU, whose reserved u32
+// lands in the padding after SampleId::cpu.
 static_assert(std::is_standard_layout_v<SampleRecord>, "members are copied to by offset");
 static_assert(offsetof(SampleId, tid) == offsetof(SampleId, pid) + 4);
+static_assert(offsetof(SampleId, time) == offsetof(SampleId, cpu) + 8, "cpu has 4 bytes of padding after it");
 constexpr std::uint16_t in_id(std::size_t member) { return static_cast<std::uint16_t>(offsetof(SampleRecord, id) + member); }
 
 struct FixedField {
   std::uint64_t bit;
   std::uint16_t to;  // the member's offset in SampleRecord
 };
-constexpr std::uint16_t cpu_field = 0xFFFF, raw_field = 0xFFFE;  // not copies
+constexpr std::uint16_t raw_field = 0xFFFF;  // not a copy
 constexpr FixedField fixed_fields[] = {
     {PERF_SAMPLE_IDENTIFIER, in_id(offsetof(SampleId, id))},
     {PERF_SAMPLE_IP, offsetof(SampleRecord, ip)},
@@ -150,7 +152,7 @@ constexpr FixedField fixed_fields[] = {
     {PERF_SAMPLE_ADDR, offsetof(SampleRecord, addr)},
     {PERF_SAMPLE_ID, in_id(offsetof(SampleId, id))},
     {PERF_SAMPLE_STREAM_ID, in_id(offsetof(SampleId, stream_id))},
-    {PERF_SAMPLE_CPU, cpu_field},
+    {PERF_SAMPLE_CPU, in_id(offsetof(SampleId, cpu))},
     {PERF_SAMPLE_PERIOD, offsetof(SampleRecord, period)},
     {PERF_SAMPLE_RAW, raw_field},  // its u32 size; the data follows
 };
@@ -163,15 +165,12 @@ FixedSampleLayout FixedSampleLayout::of(const perf_event_attr& attr, std::uint64
   for (const FixedField& f : fixed_fields) {
     known |= f.bit;
     if (!(attr.sample_type & f.bit)) continue;
-    const auto at = static_cast<std::int16_t>(l.size);
     if (f.to == raw_field) {
-      l.raw = at;
+      l.raw = static_cast<std::int16_t>(l.size);
       l.size = static_cast<std::uint16_t>(l.size + 4);
       continue;
     }
-    const bool copied = (wanted & f.bit) != 0;  // else skipped over
-    if (copied && f.to == cpu_field) l.cpu = at;
-    if (copied && f.to != cpu_field) l.copies[l.copy_count++] = {l.size, f.to};
+    if (wanted & f.bit) l.copies[l.copy_count++] = {l.size, f.to};  // else skipped over
     l.size = static_cast<std::uint16_t>(l.size + 8);
   }
   l.usable = (attr.sample_type & ~known) == 0;

@@ -203,9 +203,8 @@ struct FixedSampleLayout {
   struct Copy {
     std::uint16_t from = 0, to = 0;
   };
-  std::array<Copy, 8> copies{};
+  std::array<Copy, 9> copies{};
   std::uint8_t copy_count = 0;
-  std::int16_t cpu = -1;  // CPU's u32 (the u32 after it is reserved)
   std::int16_t raw = -1;  // RAW's u32 size; the payload follows
   /// Copies only the fields of `wanted` (sample_type bits).
   static FixedSampleLayout of(const perf_event_attr& attr, std::uint64_t wanted = ~std::uint64_t{0});
@@ -221,7 +220,6 @@ inline std::string_view parse_sample(const FixedSampleLayout& layout, const perf
   out.sample_type = attr.sample_type;
   for (std::size_t i = 0; i < layout.copy_count; ++i)
     std::memcpy(record + layout.copies[i].to, p + layout.copies[i].from, 8);
-  if (layout.cpu >= 0) std::memcpy(&out.id.cpu, p + layout.cpu, 4);
   if (layout.raw >= 0) {
     std::uint32_t n;
     std::memcpy(&n, p + layout.raw, 4);
