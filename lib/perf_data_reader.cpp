@@ -398,8 +398,8 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
     pages.emplace(bytes_.data(), bytes_.size(), begin);
   std::uint64_t next_progress = begin + progress_every;
   bool compressed_seen = false;
-  // One record per event, reused: the fields its sample_type has are all
-  // rewritten by each sample, the others stay zero; no clearing per sample.
+  // One record per event, reused: each sample rewrites the fields the
+  // handler wants, and no record is cleared per sample.
   std::vector<SampleRecord> sample_records(info_.attrs.size());
   for (std::uint32_t event = 0; event < sample_records.size(); ++event) {
     SampleRecord& s = sample_records[event];

@@ -151,8 +151,9 @@ class RecordHandler {
  public:
   virtual ~RecordHandler() = default;
   virtual void sample(const SampleRecord&) {}
-  /// The sample_type bits whose fields sample() reads: the reader may leave
-  /// the others 0 (it checks every field's size all the same).
+  /// The sample_type bits whose fields sample() reads: the reader may skip
+  /// the others, which then hold 0 or an earlier sample's values (it checks
+  /// every field's size all the same).
   virtual std::uint64_t sample_fields() const { return ~std::uint64_t{0}; }
   virtual void mmap(const MmapRecord&) {}
   virtual void comm(const CommRecord&) {}
