@@ -66,7 +66,7 @@ class ReportBuilder : public perf_data::RecordHandler {
   const Aggregator& aggregator() const { return aggregator_; }
   const std::vector<Row>& rows() const { return rows_; }
   std::uint64_t kept(amd_ibs::IbsUnit u) const { return counts_.kept[static_cast<int>(u)]; }
-  std::uint64_t read(amd_ibs::IbsUnit u) const { return counts_.read[static_cast<int>(u)]; }
+  std::uint64_t read(amd_ibs::IbsUnit u) const { return counts_.period[static_cast<int>(u)].samples; }
   const PeriodSeen& period(amd_ibs::IbsUnit u) const { return counts_.period[static_cast<int>(u)]; }
   std::uint64_t other_samples() const { return other_; }
   /// Without a capture: the samples kept in each row (by row index).

@@ -26,7 +26,6 @@ void PeriodSeen::merge(const PeriodSeen& o) {
 
 void IbsCounts::merge(const IbsCounts& o) {
   for (std::size_t u = 0; u < 2; ++u) {
-    read[u] += o.read[u];
     kept[u] += o.kept[u];
     period[u].merge(o.period[u]);
   }
@@ -125,7 +124,6 @@ void IbsTally::end_period_runs() {
     counts_.period[u].add(period_runs_[u].period, period_runs_[u].samples);
     period_runs_[u] = PeriodRun{};
     period_runs_[u].mask = capture_->period_bits(static_cast<amd_ibs::IbsUnit>(u));
-    counts_.read[u] = counts_.period[u].samples;
   }
 }
 

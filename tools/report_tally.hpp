@@ -59,9 +59,10 @@ struct PeriodSeen {
   double mean() const { return samples ? static_cast<double>(sum) / static_cast<double>(samples) : 0; }
 };
 
-/// What a report tells besides the engine's results; by IbsUnit.
+/// What a report tells besides the engine's results; by IbsUnit. Every
+/// sample read has a period: period[u].samples counts the samples read.
 struct IbsCounts {
-  std::array<std::uint64_t, 2> read{}, kept{};
+  std::array<std::uint64_t, 2> kept{};
   std::array<PeriodSeen, 2> period{};
   std::uint64_t where_undecided = 0;  // samples that did not observe what --where tests
   perf_data::Skipped damaged;
