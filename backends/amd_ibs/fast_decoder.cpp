@@ -122,7 +122,6 @@ const FastIbsDecoder::RawLayout& FastIbsDecoder::new_raw_layout(IbsUnit unit, st
                                                                std::size_t size) const {
   RawLayout l;
   l.offsets = perf_raw_offsets(unit, caps, size);  // throws for sizes parse_perf_raw refuses
-  l.unit = unit;
   l.caps = caps;
   l.size = size;
   std::uint32_t present = 0;

@@ -110,7 +110,6 @@ class FastIbsDecoder {
   // the key's registers: a register the payload lacks reads the caps word
   // through a mask of 0, so that the key is read without a branch.
   struct RawLayout {
-    IbsUnit unit = IbsUnit::op;
     std::uint32_t caps = 0;
     std::size_t size = ~std::size_t{0};  // no payload has it: the first one fills the layout
     std::uint64_t head = 0;              // Key::head
