@@ -80,8 +80,6 @@ class FeatureCursor {
   std::size_t at_ = 0;
 };
 
-constexpr std::uint64_t progress_every = PageKeeper::window;  // bytes between progress calls
-
 constexpr const char* compressed_advice = "decompress with 'perf inject -i IN -o OUT'";
 
 }  // namespace
@@ -344,21 +342,6 @@ void PerfDataReader::parse_features() {
   }
 }
 
-inline std::uint32_t PerfDataReader::event_of_id(std::uint64_t id) const {
-  if (!attr_by_dense_id_.empty()) {
-    const std::uint64_t at = id - dense_id_base_;
-    return (at < attr_by_dense_id_.size() ? attr_by_dense_id_[at] : 0) - 1;  // 0 - 1: no_event
-  }
-  const auto it = attr_by_id_.find(id);
-  return it == attr_by_id_.end() ? no_event : it->second;
-}
-
-inline std::uint32_t PerfDataReader::sample_event(std::span<const std::byte> body) const {
-  if (id_position_ == IdPosition::none) return 0;
-  // IDENTIFIER is at offset 0.
-  return body.size() < id_offset_ + 8 ? no_event : event_of_id(load<std::uint64_t>(body.data() + id_offset_));
-}
-
 const EventAttr* PerfDataReader::trailer_attr(std::span<const std::byte> body) const {
   // With IDENTIFIER the trailer ends with the id; otherwise every event's
   // trailer has the same layout (perf requires it), the first one's.
@@ -368,8 +351,10 @@ const EventAttr* PerfDataReader::trailer_attr(std::span<const std::byte> body) c
   return &info_.attrs[0];
 }
 
-ReadSummary PerfDataReader::read(RecordHandler& handler) {
-  ReadSummary sum;
+ReadSummary PerfDataReader::read(RecordHandler& handler) { return walk(handler); }
+
+bool PerfDataReader::start(Walk& w, RecordHandler& handler) {
+  ReadSummary& sum = w.sum;
   const FileHeader& h = info_.header;
   std::uint64_t begin = h.data.offset, end = h.data.offset + h.data.size;
   if (begin > bytes_.size()) {
@@ -377,7 +362,7 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
     sum.warnings.push_back(fmt::format("the data section starts at {}, past the end of the {}-byte file: the file is "
                                        "truncated, no records",
                                        begin, bytes_.size()));
-    return sum;
+    return false;
   }
   if (h.data.size == 0 && !(h.features[0] | h.features[1] | h.features[2] | h.features[3])) {
     end = bytes_.size();
@@ -392,204 +377,207 @@ ReadSummary PerfDataReader::read(RecordHandler& handler) {
                                        end, bytes_.size()));
     end = bytes_.size();
   }
+  w.begin = begin;
+  w.end = end;
   // A helper thread keeps the pages of a long mapped file (page_keeper.hpp).
-  std::optional<PageKeeper> pages;
   if (mapping_ && mapping_->address && end - begin > 4 * PageKeeper::window)
-    pages.emplace(bytes_.data(), bytes_.size(), begin);
-  std::uint64_t next_progress = begin + progress_every;
-  bool compressed_seen = false;
-  // One record per event, reused: each sample rewrites the fields the
-  // handler wants, and no record is cleared per sample.
-  std::vector<SampleRecord> sample_records(info_.attrs.size());
-  for (std::uint32_t event = 0; event < sample_records.size(); ++event) {
-    SampleRecord& s = sample_records[event];
+    w.pages.emplace(bytes_.data(), bytes_.size(), begin);
+  w.samples.resize(info_.attrs.size());
+  for (std::uint32_t event = 0; event < w.samples.size(); ++event) {
+    SampleRecord& s = w.samples[event];
     s.attr = s.id.attr = &info_.attrs[event];
     s.event = event;
   }
-  std::vector<FixedSampleLayout> layouts;  // by attr
-  for (const EventAttr& a : info_.attrs) layouts.push_back(FixedSampleLayout::of(a.attr, handler.sample_fields()));
+  for (const EventAttr& a : info_.attrs) w.layouts.push_back(FixedSampleLayout::of(a.attr, handler.sample_fields()));
+  return true;
+}
 
-  std::uint64_t at = begin;
-  while (at < end) {
-    if (at >= next_progress) {
-      if (pages) pages->reached(at);
-      handler.progress(at - begin, end - begin);
-      next_progress = at + progress_every;
-    }
-    if (end - at < sizeof(RecordHeader)) {
-      sum.truncated = true;
-      sum.skipped.add(at, fmt::format("{} bytes at the end of the data are too few for a record header", end - at));
-      break;
-    }
-    const auto rh = load<RecordHeader>(bytes_.data() + at);
-    if (rh.size < sizeof(RecordHeader)) {
-      sum.skipped.add(at, fmt::format("record of type {} has size {}, less than its own header: the records after "
-                                      "it cannot be found",
-                                      rh.type, rh.size));
-      sum.warnings.push_back(fmt::format("stopped at offset {}: a record of size {} hides where the next one starts; "
-                                         "{} bytes of data after it were not read",
-                                         at, rh.size, end - at));
-      break;
-    }
-    if (rh.size > end - at) {
-      sum.truncated = true;
-      sum.skipped.add(at, fmt::format("record of type {} and {} bytes runs past the end of the data ({} bytes left)",
-                                      rh.type, rh.size, end - at));
-      break;
-    }
-    const std::span<const std::byte> body = bytes_.subspan(at + sizeof(RecordHeader), rh.size - sizeof(RecordHeader));
-    ++sum.records;
-    if (rh.type <= record_user_last) ++sum.by_type[rh.type];
-    std::uint64_t next = at + rh.size;
+void PerfDataReader::reached(Walk& w, RecordHandler& handler, std::uint64_t at) {
+  if (w.pages) w.pages->reached(at);
+  handler.progress(at - w.begin, w.end - w.begin);
+}
 
-    switch (rh.type) {
-      case record_sample: {
-        const std::uint32_t event = sample_event(body);
-        if (event == no_event) {
-          sum.skipped.add(at, "sample names no event of the file (its id is unknown)");
-          break;
-        }
-        SampleRecord& s = sample_records[event];
-        const std::string_view bad = parse_sample(layouts[event], s.attr->attr, body, s);
-        if (!bad.empty()) {
-          sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));
-          break;
-        }
-        s.offset = at;
-        s.misc = rh.misc;
-        ++sum.samples;
-        handler.sample(s);
-        break;
-      }
-      case record_mmap:
-      case record_mmap2: {
-        const EventAttr* attr = trailer_attr(body);
-        const std::size_t trailer = sample_id_size(attr->attr);
-        const std::size_t fixed = rh.type == record_mmap2 ? 64 : 32;
-        if (body.size() < fixed + trailer) {
-          sum.skipped.add(at, fmt::format("MMAP record of {} bytes is too short", rh.size));
-          break;
-        }
-        MmapRecord m;
-        m.offset = at;
-        m.misc = rh.misc;
-        m.mmap2 = rh.type == record_mmap2;
-        const std::byte* p = body.data();
-        m.pid = load<std::uint32_t>(p);
-        m.tid = load<std::uint32_t>(p + 4);
-        m.start = load<std::uint64_t>(p + 8);
-        m.len = load<std::uint64_t>(p + 16);
-        m.pgoff = load<std::uint64_t>(p + 24);
-        if (m.mmap2) {
-          if (rh.misc & misc_mmap_build_id) {
-            const auto n = std::min<std::size_t>(20, static_cast<std::size_t>(p[32]));
-            m.build_id = hex_bytes(body.subspan(36, n));
-          }
-          m.prot = load<std::uint32_t>(p + 56);
-          m.flags = load<std::uint32_t>(p + 60);
-        }
-        m.filename = c_string(body.subspan(fixed, body.size() - fixed - trailer));
-        parse_sample_id(attr->attr, body, m.id);
-        m.id.attr = attr;
-        handler.mmap(m);
-        break;
-      }
-      case record_comm: {
-        const EventAttr* attr = trailer_attr(body);
-        const std::size_t trailer = sample_id_size(attr->attr);
-        if (body.size() < 8 + trailer) {
-          sum.skipped.add(at, fmt::format("COMM record of {} bytes is too short", rh.size));
-          break;
-        }
-        CommRecord c;
-        c.offset = at;
-        c.pid = load<std::uint32_t>(body.data());
-        c.tid = load<std::uint32_t>(body.data() + 4);
-        c.exec = rh.misc & misc_comm_exec;
-        c.comm = c_string(body.subspan(8, body.size() - 8 - trailer));
-        parse_sample_id(attr->attr, body, c.id);
-        c.id.attr = attr;
-        handler.comm(c);
-        break;
-      }
-      case record_fork:
-      case record_exit: {
-        const EventAttr* attr = trailer_attr(body);
-        if (body.size() < 24 + sample_id_size(attr->attr)) {
-          sum.skipped.add(at, fmt::format("{} record of {} bytes is too short", rh.type == record_fork ? "FORK" : "EXIT",
-                                          rh.size));
-          break;
-        }
-        TaskRecord t;
-        t.offset = at;
-        t.fork = rh.type == record_fork;
-        t.pid = load<std::uint32_t>(body.data());
-        t.ppid = load<std::uint32_t>(body.data() + 4);
-        t.tid = load<std::uint32_t>(body.data() + 8);
-        t.ptid = load<std::uint32_t>(body.data() + 12);
-        t.time = load<std::uint64_t>(body.data() + 16);
-        parse_sample_id(attr->attr, body, t.id);
-        t.id.attr = attr;
-        handler.task(t);
-        break;
-      }
-      case record_lost:
-      case record_lost_samples: {
-        const EventAttr* attr = trailer_attr(body);
-        const std::size_t fixed = rh.type == record_lost ? 16 : 8;
-        if (body.size() < fixed + sample_id_size(attr->attr)) {
-          sum.skipped.add(at, fmt::format("LOST record of {} bytes is too short", rh.size));
-          break;
-        }
-        LostRecord l;
-        l.offset = at;
-        l.lost_samples = rh.type == record_lost_samples;
-        if (rh.type == record_lost) {
-          l.event_id = load<std::uint64_t>(body.data());
-          l.lost = load<std::uint64_t>(body.data() + 8);
-        } else {
-          l.lost = load<std::uint64_t>(body.data());
-        }
-        parse_sample_id(attr->attr, body, l.id);
-        l.id.attr = attr;
-        sum.lost += l.lost;
-        handler.lost(l);
-        break;
-      }
-      case record_auxtrace: {
-        // The trace data follows the record; its size is the first field.
-        if (body.size() < 8) {
-          sum.skipped.add(at, "AUXTRACE record too short for its size field");
-          break;
-        }
-        const auto extra = load<std::uint64_t>(body.data());
-        if (extra > end - next) {
-          sum.truncated = true;
-          sum.skipped.add(at, fmt::format("AUXTRACE data of {} bytes runs past the end of the data", extra));
-          next = end;
-        } else {
-          next += extra;
-        }
-        break;
-      }
-      case record_compressed:
-      case record_compressed2:
-        sum.skipped.add(at, fmt::format("compressed records (perf record -z): {}", compressed_advice));
-        if (!compressed_seen)
-          sum.warnings.push_back(fmt::format("the data holds compressed records that tagop cannot read: {}",
-                                             compressed_advice));
-        compressed_seen = true;
-        break;
-      default:
-        if ((rh.type == 0 || rh.type > record_kernel_last) && (rh.type < record_header_attr || rh.type > record_user_last))
-          sum.skipped.add(at, fmt::format("unknown record type {} ({} bytes): skipped by its size", rh.type, rh.size));
-        break;
-    }
-    at = next;
+void PerfDataReader::bad_header(Walk& w, std::uint64_t at) {
+  ReadSummary& sum = w.sum;
+  const std::uint64_t left = w.end - at;
+  if (left < sizeof(RecordHeader)) {
+    sum.truncated = true;
+    sum.skipped.add(at, fmt::format("{} bytes at the end of the data are too few for a record header", left));
+    return;
   }
-  sum.data_bytes = at - begin;
-  handler.progress(end - begin, end - begin);
-  return sum;
+  const auto rh = load<RecordHeader>(bytes_.data() + at);
+  if (rh.size < sizeof(RecordHeader)) {
+    sum.skipped.add(at, fmt::format("record of type {} has size {}, less than its own header: the records after "
+                                    "it cannot be found",
+                                    rh.type, rh.size));
+    sum.warnings.push_back(fmt::format("stopped at offset {}: a record of size {} hides where the next one starts; "
+                                       "{} bytes of data after it were not read",
+                                       at, rh.size, left));
+    return;
+  }
+  sum.truncated = true;
+  sum.skipped.add(at, fmt::format("record of type {} and {} bytes runs past the end of the data ({} bytes left)",
+                                  rh.type, rh.size, left));
+}
+
+ReadSummary PerfDataReader::finish(Walk& w, RecordHandler& handler, std::uint64_t at) {
+  w.sum.data_bytes = at - w.begin;
+  handler.progress(w.end - w.begin, w.end - w.begin);
+  return std::move(w.sum);
+}
+
+std::uint64_t PerfDataReader::other_record(Walk& w, RecordHandler& handler, std::uint64_t at, const RecordHeader& rh) {
+  ReadSummary& sum = w.sum;
+  const std::uint64_t end = w.end;
+  const std::span<const std::byte> body = bytes_.subspan(at + sizeof(RecordHeader), rh.size - sizeof(RecordHeader));
+  ++sum.records;
+  if (rh.type <= record_user_last) ++sum.by_type[rh.type];
+  std::uint64_t next = at + rh.size;
+
+  switch (rh.type) {
+    case record_sample: {
+      const std::uint32_t event = sample_event(body);
+      if (event == no_event) {
+        sum.skipped.add(at, "sample names no event of the file (its id is unknown)");
+        break;
+      }
+      SampleRecord& s = w.samples[event];
+      const std::string_view bad = parse_sample(w.layouts[event], s.attr->attr, body, s);
+      if (!bad.empty()) {
+        sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));
+        break;
+      }
+      s.offset = at;
+      s.misc = rh.misc;
+      ++sum.samples;
+      handler.sample(s);
+      break;
+    }
+    case record_mmap:
+    case record_mmap2: {
+      const EventAttr* attr = trailer_attr(body);
+      const std::size_t trailer = sample_id_size(attr->attr);
+      const std::size_t fixed = rh.type == record_mmap2 ? 64 : 32;
+      if (body.size() < fixed + trailer) {
+        sum.skipped.add(at, fmt::format("MMAP record of {} bytes is too short", rh.size));
+        break;
+      }
+      MmapRecord m;
+      m.offset = at;
+      m.misc = rh.misc;
+      m.mmap2 = rh.type == record_mmap2;
+      const std::byte* p = body.data();
+      m.pid = load<std::uint32_t>(p);
+      m.tid = load<std::uint32_t>(p + 4);
+      m.start = load<std::uint64_t>(p + 8);
+      m.len = load<std::uint64_t>(p + 16);
+      m.pgoff = load<std::uint64_t>(p + 24);
+      if (m.mmap2) {
+        if (rh.misc & misc_mmap_build_id) {
+          const auto n = std::min<std::size_t>(20, static_cast<std::size_t>(p[32]));
+          m.build_id = hex_bytes(body.subspan(36, n));
+        }
+        m.prot = load<std::uint32_t>(p + 56);
+        m.flags = load<std::uint32_t>(p + 60);
+      }
+      m.filename = c_string(body.subspan(fixed, body.size() - fixed - trailer));
+      parse_sample_id(attr->attr, body, m.id);
+      m.id.attr = attr;
+      handler.mmap(m);
+      break;
+    }
+    case record_comm: {
+      const EventAttr* attr = trailer_attr(body);
+      const std::size_t trailer = sample_id_size(attr->attr);
+      if (body.size() < 8 + trailer) {
+        sum.skipped.add(at, fmt::format("COMM record of {} bytes is too short", rh.size));
+        break;
+      }
+      CommRecord c;
+      c.offset = at;
+      c.pid = load<std::uint32_t>(body.data());
+      c.tid = load<std::uint32_t>(body.data() + 4);
+      c.exec = rh.misc & misc_comm_exec;
+      c.comm = c_string(body.subspan(8, body.size() - 8 - trailer));
+      parse_sample_id(attr->attr, body, c.id);
+      c.id.attr = attr;
+      handler.comm(c);
+      break;
+    }
+    case record_fork:
+    case record_exit: {
+      const EventAttr* attr = trailer_attr(body);
+      if (body.size() < 24 + sample_id_size(attr->attr)) {
+        sum.skipped.add(at, fmt::format("{} record of {} bytes is too short", rh.type == record_fork ? "FORK" : "EXIT",
+                                        rh.size));
+        break;
+      }
+      TaskRecord t;
+      t.offset = at;
+      t.fork = rh.type == record_fork;
+      t.pid = load<std::uint32_t>(body.data());
+      t.ppid = load<std::uint32_t>(body.data() + 4);
+      t.tid = load<std::uint32_t>(body.data() + 8);
+      t.ptid = load<std::uint32_t>(body.data() + 12);
+      t.time = load<std::uint64_t>(body.data() + 16);
+      parse_sample_id(attr->attr, body, t.id);
+      t.id.attr = attr;
+      handler.task(t);
+      break;
+    }
+    case record_lost:
+    case record_lost_samples: {
+      const EventAttr* attr = trailer_attr(body);
+      const std::size_t fixed = rh.type == record_lost ? 16 : 8;
+      if (body.size() < fixed + sample_id_size(attr->attr)) {
+        sum.skipped.add(at, fmt::format("LOST record of {} bytes is too short", rh.size));
+        break;
+      }
+      LostRecord l;
+      l.offset = at;
+      l.lost_samples = rh.type == record_lost_samples;
+      if (rh.type == record_lost) {
+        l.event_id = load<std::uint64_t>(body.data());
+        l.lost = load<std::uint64_t>(body.data() + 8);
+      } else {
+        l.lost = load<std::uint64_t>(body.data());
+      }
+      parse_sample_id(attr->attr, body, l.id);
+      l.id.attr = attr;
+      sum.lost += l.lost;
+      handler.lost(l);
+      break;
+    }
+    case record_auxtrace: {
+      // The trace data follows the record; its size is the first field.
+      if (body.size() < 8) {
+        sum.skipped.add(at, "AUXTRACE record too short for its size field");
+        break;
+      }
+      const auto extra = load<std::uint64_t>(body.data());
+      if (extra > end - next) {
+        sum.truncated = true;
+        sum.skipped.add(at, fmt::format("AUXTRACE data of {} bytes runs past the end of the data", extra));
+        next = end;
+      } else {
+        next += extra;
+      }
+      break;
+    }
+    case record_compressed:
+    case record_compressed2:
+      sum.skipped.add(at, fmt::format("compressed records (perf record -z): {}", compressed_advice));
+      if (!w.compressed_seen)
+        sum.warnings.push_back(fmt::format("the data holds compressed records that tagop cannot read: {}",
+                                           compressed_advice));
+      w.compressed_seen = true;
+      break;
+    default:
+      if ((rh.type == 0 || rh.type > record_kernel_last) && (rh.type < record_header_attr || rh.type > record_user_last))
+        sum.skipped.add(at, fmt::format("unknown record type {} ({} bytes): skipped by its size", rh.type, rh.size));
+      break;
+  }
+  return next;
 }
 
 }  // namespace tagop::perf_data

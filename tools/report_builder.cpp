@@ -144,22 +144,6 @@ std::uint64_t ReportBuilder::sample_fields() const {
   return PERF_SAMPLE_TID | PERF_SAMPLE_RAW | (capture_ ? 0 : PERF_SAMPLE_IP) | (filtering_ ? PERF_SAMPLE_CPU : 0);
 }
 
-void ReportBuilder::sample(const perf_data::SampleRecord& r) {
-  // Most samples: IBS, no filters, an address seen lately, room in the
-  // batch. That path calls nothing, so it saves no registers.
-  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
-  std::string_view problem;
-  if (capture_ && !filtering_ && capture_->classify(r, unit, problem) == amd_ibs::IbsCapture::Result::ok &&
-      pool_->has_room()) {
-    const std::uint64_t ip = capture_->ip_of(unit, r.raw), w = who(r.id.pid);
-    if (const RecentRow& recent = recent_row(ip, w); recent.holds(ip, w)) {
-      pool_->add(IbsWork(file_ + r.offset, r.raw, recent.row, unit));
-      return;
-    }
-  }
-  sample_in_full(r);
-}
-
 void ReportBuilder::sample_in_full(const perf_data::SampleRecord& r) {
   // Without TID, pid 0 (the record's unwritten field stays 0).
   const std::uint32_t pid = r.id.pid, cpu = r.id.cpu;

@@ -41,7 +41,7 @@ struct Row {
   bool has_offset = false;
 };
 
-class ReportBuilder : public perf_data::RecordHandler {
+class ReportBuilder final : public perf_data::RecordHandler {
  public:
   /// Without a capture (a file with no IBS events: cpu-clock, cycles ...)
   /// every sample is counted in its row, and nothing is decoded. IBS
@@ -51,6 +51,7 @@ class ReportBuilder : public perf_data::RecordHandler {
                 ReportFilters filters, bool show_progress, std::size_t threads = 1);
   ~ReportBuilder() override;
 
+  /// Inline, with the reader's loop (PerfDataReader::read of a final handler).
   void sample(const perf_data::SampleRecord& r) override;
   std::uint64_t sample_fields() const override;
   void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
@@ -125,5 +126,21 @@ class ReportBuilder : public perf_data::RecordHandler {
   std::unique_ptr<BatchPool<IbsWork, IbsTally>> pool_;
   std::unordered_map<std::uint32_t, bool> comm_passes_;  // by pid
 };
+
+[[gnu::always_inline]] inline void ReportBuilder::sample(const perf_data::SampleRecord& r) {
+  // Most samples: IBS, no filters, an address seen lately, room in the
+  // batch. That path calls nothing.
+  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
+  std::string_view problem;
+  if (capture_ && !filtering_ && capture_->classify(r, unit, problem) == amd_ibs::IbsCapture::Result::ok &&
+      pool_->has_room()) {
+    const std::uint64_t ip = capture_->ip_of(unit, r.raw), w = who(r.id.pid);
+    if (const RecentRow& recent = recent_row(ip, w); recent.holds(ip, w)) {
+      pool_->add(IbsWork(file_ + r.offset, r.raw, recent.row, unit));
+      return;
+    }
+  }
+  sample_in_full(r);
+}
 
 }  // namespace tagop::cli

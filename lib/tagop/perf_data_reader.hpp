@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>  // perf_event_attr
 
 #include <array>        // std::array
+#include <concepts>     // std::derived_from
 #include <cstring>      // std::memcpy
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <memory>       // std::unique_ptr
@@ -22,9 +23,11 @@
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <type_traits>  // std::is_final_v
 #include <unordered_map>  // id -> attr
 #include <vector>       // std::vector
 
+#include <tagop/page_keeper.hpp>       // PageKeeper
 #include <tagop/perf_data_format.hpp>  // FileHeader, Feature, RecordType
 
 namespace tagop::perf_data {
@@ -257,8 +260,40 @@ class PerfDataReader {
   /// Walks the data section once, calling the handler for each record it
   /// knows; skips the others by their size, and damaged ones with a count.
   ReadSummary read(RecordHandler& handler);
+  /// The same for a final handler: its sample() is called directly, and
+  /// inlines into the loop where its definition is in sight (most records
+  /// are samples).
+  template <typename Handler>
+    requires std::derived_from<Handler, RecordHandler> && std::is_final_v<Handler>
+  ReadSummary read(Handler& handler) {
+    return walk(handler);
+  }
 
  private:
+  // One read of the data section: what the loop keeps between records.
+  struct Walk {
+    ReadSummary sum;
+    std::uint64_t begin = 0, end = 0;
+    std::optional<PageKeeper> pages;
+    bool compressed_seen = false;
+    // One record per event, reused: each sample rewrites the fields the
+    // handler wants, and no record is cleared per sample.
+    std::vector<SampleRecord> samples;      // by event
+    std::vector<FixedSampleLayout> layouts;  // by event
+  };
+  template <typename Handler>
+  ReadSummary walk(Handler& handler);
+  static constexpr std::uint64_t progress_every = PageKeeper::window;  // bytes between progress calls
+  // The parts of walk() off its hot path (a whole sample, a record header
+  // that fits), out of line, for every handler type.
+  bool start(Walk& w, RecordHandler& handler);
+  void reached(Walk& w, RecordHandler& handler, std::uint64_t at);
+  // A record whose header does not fit: counts it; walk() stops there.
+  void bad_header(Walk& w, std::uint64_t at);
+  // Any record but a whole sample: returns where the next one starts.
+  std::uint64_t other_record(Walk& w, RecordHandler& handler, std::uint64_t at, const RecordHeader& rh);
+  ReadSummary finish(Walk& w, RecordHandler& handler, std::uint64_t at);
+
   struct Mapping;
   void parse_header();
   void parse_attrs();
@@ -283,5 +318,68 @@ class PerfDataReader {
   enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;
   std::size_t id_offset_ = 0;  // of the id in a sample's body: 0 with IDENTIFIER
 };
+
+// Once per record: in the header, so that a final handler's sample()
+// inlines into it.
+inline std::uint32_t PerfDataReader::event_of_id(std::uint64_t id) const {
+  if (!attr_by_dense_id_.empty()) {
+    const std::uint64_t at = id - dense_id_base_;
+    return (at < attr_by_dense_id_.size() ? attr_by_dense_id_[at] : 0) - 1;  // 0 - 1: no_event
+  }
+  const auto it = attr_by_id_.find(id);
+  return it == attr_by_id_.end() ? no_event : it->second;
+}
+
+inline std::uint32_t PerfDataReader::sample_event(std::span<const std::byte> body) const {
+  if (id_position_ == IdPosition::none) return 0;
+  // IDENTIFIER is at offset 0.
+  if (body.size() < id_offset_ + 8) return no_event;
+  std::uint64_t id;
+  std::memcpy(&id, body.data() + id_offset_, 8);
+  return event_of_id(id);
+}
+
+template <typename Handler>
+ReadSummary PerfDataReader::walk(Handler& handler) {
+  Walk w;
+  if (!start(w, handler)) return std::move(w.sum);
+  const std::byte* const bytes = bytes_.data();
+  const std::uint64_t end = w.end;
+  std::uint64_t at = w.begin, next_progress = at + progress_every, samples = 0;
+  while (at < end) {
+    if (at >= next_progress) {
+      reached(w, handler, at);
+      next_progress = at + progress_every;
+    }
+    RecordHeader rh;
+    if (end - at >= sizeof rh) std::memcpy(&rh, bytes + at, sizeof rh);
+    if (end - at < sizeof rh || rh.size < sizeof rh || rh.size > end - at) {
+      bad_header(w, at);
+      break;
+    }
+    // The common record: a sample of a known event that parses. The rest
+    // (a damaged sample too) goes out of line.
+    if (rh.type == record_sample) {
+      const std::span<const std::byte> body{bytes + at + sizeof rh, rh.size - sizeof rh};
+      if (const std::uint32_t event = sample_event(body); event != no_event) {
+        SampleRecord& s = w.samples[event];
+        if (parse_sample(w.layouts[event], s.attr->attr, body, s).empty()) {
+          s.offset = at;
+          s.misc = rh.misc;
+          ++samples;
+          handler.sample(s);
+          at += rh.size;
+          continue;
+        }
+      }
+    }
+    at = other_record(w, handler, at, rh);
+  }
+  // Counted here, not per sample: the loop keeps its count in a register.
+  w.sum.samples += samples;
+  w.sum.records += samples;
+  w.sum.by_type[record_sample] += samples;
+  return finish(w, handler, at);
+}
 
 }  // namespace tagop::perf_data
