@@ -352,8 +352,13 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
       next_progress = at + progress_every;
     }
     RecordHeader rh;
-    if (end - at >= sizeof rh) std::memcpy(&rh, bytes + at, sizeof rh);
-    if (end - at < sizeof rh || rh.size < sizeof rh || rh.size > end - at) {
+    if (end - at < sizeof rh) {
+      bad_header(w, at);
+      break;
+    }
+    std::memcpy(&rh, bytes + at, sizeof rh);
+    // One compare for both: a size below the header's wraps around.
+    if (std::uint64_t{rh.size} - sizeof rh > end - at - sizeof rh) {
       bad_header(w, at);
       break;
     }

@@ -31,6 +31,29 @@ struct Collect : RecordHandler {
   }
 };
 
+// A final handler's read() calls its sample() directly, in a loop of its
+// own type; any other's calls through RecordHandler. Each test reads both
+// ways, and the two must agree on everything, damage included.
+struct CollectDirect final : Collect {};
+
+ReadSummary read_both(PerfDataReader& r, Collect& c) {
+  CollectDirect direct;
+  const ReadSummary d = r.read(direct);
+  const ReadSummary sum = r.read(c);
+  CHECK(direct.ips == c.ips);
+  CHECK(direct.offsets == c.offsets);
+  CHECK(d.records == sum.records);
+  CHECK(d.samples == sum.samples);
+  CHECK(d.by_type == sum.by_type);
+  CHECK(d.skipped.count == sum.skipped.count);
+  CHECK(d.skipped.first_offset == sum.skipped.first_offset);
+  CHECK(d.skipped.first_reason == sum.skipped.first_reason);
+  CHECK(d.truncated == sum.truncated);
+  CHECK(d.data_bytes == sum.data_bytes);
+  CHECK(d.warnings == sum.warnings);
+  return sum;
+}
+
 // A good file: COMM, then samples with ip 0x1000, 0x1001, ...; `extra`
 // adds records before the last sample.
 std::vector<std::byte> good_file(const std::function<void(PerfDataWriter&)>& extra = {}) {
@@ -81,8 +104,11 @@ TEST_CASE("a good file reads whole", "[perfdata]") {
   const auto file = good_file();
   PerfDataReader r(file, "good");
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips == ips_from(0x1000, 0x1009));
+  CHECK(sum.samples == 10);
+  CHECK(sum.by_type[record_sample] == 10);
+  CHECK(sum.by_type[record_comm] == 1);
   CHECK(sum.skipped.count == 0);
   CHECK(sum.warnings.empty());
   CHECK_FALSE(sum.truncated);
@@ -101,7 +127,7 @@ TEST_CASE("a truncated file: the whole records before the cut survive", "[perfda
   REQUIRE(r.info().warnings.size() == 1);
   CHECK_THAT(r.info().warnings[0], Catch::Contains("feature sections are missing") && Catch::Contains("truncated"));
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips == ips_from(0x1000, 0x1003));
   CHECK(sum.truncated);
   CHECK(sum.skipped.count == 1);
@@ -118,7 +144,7 @@ TEST_CASE("a record whose size runs past the end of the data", "[perfdata]") {
   poke<std::uint16_t>(file, at[9] + 6, 0xFFF0);
   PerfDataReader r(file, "past");
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips == ips_from(0x1000, 0x1008));
   CHECK(sum.skipped.count == 1);
   CHECK(sum.skipped.first_offset == at[9]);
@@ -131,7 +157,7 @@ TEST_CASE("a record of size zero stops the walk, with what was lost", "[perfdata
   poke<std::uint16_t>(file, at[5] + 6, 0);
   PerfDataReader r(file, "zero");
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips == ips_from(0x1000, 0x1004));
   CHECK(sum.skipped.count == 1);
   CHECK(sum.skipped.first_offset == at[5]);
@@ -148,7 +174,7 @@ TEST_CASE("an unknown record type is skipped by its size", "[perfdata]") {
   poke<std::uint32_t>(file, at[6], 30);  // past the kernel's last type, below perf's 64
   PerfDataReader r(file, "unknown");
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips == std::vector<std::uint64_t>{0x1000, 0x1001, 0x1002, 0x1004, 0x1005, 0x1007, 0x1008, 0x1009});
   CHECK(sum.skipped.count == 2);
   CHECK(sum.skipped.first_offset == at[3]);
@@ -160,7 +186,7 @@ TEST_CASE("a sample shorter than its fields", "[perfdata]") {
   auto file = good_file([&](PerfDataWriter& w) { w.record(record_sample, 0, ip_only); });
   PerfDataReader r(file, "short");
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips == ips_from(0x1000, 0x1009));
   CHECK(sum.samples == 10);
   CHECK(sum.skipped.count == 1);
@@ -172,7 +198,7 @@ TEST_CASE("compressed records are skipped with what to do", "[perfdata]") {
   auto file = good_file([&](PerfDataWriter& w) { w.record(record_compressed, 0, blob); });
   PerfDataReader r(file, "zstd");
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips.size() == 10);
   CHECK(sum.skipped.count == 1);
   REQUIRE(sum.warnings.size() == 1);
@@ -187,7 +213,7 @@ TEST_CASE("an unfinished recording (data size 0, no features) reads to the end",
   for (int i = 0; i < 4; ++i) poke<std::uint64_t>(file, offsetof(FileHeader, features) + 8 * i, 0);
   PerfDataReader r(file, "unfinished");
   Collect c;
-  const ReadSummary sum = r.read(c);
+  const ReadSummary sum = read_both(r, c);
   CHECK(c.ips.size() == 10);
   REQUIRE(sum.warnings.size() == 1);
   CHECK_THAT(sum.warnings[0], Catch::Contains("perf record did not finish"));
