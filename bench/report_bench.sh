@@ -9,9 +9,10 @@
 # million). Times, on the same machine in the same run:
 #   - tagop report on both (best of 3; peak RSS of each, to show that memory
 #     does not grow with the samples);
-#   - perf report -D and perf script on the small one (they take minutes on
-#     the large one; their rates are per sample, so the large file's time is
-#     extrapolated from them, and said so);
+#   - perf script on the large one (best of 3, as tagop report);
+#   - perf report -D on the small one (it takes minutes on the large one:
+#     its time there is extrapolated per sample, and said so; BENCH_FULL=1
+#     times it there too);
 #   - cat FILE > /dev/null on both: the floor (best of 3);
 #   - tagop report and cat on a copy of the large capture written 4 KiB at a
 #     time. The tagop writer writes 4 MiB at a time, so where the kernel and
@@ -44,24 +45,29 @@ cat "$tmp/big.data" "$tmp/small.data" "$tmp/big-4k.data" > /dev/null
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
 
 # run VAR LABEL SAMPLES REPEATS COMMAND...: the best wall time of REPEATS
-# runs, with its CPU time and peak RSS, into VAR_wall, VAR_cpu, VAR_rss.
+# runs, with its CPU time and peak RSS, into VAR_wall, VAR_cpu, VAR_rss;
+# the median wall time into VAR_median.
 run() {
   local var=$1 label=$2 samples=$3 repeats=$4
   shift 4
-  local best_wall="" best_cpu="" best_rss=""
+  local best_wall="" best_cpu="" best_rss="" walls=""
   for _ in $(seq "$repeats"); do
     /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" ||
       { echo "report_bench: failed: $*" >&2; tail -5 "$tmp/err" >&2; exit 1; }
     read -r wall user sys rss < "$tmp/time"
+    walls+="$wall"$'\n'
     if [ -z "$best_wall" ] || [ "$(calc "$wall < $best_wall" 0)" = 1 ]; then
       best_wall=$wall best_cpu=$(calc "$user + $sys") best_rss=$rss
     fi
   done
+  local median
+  median=$(printf %s "$walls" | sort -n | sed -n "$(( (repeats + 1) / 2 ))p")
   printf -v "${var}_wall" %s "$best_wall"
+  printf -v "${var}_median" %s "$median"
   printf -v "${var}_cpu" %s "$best_cpu"
   printf -v "${var}_rss" %s "$best_rss"
-  printf '%-22s %9s samples  wall %7.2f s  cpu %7.2f s  %11s samples/s (wall)  %11s samples/s (cpu)  peak RSS %6s MiB\n' \
-    "$label" "$samples" "$best_wall" "$best_cpu" "$(calc "$samples / ($best_wall + 0.005)" 0)" \
+  printf '%-22s %9s samples  wall %6.2f s (median %6.2f)  cpu %6.2f s  %10s samples/s (wall)  %10s samples/s (cpu)  peak RSS %6s MiB\n' \
+    "$label" "$samples" "$best_wall" "$median" "$best_cpu" "$(calc "$samples / ($best_wall + 0.005)" 0)" \
     "$(calc "$samples / ($best_cpu + 0.005)" 0)" "$(calc "$best_rss / 1024" 1)"
 }
 
@@ -77,7 +83,7 @@ run tagop_4k "tagop (4 KiB folios)" "$big" 3 "$tagop" report "$tmp/big-4k.data"
 have_perf=0
 if command -v perf > /dev/null; then
   have_perf=1
-  run script_big "perf script" "$big" 1 perf script -i "$tmp/big.data"
+  run script_big "perf script" "$big" 3 perf script -i "$tmp/big.data"
   run dump_small "perf report -D" "$small" 1 perf report -D -i "$tmp/small.data"
   [ "${BENCH_FULL:-0}" = 1 ] && run dump_big "perf report -D" "$big" 1 perf report -D -i "$tmp/big.data"
 else
@@ -96,7 +102,8 @@ echo "  $big samples in 4 KiB page-cache folios: $(ratio "$tagop_4k_wall" "$cat_
      "(tagop report $tagop_4k_wall s there, $tagop_big_wall s in the writer's folios)"
 if [ "$have_perf" = 1 ]; then
   echo "peers vs tagop report, same file:"
-  echo "  perf script ($big samples): $(ratio "$script_big_wall" "$tagop_big_wall")x the wall time of tagop report," \
+  echo "  perf script ($big samples): $(ratio "$script_big_wall" "$tagop_big_wall")x the wall time of tagop report" \
+       "(best to best; median to median $(ratio "$script_big_median" "$tagop_big_median")x)," \
        "$(ratio "$script_big_cpu" "$tagop_big_cpu")x its CPU time; $(ratio "$script_big_wall" "$one_big_wall")x the wall time of --threads 1;" \
        "$(ratio "$script_big_wall" "$tagop_4k_wall")x tagop report's on the copy in 4 KiB folios"
   echo "  perf report -D ($small samples): $(ratio "$dump_small_wall" "$tagop_small_wall")x wall, $(ratio "$dump_small_cpu" "$tagop_small_cpu")x CPU"

@@ -15,7 +15,9 @@
 
 namespace {
 
-struct Handler : tagop::perf_data::RecordHandler {
+// Final, as the report's handler is: read() runs the loop that calls its
+// sample() directly (the tests cover the other).
+struct Handler final : tagop::perf_data::RecordHandler {
   const tagop::amd_ibs::IbsCapture* capture = nullptr;
   tagop::ProcessTable processes;
   tagop::Aggregator aggregator;
