@@ -226,6 +226,7 @@ void PerfDataReader::parse_attrs() {
       dense_id_base_ = lo->first;
       attr_by_dense_id_.assign(hi->first - lo->first + 1, 0);
       for (const auto& [id, index] : attr_by_id_) attr_by_dense_id_[id - dense_id_base_] = index + 1;
+      dense_ids_ = attr_by_dense_id_.size();
     }
   }
 

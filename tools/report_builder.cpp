@@ -40,6 +40,7 @@ ReportBuilder::ReportBuilder(const perf_data::PerfDataReader& reader, const amd_
       show_progress_(show_progress),
       symbols_(processes_) {
   filtering_ = !filters_.cpus.empty() || !filters_.pids.empty() || !filters_.comms.empty();
+  fast_ = capture_ && !filtering_;
   processes_.add_build_ids(reader.info().build_ids);
   if (!threads) threads = std::max(1u, std::thread::hardware_concurrency());
   const Predicate* where = filters_.where ? &*filters_.where : nullptr;

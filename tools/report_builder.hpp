@@ -111,6 +111,7 @@ class ReportBuilder final : public perf_data::RecordHandler {
   RowKind by_;
   ReportFilters filters_;
   bool filtering_ = false;  // by --cpu, --pid or --comm
+  bool fast_ = false;       // IBS, not filtering: sample() may take its fast path
   bool show_progress_;
   ProcessTable processes_;
   ModuleSymbolCache symbols_;
@@ -132,7 +133,7 @@ class ReportBuilder final : public perf_data::RecordHandler {
   // batch. That path calls nothing.
   amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   std::string_view problem;
-  if (capture_ && !filtering_ && capture_->classify(r, unit, problem) == amd_ibs::IbsCapture::Result::ok &&
+  if (fast_ && capture_->classify(r, unit, problem) == amd_ibs::IbsCapture::Result::ok &&
       pool_->has_room()) {
     const std::uint64_t ip = capture_->ip_of(unit, r.raw), w = who(r.id.pid);
     if (const RecentRow& recent = recent_row(ip, w); recent.holds(ip, w)) {

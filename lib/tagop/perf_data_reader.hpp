@@ -313,6 +313,7 @@ class PerfDataReader {
   static constexpr std::uint64_t dense_id_limit = 1 << 16;
   std::uint64_t dense_id_base_ = 0;
   std::vector<std::uint32_t> attr_by_dense_id_;
+  std::uint64_t dense_ids_ = 0;  // its size, kept: once per sample
   // Where a sample's id sits: at the front (IDENTIFIER), at a fixed
   // offset (ID after fixed fields), or nowhere (a single attr).
   enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;
@@ -322,10 +323,8 @@ class PerfDataReader {
 // Once per record: in the header, so that a final handler's sample()
 // inlines into it.
 inline std::uint32_t PerfDataReader::event_of_id(std::uint64_t id) const {
-  if (!attr_by_dense_id_.empty()) {
-    const std::uint64_t at = id - dense_id_base_;
-    return (at < attr_by_dense_id_.size() ? attr_by_dense_id_[at] : 0) - 1;  // 0 - 1: no_event
-  }
+  if (const std::uint64_t at = id - dense_id_base_; at < dense_ids_) return attr_by_dense_id_[at] - 1;  // 0 - 1: no_event
+  if (dense_ids_) return no_event;
   const auto it = attr_by_id_.find(id);
   return it == attr_by_id_.end() ? no_event : it->second;
 }
