@@ -51,7 +51,8 @@ class ReportBuilder final : public perf_data::RecordHandler {
                 ReportFilters filters, bool show_progress, std::size_t threads = 1);
   ~ReportBuilder() override;
 
-  /// Inline, with the reader's loop (PerfDataReader::read of a final handler).
+  /// Defined below, in sight of the reader's loop, which calls it directly
+  /// (ReportBuilder is final) and may inline it.
   void sample(const perf_data::SampleRecord& r) override;
   std::uint64_t sample_fields() const override;
   void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
@@ -128,7 +129,7 @@ class ReportBuilder final : public perf_data::RecordHandler {
   std::unordered_map<std::uint32_t, bool> comm_passes_;  // by pid
 };
 
-[[gnu::always_inline]] inline void ReportBuilder::sample(const perf_data::SampleRecord& r) {
+inline void ReportBuilder::sample(const perf_data::SampleRecord& r) {
   // Most samples: IBS, no filters, an address seen lately, room in the
   // batch. That path calls nothing.
   amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;

@@ -260,9 +260,9 @@ class PerfDataReader {
   /// Walks the data section once, calling the handler for each record it
   /// knows; skips the others by their size, and damaged ones with a count.
   ReadSummary read(RecordHandler& handler);
-  /// The same for a final handler: its sample() is called directly, and
-  /// inlines into the loop where its definition is in sight (most records
-  /// are samples).
+  /// The same for a final handler: its sample() is called directly, not
+  /// through the vtable, and may inline into the loop where its definition
+  /// is in sight (most records are samples).
   template <typename Handler>
     requires std::derived_from<Handler, RecordHandler> && std::is_final_v<Handler>
   ReadSummary read(Handler& handler) {
@@ -313,15 +313,14 @@ class PerfDataReader {
   static constexpr std::uint64_t dense_id_limit = 1 << 16;
   std::uint64_t dense_id_base_ = 0;
   std::vector<std::uint32_t> attr_by_dense_id_;
-  std::uint64_t dense_ids_ = 0;  // its size, kept: once per sample
+  std::uint64_t dense_ids_ = 0;  // attr_by_dense_id_.size(), kept: compared once per sample
   // Where a sample's id sits: at the front (IDENTIFIER), at a fixed
   // offset (ID after fixed fields), or nowhere (a single attr).
   enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;
   std::size_t id_offset_ = 0;  // of the id in a sample's body: 0 with IDENTIFIER
 };
 
-// Once per record: in the header, so that a final handler's sample()
-// inlines into it.
+// Once per record: in the header, with the loop of a final handler.
 inline std::uint32_t PerfDataReader::event_of_id(std::uint64_t id) const {
   if (const std::uint64_t at = id - dense_id_base_; at < dense_ids_) return attr_by_dense_id_[at] - 1;  // 0 - 1: no_event
   if (dense_ids_) return no_event;
