@@ -427,6 +427,16 @@ ReadSummary PerfDataReader::finish(Walk& w, RecordHandler& handler, std::uint64_
   return std::move(w.sum);
 }
 
+void PerfDataReader::bad_sample(Walk& w, std::uint64_t at, const RecordHeader& rh, std::string_view short_field) {
+  ReadSummary& sum = w.sum;
+  ++sum.records;
+  ++sum.by_type[record_sample];
+  if (short_field.empty())
+    sum.skipped.add(at, "sample names no event of the file (its id is unknown)");
+  else
+    sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", short_field, rh.size));
+}
+
 std::uint64_t PerfDataReader::other_record(Walk& w, RecordHandler& handler, std::uint64_t at, const RecordHeader& rh) {
   ReadSummary& sum = w.sum;
   const std::uint64_t end = w.end;
@@ -436,24 +446,6 @@ std::uint64_t PerfDataReader::other_record(Walk& w, RecordHandler& handler, std:
   std::uint64_t next = at + rh.size;
 
   switch (rh.type) {
-    case record_sample: {
-      const std::uint32_t event = sample_event(body);
-      if (event == no_event) {
-        sum.skipped.add(at, "sample names no event of the file (its id is unknown)");
-        break;
-      }
-      SampleRecord& s = w.samples[event];
-      const std::string_view bad = parse_sample(w.layouts[event], s.attr->attr, body, s);
-      if (!bad.empty()) {
-        sum.skipped.add(at, fmt::format("sample field {} runs past the end of its {}-byte record", bad, rh.size));
-        break;
-      }
-      s.offset = at;
-      s.misc = rh.misc;
-      ++sum.samples;
-      handler.sample(s);
-      break;
-    }
     case record_mmap:
     case record_mmap2: {
       const EventAttr* attr = trailer_attr(body);

@@ -284,13 +284,16 @@ class PerfDataReader {
   template <typename Handler>
   ReadSummary walk(Handler& handler);
   static constexpr std::uint64_t progress_every = PageKeeper::window;  // bytes between progress calls
-  // The parts of walk() off its hot path (a whole sample, a record header
+  // The parts of walk() off its hot path (a good sample, a record header
   // that fits), out of line, for every handler type.
   bool start(Walk& w, RecordHandler& handler);
   void reached(Walk& w, RecordHandler& handler, std::uint64_t at);
   // A record whose header does not fit: counts it; walk() stops there.
   void bad_header(Walk& w, std::uint64_t at);
-  // Any record but a whole sample: returns where the next one starts.
+  // A sample that names no event (`short_field` empty) or whose field
+  // runs past its end: counts it as skipped.
+  void bad_sample(Walk& w, std::uint64_t at, const RecordHeader& rh, std::string_view short_field);
+  // Any record but a sample: returns where the next one starts.
   std::uint64_t other_record(Walk& w, RecordHandler& handler, std::uint64_t at, const RecordHeader& rh);
   ReadSummary finish(Walk& w, RecordHandler& handler, std::uint64_t at);
 
@@ -360,13 +363,15 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
       bad_header(w, at);
       break;
     }
-    // The common record: a sample of a known event that parses. The rest
-    // (a damaged sample too) goes out of line.
+    // The common record, a sample, here; a damaged one and the other
+    // records out of line.
     if (rh.type == record_sample) {
       const std::span<const std::byte> body{bytes + at + sizeof rh, rh.size - sizeof rh};
+      std::string_view short_field;  // stays empty when the sample's id names no event
       if (const std::uint32_t event = sample_event(body); event != no_event) {
         SampleRecord& s = w.samples[event];
-        if (parse_sample(w.layouts[event], s.attr->attr, body, s).empty()) {
+        short_field = parse_sample(w.layouts[event], s.attr->attr, body, s);
+        if (short_field.empty()) {
           s.offset = at;
           s.misc = rh.misc;
           ++samples;
@@ -375,6 +380,9 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
           continue;
         }
       }
+      bad_sample(w, at, rh, short_field);
+      at += rh.size;
+      continue;
     }
     at = other_record(w, handler, at, rh);
   }
