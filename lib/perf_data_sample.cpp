@@ -177,6 +177,13 @@ FixedSampleLayout FixedSampleLayout::of(const perf_event_attr& attr, std::uint64
   return l;
 }
 
+std::optional<std::uint16_t> fixed_offset(const perf_event_attr& attr, std::uint64_t field) {
+  const FixedSampleLayout l = FixedSampleLayout::of(attr, field);
+  if (!l.usable) return std::nullopt;
+  if (field == PERF_SAMPLE_RAW) return l.raw >= 0 ? std::optional<std::uint16_t>(l.raw) : std::nullopt;
+  return l.copy_count == 1 ? std::optional<std::uint16_t>(l.copies[0].from) : std::nullopt;
+}
+
 std::size_t sample_id_size(const perf_event_attr& attr) {
   if (!attr.sample_id_all) return 0;
   const std::uint64_t t = attr.sample_type;

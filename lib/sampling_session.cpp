@@ -380,6 +380,7 @@ std::size_t SamplingSession::read_samples(const std::function<void(const Sample&
     if (r.header.type != PERF_RECORD_SAMPLE) return;
     perf_data::SampleRecord rec;
     rec.misc = r.header.misc;
+    rec.size = r.header.size;
     rec.attr = &events_[r.event];
     rec.event = static_cast<std::uint32_t>(r.event);
     if (!perf_data::parse_sample(events_[r.event].attr, r.body, rec).empty()) {

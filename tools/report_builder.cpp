@@ -42,6 +42,10 @@ ReportBuilder::ReportBuilder(const perf_data::PerfDataReader& reader, const amd_
   filtering_ = !filters_.cpus.empty() || !filters_.pids.empty() || !filters_.comms.empty();
   fast_ = capture_ && !filtering_;
   processes_.add_build_ids(reader.info().build_ids);
+  shapes_.resize(reader.info().attrs.size());
+  for (std::size_t e = 0; e < shapes_.size(); ++e)
+    if (const auto at = perf_data::fixed_offset(reader.info().attrs[e].attr, PERF_SAMPLE_TID))
+      shapes_[e].pid_at = static_cast<std::uint16_t>(sizeof(perf_data::RecordHeader) + *at);
   if (!threads) threads = std::max(1u, std::thread::hardware_concurrency());
   const Predicate* where = filters_.where ? &*filters_.where : nullptr;
   if (capture_)
@@ -145,7 +149,16 @@ std::uint64_t ReportBuilder::sample_fields() const {
   return PERF_SAMPLE_TID | PERF_SAMPLE_RAW | (capture_ ? 0 : PERF_SAMPLE_IP) | (filtering_ ? PERF_SAMPLE_CPU : 0);
 }
 
-void ReportBuilder::sample_in_full(const perf_data::SampleRecord& r) {
+void ReportBuilder::learn_shape(const perf_data::SampleRecord& r, amd_ibs::IbsUnit unit) {
+  SampleShape& shape = shapes_[r.event];
+  const std::optional<std::size_t> ip_at = capture_->ip_offset(unit, r.raw.size());
+  if (!shape.pid_at || !ip_at) return;
+  const auto raw_at = static_cast<std::uint16_t>(r.raw.data() - (file_ + r.offset));
+  shape = {r.size, shape.pid_at, raw_at, static_cast<std::uint16_t>(raw_at + *ip_at),
+           static_cast<std::uint32_t>(r.raw.size()), unit};
+}
+
+void ReportBuilder::sample(const perf_data::SampleRecord& r) {
   // Without TID, pid 0 (the record's unwritten field stays 0).
   const std::uint32_t pid = r.id.pid, cpu = r.id.cpu;
   if (!capture_) {
@@ -163,6 +176,7 @@ void ReportBuilder::sample_in_full(const perf_data::SampleRecord& r) {
     case amd_ibs::IbsCapture::Result::damaged: counts_.damaged.add(r.offset, problem); return;
     case amd_ibs::IbsCapture::Result::ok: break;
   }
+  if (fast_) learn_shape(r, unit);
   // Filtered-out samples go on too: the report counts every sample read.
   const std::uint32_t row = (!filtering_ || passes(pid, cpu)) ? row_of(pid, capture_->ip_of(unit, r.raw)) : IbsWork::not_kept;
   pool_->add(IbsWork(file_ + r.offset, r.raw, row, unit));

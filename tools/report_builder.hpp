@@ -4,7 +4,9 @@
 // line) and hands it to the tallying threads (report_tally.hpp), whose
 // tallies go to the engine at the end.
 
+#include <cstddef>        // std::byte
 #include <cstdint>        // std::uint32_t, std::uint64_t
+#include <cstring>        // std::memcpy
 #include <memory>         // std::unique_ptr
 #include <optional>       // std::optional
 #include <string>         // std::string
@@ -51,9 +53,12 @@ class ReportBuilder final : public perf_data::RecordHandler {
                 ReportFilters filters, bool show_progress, std::size_t threads = 1);
   ~ReportBuilder() override;
 
-  /// Defined below, in sight of the reader's loop, which calls it directly
-  /// (ReportBuilder is final) and may inline it.
   void sample(const perf_data::SampleRecord& r) override;
+  /// The common sample, taken before the reader parses it: one of an event
+  /// whose shape (below) sample() learnt, whose row is a recent one, with
+  /// room in the batch. Defined below, in sight of the reader's loop, which
+  /// calls it directly (ReportBuilder is final); it calls nothing.
+  bool sample_in_place(std::uint32_t event, const std::byte* record, std::uint16_t size);
   std::uint64_t sample_fields() const override;
   void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
   void mmap(const perf_data::MmapRecord& r) override;
@@ -99,7 +104,19 @@ class ReportBuilder final : public perf_data::RecordHandler {
     if (!recent.holds(ip, w)) recent = {ip, w, resolve_row(pid, ip)};
     return recent.row;
   }
-  void sample_in_full(const perf_data::SampleRecord& r);
+  // Where an event's IBS samples keep what sample_in_place() reads, learnt
+  // from one that sample() was given: a later sample of the event with the
+  // same record size and payload size has the same layout, so the same
+  // offsets, and is of the same unit.
+  struct SampleShape {
+    std::uint16_t size = 0;    // of the record; 0: none learnt (no record is that small)
+    std::uint16_t pid_at = 0;  // TID's, from the record's start; 0: the event's samples have none at a fixed offset
+    std::uint16_t raw_at = 0;  // the payload's, after its u32 size
+    std::uint16_t ip_at = 0;   // the address ip_of() reads
+    std::uint32_t raw_size = 0;
+    amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
+  };
+  void learn_shape(const perf_data::SampleRecord& r, amd_ibs::IbsUnit unit);
   std::uint32_t resolve_row(std::uint32_t pid, std::uint64_t ip);
   template <typename MakeRow>
   std::uint32_t row_for(std::uint64_t key, MakeRow&& make);
@@ -125,24 +142,26 @@ class ReportBuilder final : public perf_data::RecordHandler {
   std::uint32_t generation_ = 1;
   std::uint64_t other_ = 0;
   IbsCounts counts_;
+  std::vector<SampleShape> shapes_;  // by event; learnt only when sample_in_place() may skip nothing
   std::unique_ptr<BatchPool<IbsWork, IbsTally>> pool_;
   std::unordered_map<std::uint32_t, bool> comm_passes_;  // by pid
 };
 
-inline void ReportBuilder::sample(const perf_data::SampleRecord& r) {
-  // Most samples: IBS, no filters, an address seen lately, room in the
-  // batch. That path calls nothing.
-  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
-  std::string_view problem;
-  if (fast_ && capture_->classify(r, unit, problem) == amd_ibs::IbsCapture::Result::ok &&
-      pool_->has_room()) {
-    const std::uint64_t ip = capture_->ip_of(unit, r.raw), w = who(r.id.pid);
-    if (const RecentRow& recent = recent_row(ip, w); recent.holds(ip, w)) {
-      pool_->add(IbsWork(file_ + r.offset, r.raw, recent.row, unit));
-      return;
-    }
-  }
-  sample_in_full(r);
+inline bool ReportBuilder::sample_in_place(std::uint32_t event, const std::byte* record, std::uint16_t size) {
+  const SampleShape& shape = shapes_[event];
+  // The size first: it keeps the reads below inside the record.
+  if (size != shape.size || !pool_->has_room()) return false;
+  std::uint32_t raw_size, pid;
+  std::memcpy(&raw_size, record + shape.raw_at - 4, 4);
+  if (raw_size != shape.raw_size) return false;
+  std::memcpy(&pid, record + shape.pid_at, 4);
+  std::uint64_t ip;
+  std::memcpy(&ip, record + shape.ip_at, 8);
+  const std::uint64_t w = who(pid);
+  const RecentRow& recent = recent_row(ip, w);
+  if (!recent.holds(ip, w)) return false;
+  pool_->add(IbsWork(record, {record + shape.raw_at, raw_size}, recent.row, shape.unit));
+  return true;
 }
 
 }  // namespace tagop::cli

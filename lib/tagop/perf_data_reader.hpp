@@ -15,7 +15,7 @@
 #include <linux/perf_event.h>  // perf_event_attr
 
 #include <array>        // std::array
-#include <concepts>     // std::derived_from
+#include <concepts>     // std::derived_from, std::same_as
 #include <cstring>      // std::memcpy
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <memory>       // std::unique_ptr
@@ -86,6 +86,7 @@ struct SampleId {
 struct SampleRecord {
   std::uint64_t offset = 0;  // of the record in the file
   std::uint16_t misc = 0;
+  std::uint16_t size = 0;  // of the record, its header included
   const EventAttr* attr = nullptr;
   std::uint32_t event = 0;  // the index of attr in FileInfo::attrs
   std::uint64_t sample_type = 0;
@@ -233,6 +234,23 @@ inline std::string_view parse_sample(const FixedSampleLayout& layout, const perf
   return {};
 }
 
+/// Where `field` (a sample_type bit of FixedSampleLayout's fields; for
+/// RAW, its u32 size) sits in the body of a sample of `attr`, when the
+/// attr's layout is usable and has the field; nullopt otherwise.
+std::optional<std::uint16_t> fixed_offset(const perf_event_attr& attr, std::uint64_t field);
+
+/// A final handler may take a sample straight from the mapping, before the
+/// reader parses it: `record` is the whole record, header first, lying in
+/// the data section; `event` is its attr's index. True: the handler took
+/// it, and the reader counts it as a good sample; false: the reader parses
+/// it and calls sample(), or counts it as damaged. A handler must take
+/// only samples that parse: for instance ones of the same event, record
+/// size and raw size as a sample it was given whole.
+template <typename Handler>
+concept TakesSamplesInPlace = requires(Handler& h, std::uint32_t event, const std::byte* record, std::uint16_t size) {
+  { h.sample_in_place(event, record, size) } -> std::same_as<bool>;
+};
+
 /// Parses the sample_id_all trailer at the end of a non-sample record body.
 /// Returns false when the body is too short for it.
 bool parse_sample_id(const perf_event_attr& attr, std::span<const std::byte> body, SampleId& out);
@@ -369,11 +387,19 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
       const std::span<const std::byte> body{bytes + at + sizeof rh, rh.size - sizeof rh};
       std::string_view short_field;  // stays empty when the sample's id names no event
       if (const std::uint32_t event = sample_event(body); event != no_event) {
+        if constexpr (TakesSamplesInPlace<Handler>) {
+          if (handler.sample_in_place(event, bytes + at, rh.size)) {
+            ++samples;
+            at += rh.size;
+            continue;
+          }
+        }
         SampleRecord& s = w.samples[event];
         short_field = parse_sample(w.layouts[event], s.attr->attr, body, s);
         if (short_field.empty()) {
           s.offset = at;
           s.misc = rh.misc;
+          s.size = rh.size;
           ++samples;
           handler.sample(s);
           at += rh.size;

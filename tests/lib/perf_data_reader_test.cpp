@@ -153,6 +153,7 @@ TEST_CASE("written files read back: header, attrs, features, records", "[perfdat
   CHECK(s.id.cpu == 3);
   CHECK(s.period == 4096);
   CHECK(s.misc == (misc_user | misc_exact_ip));
+  CHECK(s.size == 8 + 6 * 8 + 4 + 4);  // header, six u64 fields, RAW's u32 size and 4 bytes
   // 3 bytes of raw data padded so that the u32 size and the data end on 8 bytes.
   CHECK(c.raws[0] == std::vector<std::byte>{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{0}});
   CHECK(c.samples[1].attr == &info.attrs[0]);
@@ -204,6 +205,100 @@ TEST_CASE("a sample finds its event by id: ids close together, ids far apart, id
     CHECK_THAT(sum.skipped.first_reason, Catch::Contains("its id is unknown"));
     std::filesystem::remove(path);
   }
+}
+
+TEST_CASE("fixed fields sit at offsets in the kernel's order; none where a field of its own size comes first", "[perfdata]") {
+  const std::uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                           PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+  const perf_event_attr a = attr_with(11, st);
+  CHECK(fixed_offset(a, PERF_SAMPLE_IDENTIFIER) == std::optional<std::uint16_t>(0));
+  CHECK(fixed_offset(a, PERF_SAMPLE_IP) == std::optional<std::uint16_t>(8));
+  CHECK(fixed_offset(a, PERF_SAMPLE_TID) == std::optional<std::uint16_t>(16));
+  CHECK(fixed_offset(a, PERF_SAMPLE_TIME) == std::optional<std::uint16_t>(24));
+  CHECK(fixed_offset(a, PERF_SAMPLE_CPU) == std::optional<std::uint16_t>(32));
+  CHECK(fixed_offset(a, PERF_SAMPLE_PERIOD) == std::optional<std::uint16_t>(40));
+  CHECK(fixed_offset(a, PERF_SAMPLE_RAW) == std::optional<std::uint16_t>(48));
+  CHECK_FALSE(fixed_offset(a, PERF_SAMPLE_ADDR));  // not sampled
+  // ID comes after TIME and ADDR: here after TIME.
+  CHECK(fixed_offset(attr_with(11, PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_IP), PERF_SAMPLE_ID) ==
+        std::optional<std::uint16_t>(16));
+  // READ's size is its own: the layout is not fixed.
+  CHECK_FALSE(fixed_offset(attr_with(11, st | PERF_SAMPLE_READ), PERF_SAMPLE_TID));
+}
+
+namespace {
+
+// Takes the samples of one event in place, and collects the others whole.
+struct TakeInPlace final : Collect {
+  const PerfDataReader* reader = nullptr;
+  std::uint32_t taken_event = 1;
+  struct Taken {
+    std::uint32_t event;
+    std::uint64_t offset, ip;
+    std::uint16_t size;
+  };
+  std::vector<Taken> taken;
+  bool sample_in_place(std::uint32_t event, const std::byte* record, std::uint16_t size) {
+    if (event != taken_event) return false;
+    const perf_event_attr& a = reader->info().attrs[event].attr;
+    std::uint64_t ip = 0;
+    std::memcpy(&ip, record + 8 + *fixed_offset(a, PERF_SAMPLE_IP), 8);
+    taken.push_back({event, static_cast<std::uint64_t>(record - reader->bytes().data()), ip, size});
+    return true;
+  }
+};
+static_assert(TakesSamplesInPlace<TakeInPlace>);
+static_assert(!TakesSamplesInPlace<Collect>);
+
+}  // namespace
+
+TEST_CASE("a final handler takes the samples it can in place; the reader parses the rest", "[perfdata]") {
+  const std::string path = temp_path("in-place.data");
+  const std::uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+  {
+    PerfDataWriter w(path, {{.attr = attr_with(11, st), .ids = {71}, .name = "a"},
+                            {.attr = attr_with(12, st), .ids = {81}, .name = "b"}});
+    w.sample(1, {.ip = 0x10, .pid = 1, .tid = 1});
+    w.comm(1, 1, "x", false, {.pid = 1, .tid = 1});
+    w.sample(0, {.ip = 0x20, .pid = 2, .tid = 2});
+    w.sample(1, {.ip = 0x30, .pid = 3, .tid = 3, .raw = std::vector<std::byte>(12)});
+    sample_with_id(w, 99, 0x40);  // no event: neither offered nor parsed
+    w.finish();
+  }
+  PerfDataReader r(path);
+  TakeInPlace h;
+  h.reader = &r;
+  const ReadSummary sum = r.read(h);  // final: the template loop, which offers samples in place
+  const std::uint64_t data = r.info().header.data.offset;
+  // Records: 8-byte header, IDENTIFIER, IP, TID, RAW's size and its data,
+  // padded so that they end on 8 bytes (perf's layout).
+  const std::uint64_t first = 8 + 3 * 8 + 8, third = 8 + 3 * 8 + 4 + 12;
+  const std::uint64_t comm = 8 + 8 + 8 + 2 * 8;  // header, pid and tid, "x" padded to 8, the trailer (TID, IDENTIFIER)
+  REQUIRE(h.taken.size() == 2);
+  CHECK(h.taken[0].ip == 0x10);
+  CHECK(h.taken[0].offset == data);
+  CHECK(h.taken[0].size == first);
+  CHECK(h.taken[1].ip == 0x30);
+  CHECK(h.taken[1].offset == data + first + comm + first);
+  CHECK(h.taken[1].size == third);
+  REQUIRE(h.samples.size() == 1);  // event 0's, parsed
+  CHECK(h.samples[0].ip == 0x20);
+  CHECK(h.samples[0].offset == data + first + comm);
+  CHECK(h.comm_names == std::vector<std::string>{"x"});
+  CHECK(sum.samples == 3);
+  CHECK(sum.by_type[record_sample] == 4);  // the skipped one is a sample record too
+  CHECK(sum.records == 5);
+  CHECK(sum.skipped.count == 1);
+
+  // Through the base class the same file goes by the virtual calls, which
+  // parse every sample.
+  TakeInPlace all;
+  all.reader = &r;
+  const ReadSummary by_base = r.read(static_cast<RecordHandler&>(all));
+  CHECK(all.taken.empty());
+  CHECK(all.samples.size() == 3);
+  CHECK(by_base.samples == 3);
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("a handler that wants only some sample fields gets those, the others 0", "[perfdata]") {

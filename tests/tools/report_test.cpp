@@ -380,6 +380,21 @@ TEST_CASE("report: the same result with any number of tallying threads", "[perfd
   }
 }
 
+TEST_CASE("report: samples taken in place count as samples parsed in full", "[perfdata][threads]") {
+  // Unfiltered, the report takes most samples in place, at the offsets of
+  // an earlier one of the same shape (ReportBuilder::sample_in_place); a
+  // filter, even one that keeps every sample (the example's are on CPUs 0
+  // to 3), has each sample parsed and looked at in full.
+  for (const char* args : {"", " --by module", " --by process", " --by address", " --where 'load & dc.miss'"}) {
+    INFO(args);
+    json in_place = report_json(example() + args);
+    json parsed = report_json(example() + args + " --cpu 0 1 2 3");
+    CHECK(parsed["filters"].size() == 4);
+    for (json* j : {&in_place, &parsed}) j->erase("filters");
+    CHECK(in_place == parsed);
+  }
+}
+
 TEST_CASE("report: damaged IBS payloads are counted and the rest kept, whatever thread meets them",
           "[perfdata][threads]") {
   // Walk the example's records (the data section's offset is at byte 40 of

@@ -62,6 +62,12 @@ class IbsCapture {
   /// Sample::ip: from the payload's fixed registers; 0 when the payload is
   /// too short to hold them (decoding it reports the damage).
   std::uint64_t ip_of(IbsUnit unit, std::span<const std::byte> raw) const;
+  /// Where ip_of() reads the address in a payload of `size` bytes; nullopt
+  /// when it gives 0 there.
+  std::optional<std::size_t> ip_offset(IbsUnit unit, std::size_t size) const {
+    const std::size_t end = ip_end_[static_cast<int>(unit)];
+    return size >= end ? std::optional<std::size_t>(end - 8) : std::nullopt;
+  }
   struct Period {
     std::uint64_t period = 0;
     bool counts_ops = false;
