@@ -91,7 +91,7 @@ inline void IbsTally::count_period(amd_ibs::IbsUnit unit, std::uint64_t control)
   }
   Entry& e = entries_[index];
   ++e.tally.count;
-  if (e.verdict == Verdict::passes) decoder_.add_measures(e.kind, raw, e.tally.totals);
+  amd_ibs::FastIbsDecoder::add_measures(e.measures, raw, e.tally.totals);
 }
 
 void IbsTally::add(std::span<const IbsWork> batch) {
@@ -104,7 +104,9 @@ std::uint32_t IbsTally::new_entry(const amd_ibs::FastIbsDecoder::Key& key, std::
   const std::uint32_t kind = decoder_.kind_of(key, raw);
   if (kind == amd_ibs::FastIbsDecoder::no_kind) return FlatIndex<RowKey>::none;  // the kind cache is full
   const auto index = static_cast<std::uint32_t>(entries_.size());
-  entries_.push_back(Entry{row, kind, key.unit(), kind_verdict(kind), Tally{}});
+  const Verdict v = kind_verdict(kind);
+  const amd_ibs::FastIbsDecoder::MeasureFields none;
+  entries_.push_back(Entry{row, kind, key.unit(), v, v == Verdict::passes ? decoder_.measure_fields(kind) : none, Tally{}});
   entry_by_key_.insert(RowKey{key, row}, index);
   return index;
 }

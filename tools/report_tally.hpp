@@ -103,10 +103,13 @@ class IbsTally {
   // A (row, kind) with the kind's verdict. Its samples are counted whatever
   // the verdict, and their measures added when it passes; the counts of
   // those that fail or are undecided go to the report's counts at the end.
+  // The kind's measure fields are kept here, none unless it passes: one
+  // load fewer between a sample's key and its measures.
   struct Entry {
     std::uint32_t row, kind;
     amd_ibs::IbsUnit unit;
     Verdict verdict;
+    amd_ibs::FastIbsDecoder::MeasureFields measures;
     Tally tally;
   };
   std::vector<Entry> entries_;

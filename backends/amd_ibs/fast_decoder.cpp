@@ -64,7 +64,7 @@ const FastIbsDecoder::Decided& FastIbsDecoder::insert(const Key& key, std::size_
                                                      const std::array<std::int16_t, register_count>* offsets) const {
   // Only the condition-deciding bits are in the key, so the full decode of
   // this sample decides them for every sample with the same key.
-  Decided fresh{key, {s.conditions, s.observed, s.measured}, {}, 0};
+  Decided fresh{key, {s.conditions, s.observed, s.measured}, {}};
   if (offsets) {
     // Where a payload of this kind (its registers are in the key) keeps
     // each measure it reports, as fill() would find them.
@@ -72,11 +72,12 @@ const FastIbsDecoder::Decided& FastIbsDecoder::insert(const Key& key, std::size_
       const std::int16_t at = (*offsets)[static_cast<std::size_t>(f->reg)];
       if (!f->measure || at < 0 || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
       const MeasureField m{static_cast<std::uint16_t>(at), f->lsb, f->measure->index,
-                           f->width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << f->width) - 1};
-      auto* const end = fresh.measure_fields.begin() + fresh.measure_field_count;
-      auto* same = std::find_if(fresh.measure_fields.begin(), end, [&](const MeasureField& o) { return o.measure == m.measure; });
+                           static_cast<std::uint32_t>(f->width >= 32 ? ~0u : (1u << f->width) - 1)};
+      MeasureFields& mine = fresh.measures;
+      auto* const end = mine.fields.begin() + mine.count;
+      auto* same = std::find_if(mine.fields.begin(), end, [&](const MeasureField& o) { return o.measure == m.measure; });
       *same = m;  // a later field of the same measure wins, as in fill()
-      if (same == end) ++fresh.measure_field_count;
+      if (same == end) ++mine.count;
     }
   }
   if (entries_.size() >= max_entries) {
@@ -108,7 +109,7 @@ void FastIbsDecoder::decode(const IbsRegisters& regs, Sample& s) const {
     s = decoder_.decode(regs);
     return;
   }
-  Key key;
+  Key key{};
   key.head = Key::head_of(regs.unit, regs.present);
   for (std::size_t i = 0; i < plan.condition_bits.size(); ++i)
     key.bits[i] = regs.get(plan.condition_bits[i].first) & plan.condition_bits[i].second;

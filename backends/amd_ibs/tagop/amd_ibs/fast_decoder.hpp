@@ -46,8 +46,10 @@ class FastIbsDecoder {
   struct Key {
     /// The unit (bit 0) and the registers the payload has (a bit each by
     /// IbsRegister, from bit 1), in one word to compare.
-    std::uint64_t head = 0;
-    std::array<std::uint64_t, key_registers> bits{};
+    // No initializers: key_of() writes every field, and a key is made per
+    // sample (zeroing it first cost 4 instructions of 266). Key{} for zeros.
+    std::uint64_t head;
+    std::array<std::uint64_t, key_registers> bits;
     static_assert(register_count < 31, "a head has bits 1-31 for the registers");
     static std::uint64_t head_of(IbsUnit unit, std::uint32_t present) {
       return std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit);
@@ -76,10 +78,28 @@ class FastIbsDecoder {
   /// The same for a payload whose key_of() is `key`.
   std::uint32_t kind_of(const Key& key, std::span<const std::byte> payload) const;
   static constexpr std::uint32_t no_kind = 0xFFFFFFFFu;
-  /// Adds the measures a payload of `kind` reports (kind_of's last payload
-  /// or one of the same size and capabilities) to `totals`.
+
+  /// Where the payloads of a kind keep the measures they report: a copy
+  /// beside a caller's tally saves a load per sample.
+  struct MeasureField {
+    std::uint16_t at = 0;  // byte offset in the payload
+    std::uint8_t lsb = 0, measure = 0;
+    std::uint32_t mask = 0;  // after the shift; a measure is a u32, as fill() stores it
+  };
+  struct MeasureFields {
+    std::array<MeasureField, measure_count> fields{};
+    std::uint8_t count = 0;
+  };
+  const MeasureFields& measure_fields(std::uint32_t kind) const { return entries_[kind].measures; }
+  /// Adds the measures that `fields` (a kind's) locate in `payload` to `totals`.
+  static void add_measures(const MeasureFields& fields, std::span<const std::byte> payload,
+                           std::array<std::uint64_t, measure_count>& totals);
+  /// The same for a payload of `kind` (kind_of's last payload or one of the
+  /// same size and capabilities).
   void add_measures(std::uint32_t kind, std::span<const std::byte> payload,
-                    std::array<std::uint64_t, measure_count>& totals) const;
+                    std::array<std::uint64_t, measure_count>& totals) const {
+    add_measures(measure_fields(kind), payload, totals);
+  }
 
   /// What every sample of a kind shares.
   struct KindFacts {
@@ -89,17 +109,10 @@ class FastIbsDecoder {
   const KindFacts& facts(std::uint32_t kind) const { return entries_[kind].facts; }
 
  private:
-  // A measure field of one kind: where it is in the payload.
-  struct MeasureField {
-    std::uint16_t at = 0;  // byte offset in the payload
-    std::uint8_t lsb = 0, measure = 0;
-    std::uint64_t mask = 0;  // after the shift
-  };
   struct Decided {
     Key key;
     KindFacts facts;
-    std::array<MeasureField, measure_count> measure_fields{};
-    std::uint8_t measure_field_count = 0;
+    MeasureFields measures;
   };
   struct UnitPlan {
     std::vector<std::pair<IbsRegister, std::uint64_t>> condition_bits;  // register, mask
@@ -168,14 +181,12 @@ inline bool FastIbsDecoder::key_of(IbsUnit unit, std::span<const std::byte> payl
   return true;
 }
 
-inline void FastIbsDecoder::add_measures(std::uint32_t kind, std::span<const std::byte> payload,
-                                         std::array<std::uint64_t, measure_count>& totals) const {
-  const Decided& d = entries_[kind];
-  for (const MeasureField *m = d.measure_fields.data(), *end = m + d.measure_field_count; m != end; ++m) {
+inline void FastIbsDecoder::add_measures(const MeasureFields& fields, std::span<const std::byte> payload,
+                                         std::array<std::uint64_t, measure_count>& totals) {
+  for (const MeasureField *m = fields.fields.data(), *end = m + fields.count; m != end; ++m) {
     std::uint64_t v;
     std::memcpy(&v, payload.data() + m->at, 8);
-    // As fill() stores it: a measure is a u32.
-    totals[m->measure] += static_cast<std::uint32_t>(v >> m->lsb & m->mask);
+    totals[m->measure] += static_cast<std::uint32_t>(v >> m->lsb) & m->mask;
   }
 }
 
