@@ -53,6 +53,8 @@ class ReportBuilder final : public perf_data::RecordHandler {
                 ReportFilters filters, bool show_progress, std::size_t threads = 1);
   ~ReportBuilder() override;
 
+  /// A sample the reader parsed: classified, filtered, given its row and
+  /// queued; an IBS one teaches sample_in_place() its event's shape.
   void sample(const perf_data::SampleRecord& r) override;
   /// The common sample, taken before the reader parses it: one of an event
   /// whose shape (below) sample() learnt, whose row is a recent one, with
@@ -142,7 +144,7 @@ class ReportBuilder final : public perf_data::RecordHandler {
   std::uint32_t generation_ = 1;
   std::uint64_t other_ = 0;
   IbsCounts counts_;
-  std::vector<SampleShape> shapes_;  // by event; learnt only when sample_in_place() may skip nothing
+  std::vector<SampleShape> shapes_;  // by event; learnt only without --cpu, --pid, --comm (sample_in_place() filters nothing)
   std::unique_ptr<BatchPool<IbsWork, IbsTally>> pool_;
   std::unordered_map<std::uint32_t, bool> comm_passes_;  // by pid
 };
