@@ -87,7 +87,7 @@ TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecod
     REQUIRE(kind_control == first);
     if (kind != FastIbsDecoder::no_kind) {
       std::array<std::uint64_t, measure_count> totals{};
-      fast.add_measures(kind, payload, totals);
+      FastIbsDecoder::add_measures(fast.measure_fields(kind), payload, totals);
       for (std::size_t m = 0; m < measure_count; ++m) REQUIRE(totals[m] == expected.measures[m]);
       const auto& facts = fast.facts(kind);
       REQUIRE(facts.conditions == expected.conditions);

@@ -91,15 +91,11 @@ class FastIbsDecoder {
     std::uint8_t count = 0;
   };
   const MeasureFields& measure_fields(std::uint32_t kind) const { return entries_[kind].measures; }
-  /// Adds the measures that `fields` (a kind's) locate in `payload` to `totals`.
+  /// Adds the measures that `fields` (measure_fields(kind)) locate in
+  /// `payload` (kind_of's last payload, or one of the same size and
+  /// capabilities) to `totals`.
   static void add_measures(const MeasureFields& fields, std::span<const std::byte> payload,
                            std::array<std::uint64_t, measure_count>& totals);
-  /// The same for a payload of `kind` (kind_of's last payload or one of the
-  /// same size and capabilities).
-  void add_measures(std::uint32_t kind, std::span<const std::byte> payload,
-                    std::array<std::uint64_t, measure_count>& totals) const {
-    add_measures(measure_fields(kind), payload, totals);
-  }
 
   /// What every sample of a kind shares.
   struct KindFacts {

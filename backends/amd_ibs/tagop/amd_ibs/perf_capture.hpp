@@ -143,9 +143,8 @@ inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r,
 }
 
 inline std::uint64_t IbsCapture::ip_of(IbsUnit unit, std::span<const std::byte> raw) const {
-  const std::size_t end = ip_end_[static_cast<int>(unit)];
   std::uint64_t ip = 0;
-  if (raw.size() >= end) std::memcpy(&ip, raw.data() + end - 8, 8);
+  if (const std::optional<std::size_t> at = ip_offset(unit, raw.size())) std::memcpy(&ip, raw.data() + *at, 8);
   return ip;
 }
 
