@@ -178,7 +178,7 @@ void compare(const std::string& text, bool all, Format format) {
     j["backends"] = backends;
     j["cannot_measure_exactly"] = cannot;
     j["caveat"] = never_mix_caveat;
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
   } else if (format == Format::text) {
     std::string names;
     for (const auto& n : cannot) names += (names.empty() ? "" : ", ") + n.get<std::string>();
@@ -271,7 +271,7 @@ void matrix(Format format) {
     j["backends"] = names;
     j["rows"] = rows;
     j["caveat"] = never_mix_caveat;
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
   } else if (format == Format::text) {
     fmt::print("caveat: {}\n", wrap(never_mix_caveat, width, 8));
   }

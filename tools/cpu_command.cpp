@@ -99,7 +99,7 @@ void cpu(Format format) {
     j["tables"] = v.tables;
     j["hardware_sampling"] = v.sampling;
     j["reasons"] = v.reasons;
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
     return;
   }
   const std::size_t width = terminal_width();

@@ -109,7 +109,7 @@ void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format fo
     for (auto [e, amount] : events.counted) j["events"][select_string(e->select)] = amount;
     j["not_available"] = json::array();
     for (const auto* e : events.unavailable) j["not_available"].push_back(select_string(e->select));
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
     return;
   }
 
@@ -174,7 +174,7 @@ void total_file(const IbsDecoder& decoder, const std::string& path, Format forma
       j["events"][select_string(table[i].select)] =
           r.available ? json(table[i].sums.empty() ? r.count : r.total) : json(nullptr);
     }
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
     return;
   }
   fmt::print("{}: {} fetch and {} op samples, Family {:X}h\n", path, fetch, op, decoder.family());

@@ -102,7 +102,7 @@ void list(const ListFilter& filter, Format format) {
       }
     }
   }
-  if (format == Format::json) fmt::print("{}\n", all.dump(2));
+  if (format == Format::json) print_json(all);
 }
 
 std::string mechanism_text(const EventEntry& e) {
@@ -172,7 +172,7 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
     json others = json::array();
     for (const EventEntry* o : also) others.push_back({{"backend", o->backend}, {"name", o->name}, {"code", o->code}});
     j["also"] = others;
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
     return;
   }
   if (format == Format::csv) {
@@ -219,7 +219,7 @@ void show_libpfm(const LibpfmEvent& e, Format format) {
       attrs.push_back({{"name", a.name}, {"kind", a.kind}, {"code", fmt::format("{:#x}", a.code)},
                        {"default", a.is_default}, {"precise", a.precise}, {"description", a.description}});
     j["attributes"] = attrs;
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
     return;
   }
   if (format == Format::csv) {
@@ -282,7 +282,7 @@ void search(const std::string& words, std::size_t limit, Format format) {
       j["score"] = h.score;
       all.push_back(j);
     }
-    fmt::print("{}\n", all.dump(2));
+    print_json(all);
     return;
   }
   if (format == Format::csv) {

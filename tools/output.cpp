@@ -22,6 +22,18 @@ void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv
   command.add_flag("--json", options.json, "Short for --format json");
 }
 
+namespace {
+
+template <typename Json>
+void print_json_document(const Json& document) {
+  fmt::print("{}\n", document.dump(2, ' ', false, Json::error_handler_t::replace));
+}
+
+}  // namespace
+
+void print_json(const nlohmann::json& document) { print_json_document(document); }
+void print_json(const nlohmann::ordered_json& document) { print_json_document(document); }
+
 void usage_error(const std::string& message) { throw CLI::ValidationError(message); }
 
 namespace {

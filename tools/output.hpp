@@ -4,7 +4,8 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
-#include <CLI/CLI.hpp>  // CLI::App
+#include <CLI/CLI.hpp>        // CLI::App
+#include <nlohmann/json.hpp>  // print_json
 
 namespace tagop::cli {
 
@@ -18,6 +19,12 @@ struct OutputOptions {
 
 /// Adds --format (text|json, plus csv where `with_csv`) and --json.
 void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv = false);
+
+/// Prints a JSON document and a newline. Every command's JSON goes through
+/// here, so that every output treats strings the same way: bytes that are
+/// not UTF-8 (module paths and process names may hold any) become U+FFFD.
+void print_json(const nlohmann::json& document);
+void print_json(const nlohmann::ordered_json& document);
 
 /// Thrown for bad arguments that only a command can judge; exits 2.
 [[noreturn]] void usage_error(const std::string& message);

@@ -9,6 +9,7 @@
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
 #include <tagop/estimate.hpp>                // estimate_from_samples
 
+#include "output.hpp"
 #include "report_result.hpp"
 
 namespace tagop::cli {
@@ -231,7 +232,7 @@ void print_json(const ReportResult& r) {
   j["truncated"] = r.truncated;
   j["lost"] = r.lost;
   j["warnings"] = r.warnings;
-  fmt::print("{}\n", j.dump(2));
+  print_json(j);
 }
 
 }  // namespace tagop::cli

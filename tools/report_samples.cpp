@@ -55,7 +55,7 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
       j["rows"] = nlohmann::json::array();
       for (std::uint32_t i : order)
         j["rows"].push_back({{"name", rows[i].name}, {"module", rows[i].module}, {"samples", counts[i]}});
-      fmt::print("{}\n", j.dump(2));
+      print_json(j);
       break;
     }
     case Format::csv:
