@@ -18,6 +18,7 @@ packages=(
   time                  # /usr/bin/time: peak memory in bench/report_bench.sh
   libprotobuf-dev protobuf-compiler  # pprof export: profile.proto's generated C++ (gzip via its zlib)
   golang-go             # `go tool pprof`, the peer that reads and merges the pprof exports in the tests
+  python3-jsonschema    # validates JSON outputs against their schemas in the tests
 )
 
 sudo=""
