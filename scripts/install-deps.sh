@@ -19,6 +19,7 @@ packages=(
   libprotobuf-dev protobuf-compiler  # pprof export: profile.proto's generated C++ (gzip via its zlib)
   golang-go             # `go tool pprof`, the peer that reads and merges the pprof exports in the tests
   python3-jsonschema    # validates JSON outputs against their schemas in the tests
+  chromium              # headless: renders the HTML report in the tests
 )
 
 sudo=""
