@@ -1,6 +1,6 @@
 #include <tagop/profiles/profile.hpp>
 
-#include <cmath>       // std::isfinite, std::llround
+#include <cmath>       // std::isfinite
 #include <functional>  // std::hash
 #include <limits>      // std::numeric_limits
 
@@ -107,13 +107,6 @@ SampleView Profile::sample(std::size_t index) const {
   if (s.present & has_cpu) view.labels.cpu = s.cpu;
   view.labels.comm = comms_[s.comm];
   return view;
-}
-
-std::int64_t Profile::exported_value(std::size_t sample, std::size_t type) const {
-  const std::int64_t value = values_[sample * sample_types_.size() + type];
-  const double period = sample_types_[type].period;
-  if (period == 1) return value;
-  return static_cast<std::int64_t>(std::llround(static_cast<double>(value) * period));
 }
 
 std::int64_t Profile::exported_total(std::size_t type) const {

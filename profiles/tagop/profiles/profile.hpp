@@ -16,6 +16,7 @@
 //   LocationId root = p.add_location({0x401010, exe, {{"main", "", "prog.cpp", 7}}});
 //   p.add_sample({{10, 3}}, {{leaf, root}}, {.pid = 4242, .tid = 4242, .cpu = 1, .comm = "prog"});
 
+#include <cmath>          // std::llround
 #include <cstdint>        // std::int64_t, std::uint32_t, std::uint64_t
 #include <initializer_list>  // Profile({...})
 #include <optional>       // std::optional
@@ -130,7 +131,11 @@ class Profile {
   SampleView sample(std::size_t index) const;
 
   /// A sample's value as exported: value x its type's period, rounded.
-  std::int64_t exported_value(std::size_t sample, std::size_t type) const;
+  std::int64_t exported_value(std::size_t sample, std::size_t type) const {
+    const std::int64_t value = values_[sample * sample_types_.size() + type];
+    const double period = sample_types_[type].period;
+    return period == 1 ? value : static_cast<std::int64_t>(std::llround(static_cast<double>(value) * period));
+  }
   /// The sum of exported values of one sample type over all samples.
   std::int64_t exported_total(std::size_t type) const;
 
