@@ -236,6 +236,18 @@ TEST_CASE("10,000 rows and a large flame graph stay small and render quickly", "
   CHECK(body_attribute(dom.out, "data-selfcheck") == "ok");
   CHECK(body_attribute(dom.out, "data-rows") == "500");  // the first 500, and a "Show all" button
   CHECK(console_problems(dom.err).empty());
+  // A page with neither a flame graph nor a count column (the self-check
+  // sorts by name there).
+  HtmlPage small;
+  small.title = "rates only";
+  small.table.columns = {{"rate", "DC miss rate", "", "", ColumnKind::ratio}};
+  small.table.rows = {{"b", "", {proportion_interval(1, 3)}}, {"a", "", {std::nullopt}}};
+  const std::string small_path = (peers::scratch() / "small.html").string();
+  write_html(small, small_path);
+  const RunResult small_dom = chromium("--dump-dom " + peers::quote("file://" + small_path));
+  CHECK(body_attribute(small_dom.out, "data-selfcheck") == "ok");
+  CHECK(body_attribute(small_dom.out, "data-frames") == "0");
+  CHECK(console_problems(small_dom.err).empty());
   WARN("the 10,000-row page: " << size / 1024 << " KiB, rendered in " << body_attribute(dom.out, "data-render-ms")
                                << " ms by headless Chromium");
 }
