@@ -16,6 +16,10 @@ packages=(
   clang libclang-rt-14-dev  # sanitizer and fuzzer runtimes
   linux-perf            # the peer tool, for the perf.data cross-check and benchmarks
   time                  # /usr/bin/time: peak memory in bench/report_bench.sh
+  libprotobuf-dev protobuf-compiler  # pprof export: profile.proto's generated C++ (gzip via its zlib)
+  golang-go             # `go tool pprof`, the peer that reads and merges the pprof exports in the tests
+  python3-jsonschema    # validates JSON outputs against their schemas in the tests
+  chromium              # headless: renders the HTML report in the tests
 )
 
 sudo=""

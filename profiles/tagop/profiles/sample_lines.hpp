@@ -1,0 +1,69 @@
+#pragma once
+// JSON lines: one decoded sample per line, for engines that ingest them
+// (DuckDB, Spark, BigQuery, jq). Each line holds the sample's kind, time,
+// pid/tid/cpu, addresses (hex strings, so 64-bit addresses survive engines
+// whose numbers are doubles), the conditions that hold, the conditions the
+// mechanism could not see, the measures, and the symbol:
+//
+//   {"kind":"op","time":1234,"pid":42,"tid":42,"cpu":1,"ip":"0x401234",...,
+//    "conditions":["op","load","dc.miss"],"unknown":[],"measures":{"dc.miss_latency":180},
+//    "symbol":"work","module":"/usr/bin/prog"}
+//
+// The record is declared once (profiles/sample_line_record.hpp); the line
+// and its JSON Schema (profiles/schemas/sample-line.schema.json) both come
+// from it. Memory stays flat: lines go through a fixed-size buffer.
+// Strings that are not UTF-8 get U+FFFD for each bad sequence, as every
+// other JSON output of tagop does (nlohmann's replace handler).
+
+#include <cstdint>      // std::uint64_t
+#include <iosfwd>       // std::ostream
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include <tagop/conditions.hpp>  // ConditionSet
+#include <tagop/sample.hpp>      // Sample
+
+namespace tagop::profiles {
+
+/// Where a sample's address is, as the caller resolved it; "" when not known.
+struct SampleSymbol {
+  std::string_view function;
+  std::string_view module;
+};
+
+/// Every condition of the vocabulary.
+ConditionSet every_condition();
+
+class SampleLineWriter {
+ public:
+  /// `scope`: the conditions the sampling mechanism reports (for IBS, what
+  /// the decoder can observe for the family); those of them a sample did
+  /// not observe are its "unknown" list.
+  explicit SampleLineWriter(std::ostream& out, ConditionSet scope = every_condition());
+  SampleLineWriter(const SampleLineWriter&) = delete;
+  SampleLineWriter& operator=(const SampleLineWriter&) = delete;
+  /// Flushes; a failure here is lost: call flush() to see it.
+  ~SampleLineWriter();
+
+  void write(const Sample& sample, const SampleSymbol& symbol = {});
+  /// Writes what is buffered. Throws tagop::Error when the stream fails.
+  void flush();
+  std::uint64_t lines() const { return lines_; }
+
+ private:
+  std::ostream& out_;
+  ConditionSet scope_;
+  std::string buffer_;
+  std::uint64_t lines_ = 0;
+};
+
+/// The JSON Schema of one line, generated from the record's declaration:
+/// the text of profiles/schemas/sample-line.schema.json.
+std::string sample_line_schema();
+
+/// `text` as a JSON string literal with its quotes: escapes as nlohmann's
+/// dump() does, and U+FFFD for each sequence that is not UTF-8, as its
+/// replace handler does.
+void append_json_string(std::string& out, std::string_view text);
+
+}  // namespace tagop::profiles

@@ -1,0 +1,199 @@
+// JSON lines: a line checked by hand, strings byte for byte against
+// nlohmann (tagop's other JSON), the schema file against the record's
+// declaration, and every line of a varied run against that schema with
+// python3-jsonschema.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include <tagop/profiles/sample_lines.hpp>
+
+#include "peer_tools.hpp"
+
+using namespace tagop;
+using namespace tagop::profiles;
+
+namespace {
+
+/// An IBS op sample: a load that missed the DC, with its latency.
+Sample load_miss() {
+  Sample s;
+  s.conditions = {condition("op"), condition("load"), condition("dc.miss"), condition("dc.lin_addr_valid")};
+  s.observed = s.conditions | ConditionSet{condition("store"), condition("dtlb.l1_miss"), condition("branch")};
+  s.set_measure(measure("dc.miss_latency"), 180);
+  s.set_measure(measure("op.tag_to_retire"), 212);
+  s.ip = 0x555555557340;
+  s.data_linear = 0x7ffd1234;
+  s.time = 123456789;
+  s.pid = 4242;
+  s.tid = 4243;
+  s.cpu = 3;
+  return s;
+}
+
+std::string lines_of(const std::function<void(SampleLineWriter&)>& write, ConditionSet scope = every_condition()) {
+  std::ostringstream out;
+  {
+    SampleLineWriter w(out, scope);
+    write(w);
+  }
+  return out.str();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("one sample line, written out by hand", "[profiles][jsonl]") {
+  const ConditionSet scope{condition("op"), condition("load"), condition("store"), condition("dc.miss"),
+                           condition("dc.lin_addr_valid"), condition("dtlb.l1_miss"), condition("branch"),
+                           condition("l2.miss")};
+  const std::string line = lines_of([](SampleLineWriter& w) { w.write(load_miss(), {"hash_join", "/usr/bin/prog"}); },
+                                    scope);
+  CHECK(line ==
+        R"({"kind":"op","time":123456789,"pid":4242,"tid":4243,"cpu":3,"ip":"0x555555557340","ip_exact":true,)"
+        R"("ip_physical":null,"data_linear":"0x7ffd1234","data_physical":null,"branch_target":null,)"
+        R"("conditions":["op","load","dc.lin_addr_valid","dc.miss"],"unknown":["l2.miss"],)"
+        R"("measures":{"op.tag_to_retire":212,"dc.miss_latency":180},"symbol":"hash_join","module":"/usr/bin/prog"})"
+        "\n");
+  // Parsed back, it is the same sample.
+  const auto j = nlohmann::json::parse(line);
+  CHECK(j["measures"]["dc.miss_latency"] == 180);
+  CHECK(j["pid"] == 4242);
+}
+
+TEST_CASE("a fetch sample without symbol: nulls, and its physical address", "[profiles][jsonl]") {
+  Sample s;
+  s.conditions = {condition("fetch"), condition("fetch.completed"), condition("itlb.translated")};
+  s.observed = s.conditions;
+  s.ip = 0xffffffff81a2b3c0;  // a kernel address: above 2^63, exact as a string
+  s.ip_physical = 0x1a2b3c0;
+  s.ip_exact = false;
+  s.set_measure(measure("fetch.latency"), 7);
+  const std::string line = lines_of([&](SampleLineWriter& w) { w.write(s); }, s.observed);
+  CHECK(line ==
+        R"({"kind":"fetch","time":0,"pid":0,"tid":0,"cpu":0,"ip":"0xffffffff81a2b3c0","ip_exact":false,)"
+        R"("ip_physical":"0x1a2b3c0","data_linear":null,"data_physical":null,"branch_target":null,)"
+        R"("conditions":["fetch","fetch.completed","itlb.translated"],"unknown":[],)"
+        R"("measures":{"fetch.latency":7},"symbol":null,"module":null})"
+        "\n");
+}
+
+TEST_CASE("strings are the bytes nlohmann's dump writes, U+FFFD for what is not UTF-8", "[profiles][jsonl]") {
+  auto nlohmann_string = [](const std::string& s) {
+    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  auto ours = [](const std::string& s) {
+    std::string out;
+    append_json_string(out, s);
+    return out;
+  };
+  // Cases by hand: escapes, overlong, surrogate, truncated, stray bytes.
+  CHECK(ours("a\"b\\c\n\x01\x7f/") == "\"a\\\"b\\\\c\\n\\u0001\x7f/\"");
+  CHECK(ours("caf\xC3\xA9") == "\"caf\xC3\xA9\"");
+  CHECK(ours("\xC3\x28") == "\"\xEF\xBF\xBD(\"");                  // a lead byte without its continuation
+  CHECK(ours("\xE0\x80\xAF") == "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // overlong: each byte
+  CHECK(ours("\xED\xA0\x80") == "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // a surrogate
+  CHECK(ours("x\xE2\x82") == "\"x\xEF\xBF\xBD\"");                 // truncated at the end: one
+  CHECK(ours("\xF0\x9F\x98\x80") == "\"\xF0\x9F\x98\x80\"");       // a four-byte character
+  for (const char* s : {"a\"b\\c\n\x01\x7f/", "\xC3\x28", "\xE0\x80\xAF", "\xED\xA0\x80", "x\xE2\x82"})
+    CHECK(ours(s) == nlohmann_string(s));
+
+  // And on random bytes, weighted towards the hard ones.
+  std::mt19937 random(19);
+  const unsigned char pool[] = {'a', '"', '\\', 0x01, 0x1f, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed,
+                                0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x9f, 0x90, 0x8f, '\n', 'z'};
+  for (int i = 0; i < 20000; ++i) {
+    std::string s(random() % 12, '\0');
+    for (char& c : s) c = static_cast<char>(pool[random() % sizeof pool]);
+    INFO("case " << i);
+    REQUIRE(ours(s) == nlohmann_string(s));
+  }
+}
+
+TEST_CASE("the schema file is the one the record's declaration generates", "[profiles][jsonl]") {
+  const std::string file = read_file(source_path("profiles/schemas/sample-line.schema.json"));
+  CHECK(file == sample_line_schema());
+  const auto schema = nlohmann::json::parse(file);
+  CHECK(schema["required"].size() == 16);
+  CHECK(schema["properties"]["conditions"]["items"]["enum"].size() == condition_count);
+}
+
+TEST_CASE("every line of a varied run validates against the schema (python3-jsonschema)", "[profiles][jsonl]") {
+  const std::string python = peers::python3();
+  if (run_shell(python + " -c 'import jsonschema'").exit_code != 0)
+    FAIL(python + " has no jsonschema: install python3-jsonschema (scripts/install-deps.sh does)");
+  const std::string path = (peers::scratch() / "samples.jsonl").string();
+  std::mt19937_64 random(42);
+  {
+    std::ofstream out(path);
+    SampleLineWriter w(out);
+    for (int i = 0; i < 3000; ++i) {
+      Sample s;
+      s.conditions.insert(i % 3 ? condition("op") : condition("fetch"));
+      for (std::size_t c = 2; c < condition_count; ++c) {
+        if (random() % 8 == 0) s.conditions.insert(Condition{static_cast<std::uint8_t>(c)});
+        if (random() % 2 == 0) s.observed.insert(Condition{static_cast<std::uint8_t>(c)});
+      }
+      s.observed |= s.conditions;
+      for (std::size_t m = 0; m < measure_count; ++m)
+        if (random() % 3 == 0) s.set_measure(Measure{static_cast<std::uint8_t>(m)}, static_cast<std::uint32_t>(random()));
+      s.ip = random();
+      s.data_linear = random();
+      s.branch_target = random() % 2 ? random() : 0;
+      s.time = random();
+      s.pid = static_cast<std::uint32_t>(random());
+      s.cpu = static_cast<std::uint32_t>(random() % 256);
+      const std::string symbol = i % 5 == 0 ? std::string("bad \xff\xfe utf-8 \"quoted\"\n") : "f" + std::to_string(i);
+      w.write(s, {symbol, i % 7 == 0 ? "" : "/usr/lib/libx.so"});
+    }
+    w.flush();
+    CHECK(w.lines() == 3000);
+  }
+  const std::string script =
+      "import json, sys, jsonschema\n"
+      "schema = json.load(open(sys.argv[1]))\n"
+      "v = jsonschema.Draft202012Validator(schema)\n"
+      "jsonschema.Draft202012Validator.check_schema(schema)\n"
+      "n = 0\n"
+      "for line in open(sys.argv[2], encoding='utf-8'):\n"
+      "    v.validate(json.loads(line)); n += 1\n"
+      "print('valid', n)\n";
+  const std::string script_path = (peers::scratch() / "validate.py").string();
+  std::ofstream(script_path) << script;
+  const RunResult r = run_shell(python + " " + script_path + " " +
+                                source_path("profiles/schemas/sample-line.schema.json") + " " + path);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "valid 3000\n");
+}
+
+TEST_CASE("memory stays flat: lines reach the stream in bounded chunks as they are written", "[profiles][jsonl]") {
+  struct CountingBuffer : std::streambuf {
+    std::size_t writes = 0, largest = 0, total = 0;
+    std::streamsize xsputn(const char*, std::streamsize n) override {
+      ++writes;
+      largest = std::max(largest, static_cast<std::size_t>(n));
+      total += static_cast<std::size_t>(n);
+      return n;
+    }
+  } counting;
+  std::ostream out(&counting);
+  SampleLineWriter w(out);
+  const Sample s = load_miss();
+  for (int i = 0; i < 20000; ++i) w.write(s, {"hash_join", "/usr/bin/prog"});
+  CHECK(counting.writes >= 5);                  // written as it goes, not held to the end
+  CHECK(counting.largest < (1u << 20) + 4096);  // never more than the buffer and a line
+  w.flush();
+  CHECK(counting.total > 20000u * 300);
+}
