@@ -2,6 +2,7 @@
 
 #include <fcntl.h>     // ::open
 #include <sys/mman.h>  // PROT_READ, PROT_EXEC, MAP_PRIVATE
+#include <sys/stat.h>  // ::fstat, S_ISREG
 #include <unistd.h>    // ::write, ::pwrite, ::ftruncate, ::close
 
 #include <algorithm>  // std::min, std::stable_sort
@@ -106,16 +107,32 @@ PerfDataWriter::~PerfDataWriter() {
   }
 }
 
+namespace {
+
+std::string describe_write_failure(const std::string& path, int error, std::string_view what) {
+  if (error == ENOSPC) return fmt::format("{}: the disk is full: {} (writing the {})", path, std::strerror(error), what);
+  if (error == EDQUOT)
+    return fmt::format("{}: over the disk quota: {} (writing the {})", path, std::strerror(error), what);
+  if (error == EFBIG)
+    return fmt::format("{}: over the size limit of a file (ulimit -f): {} (writing the {})", path,
+                       std::strerror(error), what);
+  return fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(error));
+}
+
+// Errors that cutting the file back makes room for.
+bool out_of_room(int error) { return error == ENOSPC || error == EDQUOT || error == EFBIG; }
+
+}  // namespace
+
 void PerfDataWriter::fail(int error, std::string_view what) {
-  if (!write_error_) write_error_ = error;
-  if (error == ENOSPC) throw Error(fmt::format("{}: the disk is full: {} ({})", path_, std::strerror(error), what));
-  if (error == EDQUOT) throw Error(fmt::format("{}: over the disk quota: {} ({})", path_, std::strerror(error), what));
-  throw Error(fmt::format("{}: cannot write ({}): {}", path_, what, std::strerror(error)));
+  std::string message = describe_write_failure(path_, error, what);
+  if (!write_error_) write_error_ = error, first_failure_ = message;
+  throw Error(message);
 }
 
 void PerfDataWriter::put(const void* data, std::size_t size) {
   if (fd_ < 0) throw Error(fmt::format("{}: written after finish()", path_));
-  if (write_error_) fail(write_error_, "an earlier write failed");
+  if (write_error_) fail(write_error_, "data (an earlier write failed)");
   const char* p = static_cast<const char*>(data);
   while (size) {
     const std::size_t n = std::min(size, buffer_.size() - buffered_);
@@ -132,10 +149,12 @@ void PerfDataWriter::flush() {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail(n < 0 ? errno : ENOSPC, "data");
     done += static_cast<std::size_t>(n);
+    on_disk_ += static_cast<std::uint64_t>(n);
   }
   buffered_ = 0;
-  // What is whole on disk now: every record finished before this flush.
-  ends_on_disk_.push_back({data_size_, samples_});
+  // Two buffers' worth of places to cut back to is all a full disk needs.
+  constexpr std::size_t kept = 2 * buffer_size / checkpoint_step;
+  if (checkpoints_.size() > 2 * kept) checkpoints_.erase(checkpoints_.begin(), checkpoints_.end() - kept);
 }
 
 void PerfDataWriter::write_at(std::uint64_t offset, const void* data, std::size_t size) {
@@ -156,6 +175,10 @@ void PerfDataWriter::record(std::uint32_t type, std::uint16_t misc, std::span<co
   put(body.data(), body.size());
   data_size_ += h.size;
   if (type == record_sample) ++samples_;
+  if (data_size_ >= next_checkpoint_) {
+    checkpoints_.push_back({data_size_, samples_});
+    next_checkpoint_ = data_size_ + checkpoint_step;
+  }
 }
 
 void PerfDataWriter::finished_round() { record(record_finished_round, 0, {}); }
@@ -408,18 +431,22 @@ void PerfDataWriter::finish() {
       // write_error_ says what; the file is cut back below.
     }
   }
-  // Where the data section may end, best first: all of it, else each end
-  // that reached the disk whole, else none. Cutting it back gives the
+  // Where the data section may end, best first: all of it, else each
+  // record end that is on disk, else none. Cutting it back gives the
   // features room on a full disk.
   std::vector<DataEnd> ends;
   if (!write_error_) ends.push_back({data_size_, samples_});
-  ends.insert(ends.end(), ends_on_disk_.rbegin(), ends_on_disk_.rend());
+  for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it)
+    if (header_.data.offset + it->size <= on_disk_) ends.push_back(*it);
   ends.push_back({0, 0});
   std::string problem;
   for (const DataEnd& end : ends) {
     if (write_error_ && ::ftruncate(fd_, static_cast<off_t>(header_.data.offset + end.size)) != 0) {
-      problem = fmt::format("{}: {}, and the file cannot be cut back to its last whole record: {}", path_,
-                            std::strerror(write_error_), std::strerror(errno));
+      struct stat st {};
+      const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+      problem = fmt::format("{}; nothing written can be kept: {}", describe_write_failure(path_, write_error_, "data"),
+                            regular ? fmt::format("cannot cut the file back to a whole record: {}", std::strerror(errno))
+                                    : std::string("it is not a regular file"));
       break;
     }
     data_size_ = end.size;
@@ -430,7 +457,7 @@ void PerfDataWriter::finish() {
       break;
     } catch (const Error& e) {
       problem = e.what();
-      if (write_error_ != ENOSPC && write_error_ != EDQUOT) break;
+      if (!out_of_room(write_error_)) break;
     }
   }
   const int fd = fd_;

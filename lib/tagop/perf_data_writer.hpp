@@ -115,6 +115,9 @@ class PerfDataWriter {
   /// The errno of the first write that failed (ENOSPC: the disk is full),
   /// 0 while none has. Every write after it throws at once.
   int write_error() const { return write_error_; }
+  /// What the first failed write said ("out.data: the disk is full: ..."),
+  /// "" while none has.
+  const std::string& write_failure() const { return first_failure_; }
   /// Samples in the data section: written so far, or, after finish(),
   /// those the file kept.
   std::uint64_t samples() const { return samples_; }
@@ -122,8 +125,8 @@ class PerfDataWriter {
   std::uint64_t data_size() const { return data_size_; }
 
  private:
-  // A place where the data section may end: after a whole record that is
-  // on disk, with the samples before it.
+  // A place where the data section may end: after a whole record, with
+  // the samples before it.
   struct DataEnd {
     std::uint64_t size = 0, samples = 0;
   };
@@ -142,13 +145,19 @@ class PerfDataWriter {
   FileHeader header_;
   std::uint64_t data_size_ = 0, samples_ = 0;
   int write_error_ = 0;
+  std::string first_failure_;
   // Writes of 4 MiB at offsets 4 MiB apart: few system calls, and a page
   // cache that can keep the file in 2 MiB folios, which a reader maps at
   // a fraction of the cost of 4 KiB pages (Linux 6.x large folios).
   static constexpr std::size_t buffer_size = std::size_t{4} << 20;
   std::vector<char> buffer_;
   std::size_t buffered_ = 0;
-  std::vector<DataEnd> ends_on_disk_;  // one per flush, in file order
+  std::uint64_t on_disk_ = 0;  // bytes of the file written
+  // A place to cut the data back to, every 64 KiB or so: at most that much
+  // of what reached the disk is lost to a full one.
+  static constexpr std::uint64_t checkpoint_step = 64 << 10;
+  std::vector<DataEnd> checkpoints_;
+  std::uint64_t next_checkpoint_ = 0;
 };
 
 }  // namespace tagop::perf_data
