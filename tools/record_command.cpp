@@ -213,13 +213,22 @@ class OutputFile {
   std::string path_, writing_, temporary_;
 };
 
-void install_stop_signals() {
+void ignore_signal(int) {}
+
+void install_signal_handlers() {
   struct sigaction action {};
   action.sa_sigaction = on_stop_signal;
   action.sa_flags = SA_SIGINFO;
   ::sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  // A file over `ulimit -f` is a failed write (EFBIG) to report and cut
+  // back, not the end of this process. A handler, not SIG_IGN, so that
+  // the command does not inherit it.
+  struct sigaction xfsz {};
+  xfsz.sa_handler = ignore_signal;
+  ::sigemptyset(&xfsz.sa_mask);
+  ::sigaction(SIGXFSZ, &xfsz, nullptr);
 }
 
 // Records until the target is gone, the duration has passed, or a signal
@@ -299,7 +308,7 @@ int run_record(const RecordOptions& o, bool pid_given, bool duration_given) {
   SamplingSession session(std::move(options));
   OutputFile output(o.output);
   SessionRecorder recorder(output.writing(), session, names);
-  install_stop_signals();
+  install_signal_handlers();
 
   session.start();
   std::string write_failure;
@@ -317,6 +326,8 @@ int run_record(const RecordOptions& o, bool pid_given, bool duration_given) {
   if (ended_by_us) session.end_child(kill_grace);
   const std::uint64_t recorded = session.samples();
   recorder.finish();
+  // The last of the data may have failed only as finish() wrote it.
+  if (write_failure.empty()) write_failure = recorder.writer().write_failure();
   const std::string kept_old = output.commit();
 
   for (const std::string& w : recorder.warnings()) fmt::print(stderr, "tagop record: warning: {}\n", w);
@@ -327,6 +338,10 @@ int run_record(const RecordOptions& o, bool pid_given, bool duration_given) {
              o.output, session.lost(), kept_old.empty() ? "" : fmt::format("; the old file is {}", kept_old));
   const int status = report_command_status(session, o.command.empty() ? "" : o.command.front(), ended_by_us);
   if (!write_failure.empty()) {
+    // Name the file as the user did, not its name while it was written.
+    for (auto at = write_failure.find(output.writing()); at != std::string::npos && output.writing() != o.output;
+         at = write_failure.find(output.writing()))
+      write_failure.replace(at, output.writing().size(), o.output);
     fmt::print(stderr,
                "tagop record: {}\ntagop record: {} keeps the {} of {} samples written before that, up to its last "
                "whole record: perf and tagop read it\n",
