@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <pty.h>
 #include <signal.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -589,4 +590,47 @@ TEST_CASE("a full disk is named, and the file keeps what was written, readable",
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains(file + ": the disk is full: No space left on device"));
   check_kept_file(file, kept_samples(r.err));
+}
+
+TEST_CASE("Ctrl-C at a terminal reaches the command once: record does not pass it on again", "[record]") {
+  // The terminal sends SIGINT to its whole foreground process group,
+  // record and its command alike; a second copy from record would run the
+  // command's trap twice.
+  const std::string file = temp("ctrlc.data"), traps = temp("traps");
+  fs::remove(traps);
+  const std::string exe = tagop_exe();
+  const std::string script =
+      fmt::format("trap 'echo INT >> {}' INT; n=0; while [ $n -lt 400000 ]; do n=$((n+1)); done", traps);
+  int terminal = -1;
+  const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::execl(exe.c_str(), exe.c_str(), "record", "-c", "1000000", "-o", file.c_str(), "--", "sh", "-c", script.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::usleep(500000);  // the command is running its loop
+  REQUIRE(::write(terminal, "\x03", 1) == 1);
+  // Drain the terminal so that nothing blocks on it.
+  std::string seen;
+  char buffer[512];
+  for (;;) {
+    const ssize_t n = ::read(terminal, buffer, sizeof buffer);
+    if (n <= 0) break;  // EIO once the other side is gone
+    seen.append(buffer, static_cast<std::size_t>(n));
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  ::close(terminal);
+  INFO(seen);
+  // The trap ran once, the loop went on to its end, and record waited for it.
+  std::ifstream in(traps);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) lines += line == "INT";
+  CHECK(lines == 1);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_NOTHROW(tagop::perf_data::PerfDataReader(file));
+  fs::remove(file);
+  fs::remove(traps);
 }
