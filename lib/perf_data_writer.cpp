@@ -218,15 +218,25 @@ void PerfDataWriter::comm(std::uint32_t pid, std::uint32_t tid, std::string_view
   record(record_comm, exec ? misc_comm_exec : 0, as_bytes(b));
 }
 
-void PerfDataWriter::mmap2(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
-                           std::uint64_t pgoff, std::string_view filename, std::string_view build_id,
-                           RecordWhere where, std::uint16_t cpumode) {
-  Bytes b;
+namespace {
+
+// What MMAP and MMAP2 start with.
+void mapping(Bytes& b, std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
+             std::uint64_t pgoff) {
   b.put(pid);
   b.put(tid);
   b.put(start);
   b.put(len);
   b.put(pgoff);
+}
+
+}  // namespace
+
+void PerfDataWriter::mmap2(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
+                           std::uint64_t pgoff, std::string_view filename, std::string_view build_id,
+                           RecordWhere where, std::uint16_t cpumode) {
+  Bytes b;
+  mapping(b, pid, tid, start, len, pgoff);
   std::uint16_t misc = cpumode;
   if (!build_id.empty()) {
     const auto id = parse_hex(build_id);
@@ -249,11 +259,7 @@ void PerfDataWriter::mmap2(std::uint32_t pid, std::uint32_t tid, std::uint64_t s
 void PerfDataWriter::mmap(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
                           std::uint64_t pgoff, std::string_view filename, RecordWhere where, std::uint16_t cpumode) {
   Bytes b;
-  b.put(pid);
-  b.put(tid);
-  b.put(start);
-  b.put(len);
-  b.put(pgoff);
+  mapping(b, pid, tid, start, len, pgoff);
   b.c_string(filename, 8);
   trailer(b, events_[0], where);
   record(record_mmap, cpumode, as_bytes(b));

@@ -74,21 +74,27 @@ TEST_CASE("kallsyms: ends, aliases and modules as perf decides them", "[kernel]"
   for (const auto& s : t.symbols()) names.emplace_back(s.name);
   CHECK(names == std::vector<std::string>{"_text", "local_helper", "static_one", "_etext", "mod_init", "mod_work",
                                           "other_fn"});
-  CHECK(name_at(t, 0xffffffff81000000) == "_text+0x0");
-  CHECK(name_at(t, 0xffffffff8100000f) == "_text+0xf");
-  CHECK(name_at(t, 0xffffffff810010ff) == "local_helper+0x10ef");
-  // static_one runs to _etext: some_rodata was not kept.
-  CHECK(name_at(t, 0xffffffff810016ff) == "static_one+0x5ff");
-  // _etext is the kernel's last: it ends a page past its page, not at mymod.
-  CHECK(name_at(t, 0xffffffff81002fff) == "_etext+0x18ff");
-  CHECK(name_at(t, 0xffffffff81003000) == "");
-  CHECK(name_at(t, 0xffffffffc000103f) == "mod_init+0x3f");
-  // The last of a module ends past its next page, not at the next module.
-  CHECK(name_at(t, 0xffffffffc0002fff) == "mod_work+0x1fbf");
-  CHECK(name_at(t, 0xffffffffc0003000) == "other_fn+0x0");
-  CHECK(name_at(t, 0xffffffffc0003fff) == "other_fn+0xfff");
-  CHECK(name_at(t, 0xffffffffc0004000) == "");
-  CHECK(name_at(t, 0xffffffff80ffffff) == "");
+  const std::pair<std::uint64_t, const char*> expected[] = {
+      {0xffffffff81000000, "_text+0x0"},
+      {0xffffffff8100000f, "_text+0xf"},
+      {0xffffffff810010ff, "local_helper+0x10ef"},
+      // static_one runs to _etext: some_rodata was not kept.
+      {0xffffffff810016ff, "static_one+0x5ff"},
+      // _etext is the kernel's last: it ends past its next page, not at mymod.
+      {0xffffffff81002fff, "_etext+0x18ff"},
+      {0xffffffff81003000, ""},
+      {0xffffffffc000103f, "mod_init+0x3f"},
+      // The last of a module ends past its next page, not at the next module.
+      {0xffffffffc0002fff, "mod_work+0x1fbf"},
+      {0xffffffffc0003000, "other_fn+0x0"},
+      {0xffffffffc0003fff, "other_fn+0xfff"},
+      {0xffffffffc0004000, ""},
+      {0xffffffff80ffffff, ""},
+  };
+  for (const auto& [address, name] : expected) {
+    INFO(fmt::format("{:#x}", address));
+    CHECK(name_at(t, address) == name);
+  }
   CHECK(t.find(0xffffffffc0001040)->symbol->module == "mymod");
   CHECK(t.find(0xffffffffc0001040)->symbol->type == 'T');
   CHECK(t.find(0xffffffff81000000)->symbol->module.empty());

@@ -477,29 +477,24 @@ TEST_CASE("record -p stops when the process ends", "[record]") {
 
 TEST_CASE("record refuses what makes no sense: bad pids, durations, rates, call graphs", "[record]") {
   const std::string file = temp("refused2.data");
-  for (const char* pid : {"-5", "0"}) {
-    const RunResult r = run_tagop(fmt::format("record -p {} -o {}", pid, file));
-    INFO(pid);
+  const std::pair<const char*, const char*> refused[] = {
+      {"-p -5", "-p -5: not a process id"},
+      {"-p 0", "-p 0: not a process id"},
+      {"-a --duration nan", "--duration nan: give a number of seconds above 0"},
+      {"-a --duration inf", "--duration inf: give a number of seconds above 0"},
+      {"-a --duration -1", "--duration -1: give a number of seconds above 0"},
+      {"-a --duration 0", "--duration 0: give a number of seconds above 0"},
+      {"-c 1000 -F 100 -- true", "-c (a period) and -F (a frequency) exclude each other"},
+      {"--call-graph dwarf,8192 -- true", "--call-graph dwarf is not supported yet"},
+      {"--call-graph lbr -- true", "--call-graph lbr is not supported"},
+      {"--call-graph sideways -- true", "--call-graph 'sideways': expected fp"},
+  };
+  for (const auto& [args, message] : refused) {
+    const RunResult r = run_tagop(fmt::format("record -o {} {}", file, args));
+    INFO(args);
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains(fmt::format("-p {}: not a process id", pid)));
+    CHECK_THAT(r.err, Catch::Contains(message));
   }
-  for (const char* duration : {"nan", "inf", "-1", "0"}) {
-    const RunResult r = run_tagop(fmt::format("record -a --duration {} -o {}", duration, file));
-    INFO(duration);
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains(fmt::format("--duration {}: give a number of seconds above 0", duration)));
-  }
-  const RunResult both = run_tagop("record -c 1000 -F 100 -o " + file + " -- true");
-  CHECK(both.exit_code == 2);
-  CHECK_THAT(both.err, Catch::Contains("-c (a period) and -F (a frequency) exclude each other"));
-  const RunResult dwarf = run_tagop("record --call-graph dwarf,8192 -o " + file + " -- true");
-  CHECK(dwarf.exit_code == 2);
-  CHECK_THAT(dwarf.err, Catch::Contains("--call-graph dwarf is not supported yet"));
-  const RunResult lbr = run_tagop("record --call-graph lbr -o " + file + " -- true");
-  CHECK(lbr.exit_code == 2);
-  const RunResult bogus = run_tagop("record --call-graph sideways -o " + file + " -- true");
-  CHECK(bogus.exit_code == 2);
-  CHECK_THAT(bogus.err, Catch::Contains("--call-graph 'sideways': expected fp"));
   CHECK(!fs::exists(file));
   // -F and --call-graph fp as perf spells them.
   const RunResult fp = run_tagop("record -F 997 --call-graph fp -o " + file + " -- true");
