@@ -201,7 +201,7 @@ TEST_CASE("the running kernel: build-id as perf reads it, and kallsyms names as 
   const std::string dir = temp_dir("perf");
   const std::string file = dir + "/perf.data";
   const RunResult rec = run_shell(fmt::format(
-      "perf record -q -g -e cpu-clock -F 2000 -o {} -- sh -c 'timeout 0.3 yes >/dev/null & timeout 0.3 sha1sum "
+      "perf record -q -g -e cpu-clock -F 2000 -o {} -- sh -c 'timeout 0.3 md5sum /dev/zero & timeout 0.3 sha1sum "
       "/dev/zero; wait' 2>&1",
       file));
   REQUIRE(rec.exit_code == 0);

@@ -162,7 +162,14 @@ TEST_CASE("record a running process by pid: its name and mappings come from /pro
     execl(busy.c_str(), busy.c_str(), "700", static_cast<char*>(nullptr));
     _exit(127);
   }
-  usleep(50000);  // past its exec
+  // Past its exec: its binary mapped (a loaded machine, or a sanitizer,
+  // can take far longer than usual).
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream maps(fmt::format("/proc/{}/maps", pid));
+    const std::string text{std::istreambuf_iterator<char>(maps), {}};
+    if (text.find(busy) != std::string::npos) break;
+    usleep(10000);
+  }
   const std::string file = temp("pid.data");
   const RunResult r = run_tagop(fmt::format("record {} -p {} --duration 0.3 -o {}", event_args(), pid, file));
   int status = 0;
@@ -283,10 +290,11 @@ TEST_CASE("record two events with call chains of several processes: perf report 
           "[record]") {
   if (!have_perf()) return;
   const std::string file = temp("multi.data");
-  // Two children that make system calls (kernel samples) and fault pages in.
+  // Two children that make system calls (kernel samples) and fault pages in;
+  // neither writes anywhere.
   const RunResult r = run_tagop(
       "record -e cpu-clock -e page-faults -g -F 2000 -o " + file +
-      " -- sh -c 'timeout 0.4 sha1sum /dev/zero & timeout 0.4 yes >/dev/null; wait'");
+      " -- sh -c 'timeout 0.4 sha1sum /dev/zero & timeout 0.4 md5sum /dev/zero; wait'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
 
@@ -325,10 +333,10 @@ TEST_CASE("record two events with call chains of several processes: perf report 
     // And record said as much.
     CHECK_THAT(r.err, Catch::Contains(fmt::format("{} {}", sum, names[e])));
   }
-  CHECK(busy_comms.count("yes") == 1);
+  CHECK(busy_comms.count("md5sum") == 1);
   CHECK(busy_comms.count("sha1sum") == 1);
   // Each of the two children has its own row, named as the kernel named it.
-  for (const char* comm : {"yes", "sha1sum"}) {
+  for (const char* comm : {"md5sum", "sha1sum"}) {
     std::uint32_t tid = 0;
     for (const auto& [t, name] : ours.comms)
       if (name == comm) tid = t;
@@ -359,7 +367,7 @@ TEST_CASE("record two events with call chains of several processes: perf report 
 TEST_CASE("record writes the header perf writes: machine, command line, build-ids", "[record]") {
   if (!have_perf()) return;
   const std::string file = temp("header.data");
-  const RunResult r = run_tagop("record -e cpu-clock -F 1000 -o " + file + " -- sh -c 'sha1sum /dev/null >/dev/null'");
+  const RunResult r = run_tagop("record -e cpu-clock -F 1000 -o " + file + " -- sh -c 'sha1sum /etc/hostname'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const RunResult header = run_shell("perf report --header-only -i " + file);
@@ -464,7 +472,8 @@ TEST_CASE("SIGTERM to record reaches the command first; it is killed only after 
 TEST_CASE("record -p stops when the process ends", "[record]") {
   const std::string file = temp("gone.data");
   // No --duration: only the end of the process ends the recording.
-  const RunResult r = run_shell(fmt::format("({} 300 & timeout 10 {} record -c 100000 -p $! -o {}; echo \"status $?\")",
+  // Long enough to outlast record's start under a sanitizer.
+  const RunResult r = run_shell(fmt::format("({} 1000 & timeout 10 {} record -c 100000 -p $! -o {}; echo \"status $?\")",
                                             env("TAGOP_BUSY"), tagop_exe(), file));
   INFO(r.err);
   CHECK_THAT(r.out, Catch::Contains("status 0"));
