@@ -2,7 +2,7 @@
 
 #include <fcntl.h>          // O_CLOEXEC
 #include <poll.h>           // poll
-#include <signal.h>         // kill, SIGKILL
+#include <signal.h>         // kill, sigaction, SIGTERM, SIGKILL
 #include <sys/ioctl.h>      // ioctl
 #include <sys/mman.h>       // mmap, munmap
 #include <sys/syscall.h>    // SYS_perf_event_open
@@ -247,6 +247,18 @@ void SamplingSession::fork_command() {
     throw Error(fmt::format("fork: {}", std::strerror(err)));
   }
   if (pid == 0) {
+    // The command starts with the signals as a new process has them, not
+    // with this one's handlers (a test framework's, record's) or its mask.
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; ++signal) {
+      struct sigaction old {};
+      if (::sigaction(signal, nullptr, &old) == 0 && old.sa_handler != SIG_IGN && old.sa_handler != SIG_DFL)
+        ::sigaction(signal, &default_action, nullptr);
+    }
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::close(go[1]);
     ::close(report[0]);
     char byte = 0;
@@ -334,8 +346,10 @@ void SamplingSession::start() {
     int err = 0;
     const ssize_t n = ::read(exec_error_fd_, &err, sizeof err);
     ::close(exec_error_fd_), exec_error_fd_ = -1;
-    if (n == static_cast<ssize_t>(sizeof err))
+    if (n == static_cast<ssize_t>(sizeof err)) {
+      reap(true);  // it exits at once: nothing to signal
       throw Error(fmt::format("cannot run '{}': {}", options_.command.front(), std::strerror(err)));
+    }
     return;  // enable_on_exec did the rest
   }
   for (int fd : fds_)
