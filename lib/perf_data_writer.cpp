@@ -1,9 +1,13 @@
 #include <tagop/perf_data_writer.hpp>
 
+#include <fcntl.h>     // ::open
 #include <sys/mman.h>  // PROT_READ, PROT_EXEC, MAP_PRIVATE
+#include <sys/stat.h>  // ::fstat, S_ISREG
+#include <unistd.h>    // ::write, ::pwrite, ::ftruncate, ::close
 
-#include <cerrno>   // errno
-#include <cstring>  // std::strerror
+#include <algorithm>  // std::min, std::stable_sort
+#include <cerrno>     // errno, ENOSPC, EDQUOT
+#include <cstring>    // std::memcpy, std::strerror
 
 #include <fmt/format.h>  // fmt::format
 
@@ -71,9 +75,8 @@ PerfDataWriter::PerfDataWriter(const std::string& path, std::vector<WriterEvent>
   if (events_.empty()) throw Error("perf.data writer: give at least one event");
   for (WriterEvent& e : events_)
     if (e.attr.size == 0) e.attr.size = sizeof(perf_event_attr);
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) throw Error(fmt::format("{}: cannot create: {}", path, std::strerror(errno)));
-  std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw Error(fmt::format("{}: cannot create: {}", path, std::strerror(errno)));
 
   // header | ids of every event | attrs | data | feature index | features
   std::uint64_t at = sizeof(FileHeader);
@@ -96,7 +99,7 @@ PerfDataWriter::PerfDataWriter(const std::string& path, std::vector<WriterEvent>
 }
 
 PerfDataWriter::~PerfDataWriter() {
-  if (!file_) return;
+  if (fd_ < 0) return;
   try {
     finish();
   } catch (const Error&) {
@@ -104,10 +107,64 @@ PerfDataWriter::~PerfDataWriter() {
   }
 }
 
+namespace {
+
+std::string describe_write_failure(const std::string& path, int error, std::string_view what) {
+  if (error == ENOSPC) return fmt::format("{}: the disk is full: {} (writing the {})", path, std::strerror(error), what);
+  if (error == EDQUOT)
+    return fmt::format("{}: over the disk quota: {} (writing the {})", path, std::strerror(error), what);
+  if (error == EFBIG)
+    return fmt::format("{}: over the size limit of a file (ulimit -f): {} (writing the {})", path,
+                       std::strerror(error), what);
+  return fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(error));
+}
+
+// Errors that cutting the file back makes room for.
+bool out_of_room(int error) { return error == ENOSPC || error == EDQUOT || error == EFBIG; }
+
+}  // namespace
+
+void PerfDataWriter::fail(int error, std::string_view what) {
+  std::string message = describe_write_failure(path_, error, what);
+  if (!write_error_) write_error_ = error, first_failure_ = message;
+  throw Error(message);
+}
+
 void PerfDataWriter::put(const void* data, std::size_t size) {
-  if (!file_) throw Error(fmt::format("{}: written after finish()", path_));
-  if (size && std::fwrite(data, 1, size, file_) != size)
-    throw Error(fmt::format("{}: write failed: {}", path_, std::strerror(errno)));
+  if (fd_ < 0) throw Error(fmt::format("{}: written after finish()", path_));
+  if (write_error_) fail(write_error_, "data (an earlier write failed)");
+  const char* p = static_cast<const char*>(data);
+  while (size) {
+    const std::size_t n = std::min(size, buffer_.size() - buffered_);
+    std::memcpy(buffer_.data() + buffered_, p, n);
+    buffered_ += n, p += n, size -= n;
+    if (buffered_ == buffer_.size()) flush();
+  }
+}
+
+void PerfDataWriter::flush() {
+  std::size_t done = 0;
+  while (done < buffered_) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffered_ - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno : ENOSPC, "data");
+    done += static_cast<std::size_t>(n);
+    on_disk_ += static_cast<std::uint64_t>(n);
+  }
+  buffered_ = 0;
+  // Two buffers' worth of places to cut back to is all a full disk needs.
+  constexpr std::size_t kept = 2 * buffer_size / checkpoint_step;
+  if (checkpoints_.size() > 2 * kept) checkpoints_.erase(checkpoints_.begin(), checkpoints_.end() - kept);
+}
+
+void PerfDataWriter::write_at(std::uint64_t offset, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size) {
+    const ssize_t n = ::pwrite(fd_, p, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno : ENOSPC, "features and header");
+    p += n, size -= static_cast<std::size_t>(n), offset += static_cast<std::uint64_t>(n);
+  }
 }
 
 void PerfDataWriter::record(std::uint32_t type, std::uint16_t misc, std::span<const std::byte> body) {
@@ -117,7 +174,14 @@ void PerfDataWriter::record(std::uint32_t type, std::uint16_t misc, std::span<co
   put(&h, sizeof h);
   put(body.data(), body.size());
   data_size_ += h.size;
+  if (type == record_sample) ++samples_;
+  if (data_size_ >= next_checkpoint_) {
+    checkpoints_.push_back({data_size_, samples_});
+    next_checkpoint_ = data_size_ + checkpoint_step;
+  }
 }
+
+void PerfDataWriter::finished_round() { record(record_finished_round, 0, {}); }
 
 namespace {
 
@@ -154,15 +218,25 @@ void PerfDataWriter::comm(std::uint32_t pid, std::uint32_t tid, std::string_view
   record(record_comm, exec ? misc_comm_exec : 0, as_bytes(b));
 }
 
-void PerfDataWriter::mmap2(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
-                           std::uint64_t pgoff, std::string_view filename, std::string_view build_id,
-                           RecordWhere where, std::uint16_t cpumode) {
-  Bytes b;
+namespace {
+
+// What MMAP and MMAP2 start with.
+void mapping(Bytes& b, std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
+             std::uint64_t pgoff) {
   b.put(pid);
   b.put(tid);
   b.put(start);
   b.put(len);
   b.put(pgoff);
+}
+
+}  // namespace
+
+void PerfDataWriter::mmap2(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
+                           std::uint64_t pgoff, std::string_view filename, std::string_view build_id,
+                           RecordWhere where, std::uint16_t cpumode) {
+  Bytes b;
+  mapping(b, pid, tid, start, len, pgoff);
   std::uint16_t misc = cpumode;
   if (!build_id.empty()) {
     const auto id = parse_hex(build_id);
@@ -180,6 +254,15 @@ void PerfDataWriter::mmap2(std::uint32_t pid, std::uint32_t tid, std::uint64_t s
   if (where.pid == 0 && where.tid == 0) where.pid = pid, where.tid = tid;
   trailer(b, events_[0], where);
   record(record_mmap2, misc, as_bytes(b));
+}
+
+void PerfDataWriter::mmap(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len,
+                          std::uint64_t pgoff, std::string_view filename, RecordWhere where, std::uint16_t cpumode) {
+  Bytes b;
+  mapping(b, pid, tid, start, len, pgoff);
+  b.c_string(filename, 8);
+  trailer(b, events_[0], where);
+  record(record_mmap, cpumode, as_bytes(b));
 }
 
 void PerfDataWriter::task(std::uint32_t type, std::uint32_t pid, std::uint32_t ppid, std::uint32_t tid,
@@ -239,80 +322,154 @@ void PerfDataWriter::sample(std::size_t event, const SampleFields& f) {
   record(record_sample, f.misc, as_bytes(b));
 }
 
-void PerfDataWriter::finish() {
-  if (!file_) return;
-  header_.data.size = data_size_;
-  std::uint64_t at = header_.data.offset + data_size_;
+namespace {
 
-  // Feature bodies, in bit order; the index of sections comes first.
-  std::vector<std::pair<unsigned, Bytes>> bodies;
-  if (!features_.build_ids.empty()) {
-    Bytes b;
-    for (const BuildIdEntry& e : features_.build_ids) {
-      const auto id = parse_hex(e.build_id);
-      const std::size_t name = align_up(e.filename.size() + 1, name_align);
-      const RecordHeader h{record_header_build_id, static_cast<std::uint16_t>(e.cpumode | misc_build_id_size),
-                           static_cast<std::uint16_t>(build_id_record_fixed + name)};
-      b.put(h);
-      b.put(e.pid);
-      b.put(id.data(), id.size());
-      b.zeros(20 - id.size());
-      b.put(static_cast<std::uint8_t>(id.size()));
-      b.zeros(3);
-      b.c_string(e.filename, name_align);
-    }
-    bodies.emplace_back(feature_build_id, std::move(b));
+Bytes string_body(std::string_view s) {
+  Bytes b;
+  b.header_string(s);
+  return b;
+}
+
+Bytes build_id_body(const std::vector<BuildIdEntry>& entries) {
+  Bytes b;
+  for (const BuildIdEntry& e : entries) {
+    const auto id = parse_hex(e.build_id);
+    const std::size_t name = align_up(e.filename.size() + 1, name_align);
+    const RecordHeader h{record_header_build_id, static_cast<std::uint16_t>(e.cpumode | misc_build_id_size),
+                         static_cast<std::uint16_t>(build_id_record_fixed + name)};
+    b.put(h);
+    b.put(e.pid);
+    b.put(id.data(), id.size());
+    b.zeros(20 - id.size());
+    b.put(static_cast<std::uint8_t>(id.size()));
+    b.zeros(3);
+    b.c_string(e.filename, name_align);
   }
-  if (!features_.hostname.empty()) {
-    Bytes b;
-    b.header_string(features_.hostname);
-    bodies.emplace_back(feature_hostname, std::move(b));
+  return b;
+}
+
+Bytes event_desc_body(const std::vector<WriterEvent>& events) {
+  Bytes b;
+  b.put(static_cast<std::uint32_t>(events.size()));
+  b.put(static_cast<std::uint32_t>(sizeof(perf_event_attr)));
+  for (const WriterEvent& e : events) {
+    b.put(e.attr);
+    b.put(static_cast<std::uint32_t>(e.ids.size()));
+    b.header_string(e.name);
+    b.put(e.ids.data(), e.ids.size() * 8);
   }
-  if (!features_.os_release.empty()) {
+  return b;
+}
+
+// The feature sections to write (tools/perf/util/header.c's write_*), by bit.
+std::vector<std::pair<unsigned, Bytes>> feature_bodies(const WriterFeatures& f, const std::vector<WriterEvent>& events) {
+  std::vector<std::pair<unsigned, Bytes>> out;
+  auto string_feature = [&](unsigned bit, std::string_view s) {
+    if (!s.empty()) out.emplace_back(bit, string_body(s));
+  };
+  if (!f.build_ids.empty()) out.emplace_back(feature_build_id, build_id_body(f.build_ids));
+  string_feature(feature_hostname, f.hostname);
+  string_feature(feature_osrelease, f.os_release);
+  string_feature(feature_arch, f.arch);
+  if (f.cpus) {
     Bytes b;
-    b.header_string(features_.os_release);
-    bodies.emplace_back(feature_osrelease, std::move(b));
+    b.put(f.cpus->available);
+    b.put(f.cpus->online);
+    out.emplace_back(feature_nrcpus, std::move(b));
   }
-  if (features_.cpuid) {
+  string_feature(feature_cpudesc, f.cpu_description);
+  if (f.cpuid) out.emplace_back(feature_cpuid, string_body(*f.cpuid));
+  if (f.total_memory_kb) {
     Bytes b;
-    b.header_string(*features_.cpuid);
-    bodies.emplace_back(feature_cpuid, std::move(b));
+    b.put(f.total_memory_kb);
+    out.emplace_back(feature_total_mem, std::move(b));
   }
-  {
+  if (!f.cmdline.empty()) {
     Bytes b;
-    b.put(static_cast<std::uint32_t>(events_.size()));
-    b.put(static_cast<std::uint32_t>(sizeof(perf_event_attr)));
-    for (const WriterEvent& e : events_) {
-      b.put(e.attr);
-      b.put(static_cast<std::uint32_t>(e.ids.size()));
-      b.header_string(e.name);
-      b.put(e.ids.data(), e.ids.size() * 8);
-    }
-    bodies.emplace_back(feature_event_desc, std::move(b));
+    b.put(static_cast<std::uint32_t>(f.cmdline.size()));
+    for (const std::string& word : f.cmdline) b.header_string(word);
+    out.emplace_back(feature_cmdline, std::move(b));
   }
-  if (!features_.pmu_mappings.empty()) {
+  out.emplace_back(feature_event_desc, event_desc_body(events));
+  if (!f.pmu_mappings.empty()) {
     Bytes b;
-    b.put(static_cast<std::uint32_t>(features_.pmu_mappings.size()));
-    for (const PmuMapping& m : features_.pmu_mappings) {
+    b.put(static_cast<std::uint32_t>(f.pmu_mappings.size()));
+    for (const PmuMapping& m : f.pmu_mappings) {
       b.put(m.type);
       b.header_string(m.name);
     }
-    bodies.emplace_back(feature_pmu_mappings, std::move(b));
+    out.emplace_back(feature_pmu_mappings, std::move(b));
   }
+  // perf reads the index of sections in the order of their bits.
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+}  // namespace
+
+void PerfDataWriter::write_features_and_header() {
+  header_.data.size = data_size_;
+  header_.features = {};
+  const auto bodies = feature_bodies(features_, events_);
+  std::uint64_t at = header_.data.offset + data_size_;
   std::uint64_t body_at = at + bodies.size() * sizeof(FileSection);
-  for (auto& [bit, body] : bodies) {
+  Bytes index;
+  for (const auto& [bit, body] : bodies) {
     header_.features[bit / 64] |= std::uint64_t{1} << (bit % 64);
-    const FileSection s{body_at, body.size()};
-    put(&s, sizeof s);
+    index.put(FileSection{body_at, body.size()});
     body_at += body.size();
   }
-  for (auto& [bit, body] : bodies) put(body.data(), body.size());
+  write_at(at, index.data(), index.size());
+  at += index.size();
+  for (const auto& [bit, body] : bodies) {
+    write_at(at, body.data(), body.size());
+    at += body.size();
+  }
+  write_at(0, &header_, sizeof header_);
+}
 
-  std::FILE* f = file_;
-  if (std::fseek(f, 0, SEEK_SET) != 0) throw Error(fmt::format("{}: cannot seek: {}", path_, std::strerror(errno)));
-  put(&header_, sizeof header_);
-  file_ = nullptr;
-  if (std::fclose(f) != 0) throw Error(fmt::format("{}: close failed: {}", path_, std::strerror(errno)));
+void PerfDataWriter::finish() {
+  if (fd_ < 0) return;
+  if (!write_error_) {
+    try {
+      flush();
+    } catch (const Error&) {
+      // write_error_ says what; the file is cut back below.
+    }
+  }
+  // Where the data section may end, best first: all of it, else each
+  // record end that is on disk, else none. Cutting it back gives the
+  // features room on a full disk.
+  std::vector<DataEnd> ends;
+  if (!write_error_) ends.push_back({data_size_, samples_});
+  for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it)
+    if (header_.data.offset + it->size <= on_disk_) ends.push_back(*it);
+  ends.push_back({0, 0});
+  std::string problem;
+  for (const DataEnd& end : ends) {
+    if (write_error_ && ::ftruncate(fd_, static_cast<off_t>(header_.data.offset + end.size)) != 0) {
+      struct stat st {};
+      const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+      problem = fmt::format("{}; nothing written can be kept: {}", describe_write_failure(path_, write_error_, "data"),
+                            regular ? fmt::format("cannot cut the file back to a whole record: {}", std::strerror(errno))
+                                    : std::string("it is not a regular file"));
+      break;
+    }
+    data_size_ = end.size;
+    samples_ = end.samples;
+    try {
+      write_features_and_header();
+      problem.clear();
+      break;
+    } catch (const Error& e) {
+      problem = e.what();
+      if (!out_of_room(write_error_)) break;
+    }
+  }
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 && problem.empty()) problem = fmt::format("{}: close failed: {}", path_, std::strerror(errno));
+  if (!problem.empty()) throw Error(problem);
 }
 
 }  // namespace tagop::perf_data

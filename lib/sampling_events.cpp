@@ -1,5 +1,5 @@
-// Events named on a command line, as perf_event_attrs: the software clocks
-// by name, everything else through libpfm4.
+// Events named on a command line, as perf_event_attrs: perf's software
+// events by name, everything else through libpfm4.
 
 // The kernel's header first: libpfm4's own copy of it then stands aside.
 #include <linux/perf_event.h>  // perf_event_attr
@@ -15,15 +15,52 @@
 
 namespace tagop {
 
+namespace {
+
+// perf's software events (tools/perf/util/parse-events.c, event_symbols_sw):
+// each name perf accepts, the first of a config its canonical one.
+struct SoftwareEventName {
+  const char* name;
+  std::uint64_t config;
+};
+constexpr SoftwareEventName software_events[] = {
+    {"cpu-clock", PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
+    {"faults", PERF_COUNT_SW_PAGE_FAULTS},
+    {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cs", PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    {"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS},
+    {"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS},
+    {"dummy", PERF_COUNT_SW_DUMMY},
+};
+
+}  // namespace
+
 std::optional<PerfEvent> software_event(const std::string& name) {
-  std::uint64_t config = 0;
-  if (name == "cpu-clock") config = PERF_COUNT_SW_CPU_CLOCK;
-  else if (name == "task-clock") config = PERF_COUNT_SW_TASK_CLOCK;
-  else return std::nullopt;
-  PerfEvent e{.pmu = "", .attr = make_perf_attr(), .description = name};
-  e.attr.type = PERF_TYPE_SOFTWARE;
-  e.attr.config = config;
-  return e;
+  for (const SoftwareEventName& e : software_events)
+    if (name == e.name) {
+      PerfEvent event{.pmu = "", .attr = make_perf_attr(), .description = name};
+      event.attr.type = PERF_TYPE_SOFTWARE;
+      event.attr.config = e.config;
+      return event;
+    }
+  return std::nullopt;
+}
+
+std::vector<std::string> software_event_names() {
+  std::vector<std::string> names;
+  std::uint64_t seen = 0;
+  for (const SoftwareEventName& e : software_events)
+    if (!(seen >> e.config & 1)) {
+      seen |= std::uint64_t{1} << e.config;
+      names.emplace_back(e.name);
+    }
+  return names;
 }
 
 PerfEvent libpfm_event(const std::string& name) {

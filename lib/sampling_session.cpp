@@ -2,7 +2,7 @@
 
 #include <fcntl.h>          // O_CLOEXEC
 #include <poll.h>           // poll
-#include <signal.h>         // kill, SIGKILL
+#include <signal.h>         // kill, sigaction, SIGTERM, SIGKILL
 #include <sys/ioctl.h>      // ioctl
 #include <sys/mman.h>       // mmap, munmap
 #include <sys/syscall.h>    // SYS_perf_event_open
@@ -92,8 +92,13 @@ std::string ibs_hint(const std::string& pmu) {
                                    : "";
 }
 
+// IDENTIFIER first in every sample and last in every other record's
+// trailer: how a record from a shared ring buffer names its event.
 constexpr std::uint64_t session_sample_type =
     PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+// How long the destructor lets a command still running end on SIGTERM.
+constexpr std::chrono::milliseconds destructor_grace{1000};
 
 }  // namespace
 
@@ -128,6 +133,17 @@ std::vector<int> online_cpus() {
   return cpus;
 }
 
+bool process_running(pid_t pid) {
+  if (pid <= 0) return false;
+  // "PID (COMM) STATE ...": COMM may hold spaces and parentheses, the
+  // state follows the last ')'.
+  const std::string stat = read_first_line(fmt::format("/proc/{}/stat", pid));
+  const auto paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
+  const char state = stat[paren + 2];
+  return state != 'Z' && state != 'X' && state != 'x';
+}
+
 std::string host_cpuid() {
   std::ifstream in("/proc/cpuinfo");
   std::string line, vendor, family, model, stepping;
@@ -152,9 +168,11 @@ SamplingSession::SamplingSession(SessionOptions options) : options_(std::move(op
     throw Error(fmt::format("sampling session: buffer_pages {} is not a power of two", options_.buffer_pages));
   cpus_ = online_cpus();
   decoders_.resize(options_.events.size());
+  samples_by_event_.resize(options_.events.size());
   try {
     if (has_command) fork_command();
     open_events();
+    map_buffers();
   } catch (...) {
     close_all();
     throw;
@@ -168,15 +186,46 @@ void SamplingSession::close_all() noexcept {
   for (int& fd : fds_)
     if (fd >= 0) ::close(fd), fd = -1;
   fds_.clear();
+  // A command never let go ends as soon as its pipe closes.
+  const bool never_started = go_fd_ >= 0;
   for (int* fd : {&go_fd_, &exec_error_fd_})
     if (*fd >= 0) ::close(*fd), *fd = -1;
   if (child_ > 0 && !child_status_) {
-    ::kill(child_, SIGKILL);
-    int status = 0;
-    while (::waitpid(child_, &status, 0) < 0 && errno == EINTR) {
-    }
-    child_status_ = status;
+    if (never_started) reap(true);
+    else end_child(destructor_grace);
   }
+}
+
+void SamplingSession::reap(bool block) noexcept {
+  if (child_ <= 0 || child_status_) return;
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(child_, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (r == child_) child_status_ = status;
+}
+
+bool SamplingSession::signal_child(int signal) {
+  if (!child_running()) return false;
+  return ::kill(child_, signal) == 0;
+}
+
+void SamplingSession::end_child(std::chrono::milliseconds grace) {
+  if (!signal_child(SIGTERM)) return;
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < deadline) {
+    reap(false);
+    if (child_status_) return;
+    ::usleep(5000);
+  }
+  ::kill(child_, SIGKILL);
+  reap(true);
+}
+
+bool SamplingSession::target_running() {
+  if (child_ > 0) return child_running();
+  if (options_.pid >= 0) return process_running(options_.pid);
+  return true;
 }
 
 void SamplingSession::fork_command() {
@@ -198,6 +247,18 @@ void SamplingSession::fork_command() {
     throw Error(fmt::format("fork: {}", std::strerror(err)));
   }
   if (pid == 0) {
+    // The command starts with the signals as a new process has them, not
+    // with this one's handlers (a test framework's, record's) or its mask.
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; ++signal) {
+      struct sigaction old {};
+      if (::sigaction(signal, nullptr, &old) == 0 && old.sa_handler != SIG_IGN && old.sa_handler != SIG_DFL)
+        ::sigaction(signal, &default_action, nullptr);
+    }
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::close(go[1]);
     ::close(report[0]);
     char byte = 0;
@@ -229,6 +290,7 @@ void SamplingSession::open_events() {
       a.type = static_cast<std::uint32_t>(type);
     }
     a.sample_type |= session_sample_type;
+    if (options_.callchains) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
     a.sample_id_all = 1;
     a.disabled = 1;
     a.inherit = pid >= 0;
@@ -242,17 +304,17 @@ void SamplingSession::open_events() {
   }
   for (std::size_t e = 0; e < events_.size(); ++e)
     for (std::size_t c = 0; c < cpus_.size(); ++c) {
-      // Every event of a CPU writes into the first event's buffer there.
-      const int leader = e == 0 ? -1 : fds_[c];
       const int fd = perf_event_open(&events_[e].attr, pid, cpus_[c], -1, PERF_FLAG_FD_CLOEXEC);
       if (fd < 0) throw_open_error(errno, options_.events[e], events_[e].attr, options_.all_cpus, pid);
       fds_.push_back(fd);
       std::uint64_t id = 0;
       if (::ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) events_[e].ids.push_back(id);
-      if (leader >= 0 && ::ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) != 0)
-        throw Error(fmt::format("{}: cannot share CPU {}'s ring buffer: {}", event_name(options_.events[e]),
-                                cpus_[c], std::strerror(errno)));
     }
+}
+
+void SamplingSession::map_buffers() {
+  // The first event's fd of each CPU owns the CPU's buffer; the kernel
+  // lets the others write into it only once it is mapped.
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   for (std::size_t c = 0; c < cpus_.size(); ++c) {
     auto b = std::make_unique<Buffer>();
@@ -267,6 +329,11 @@ void SamplingSession::open_events() {
                               errno == EPERM ? " (over /proc/sys/kernel/perf_event_mlock_kb: use fewer pages)" : ""));
     buffers_.push_back(std::move(b));
   }
+  for (std::size_t e = 1; e < events_.size(); ++e)
+    for (std::size_t c = 0; c < cpus_.size(); ++c)
+      if (::ioctl(fds_[e * cpus_.size() + c], PERF_EVENT_IOC_SET_OUTPUT, fds_[c]) != 0)
+        throw Error(fmt::format("{}: cannot write into CPU {}'s ring buffer (PERF_EVENT_IOC_SET_OUTPUT): {}",
+                                event_name(options_.events[e]), cpus_[c], std::strerror(errno)));
 }
 
 void SamplingSession::start() {
@@ -279,8 +346,10 @@ void SamplingSession::start() {
     int err = 0;
     const ssize_t n = ::read(exec_error_fd_, &err, sizeof err);
     ::close(exec_error_fd_), exec_error_fd_ = -1;
-    if (n == static_cast<ssize_t>(sizeof err))
+    if (n == static_cast<ssize_t>(sizeof err)) {
+      reap(true);  // it exits at once: nothing to signal
       throw Error(fmt::format("cannot run '{}': {}", options_.command.front(), std::strerror(err)));
+    }
     return;  // enable_on_exec did the rest
   }
   for (int fd : fds_)
@@ -293,13 +362,8 @@ void SamplingSession::stop() {
 
 bool SamplingSession::child_running() {
   if (child_ <= 0 || child_status_) return false;
-  int status = 0;
-  const pid_t r = ::waitpid(child_, &status, WNOHANG);
-  if (r == child_) {
-    child_status_ = status;
-    return false;
-  }
-  return r == 0;
+  reap(false);
+  return !child_status_;
 }
 
 void SamplingSession::wait(std::chrono::milliseconds timeout) {
@@ -346,7 +410,7 @@ std::size_t SamplingSession::read_records(const std::function<void(const Session
       }
       SessionRecord r{.event = 0, .cpu = b->cpu, .header = h, .body = record.subspan(sizeof h)};
       r.event = event_of(h, r.body);
-      if (h.type == PERF_RECORD_SAMPLE) ++samples_;
+      if (h.type == PERF_RECORD_SAMPLE) ++samples_, ++samples_by_event_[r.event];
       if (h.type == PERF_RECORD_LOST && r.body.size() >= 16) {
         std::uint64_t lost = 0;
         std::memcpy(&lost, r.body.data() + 8, 8);

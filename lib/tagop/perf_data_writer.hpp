@@ -1,8 +1,12 @@
 #pragma once
-// Writes perf.data files that perf itself reads (`perf report -D`, `perf
-// script`): header, attributes with their ids, the data section, and the
-// feature sections HEADER_BUILD_ID, HEADER_CPUID, HEADER_EVENT_DESC and
-// HEADER_PMU_MAPPINGS. Records stream to the file as they are written.
+// Writes perf.data files that perf itself reads (`perf report`, `perf
+// script`, `perf buildid-list`): header, attributes with their ids, the data
+// section, and the feature sections perf record writes about the machine:
+// HEADER_BUILD_ID, HOSTNAME, OSRELEASE, ARCH, NRCPUS, CPUDESC, CPUID,
+// TOTAL_MEM, CMDLINE, EVENT_DESC and PMU_MAPPINGS, each where it is given.
+// Records stream to the file as they are written. When a write fails (a
+// full disk), finish() still leaves a file perf reads: the data up to the
+// last record that reached the disk whole, the features and the header.
 //
 //   PerfDataWriter w("out.data", {{.attr = op_attr, .ids = {1}, .name = "ibs_op//"}},
 //                    {.cpuid = "AuthenticAMD,16,4,2", .pmu_mappings = {{10, "ibs_op"}}});
@@ -13,7 +17,6 @@
 #include <linux/perf_event.h>  // perf_event_attr
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
-#include <cstdio>       // std::FILE
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string>       // std::string
@@ -30,12 +33,24 @@ struct WriterEvent {
   std::string name{};
 };
 
+/// HEADER_NRCPUS: the CPUs the machine could have, and those online.
+struct CpuCount {
+  std::uint32_t available = 0, online = 0;
+};
+
+/// The feature sections to write; an empty field is left out.
 struct WriterFeatures {
   std::optional<std::string> cpuid{};
   std::vector<PmuMapping> pmu_mappings{};
   std::vector<BuildIdEntry> build_ids{};
   std::string hostname{};
   std::string os_release{};
+  std::string arch{};             // HEADER_ARCH: uname's machine, "x86_64"
+  std::optional<CpuCount> cpus{};  // HEADER_NRCPUS
+  std::string cpu_description{};  // HEADER_CPUDESC: /proc/cpuinfo's model name
+  std::uint64_t total_memory_kb = 0;  // HEADER_TOTAL_MEM: /proc/meminfo's MemTotal
+  /// HEADER_CMDLINE: the recording command's words, the program's full path first.
+  std::vector<std::string> cmdline{};
 };
 
 /// The fields `sample()` encodes: those of IDENTIFIER, IP, TID, TIME,
@@ -74,6 +89,10 @@ class PerfDataWriter {
   void mmap2(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len, std::uint64_t pgoff,
              std::string_view filename, std::string_view build_id = {}, RecordWhere where = {},
              std::uint16_t cpumode = misc_user);
+  /// A MMAP record: what perf synthesises for the kernel's text
+  /// (pid -1, "[kernel.kallsyms]_text", pgoff the address of _text).
+  void mmap(std::uint32_t pid, std::uint32_t tid, std::uint64_t start, std::uint64_t len, std::uint64_t pgoff,
+            std::string_view filename, RecordWhere where = {}, std::uint16_t cpumode = misc_kernel);
   void fork(std::uint32_t pid, std::uint32_t ppid, std::uint32_t tid, std::uint32_t ptid, std::uint64_t time);
   void exit(std::uint32_t pid, std::uint32_t ppid, std::uint32_t tid, std::uint32_t ptid, std::uint64_t time);
   /// A sample of event `event`. Throws tagop::Error when its sample_type
@@ -81,28 +100,64 @@ class PerfDataWriter {
   void sample(std::size_t event, const SampleFields& fields);
   /// Any record, its body written as given (size from the body).
   void record(std::uint32_t type, std::uint16_t misc, std::span<const std::byte> body);
+  /// PERF_RECORD_FINISHED_ROUND: every record before the previous round
+  /// is older than any after this one, so perf may sort what it holds.
+  void finished_round();
   /// The features to write at the end; build-ids may be added until then.
   WriterFeatures& features() { return features_; }
 
   /// Writes the features and the final header, and closes the file.
+  /// After a failed write, the data section ends at the last record that
+  /// reached the disk whole (earlier still when the features need the
+  /// room). Throws tagop::Error when even that cannot be written.
   void finish();
 
+  /// The errno of the first write that failed (ENOSPC: the disk is full),
+  /// 0 while none has. Every write after it throws at once.
+  int write_error() const { return write_error_; }
+  /// What the first failed write said ("out.data: the disk is full: ..."),
+  /// "" while none has.
+  const std::string& write_failure() const { return first_failure_; }
+  /// Samples in the data section: written so far, or, after finish(),
+  /// those the file kept.
+  std::uint64_t samples() const { return samples_; }
+  /// Bytes of the data section, likewise.
+  std::uint64_t data_size() const { return data_size_; }
+
  private:
+  // A place where the data section may end: after a whole record, with
+  // the samples before it.
+  struct DataEnd {
+    std::uint64_t size = 0, samples = 0;
+  };
   void put(const void* data, std::size_t size);
+  void flush();
+  [[noreturn]] void fail(int error, std::string_view what);
+  void write_at(std::uint64_t offset, const void* data, std::size_t size);
+  void write_features_and_header();
   void task(std::uint32_t type, std::uint32_t pid, std::uint32_t ppid, std::uint32_t tid, std::uint32_t ptid,
             std::uint64_t time);
 
   std::string path_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   std::vector<WriterEvent> events_;
   WriterFeatures features_;
   FileHeader header_;
-  std::uint64_t data_size_ = 0;
+  std::uint64_t data_size_ = 0, samples_ = 0;
+  int write_error_ = 0;
+  std::string first_failure_;
   // Writes of 4 MiB at offsets 4 MiB apart: few system calls, and a page
   // cache that can keep the file in 2 MiB folios, which a reader maps at
   // a fraction of the cost of 4 KiB pages (Linux 6.x large folios).
   static constexpr std::size_t buffer_size = std::size_t{4} << 20;
   std::vector<char> buffer_;
+  std::size_t buffered_ = 0;
+  std::uint64_t on_disk_ = 0;  // bytes of the file written
+  // A place to cut the data back to, every 64 KiB or so: at most that much
+  // of what reached the disk is lost to a full one.
+  static constexpr std::uint64_t checkpoint_step = 64 << 10;
+  std::vector<DataEnd> checkpoints_;
+  std::uint64_t next_checkpoint_ = 0;
 };
 
 }  // namespace tagop::perf_data

@@ -2,15 +2,22 @@
 // Live sampling through perf_event_open: opens the events a programmer
 // produced (IBS, precise Intel events, any libpfm4 event, software events
 // such as cpu-clock) on every online CPU, for all processes or for one
-// process and its children, maps one ring buffer per CPU, and hands out the
-// records as they arrive: raw (for a perf.data writer) or decoded to model
+// process and its children, maps one ring buffer per CPU that every event
+// of that CPU writes into (as perf record does), and hands out the records
+// as they arrive: raw (for a perf.data writer) or decoded to model
 // samples. Everything it opened is closed on every path, and a command it
-// started is reaped.
+// started is ended (SIGTERM, then SIGKILL) and reaped.
 //
-//   SamplingSession s({.events = {cpu_clock}, .command = {"./a.out"}});
+//   tagop::PerfEvent clock = *tagop::software_event("cpu-clock");
+//   clock.attr.sample_period = 100'000;  // ns: 10 kHz
+//   tagop::SamplingSession s({.events = {clock}, .command = {"./a.out"}});
+//   std::size_t samples = 0;
 //   s.start();
-//   while (s.child_running()) s.wait(100), s.read_samples([](const Sample& x) { ... });
-//   s.read_samples(...);  // what was left in the buffers
+//   while (s.child_running()) {
+//     s.wait(std::chrono::milliseconds(100));
+//     s.read_samples([&](const tagop::Sample&) { ++samples; });
+//   }
+//   s.read_samples([&](const tagop::Sample&) { ++samples; });  // what was left in the buffers
 
 #include <sys/types.h>  // pid_t
 
@@ -41,6 +48,9 @@ struct SessionOptions {
   bool track_processes = true;
   /// Data pages of each CPU's ring buffer: a power of two.
   unsigned buffer_pages = 64;
+  /// Frame-pointer call chains (PERF_SAMPLE_CALLCHAIN) in every event's
+  /// samples, as `perf record -g` asks for them.
+  bool callchains = false;
 };
 
 /// A record as it came out of a ring buffer: valid during the callback.
@@ -62,7 +72,8 @@ class SamplingSession {
   /// sampling cannot start: a PMU this machine lacks, perf_event_paranoid,
   /// a permission, or the configuration the hardware refused.
   explicit SamplingSession(SessionOptions options);
-  /// Disables and closes everything; kills and reaps a command still running.
+  /// Disables and closes everything; ends a command still running
+  /// (end_child with a short grace) and reaps it.
   ~SamplingSession();
   SamplingSession(const SamplingSession&) = delete;
   SamplingSession& operator=(const SamplingSession&) = delete;
@@ -93,12 +104,22 @@ class SamplingSession {
   bool child_running();
   /// Its exit status (as waitpid gives it) once it has ended.
   std::optional<int> child_status() const { return child_status_; }
+  /// Whether whom it samples is still there: the command running, the
+  /// process `pid` neither gone nor a zombie; always true for all_cpus.
+  bool target_running();
+  /// Sends `signal` to the command while it runs; false when there is none.
+  bool signal_child(int signal);
+  /// Ends the command: SIGTERM, then SIGKILL when it has not ended within
+  /// `grace`; reaps it.
+  void end_child(std::chrono::milliseconds grace);
 
   /// The events as opened: final attrs (type resolved, sample_type and
   /// flags set) and the kernel's ids of their fds.
   const std::vector<perf_data::EventAttr>& events() const { return events_; }
   std::span<const int> cpus() const { return cpus_; }
   std::uint64_t samples() const { return samples_; }
+  /// The samples of each event (by index into events()).
+  std::span<const std::uint64_t> samples_by_event() const { return samples_by_event_; }
   /// Samples the kernel dropped because a buffer was full (PERF_RECORD_LOST).
   std::uint64_t lost() const { return lost_; }
   /// Samples a decoder refused.
@@ -108,7 +129,9 @@ class SamplingSession {
   struct Buffer;
   void close_all() noexcept;
   void open_events();
+  void map_buffers();
   void fork_command();
+  void reap(bool block) noexcept;
   std::size_t event_of(const perf_data::RecordHeader& h, std::span<const std::byte> body) const;
   Sample plain_sample(const perf_data::SampleRecord& r) const;
 
@@ -124,19 +147,28 @@ class SamplingSession {
   std::optional<int> child_status_;
   bool started_ = false;
   std::uint64_t samples_ = 0, lost_ = 0, undecoded_ = 0;
+  std::vector<std::uint64_t> samples_by_event_;
   std::vector<std::byte> scratch_;  // a record that wraps around the buffer end
 };
 
 /// The CPUs /sys/devices/system/cpu/online lists.
 std::vector<int> online_cpus();
 
+/// Whether process `pid` exists and is not a zombie (/proc/PID/stat).
+bool process_running(pid_t pid);
+
 /// The CPU this process runs on, in perf's HEADER_CPUID form
 /// ("AuthenticAMD,25,1,1"), from /proc/cpuinfo; "" when it does not say.
 std::string host_cpuid();
 
-/// perf_event_attr for a software event: "cpu-clock" or "task-clock";
-/// nullopt for other names.
+/// perf_event_attr for a software event by perf's name ("cpu-clock",
+/// "task-clock", "page-faults" or "faults", "context-switches" or "cs",
+/// "cpu-migrations", "minor-faults", "major-faults", ...); nullopt for
+/// other names. No period is set.
 std::optional<PerfEvent> software_event(const std::string& name);
+
+/// The names software_event() knows, perf's first spelling of each.
+std::vector<std::string> software_event_names();
 
 /// Any event libpfm4 knows on this machine ("cycles", "INST_RETIRED:u",
 /// "cpu-clock"), encoded for perf_event_open. Throws tagop::Error when

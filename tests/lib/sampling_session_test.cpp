@@ -9,9 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -242,4 +243,137 @@ TEST_CASE("host_cpuid and online_cpus read this machine", "[record]") {
   REQUIRE(!id.empty());
   CHECK(std::count(id.begin(), id.end(), ',') == 3);
   CHECK(tagop::online_cpus().size() == static_cast<std::size_t>(sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+TEST_CASE("several events share each CPU's ring buffer, and each record names its event", "[record]") {
+  // cpu-clock every 100000 ns and every page fault: the periods the
+  // samples carry say which event took them, whatever the buffer.
+  tagop::PerfEvent clock = *tagop::software_event("cpu-clock");
+  clock.attr.sample_period = 100000;
+  tagop::PerfEvent faults = *tagop::software_event("page-faults");
+  faults.attr.sample_period = 1;
+  SamplingSession s({.events = {clock, faults}, .command = {busy(), "200"}});
+  REQUIRE(s.events().size() == 2);
+  std::uint64_t by_event[2] = {0, 0}, wrong_period = 0;
+  s.start();
+  auto each = [&](const tagop::SessionRecord& r) {
+    if (r.header.type != PERF_RECORD_SAMPLE) return;
+    tagop::perf_data::SampleRecord rec;
+    REQUIRE(tagop::perf_data::parse_sample(s.events()[r.event].attr, r.body, rec).empty());
+    ++by_event[r.event];
+    if (rec.period != (r.event == 0 ? 100000u : 1u)) ++wrong_period;
+  };
+  while (s.child_running()) {
+    s.wait(50ms);
+    s.read_records(each);
+  }
+  s.stop();
+  s.read_records(each);
+  CHECK(by_event[0] >= 5);
+  // A program's start maps in its pages one fault at a time.
+  CHECK(by_event[1] >= 20);
+  CHECK(wrong_period == 0);
+  CHECK(s.samples_by_event()[0] == by_event[0]);
+  CHECK(s.samples_by_event()[1] == by_event[1]);
+  CHECK(s.samples() == by_event[0] + by_event[1]);
+  // Only the first event reports COMM and MMAP; each event has an id per CPU.
+  CHECK(s.events()[0].attr.comm == 1);
+  CHECK(s.events()[1].attr.comm == 0);
+  CHECK(s.events()[1].ids.size() == s.cpus().size());
+}
+
+TEST_CASE("call chains: each sample's chain starts at its own ip", "[record]") {
+  tagop::PerfEvent clock = *tagop::software_event("cpu-clock");
+  clock.attr.sample_period = 100000;
+  SamplingSession s({.events = {clock}, .command = {busy(), "200"}, .callchains = true});
+  CHECK((s.events()[0].attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
+  std::uint64_t samples = 0, chained = 0;
+  s.start();
+  auto each = [&](const tagop::SessionRecord& r) {
+    if (r.header.type != PERF_RECORD_SAMPLE) return;
+    tagop::perf_data::SampleRecord rec;
+    REQUIRE(tagop::perf_data::parse_sample(s.events()[0].attr, r.body, rec).empty());
+    ++samples;
+    // PERF_CONTEXT_USER or _KERNEL, then the sampled ip, then its callers.
+    if (rec.callchain_nr < 2) return;
+    std::uint64_t context = 0, first = 0;
+    std::memcpy(&context, rec.callchain.data(), 8);
+    std::memcpy(&first, rec.callchain.data() + 8, 8);
+    if ((context == PERF_CONTEXT_USER || context == PERF_CONTEXT_KERNEL) && first == rec.ip) ++chained;
+  };
+  while (s.child_running()) {
+    s.wait(50ms);
+    s.read_records(each);
+  }
+  s.stop();
+  s.read_records(each);
+  REQUIRE(samples >= 5);
+  CHECK(chained == samples);
+}
+
+TEST_CASE("target_running: a process by pid is gone when it exits, even before it is reaped", "[record]") {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    usleep(150000);
+    _exit(0);
+  }
+  tagop::PerfEvent clock = *tagop::software_event("cpu-clock");
+  clock.attr.sample_period = 100000;
+  SamplingSession s({.events = {clock}, .pid = pid});
+  s.start();
+  CHECK(s.target_running());
+  const auto begin = std::chrono::steady_clock::now();
+  while (s.target_running() && std::chrono::steady_clock::now() - begin < 5s) s.wait(20ms);
+  CHECK(!s.target_running());
+  // Not reaped yet: a zombie, which is no longer running.
+  CHECK(!tagop::process_running(pid));
+  int status = 0;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(!tagop::process_running(pid));
+  CHECK(tagop::process_running(getpid()));
+}
+
+TEST_CASE("end_child: SIGTERM first, SIGKILL only after the grace", "[record]") {
+  tagop::PerfEvent clock = *tagop::software_event("cpu-clock");
+  clock.attr.sample_period = 1000000;
+  {
+    SamplingSession s({.events = {clock}, .command = {busy(), "5000"}});
+    s.start();
+    s.end_child(2s);
+    REQUIRE(s.child_status());
+    CHECK(WIFSIGNALED(*s.child_status()));
+    CHECK(WTERMSIG(*s.child_status()) == SIGTERM);
+  }
+  {
+    SamplingSession s({.events = {clock}, .command = {"sh", "-c", "trap '' TERM; while :; do :; done"}});
+    s.start();
+    usleep(100000);  // past the trap
+    const auto begin = std::chrono::steady_clock::now();
+    s.end_child(300ms);
+    const auto took = std::chrono::steady_clock::now() - begin;
+    REQUIRE(s.child_status());
+    CHECK(WIFSIGNALED(*s.child_status()));
+    CHECK(WTERMSIG(*s.child_status()) == SIGKILL);
+    CHECK(took >= 300ms);
+    CHECK(!s.signal_child(SIGTERM));  // it is gone
+  }
+}
+
+TEST_CASE("perf's software events by their names", "[record]") {
+  // tools/perf/util/parse-events.c: name -> PERF_COUNT_SW_*.
+  const std::pair<const char*, std::uint64_t> names[] = {
+      {"cpu-clock", 0}, {"task-clock", 1}, {"page-faults", 2}, {"faults", 2}, {"context-switches", 3}, {"cs", 3},
+      {"cpu-migrations", 4}, {"migrations", 4}, {"minor-faults", 5}, {"major-faults", 6}, {"alignment-faults", 7},
+      {"emulation-faults", 8}, {"dummy", 9}};
+  for (const auto& [name, config] : names) {
+    INFO(name);
+    const auto e = tagop::software_event(name);
+    REQUIRE(e);
+    CHECK(e->attr.type == PERF_TYPE_SOFTWARE);
+    CHECK(e->attr.config == config);
+  }
+  CHECK(tagop::software_event_names().size() == 10);
+  CHECK(tagop::software_event_names().front() == "cpu-clock");
+  CHECK(!tagop::software_event("pagefaults"));
 }

@@ -53,10 +53,11 @@ _tagop() {
     record)
       case "$prev" in
         -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --call-graph) COMPREPLY=($(compgen -W "fp" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--ibs-op --ibs-fetch --event --period --all-cpus --pid --duration --output
-                                 --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--ibs-op --ibs-fetch --event --count --freq --call-graph --all-cpus --pid
+                                 --duration --output --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -c -- "$cur"))  # the command to sample
       fi ;;
