@@ -278,6 +278,12 @@ void PerfDataWriter::finish() {
     b.header_string(*features_.cpuid);
     bodies.emplace_back(feature_cpuid, std::move(b));
   }
+  if (!features_.cmdline.empty()) {
+    Bytes b;
+    b.put(static_cast<std::uint32_t>(features_.cmdline.size()));
+    for (const std::string& word : features_.cmdline) b.header_string(word);
+    bodies.emplace_back(feature_cmdline, std::move(b));
+  }
   {
     Bytes b;
     b.put(static_cast<std::uint32_t>(events_.size()));

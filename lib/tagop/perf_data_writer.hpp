@@ -1,7 +1,7 @@
 #pragma once
 // Writes perf.data files that perf itself reads (`perf report -D`, `perf
 // script`): header, attributes with their ids, the data section, and the
-// feature sections HEADER_BUILD_ID, HEADER_CPUID, HEADER_EVENT_DESC and
+// feature sections HEADER_BUILD_ID, HEADER_CMDLINE, HEADER_CPUID, HEADER_EVENT_DESC and
 // HEADER_PMU_MAPPINGS. Records stream to the file as they are written.
 //
 //   PerfDataWriter w("out.data", {{.attr = op_attr, .ids = {1}, .name = "ibs_op//"}},
@@ -36,6 +36,8 @@ struct WriterFeatures {
   std::vector<BuildIdEntry> build_ids{};
   std::string hostname{};
   std::string os_release{};
+  /// HEADER_CMDLINE (`perf report --header` prints it), one string per word.
+  std::vector<std::string> cmdline{};
 };
 
 /// The fields `sample()` encodes: those of IDENTIFIER, IP, TID, TIME,
