@@ -7,6 +7,7 @@
 
 #include <cerrno>   // errno
 #include <cstring>  // std::strerror
+#include <ctime>    // nanosleep
 
 #include <fmt/format.h>  // fmt::format
 
@@ -73,9 +74,17 @@ ValgrindTrace::~ValgrindTrace() {
 }
 
 std::size_t ValgrindTrace::read(std::span<char> buffer) {
+  // Valgrind writes each trace line with a write(2) of its own. A reader
+  // waiting on the empty pipe is woken by every one of them, which costs
+  // Valgrind more than the line; after a short read, let the pipe fill for
+  // a moment instead (nobody waits on it, so the writes stay cheap).
+  if (last_read_ < buffer.size() / 4) {
+    const timespec pause{0, 2'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
   for (;;) {
     const ssize_t n = ::read(read_fd_, buffer.data(), buffer.size());
-    if (n >= 0) return static_cast<std::size_t>(n);
+    if (n >= 0) return last_read_ = static_cast<std::size_t>(n);
     if (errno != EINTR) throw Error(fmt::format("reading the trace: {}", std::strerror(errno)));
   }
 }

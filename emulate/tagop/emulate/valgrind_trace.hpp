@@ -35,6 +35,7 @@ class ValgrindTrace {
  private:
   pid_t pid_ = -1;
   int read_fd_ = -1;
+  std::size_t last_read_ = 0;
 };
 
 }  // namespace tagop::emulate
