@@ -82,6 +82,20 @@ std::optional<std::uint64_t> CountsFile::Model::count(const Predicate& p) const 
   return n;
 }
 
+CountsFile::Model counts_of(const ModelResult& r) {
+  CountsFile::Model m;
+  m.model = std::string(r.spec->name);
+  m.title = std::string(r.spec->title);
+  m.backend = std::string(r.spec->backend);
+  m.ops = r.ops;
+  m.fetches = r.fetches;
+  m.modelled_op = CoreModel::modelled(SampleKind::op);
+  m.modelled_fetch = CoreModel::modelled(SampleKind::fetch);
+  for (const SignatureCount& s : r.op_signatures) m.signatures.push_back({SampleKind::op, s.conditions, s.count});
+  for (const SignatureCount& s : r.fetch_signatures) m.signatures.push_back({SampleKind::fetch, s.conditions, s.count});
+  return m;
+}
+
 CountsFile read_counts_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open", path));

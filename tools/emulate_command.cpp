@@ -11,8 +11,7 @@
 #include <fmt/ranges.h>       // fmt::join
 #include <nlohmann/json.hpp>  // JSON output
 
-#include <tagop/emulate/core_model.hpp>         // CoreModel::modelled
-#include <tagop/emulate/counts_file.hpp>        // counts_json, CountsFile
+#include <tagop/emulate/counts_file.hpp>        // counts_json, counts_of
 #include <tagop/emulate/emulator.hpp>           // emulate
 #include <tagop/emulate/microarchitecture.hpp>  // find_microarchitecture
 #include <tagop/error.hpp>                      // Error
@@ -75,11 +74,7 @@ void print_text(const emulate::EmulateResult& r, const nlohmann::ordered_json& c
     }
     fmt::print(stderr, "  {} ops, {} fetches\n", m.ops, m.fetches);
     // Headlines from the signatures, as `tagop compare --counts` computes them.
-    emulate::CountsFile::Model model;
-    model.modelled_op = emulate::CoreModel::modelled(SampleKind::op);
-    model.modelled_fetch = emulate::CoreModel::modelled(SampleKind::fetch);
-    for (const auto& s : m.op_signatures) model.signatures.push_back({SampleKind::op, s.conditions, s.count});
-    for (const auto& s : m.fetch_signatures) model.signatures.push_back({SampleKind::fetch, s.conditions, s.count});
+    const emulate::CountsFile::Model model = emulate::counts_of(m);
     for (const Headline& h : headlines) {
       const auto n = model.count(Predicate::parse(h.what));
       const auto d = model.count(Predicate::parse(h.of));

@@ -5,16 +5,22 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <tagop/amd_ibs/decoder.hpp>
 #include <tagop/emulate/branch_predictor.hpp>
 #include <tagop/emulate/cache.hpp>
 #include <tagop/emulate/core_model.hpp>
+#include <tagop/emulate/counts_file.hpp>
 #include <tagop/emulate/ibs_encoder.hpp>
 #include <tagop/emulate/lackey_trace.hpp>
 #include <tagop/emulate/marker.hpp>
 #include <tagop/emulate/microarchitecture.hpp>
+#include <tagop/error.hpp>
 
 using namespace tagop;
 using namespace tagop::emulate;
@@ -208,4 +214,26 @@ TEST_CASE("every processor table is whole and cites its numbers", "[emulate]") {
   }
   CHECK(find_microarchitecture("ZEN3") == find_microarchitecture("zen3"));
   CHECK(find_microarchitecture("k8") == nullptr);
+}
+
+TEST_CASE("a damaged counts file is refused with what is wrong", "[emulate]") {
+  const auto path = std::filesystem::temp_directory_path() / ("tagop-counts-" + std::to_string(::getpid()) + ".json");
+  auto refused = [&](const std::string& text) -> std::string {
+    std::ofstream(path) << text;
+    try {
+      read_counts_file(path.string());
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(refused("{not json").find("not JSON") != std::string::npos);
+  CHECK(refused(R"({"format": "other"})").find("not a counts file") != std::string::npos);
+  CHECK(refused(R"({"format": "tagop-emulate-counts/1", "command": "x", "models": [{"model": "zen3"}]})")
+            .find("malformed counts file") != std::string::npos);
+  const std::string bad_condition =
+      R"({"format": "tagop-emulate-counts/1", "command": "x", "models": [{"model": "zen3", "backend": "amd-ibs",
+          "ops": 1, "fetches": 0, "modelled": {"op": ["op", "dc.mis"], "fetch": []}, "signatures": [], "events": []}]})";
+  CHECK(refused(bad_condition).find("unknown condition \"dc.mis\"") != std::string::npos);
+  std::filesystem::remove(path);
 }

@@ -47,6 +47,9 @@ struct CountsFile {
   std::vector<Model> models;
 };
 
+/// One model's counts as the file holds them, straight from a run.
+CountsFile::Model counts_of(const ModelResult& result);
+
 /// Reads a counts file. Throws tagop::Error naming the file and what in it
 /// is wrong.
 CountsFile read_counts_file(const std::string& path);
