@@ -62,17 +62,17 @@ int line_of(const std::string& file, const std::string& text) {
 }  // namespace
 
 TEST_CASE("a pointer chase through more than the L2 misses the data cache on nearly every load", "[emulate]") {
-  // 2 MiB: four times zen3's 512 KiB L2; 32768 nodes, 20000 steps at random.
-  const json r = emulate_and_report(program("TAGOP_EMULATE_POINTER_CHASE") + " 2097152 20000",
+  // 1 MiB: twice zen3's 512 KiB L2; 16384 nodes, 10000 steps at random.
+  const json r = emulate_and_report(program("TAGOP_EMULATE_POINTER_CHASE") + " 1048576 10000",
                                     "--events 0xF201,0xF206,dc_miss_rate", "chase-large");
   const json& chase = row(r, "chase(");
-  CHECK(chase["values"]["0xF201"].get<double>() > 500);  // loads sampled (20000 steps / 16)
+  CHECK(chase["values"]["0xF201"].get<double>() > 500);  // loads sampled (10000 steps / 16)
   CHECK(chase["values"]["dc_miss_rate"].get<double>() > 0.95);
 }
 
 TEST_CASE("a pointer chase through less than the L1 hits the data cache on nearly every load", "[emulate]") {
-  // 16 KiB, half of the 32 KiB L1: 256 nodes, missed once each, then 19744 hits.
-  const json r = emulate_and_report(program("TAGOP_EMULATE_POINTER_CHASE") + " 16384 20000",
+  // 8 KiB, a quarter of the 32 KiB L1: 128 nodes, missed once each, then 9872 hits.
+  const json r = emulate_and_report(program("TAGOP_EMULATE_POINTER_CHASE") + " 8192 10000",
                                     "--events 0xF201,0xF206,dc_miss_rate", "chase-small");
   const json& chase = row(r, "chase(");
   CHECK(chase["values"]["0xF201"].get<double>() > 500);
@@ -80,7 +80,7 @@ TEST_CASE("a pointer chase through less than the L1 hits the data cache on nearl
 }
 
 TEST_CASE("a branch on random bits mispredicts half the time, a loop branch almost never", "[emulate]") {
-  const json r = emulate_and_report(program("TAGOP_EMULATE_BRANCHES") + " 20000",
+  const json r = emulate_and_report(program("TAGOP_EMULATE_BRANCHES") + " 10000",
                                     "--by line --where 'op & branch' --events 0xF103,0xF104,mispredict_rate",
                                     "branches");
   const std::string file = "tests/emulate/branches.cpp";
