@@ -24,9 +24,11 @@ namespace {
 
 using amd_ibs::IbsUnit;
 
-/// One sample every `period` events. With `randomise`, the low 4 bits of
-/// each interval are random, as IbsRandEn randomises the low 4 bits of the
-/// fetch counter's start (BKDG for Family 10h, IbsFetchCtl[57]).
+/// One sample every `period` events. With `randomise`, each interval moves
+/// by one of 16 values, as IbsRandEn randomises the low 4 bits of the fetch
+/// counter's start (BKDG for Family 10h, IbsFetchCtl[57]); centred on the
+/// period (-8 to +7) rather than only shortening it, so that samples times
+/// the period still estimate the count at small periods.
 class PeriodicSampler {
  public:
   PeriodicSampler(std::uint64_t period, bool randomise, std::uint64_t seed)
@@ -40,7 +42,7 @@ class PeriodicSampler {
   }
 
  private:
-  std::uint64_t next() { return randomise_ ? period_ - (random_() & 15) : period_; }
+  std::uint64_t next() { return randomise_ ? period_ - 8 + (random_() & 15) : period_; }
   std::uint64_t period_, left_ = 0;
   bool randomise_;
   std::mt19937_64 random_;

@@ -140,8 +140,8 @@ void add_emulate_command(CLI::App& app) {
   for (const auto& m : emulate::microarchitectures())
     models += fmt::format("\n  {:10} {}: {}", m.name, m.title, emulate::format_name(m.format));
   cmd->add_option("--as", o->models, "The processor to emulate (repeat for several; default zen3):" + models);
-  cmd->add_option("--period", o->period, "IBS: one op (and one fetch) sample every N, a multiple of 16, randomised "
-                                         "in its low 4 bits like IbsRandEn")
+  cmd->add_option("--period", o->period, "IBS: one op (and one fetch) sample every N, a multiple of 16, each interval "
+                                         "moved by -8 to +7 like IbsRandEn")
       ->capture_default_str();
   cmd->add_option("--pebs-event", o->pebs_events,
                   "Goldmont/Silvermont: a PEBS-capable event to sample (repeatable; default: L1 or L2 load misses "

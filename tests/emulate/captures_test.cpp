@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -144,6 +145,9 @@ TEST_CASE("every model counts the same loads of the same trace; the caches diffe
   const json &zen3 = model(counts, "zen3"), &glm = model(counts, "goldmont"), &p4 = model(counts, "p4");
   CHECK(zen3["ops"] == glm["ops"]);
   CHECK(zen3["ops"] == counts["instructions"]);
+  // One op sample every 64 ops on average (intervals of 56 to 71): samples x period estimates the ops.
+  const double ops = zen3["ops"].get<double>();
+  CHECK(std::abs(zen3["samples"]["ibs_op"].get<double>() * 64 - ops) < 0.02 * ops);
   // "load" in three vendors' words: IBS load ops, Goldmont's retired loads, P4's tagged memory loads.
   const std::uint64_t loads = event_count(zen3, "IBS load ops");
   CHECK(loads == event_count(glm, "MEM_UOPS_RETIRED.ALL_LOADS"));

@@ -24,8 +24,8 @@ namespace tagop::emulate {
 
 struct EmulateOptions {
   std::vector<const MicroarchSpec*> models;
-  /// Ops (and fetches) between IBS samples: a multiple of 16, randomised
-  /// in its low 4 bits like IbsRandEn.
+  /// Ops (and fetches) between IBS samples: a multiple of 16, each
+  /// interval moved by -8 to +7 like IbsRandEn.
   std::uint64_t period = 0x10000;
   /// Events between PEBS samples (0: `period`).
   std::uint64_t pebs_period = 0;
