@@ -35,9 +35,10 @@ struct Run {
   fs::path zen3 = dir / "run.zen3.data", goldmont = dir / "run.goldmont.data", counts = dir / "counts.json";
   RunResult result;
   Run() {
+    const std::string program = chase();  // throws before anything is made when the tests run outside meson
     fs::create_directories(dir);
     result = run_tagop("emulate --as zen3 --as goldmont --as p4 --period 64 --pebs-period 50 --counts " +
-                       counts.string() + " -o " + (dir / "run.data").string() + " -- " + chase() + " 262144 4000");
+                       counts.string() + " -o " + (dir / "run.data").string() + " -- " + program + " 262144 4000");
   }
   ~Run() { fs::remove_all(dir); }
 };
