@@ -281,6 +281,16 @@ void PerfDataReader::parse_features() {
       case feature_hostname: ok = c.string(info_.hostname); break;
       case feature_osrelease: ok = c.string(info_.os_release); break;
       case feature_version: ok = c.string(info_.perf_version); break;
+      case feature_cmdline: {
+        std::uint32_t nr = 0;
+        ok = c.u32(nr);
+        for (std::uint32_t i = 0; ok && i < nr; ++i) {
+          std::string arg;
+          ok = c.string(arg);
+          if (ok) info_.cmdline.push_back(std::move(arg));
+        }
+        break;
+      }
       case feature_pmu_mappings: {
         std::uint32_t nr = 0;
         ok = c.u32(nr);

@@ -12,6 +12,8 @@ packages=(
   libcli11-dev          # the command line
   nlohmann-json3-dev    # JSON output
   libdw-dev libelf-dev  # ELF symbols and DWARF lines (elfutils)
+  valgrind              # tagop emulate: the trace engine (lackey)
+  libcapstone-dev       # tagop emulate: which traced instructions are branches
   catch2                # tests (Catch2 v2)
   clang libclang-rt-14-dev  # sanitizer and fuzzer runtimes
   linux-perf            # the peer tool, for the perf.data cross-check and benchmarks

@@ -13,6 +13,7 @@ void add_report_command(CLI::App& app);
 void add_record_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_cpu_command(CLI::App& app);
+void add_emulate_command(CLI::App& app);
 void add_completion_command(CLI::App& app);
 
 void add_program_ibs_commands(CLI::App& program);

@@ -16,6 +16,7 @@
 #include <tagop/registry.hpp>             // Registry
 
 #include "commands.hpp"
+#include "compare_counts.hpp"
 #include "event_json.hpp"
 #include "event_lookup.hpp"
 #include "output.hpp"
@@ -105,7 +106,7 @@ json match_json(const Match& m) {
   return j;
 }
 
-void compare(const std::string& text, bool all, Format format) {
+void compare(const std::string& text, bool all, Format format, const std::string& counts) {
   const Target target = resolve_target(text);
   const std::size_t width = terminal_width();
   json backends = json::array();
@@ -115,6 +116,7 @@ void compare(const std::string& text, bool all, Format format) {
   if (format == Format::text) {
     fmt::print("{}\n", fit(fmt::format("compare: {}", target.label), width));
     fmt::print("{}\n\n", fit(fmt::format("predicate: {}", target.predicate.to_string()), width));
+    if (!counts.empty()) print_measured_counts(target.predicate, counts, width);
   }
   for (const BackendInfo& b : Registry::builtin().backends()) {
     std::map<Relation, std::vector<Match>> by_relation;
@@ -177,6 +179,7 @@ void compare(const std::string& text, bool all, Format format) {
     j["predicate"] = target.predicate.to_string();
     j["backends"] = backends;
     j["cannot_measure_exactly"] = cannot;
+    if (!counts.empty()) j["measured"] = measured_counts_json(target.predicate, counts);
     j["caveat"] = never_mix_caveat;
     print_json(j);
   } else if (format == Format::text) {
@@ -284,6 +287,7 @@ void add_compare_command(CLI::App& app) {
     std::string target;
     bool matrix = false;
     bool all = false;
+    std::string counts;
     OutputOptions output;
   };
   auto o = std::make_shared<Options>();
@@ -291,15 +295,18 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("target", o->target, "An event of any backend, or a predicate such as 'load & dc.miss'");
   cmd->add_flag("--matrix", o->matrix, "Every condition against every backend");
   cmd->add_flag("--all", o->all, "List every narrower and wider event, not only the first few");
+  cmd->add_option("--counts", o->counts, "Also show one program's measured numbers under each model, from tagop "
+                                         "emulate --counts FILE");
   add_output_options(*cmd, o->output, true);
-  cmd->footer("Examples:\n  tagop compare 0xF219\n  tagop compare 'load & dc.miss & !l2.miss'\n  tagop compare --matrix");
+  cmd->footer("Examples:\n  tagop compare 0xF219\n  tagop compare 'load & dc.miss & !l2.miss'\n  tagop compare --matrix\n  tagop compare 'load & dc.miss' --counts counts.json   # from tagop emulate --counts");
   cmd->callback([o] {
     if (o->matrix) {
       if (!o->target.empty()) usage_error("--matrix takes no event or predicate");
       matrix(o->output.resolved());
     } else {
       if (o->target.empty()) usage_error("compare needs an event or a predicate (or --matrix)");
-      compare(o->target, o->all, o->output.resolved());
+      if (!o->counts.empty() && o->output.resolved() == Format::csv) usage_error("--counts works with text and JSON");
+      compare(o->target, o->all, o->output.resolved(), o->counts);
     }
   });
 }

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   tagop::cli::add_record_command(app);
   tagop::cli::add_compare_command(app);
   tagop::cli::add_cpu_command(app);
+  tagop::cli::add_emulate_command(app);
   tagop::cli::add_completion_command(app);
   // CLI11 would call an unknown command "extra"; say what it is.
   if (argc > 1 && argv[1][0] != '-') {

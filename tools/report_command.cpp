@@ -10,6 +10,7 @@
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
 #include <tagop/amd_ibs/perf_capture.hpp>    // IbsCapture
+#include <tagop/emulate/marker.hpp>          // emulation_of
 #include <tagop/error.hpp>                   // Error
 #include <tagop/perf_data_reader.hpp>        // PerfDataReader
 
@@ -127,6 +128,7 @@ void run_report(const ReportOptions& o) {
 
   ReportResult r;
   r.file = o.file;
+  if (const auto emulation = emulate::emulation_of(info)) r.emulated = emulation->label();
   r.cpu = capture.cpu();
   r.cpu_source = cpu ? "--family/--model" : "HEADER_CPUID";
   r.by = o.by;

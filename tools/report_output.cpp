@@ -82,6 +82,7 @@ json estimate_json(const QueryResult& q, const UnitPeriod& p) {
 
 void print_text(const ReportResult& r, bool estimates) {
   fmt::print("IBS report of {}\n", r.file);
+  if (!r.emulated.empty()) fmt::print("capture: {}\n", r.emulated);
   fmt::print("processor: {} (from {})\n", r.cpu.to_string(), r.cpu_source);
   fmt::print("IBS samples: {} fetch, {} op", r.fetch, r.op);
   if (r.fetch != r.read_fetch || r.op != r.read_op)
@@ -159,11 +160,13 @@ void print_csv(const ReportResult& r) {
   std::vector<std::string> header{r.by};
   if (r.by != "process" && r.by != "module") header.push_back("module");
   for (const Column& c : r.columns) header.push_back(c.id);
+  if (!r.emulated.empty()) header.emplace_back("capture");  // every row says it
   fmt::print("{}\n", fmt::join(header, ","));
   auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
     std::vector<std::string> cells{csv_field(name)};
     if (r.by != "process" && r.by != "module") cells.push_back(csv_field(module));
     for (const Column& c : r.columns) cells.push_back(csv_value(c, column_value(c, results)));
+    if (!r.emulated.empty()) cells.push_back(csv_field(r.emulated));
     fmt::print("{}\n", fmt::join(cells, ","));
   };
   for (const RowResult& row : r.rows) line(row.row.name, row.row.module, row.results);
@@ -173,6 +176,7 @@ void print_csv(const ReportResult& r) {
 void print_json(const ReportResult& r) {
   json j;
   j["file"] = r.file;
+  j["emulated"] = r.emulated.empty() ? json(nullptr) : json(r.emulated);
   j["cpu"] = {{"vendor", r.cpu.vendor}, {"family", r.cpu.family}, {"model", r.cpu.model},
               {"stepping", r.cpu.stepping}, {"source", r.cpu_source}};
   j["samples"] = {{"fetch", r.fetch}, {"op", r.op}};

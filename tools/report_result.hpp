@@ -47,6 +47,8 @@ struct ReportResult {
   std::uint64_t lost = 0;
   bool truncated = false;
   std::vector<std::string> warnings;
+  /// "emulated (model: ...)" for a capture of tagop emulate, else "".
+  std::string emulated;
 };
 
 void print_text(const ReportResult& r, bool estimates);

@@ -7,7 +7,8 @@
 #include <fmt/ranges.h>       // fmt::join
 #include <nlohmann/json.hpp>  // the JSON form
 
-#include <tagop/error.hpp>  // Error
+#include <tagop/emulate/marker.hpp>  // emulation_of
+#include <tagop/error.hpp>           // Error
 
 namespace tagop::cli {
 
@@ -31,6 +32,8 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
   for (const perf_data::EventAttr& a : info.attrs)
     names.push_back(a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config) : a.name);
   const std::string events = fmt::format("{}", fmt::join(names, ", "));
+  const auto emulation = emulate::emulation_of(info);
+  const std::string emulated = emulation ? emulation->label() : "";
   for (const std::string& w : builder.warnings()) fmt::print(stderr, "tagop: warning: {}\n", w);
   if (summary.lost) fmt::print(stderr, "tagop: warning: the kernel lost {} samples while recording\n", summary.lost);
   if (summary.samples == 0) throw tagop::Error(fmt::format("{}: no samples", file));
@@ -52,6 +55,7 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
     case Format::json: {
       nlohmann::json j{{"file", file}, {"ibs", false}, {"events", names}, {"samples", summary.samples},
                        {"kept", kept}, {"lost", summary.lost}, {"row_count", row_count}};
+      j["emulated"] = emulated.empty() ? nlohmann::json(nullptr) : nlohmann::json(emulated);
       j["rows"] = nlohmann::json::array();
       for (std::uint32_t i : order)
         j["rows"].push_back({{"name", rows[i].name}, {"module", rows[i].module}, {"samples", counts[i]}});
@@ -59,11 +63,13 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
       break;
     }
     case Format::csv:
-      fmt::print("samples,percent,name,module\n");
+      fmt::print("samples,percent,name,module{}\n", emulated.empty() ? "" : ",capture");
       for (std::uint32_t i : order)
-        fmt::print("{},{:.2f},\"{}\",\"{}\"\n", counts[i], percent(i), rows[i].name, rows[i].module);
+        fmt::print("{},{:.2f},\"{}\",\"{}\"{}\n", counts[i], percent(i), rows[i].name, rows[i].module,
+                   emulated.empty() ? "" : ",\"" + emulated + "\"");
       break;
     case Format::text:
+      if (!emulated.empty()) fmt::print("capture: {}\n", emulated);
       fmt::print("{}: no IBS events, so no derived events: the {} samples of {} counted by row ({} kept, {} lost)\n\n",
                  file, summary.samples, events, kept, summary.lost);
       fmt::print("{:>10} {:>8}  {}\n", "samples", "percent", "name");

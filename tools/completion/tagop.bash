@@ -13,7 +13,7 @@ _tagop() {
     --kind) COMPREPLY=($(compgen -W "fetch op" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
-    COMPREPLY=($(compgen -W "report record decode program events compare cpu completion --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "report record emulate decode program events compare cpu completion --help --version" -- "$cur"))
     return
   fi
   case "$cmd" in
@@ -27,7 +27,7 @@ _tagop() {
       fi ;;
     compare)
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--matrix --all --format --json --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--matrix --all --counts --format --json --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -W "$(${COMP_WORDS[0]} events names 2>/dev/null)" -- "$cur"))
       fi ;;
@@ -60,6 +60,18 @@ _tagop() {
                                  --duration --output --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -c -- "$cur"))  # the command to sample
+      fi ;;
+    emulate)
+      case "$prev" in
+        --as) COMPREPLY=($(compgen -W "zen3 zen4 fam10h goldmont silvermont p4" -- "$cur")); return ;;
+        -o|--output|--counts) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --page-size) COMPREPLY=($(compgen -W "4k 2m" -- "$cur")); return ;;
+      esac
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--as --period --pebs-event --pebs-period --output --counts --page-size --seed
+                                 --valgrind --format --json --help" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -c -- "$cur"))  # the command to emulate
       fi ;;
   esac
 }

@@ -1,0 +1,289 @@
+#include <tagop/emulate/emulator.hpp>
+
+#include <cstdio>    // std::remove
+#include <filesystem>  // std::filesystem::is_regular_file
+#include <memory>    // std::unique_ptr
+#include <optional>  // std::optional
+#include <random>    // std::mt19937_64
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/amd_ibs/perf_capture.hpp>       // IbsCaptureWriter
+#include <tagop/emulate/ibs_encoder.hpp>        // IbsEncoder
+#include <tagop/emulate/lackey_trace.hpp>       // LackeyTraceParser
+#include <tagop/emulate/marker.hpp>             // emulation_cmdline
+#include <tagop/emulate/process_code.hpp>       // ProcessCode
+#include <tagop/emulate/valgrind_trace.hpp>     // ValgrindTrace
+#include <tagop/error.hpp>                      // Error
+#include <tagop/intel_atom/programmer.hpp>      // program, AtomRequest
+#include <tagop/perf_data_writer.hpp>           // PerfDataWriter
+#include <tagop/registry.hpp>                   // Registry
+
+namespace tagop::emulate {
+
+namespace {
+
+using amd_ibs::IbsUnit;
+
+/// One sample every `period` events. With `randomise`, each interval moves
+/// by one of 16 values, as IbsRandEn randomises the low 4 bits of the fetch
+/// counter's start (BKDG for Family 10h, IbsFetchCtl[57]); centred on the
+/// period (-8 to +7) rather than only shortening it, so that samples times
+/// the period still estimate the count at small periods.
+class PeriodicSampler {
+ public:
+  PeriodicSampler(std::uint64_t period, bool randomise, std::uint64_t seed)
+      : period_(period), randomise_(randomise), random_(seed) {
+    left_ = next();
+  }
+  bool tick() {
+    if (--left_ != 0) return false;
+    left_ = next();
+    return true;
+  }
+
+ private:
+  std::uint64_t next() { return randomise_ ? period_ - 8 + (random_() & 15) : period_; }
+  std::uint64_t period_, left_ = 0;
+  bool randomise_;
+  std::mt19937_64 random_;
+};
+
+intel_atom::Microarchitecture atom_of(const MicroarchSpec& m) {
+  return m.name == "goldmont" ? intel_atom::Microarchitecture::goldmont : intel_atom::Microarchitecture::silvermont;
+}
+
+std::string comm_of(const std::vector<std::string>& command) {
+  std::string name = command.front();
+  if (const auto slash = name.rfind('/'); slash != std::string::npos) name.erase(0, slash + 1);
+  return name.substr(0, 15);  // the kernel's TASK_COMM_LEN - 1
+}
+
+// A PEBS event the model samples: its predicate, and the count to its next sample.
+struct PebsEvent {
+  std::string name;
+  Predicate predicate;
+  std::uint64_t left = 0;
+};
+
+// One processor model and what it writes.
+class ModelRun {
+ public:
+  ModelRun(const MicroarchSpec& spec, const EmulateOptions& o, std::size_t index, bool several)
+      : spec_(spec), model_(spec, o.data_pages) {
+    result_.spec = &spec;
+    const std::string path = several ? capture_path(o, spec) : o.output;
+    const std::uint64_t seed = o.seed + index;
+    if (spec.format == SampleFormat::ibs) {
+      ibs_encoder_.emplace(spec.family, spec.model);
+      period_ = o.period;
+      ibs_ = std::make_unique<amd_ibs::IbsCaptureWriter>(
+          path, amd_ibs::IbsCaptureOptions{.family = spec.family, .model = spec.model, .stepping = spec.stepping,
+                                           .fetch_period = o.period, .op_period = o.period,
+                                           .op_counts_dispatched = true});
+      ibs_->perf().features().cmdline = emulation_cmdline(std::string(spec.name), o.command);
+      fetch_sampler_.emplace(o.period, true, seed);
+      op_sampler_.emplace(o.period, true, seed ^ 0x5A5A5A5A);
+      result_.capture = path;
+    } else if (spec.format == SampleFormat::pebs) {
+      open_pebs(path, o);
+      result_.capture = path;
+    }
+  }
+
+  void mapping(const CodeMapping& m, std::uint32_t pid, std::uint64_t time) {
+    if (perf_data::PerfDataWriter* w = writer())
+      w->mmap2(pid, pid, m.start, m.end - m.start, m.pgoff, m.path, {}, {.pid = pid, .tid = pid, .cpu = 0, .time = time});
+  }
+  void comm(std::uint32_t pid, const std::string& name) {
+    if (perf_data::PerfDataWriter* w = writer()) w->comm(pid, pid, name, true, {.pid = pid, .tid = pid, .cpu = 0, .time = 0});
+  }
+
+  void retire(const TraceInstruction& ins, const InstructionInfo& info, std::uint32_t pid, std::uint64_t time) {
+    model_.retire(ins, info, op_, fetches_);
+    op_.time = time;
+    op_.pid = op_.tid = pid;
+    ops_.add(op_);
+    for (unsigned i = 0; i < fetches_.count; ++i) {
+      Sample& f = fetches_.fetch[i];
+      fetch_tally_.add(f);
+      if (fetch_sampler_ && fetch_sampler_->tick()) {
+        ibs_->sample(ibs_encoder_->encode(f, period_), pid, pid, 0, time);
+        ++result_.fetch_samples;
+      }
+    }
+    if (op_sampler_ && op_sampler_->tick()) {
+      ibs_->sample(ibs_encoder_->encode(op_, period_), pid, pid, 0, time);
+      ++result_.op_samples;
+    }
+    for (std::size_t e = 0; e < pebs_.size(); ++e) {
+      PebsEvent& p = pebs_[e];
+      if (!p.predicate.matches(op_.conditions) || --p.left != 0) continue;
+      p.left = pebs_period_;
+      // EventingRIP, the instruction itself; Goldmont's record adds its data address.
+      pebs_writer_->sample(e, {.ip = op_.ip, .pid = pid, .tid = pid, .time = time, .addr = op_.data_linear,
+                               .cpu = 0, .period = pebs_period_});
+      ++result_.pebs_samples;
+    }
+  }
+
+  ModelResult finish() {
+    if (ibs_) ibs_->finish();
+    if (pebs_writer_) pebs_writer_->finish();
+    result_.ops = ops_.total();
+    result_.fetches = fetch_tally_.total();
+    result_.op_signatures = ops_.signatures();
+    result_.fetch_signatures = fetch_tally_.signatures();
+    if (const BackendInfo* b = Registry::builtin().find(spec_.backend))
+      result_.events = count_events(b->events(), ops_, fetch_tally_);
+    for (const PebsEvent& p : pebs_) result_.pebs_events.push_back(p.name);
+    return std::move(result_);
+  }
+  const std::string& capture() const { return result_.capture; }
+
+ private:
+  perf_data::PerfDataWriter* writer() {
+    if (ibs_) return &ibs_->perf();
+    return pebs_writer_.get();
+  }
+
+  void open_pebs(const std::string& path, const EmulateOptions& o) {
+    pebs_period_ = o.pebs_period ? o.pebs_period : o.period;
+    const auto uarch = atom_of(spec_);
+    const auto& pmu = intel_atom::pmu_spec(uarch);
+    std::vector<perf_data::WriterEvent> events;
+    const std::vector<std::string> names = o.pebs_events.empty() ? default_pebs_events(spec_) : o.pebs_events;
+    for (const std::string& name : names) {
+      const intel_atom::AtomEventSpec& e = intel_atom::find_event(uarch, name);
+      // The attr the programmer makes for this event alone: the hardware
+      // has one PEBS counter, so each event would be its own run there.
+      const Programming p = intel_atom::program({.uarch = uarch, .events = {{.event = name, .pebs = true}},
+                                                 .period = pebs_period_});
+      const Predicate predicate = Predicate::parse(e.predicate);
+      const ConditionSet modelled = CoreModel::modelled(SampleKind::op);
+      ConditionSet missing;
+      for (Condition c : predicate.used().members())
+        if (!modelled.contains(c)) missing.insert(c);
+      if (!missing.empty())
+        throw Error(fmt::format("{}: the model does not decide {}, so it cannot emulate this event's samples", e.name,
+                                missing.to_string()));
+      perf_data::WriterEvent w;
+      w.attr = p.perf_events.at(0).attr;
+      w.attr.sample_type |= PERF_SAMPLE_IDENTIFIER | (pmu.pebs_data_linear_address ? PERF_SAMPLE_ADDR : 0);
+      w.attr.sample_id_all = 1;
+      if (events.empty()) w.attr.mmap = w.attr.comm = w.attr.mmap2 = w.attr.comm_exec = w.attr.task = 1;
+      w.ids = {events.size() + 1};
+      w.name = fmt::format("emulated-{}/{}/pp", spec_.name, e.name);
+      events.push_back(std::move(w));
+      pebs_.push_back({std::string(e.name), predicate, pebs_period_});
+    }
+    pebs_writer_ = std::make_unique<perf_data::PerfDataWriter>(
+        path, std::move(events),
+        perf_data::WriterFeatures{
+            .cpuid = fmt::format("{},{},{},{}", spec_.vendor, spec_.family, spec_.model, spec_.stepping),
+            .cmdline = emulation_cmdline(std::string(spec_.name), o.command)});
+  }
+
+  const MicroarchSpec& spec_;
+  CoreModel model_;
+  Sample op_;
+  Fetches fetches_;
+  SignatureTally ops_, fetch_tally_;
+  ModelResult result_;
+  std::uint64_t period_ = 0;
+  std::optional<IbsEncoder> ibs_encoder_;
+  std::unique_ptr<amd_ibs::IbsCaptureWriter> ibs_;
+  std::optional<PeriodicSampler> fetch_sampler_, op_sampler_;
+  std::vector<PebsEvent> pebs_;
+  std::uint64_t pebs_period_ = 0;
+  std::unique_ptr<perf_data::PerfDataWriter> pebs_writer_;
+};
+
+void check(const EmulateOptions& o) {
+  if (o.models.empty()) throw Error("no model: give --as with one of zen3, zen4, fam10h, goldmont, silvermont, p4");
+  if (o.command.empty()) throw Error("no command to emulate: give it after --");
+  if (o.period < 16 || o.period % 16 != 0)
+    throw Error(fmt::format("period {} is not a multiple of 16 of at least 16 (IBS counts in units of 16: MaxCnt = "
+                            "period / 16)",
+                            o.period));
+  for (const MicroarchSpec* m : o.models) {
+    if (m->format != SampleFormat::ibs) continue;
+    const IbsEncoder encoder(m->family, m->model);
+    for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op})
+      if (o.period > encoder.max_period(unit))
+        throw Error(fmt::format("period {} is larger than {}'s {} MaxCnt field holds (at most {})", o.period, m->name,
+                                amd_ibs::unit_name(unit), encoder.max_period(unit)));
+  }
+  for (std::size_t i = 0; i < o.models.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (o.models[i] == o.models[k]) throw Error(fmt::format("--as {} is given twice", o.models[i]->name));
+}
+
+}  // namespace
+
+std::string capture_path(const EmulateOptions& o, const MicroarchSpec& m) {
+  const auto slash = o.output.rfind('/');
+  const auto dot = o.output.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == 0)
+    return fmt::format("{}.{}", o.output, m.name);
+  return fmt::format("{}.{}{}", o.output.substr(0, dot), m.name, o.output.substr(dot));
+}
+
+std::vector<std::string> default_pebs_events(const MicroarchSpec& m) {
+  if (m.name == "goldmont") return {"MEM_LOAD_UOPS_RETIRED.L1_MISS", "BR_MISP_RETIRED.ALL_BRANCHES"};
+  if (m.name == "silvermont") return {"MEM_UOPS_RETIRED.L2_MISS_LOADS", "BR_MISP_RETIRED.ALL_BRANCHES"};
+  return {};
+}
+
+EmulateResult emulate(const EmulateOptions& o) {
+  check(o);
+  std::size_t writing = 0;
+  for (const MicroarchSpec* m : o.models) writing += m->format != SampleFormat::p4_tagging;
+  std::vector<std::unique_ptr<ModelRun>> runs;
+  // Only a file this run wrote: `-o /dev/null` must not remove /dev/null.
+  auto remove_captures = [&] {
+    std::error_code ec;
+    for (const auto& r : runs)
+      if (!r->capture().empty() && std::filesystem::is_regular_file(std::filesystem::symlink_status(r->capture(), ec)))
+        std::remove(r->capture().c_str());
+  };
+  for (std::size_t i = 0; i < o.models.size(); ++i)
+    runs.push_back(std::make_unique<ModelRun>(*o.models[i], o, i, writing > 1));
+
+  ValgrindTrace trace(o.valgrind, o.command);
+  const auto pid = static_cast<std::uint32_t>(trace.pid());
+  for (auto& r : runs) r->comm(pid, comm_of(o.command));
+  ProcessCode code(trace.pid());
+  LackeyTraceParser parser;
+  std::uint64_t time = 0;
+  auto on_instruction = [&](const TraceInstruction& ins) {
+    const InstructionInfo& info = code.instruction(ins.ip);
+    ++time;
+    for (const CodeMapping& m : code.take_new_mappings())
+      for (auto& r : runs) r->mapping(m, pid, time);
+    for (auto& r : runs) r->retire(ins, info, pid, time);
+  };
+  // Large reads: the trace is hundreds of bytes per instruction.
+  std::vector<char> buffer(std::size_t{1} << 20);
+  while (const std::size_t n = trace.read(buffer)) parser.feed(std::span<const char>(buffer.data(), n), on_instruction);
+  parser.finish(on_instruction);
+
+  EmulateResult result;
+  result.command = o.command;
+  result.exit_status = trace.wait();
+  result.instructions = parser.instructions();
+  result.unresolved = code.unresolved();
+  result.distinct_instructions = code.distinct_instructions();
+  result.bad_lines = parser.bad_lines();
+  if (result.instructions == 0) {
+    remove_captures();
+    std::string said;
+    for (const std::string& m : parser.messages()) said += "\n  " + m;
+    throw Error(fmt::format("valgrind traced no instruction of '{}' (exit status {}){}", o.command.front(),
+                            result.exit_status, said.empty() ? "" : ": it said" + said));
+  }
+  for (auto& r : runs) result.models.push_back(r->finish());
+  return result;
+}
+
+}  // namespace tagop::emulate

@@ -1,0 +1,112 @@
+#include <tagop/emulate/ibs_encoder.hpp>
+
+#include <algorithm>  // std::min
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/error.hpp>  // Error
+
+namespace tagop::emulate {
+
+namespace {
+
+using amd_ibs::AddressSlot;
+using amd_ibs::FieldSpec;
+using amd_ibs::IbsRegister;
+using amd_ibs::IbsRegisters;
+using amd_ibs::IbsUnit;
+
+// Values that the field table leaves without a condition, because on
+// their own they do not say one thing: Zen's DataSrc 1 is "the local L3
+// or another core's cache in the CCX" (PPR for Family 19h, IBS_OP_DATA2).
+// A model with one core that misses L2 and hits L3 is exactly that.
+struct ValueFor {
+  std::string_view field;
+  Condition condition;
+  std::uint8_t value;
+};
+constexpr ValueFor values_without_condition[] = {
+    {"DataSrc", condition("src.l3"), 1},
+};
+
+std::uint64_t address_of(const Sample& s, AddressSlot slot) {
+  switch (slot) {
+    case AddressSlot::ip: return s.ip;
+    case AddressSlot::data_linear:
+      return s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0;
+    case AddressSlot::branch_target: return s.branch_target;
+    // The model knows no physical addresses (their valid bits stay 0).
+    case AddressSlot::ip_physical:
+    case AddressSlot::data_physical:
+    case AddressSlot::none: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+IbsEncoder::IbsEncoder(unsigned family, unsigned model) : decoder_(family, model) {}
+
+const FieldSpec* IbsEncoder::field(IbsUnit unit, std::string_view name) const {
+  for (const FieldSpec* f : decoder_.fields(unit))
+    if (f->name == name) return f;
+  return nullptr;
+}
+
+void IbsEncoder::set(IbsRegisters& regs, const FieldSpec& f, std::uint64_t value) const {
+  const std::uint64_t limit = f.mask() >> f.lsb;
+  const std::uint64_t bits = (std::min(value, limit) << f.lsb) & f.mask();
+  regs.set(f.reg, (regs.get(f.reg) & ~f.mask()) | bits);
+}
+
+void IbsEncoder::set(IbsRegisters& regs, std::string_view name, std::uint64_t value) const {
+  const FieldSpec* f = field(regs.unit, name);
+  if (!f) throw Error(fmt::format("IBS family {:x}h has no field {}", decoder_.family(), name));
+  set(regs, *f, value);
+}
+
+std::uint64_t IbsEncoder::max_period(IbsUnit unit) const {
+  auto all_ones = [](const FieldSpec& f) { return f.mask() >> f.lsb; };
+  if (unit == IbsUnit::fetch) return all_ones(*field(unit, "IbsFetchMaxCnt")) << 4;
+  const FieldSpec& low = *field(unit, "IbsOpMaxCnt");
+  std::uint64_t max_count = all_ones(low);
+  if (const FieldSpec* ext = field(unit, "IbsOpMaxCntExt")) max_count |= all_ones(*ext) << low.width;
+  return max_count << 4;
+}
+
+amd_ibs::IbsRegisters IbsEncoder::encode(const Sample& s, std::uint64_t period) const {
+  IbsRegisters regs;
+  regs.unit = s.kind() == SampleKind::fetch ? IbsUnit::fetch : IbsUnit::op;
+  for (const FieldSpec* f : decoder_.fields(regs.unit)) regs.set(f->reg, 0);  // every register present
+  for (const FieldSpec* f : decoder_.fields(regs.unit)) {
+    if (f->flag && s.conditions.contains(*f->flag)) set(regs, *f, 1);
+    if (f->measure && s.has_measure(*f->measure)) set(regs, *f, s.measures[f->measure->index]);
+    if (f->address != AddressSlot::none) set(regs, *f, address_of(s, f->address));
+    for (const auto& v : f->values)
+      if (v.condition && s.conditions.contains(*v.condition)) set(regs, *f, v.value);
+    for (const ValueFor& v : values_without_condition)
+      if (f->name == v.field && s.conditions.contains(v.condition)) set(regs, *f, v.value);
+  }
+  // The control register as the hardware leaves it when the sample is
+  // taken: enabled, valid, the period's MaxCnt (and, for fetches, random
+  // tagging on, as Linux's ibs_fetch sets IbsRandEn).
+  const std::uint64_t max_count = period >> 4;
+  if (regs.unit == IbsUnit::fetch) {
+    set(regs, "IbsFetchMaxCnt", max_count);
+    set(regs, "IbsFetchCnt", max_count);
+    set(regs, "IbsFetchEn", 1);
+    set(regs, "IbsFetchVal", 1);
+    set(regs, "IbsRandEn", 1);
+  } else {
+    // MaxCnt's low bits, then (from Family 12h) its extension.
+    const FieldSpec& low = *field(regs.unit, "IbsOpMaxCnt");
+    set(regs, low, max_count & (low.mask() >> low.lsb));
+    if (const FieldSpec* ext = field(regs.unit, "IbsOpMaxCntExt")) set(regs, *ext, max_count >> low.width);
+    set(regs, "IbsOpEn", 1);
+    set(regs, "IbsOpVal", 1);
+    set(regs, "IbsOpCntCtl", 1);
+  }
+  return regs;
+}
+
+}  // namespace tagop::emulate

@@ -1,0 +1,84 @@
+#include <tagop/emulate/signature_tally.hpp>
+
+#include <tagop/emulate/core_model.hpp>  // CoreModel::modelled
+
+namespace tagop::emulate {
+
+namespace {
+std::size_t hash_of(const ConditionSet& c) {
+  return static_cast<std::size_t>((c.words[0] * 0x9E3779B97F4A7C15ull) ^ (c.words[1] * 0xC2B2AE3D27D4EB4Full));
+}
+}  // namespace
+
+SignatureTally::SignatureTally() : table_(256), used_(256, false) {}
+
+SignatureCount& SignatureTally::find(const ConditionSet& c) {
+  ++total_;
+  if ((size_ + 1) * 2 > table_.size()) {
+    std::vector<SignatureCount> old;
+    old.swap(table_);
+    table_.assign(old.size() * 2, SignatureCount{});
+    used_.assign(table_.size(), false);
+    size_ = 0;
+    for (std::size_t i = 0; i < old.size(); ++i) {
+      if (old[i].count == 0) continue;
+      std::size_t at = hash_of(old[i].conditions) & (table_.size() - 1);
+      while (used_[at]) at = (at + 1) & (table_.size() - 1);
+      used_[at] = true;
+      table_[at] = old[i];
+      ++size_;
+    }
+  }
+  std::size_t at = hash_of(c) & (table_.size() - 1);
+  while (used_[at] && !(table_[at].conditions == c)) at = (at + 1) & (table_.size() - 1);
+  if (!used_[at]) {
+    used_[at] = true;
+    table_[at].conditions = c;
+    ++size_;
+  }
+  last_ = &table_[at];
+  return table_[at];
+}
+
+std::vector<SignatureCount> SignatureTally::signatures() const {
+  std::vector<SignatureCount> out;
+  for (std::size_t i = 0; i < table_.size(); ++i)
+    if (used_[i]) out.push_back(table_[i]);
+  return out;
+}
+
+std::uint64_t SignatureTally::count(const Predicate& p) const {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < table_.size(); ++i)
+    if (used_[i] && p.matches(table_[i].conditions)) n += table_[i].count;
+  return n;
+}
+
+std::uint64_t SignatureTally::sum(const Predicate& p, Measure m) const {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < table_.size(); ++i)
+    if (used_[i] && p.matches(table_[i].conditions)) n += table_[i].sums[m.index];
+  return n;
+}
+
+std::vector<EventCount> count_events(std::span<const EventEntry> events, const SignatureTally& ops,
+                                     const SignatureTally& fetches) {
+  std::vector<EventCount> out;
+  for (const EventEntry& e : events) {
+    EventCount c{&e};
+    if (!e.predicate.empty()) {
+      const Predicate p = Predicate::parse(e.predicate);
+      c.modelled = CoreModel::modelled(e.kind).contains_all(p.used());
+      if (c.modelled) {
+        const SignatureTally& tally = e.kind == SampleKind::fetch ? fetches : ops;
+        c.count = tally.count(p);
+        if (!e.sums.empty())
+          if (const auto m = find_measure(e.sums)) c.total = tally.sum(p, *m);
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace tagop::emulate

@@ -1,0 +1,38 @@
+#pragma once
+// The model's branch predictor: gshare (global history XORed with the
+// address, 2-bit counters) for the direction of conditional branches, a
+// direct-mapped last-target buffer for indirect jumps and calls, and a
+// return stack. Direct jumps and calls are taken to be predicted (their
+// target is in the instruction; the model has no BTB capacity misses).
+
+#include <cstdint>  // std::uint64_t, std::uint8_t
+#include <vector>   // std::vector
+
+#include <tagop/emulate/microarchitecture.hpp>  // PredictorSpec
+
+namespace tagop::emulate {
+
+class BranchPredictor {
+ public:
+  explicit BranchPredictor(const PredictorSpec& spec);
+
+  /// A conditional branch at `ip` went `taken`: true when mispredicted.
+  bool conditional(std::uint64_t ip, bool taken);
+  /// An indirect jump or call at `ip` went to `target`: true when mispredicted.
+  bool indirect(std::uint64_t ip, std::uint64_t target);
+  /// A call: its return address goes on the return stack.
+  void call(std::uint64_t return_address);
+  /// A return to `target`: true when the return stack predicted another address.
+  bool ret(std::uint64_t target);
+
+ private:
+  std::vector<std::uint8_t> counters_;  // 2-bit saturating, 2 and 3 predict taken
+  std::uint64_t counter_mask_;
+  std::uint64_t history_ = 0;
+  std::uint64_t history_mask_;
+  std::vector<std::uint64_t> targets_;  // last target by address
+  std::vector<std::uint64_t> stack_;    // circular return stack
+  std::size_t top_ = 0;                 // where the next call's address goes
+};
+
+}  // namespace tagop::emulate

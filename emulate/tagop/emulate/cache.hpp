@@ -1,0 +1,39 @@
+#pragma once
+// A set-associative store of blocks with least-recently-used replacement:
+// the model's caches (blocks are lines) and TLBs (blocks are pages).
+
+#include <cstdint>  // std::uint64_t, std::uint32_t
+#include <vector>   // std::vector
+
+namespace tagop::emulate {
+
+class BlockCache {
+ public:
+  BlockCache() = default;
+  /// `entries` blocks of 2^block_shift bytes in sets of `ways` (0: one
+  /// fully associative set). entries 0: a cache that always misses.
+  BlockCache(std::uint32_t entries, std::uint32_t ways, unsigned block_shift);
+
+  /// Looks the block of `address` up; on a miss it is brought in, evicting
+  /// the set's least recently used block. True on a hit.
+  bool access(std::uint64_t address) {
+    const std::uint64_t block = address >> shift_;
+    if (block == last_) return ways_ != 0;  // the same block again: already most recent
+    last_ = block;
+    return lookup(block);
+  }
+  bool present() const { return ways_ != 0; }
+
+ private:
+  bool lookup(std::uint64_t block);
+
+  unsigned shift_ = 0;
+  std::uint32_t ways_ = 0;
+  std::uint32_t sets_ = 0;
+  std::uint32_t set_mask_ = 0;  // sets - 1 when sets is a power of two, else 0
+  std::uint64_t last_ = ~std::uint64_t{0};
+  // sets * ways tags, most recent first in each set; a tag is block + 1 (0: empty).
+  std::vector<std::uint64_t> tags_;
+};
+
+}  // namespace tagop::emulate

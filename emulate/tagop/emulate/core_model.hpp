@@ -1,0 +1,81 @@
+#pragma once
+// The processor model: caches, TLBs and branch predictor sized by one
+// MicroarchSpec, fed one retired instruction at a time. Each instruction is
+// one op; what happened to it (and to the fetches it needed) comes out as
+// model Samples, the same form every decoder of the project produces, so
+// that every vendor's events are answered by their predicates.
+//
+// What it leaves out, and so what its numbers mean: no out-of-order
+// overlap (a miss adds its whole latency), no prefetchers (a sequential
+// walk misses on every line), no SMT or other cores (nothing is served by
+// another core's cache), no memory controller (DRAM is one latency), no
+// wrong-path fetches (no fetch is killed or aborted), and no physical
+// addresses (the captures mark them invalid).
+
+#include <cstdint>  // std::uint64_t
+
+#include <tagop/emulate/branch_predictor.hpp>   // BranchPredictor
+#include <tagop/emulate/cache.hpp>              // BlockCache
+#include <tagop/emulate/instruction.hpp>        // InstructionInfo
+#include <tagop/emulate/lackey_trace.hpp>       // TraceInstruction
+#include <tagop/emulate/microarchitecture.hpp>  // MicroarchSpec
+#include <tagop/sample.hpp>                     // Sample
+
+namespace tagop::emulate {
+
+/// The page size of data: the model does not see the page tables.
+enum class PageSize : std::uint8_t { small_4k, large_2m };
+
+/// The fetches one instruction needed (a new fetch block, or two when it
+/// crosses into the next); their samples are in `fetch[0..count)`.
+struct Fetches {
+  unsigned count = 0;
+  Sample fetch[2];
+};
+
+class CoreModel {
+ public:
+  explicit CoreModel(const MicroarchSpec& spec, PageSize data_pages = PageSize::small_4k);
+
+  const MicroarchSpec& spec() const { return spec_; }
+
+  /// Retires one instruction: `op` gets its conditions, measures and
+  /// addresses (pid/tid/time are the caller's), `fetches` the fetches
+  /// it started.
+  void retire(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, Fetches& fetches);
+
+  /// The conditions the model decides for ops and for fetches: each is
+  /// known true or false on every sample (Sample::observed). An event
+  /// whose predicate needs any other is not modelled.
+  static ConditionSet modelled(SampleKind kind);
+
+ private:
+  struct Served {
+    unsigned level = 1;      // 1 L1, 2 L2, 3 L3, 4 memory
+    unsigned latency = 0;    // cycles
+  };
+  struct Translation {
+    bool l1_miss = false, l2_miss = false;
+    unsigned latency = 0;    // cycles beyond an L1 TLB hit
+  };
+  Served data(std::uint64_t address);
+  Served code(std::uint64_t address);
+  Served below_l1(std::uint64_t address);
+  Translation translate(BlockCache& l1_small, BlockCache& l1_large, BlockCache& l2_small, BlockCache& l2_large,
+                        const TlbSpec& l1, const TlbSpec& l2, std::uint64_t address, bool large);
+  void fetch_block(std::uint64_t address, Sample& out);
+  void memory(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles);
+  void branch(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles);
+
+  const MicroarchSpec& spec_;
+  bool large_data_pages_;
+  BlockCache l1i_, l1d_, l2_, l3_;
+  BlockCache itlb_l1_, itlb_l1_large_, itlb_l2_, itlb_l2_large_;
+  BlockCache dtlb_l1_, dtlb_l1_large_, dtlb_l2_, dtlb_l2_large_;
+  BranchPredictor predictor_;
+  std::uint64_t fetch_block_ = ~std::uint64_t{0};  // the block being fetched from
+  unsigned fetch_shift_;
+  ConditionSet op_observed_, fetch_observed_;
+};
+
+}  // namespace tagop::emulate

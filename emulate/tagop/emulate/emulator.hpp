@@ -1,0 +1,75 @@
+#pragma once
+// `tagop emulate` as a library call: run a command under Valgrind, replay
+// its trace through one model per requested processor, and write what
+// each processor's precise-sampling hardware would have given: IBS
+// captures (zen3, zen4, fam10h), PEBS captures (goldmont, silvermont),
+// and, for every model, each event of its vendor's table counted over
+// every op (the Pentium 4's tagging metrics are counts only).
+//
+//   EmulateOptions o;
+//   o.models = {find_microarchitecture("zen3")};
+//   o.command = {"gzip", "-c", "file"};
+//   EmulateResult r = emulate(o);   // writes emulated.data
+
+#include <cstdint>     // std::uint64_t
+#include <functional>  // std::function
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+#include <tagop/emulate/core_model.hpp>         // PageSize
+#include <tagop/emulate/microarchitecture.hpp>  // MicroarchSpec
+#include <tagop/emulate/signature_tally.hpp>    // EventCount, SignatureCount
+
+namespace tagop::emulate {
+
+struct EmulateOptions {
+  std::vector<const MicroarchSpec*> models;
+  /// Ops (and fetches) between IBS samples: a multiple of 16, each
+  /// interval moved by -8 to +7 like IbsRandEn.
+  std::uint64_t period = 0x10000;
+  /// Events between PEBS samples (0: `period`).
+  std::uint64_t pebs_period = 0;
+  /// PEBS events of the Silvermont and Goldmont models (empty: their
+  /// default ones); each must be PEBS-capable on the model's table.
+  std::vector<std::string> pebs_events;
+  /// The capture; with several models that write one, each gets its
+  /// model's name before the extension (x.data -> x.zen3.data).
+  std::string output = "emulated.data";
+  PageSize data_pages = PageSize::small_4k;
+  std::uint64_t seed = 1;
+  std::string valgrind = "valgrind";
+  std::vector<std::string> command;
+};
+
+struct ModelResult {
+  const MicroarchSpec* spec = nullptr;
+  std::string capture;  // "" when the model writes none (p4)
+  std::uint64_t ops = 0, fetches = 0;
+  std::uint64_t fetch_samples = 0, op_samples = 0;  // IBS
+  std::uint64_t pebs_samples = 0;
+  std::vector<std::string> pebs_events;
+  std::vector<SignatureCount> op_signatures, fetch_signatures;
+  std::vector<EventCount> events;  // every event of the model's backend
+};
+
+struct EmulateResult {
+  std::vector<std::string> command;
+  int exit_status = 0;           // the command's
+  std::uint64_t instructions = 0;
+  std::uint64_t unresolved = 0;  // instructions whose bytes could not be decoded
+  std::uint64_t bad_lines = 0;   // trace lines that did not parse
+  std::uint64_t distinct_instructions = 0;
+  std::vector<ModelResult> models;
+};
+
+/// The capture path of one model (see EmulateOptions::output).
+std::string capture_path(const EmulateOptions& options, const MicroarchSpec& model);
+
+/// The PEBS events a Silvermont or Goldmont model samples by default.
+std::vector<std::string> default_pebs_events(const MicroarchSpec& model);
+
+/// Checks the options (throws tagop::Error naming the problem), runs the
+/// command and writes the captures.
+EmulateResult emulate(const EmulateOptions& options);
+
+}  // namespace tagop::emulate

@@ -1,0 +1,41 @@
+#pragma once
+// Runs a command under Valgrind's lackey tool with its instruction and
+// memory trace sent down a pipe (--log-fd), never to a file. The command's
+// own standard streams are left as they are.
+
+#include <sys/types.h>  // pid_t
+
+#include <span>    // std::span
+#include <string>  // std::string
+#include <vector>  // std::vector
+
+namespace tagop::emulate {
+
+class ValgrindTrace {
+ public:
+  /// Starts `valgrind` (a path or a name on PATH) on `command`. Throws
+  /// tagop::Error when it cannot be started.
+  ValgrindTrace(const std::string& valgrind, const std::vector<std::string>& command);
+  /// Kills the child if it is still running.
+  ~ValgrindTrace();
+  ValgrindTrace(const ValgrindTrace&) = delete;
+  ValgrindTrace& operator=(const ValgrindTrace&) = delete;
+
+  /// The traced process (Valgrind runs the program in its own process).
+  pid_t pid() const { return pid_; }
+  /// Reads the next piece of the trace into `buffer`; 0 at its end.
+  std::size_t read(std::span<char> buffer);
+  /// Waits for Valgrind to exit: the command's exit status (128 + signal
+  /// when a signal ended it).
+  int wait();
+
+  /// The arguments Valgrind is started with before the command.
+  static std::vector<std::string> valgrind_arguments(int log_fd);
+
+ private:
+  pid_t pid_ = -1;
+  int read_fd_ = -1;
+  std::size_t last_read_ = 0;
+};
+
+}  // namespace tagop::emulate

@@ -1,0 +1,71 @@
+#include "compare_counts.hpp"
+
+#include <fmt/format.h>  // fmt::print
+
+#include <tagop/emulate/counts_file.hpp>  // read_counts_file
+#include <tagop/predicate_relation.hpp>   // relation
+
+#include "terminal.hpp"
+
+namespace tagop::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// The model's events that measure exactly the target.
+std::vector<const emulate::CountsFile::Event*> same_events(const emulate::CountsFile::Model& m, const Predicate& target) {
+  std::vector<const emulate::CountsFile::Event*> out;
+  for (const auto& e : m.events) {
+    if (e.predicate.empty()) continue;
+    const Predicate p = Predicate::parse(e.kind == SampleKind::fetch ? "fetch" : "op") & Predicate::parse(e.predicate);
+    if (relation(p, target) == Relation::same) out.push_back(&e);
+  }
+  return out;
+}
+
+std::uint64_t of_kind(const emulate::CountsFile::Model& m, const Predicate& target) {
+  return target.used().contains(condition("fetch")) ? m.fetches : m.ops;
+}
+
+}  // namespace
+
+json measured_counts_json(const Predicate& target, const std::string& counts_file) {
+  const emulate::CountsFile file = emulate::read_counts_file(counts_file);
+  json models = json::array();
+  for (const auto& m : file.models) {
+    const auto count = m.count(target);
+    json events = json::array();
+    for (const auto* e : same_events(m, target))
+      events.push_back({{"name", e->name}, {"code", e->code}, {"count", e->count ? json(*e->count) : json(nullptr)}});
+    models.push_back({{"model", m.model}, {"backend", m.backend}, {"count", count ? json(*count) : json(nullptr)},
+                      {"of", of_kind(m, target)}, {"same_events", std::move(events)}});
+  }
+  return {{"file", counts_file}, {"command", file.command}, {"emulated", true}, {"models", std::move(models)}};
+}
+
+void print_measured_counts(const Predicate& target, const std::string& counts_file, std::size_t width) {
+  const emulate::CountsFile file = emulate::read_counts_file(counts_file);
+  fmt::print("{}\n", fit(fmt::format("measured, emulated: '{}' ({})", file.command, counts_file), width));
+  for (const auto& m : file.models) {
+    const auto count = m.count(target);
+    const std::uint64_t of = of_kind(m, target);
+    if (!count) {
+      fmt::print("{}\n", fit(fmt::format("  {} ({}): not modelled (the model does not decide every condition)", m.model,
+                                         m.backend),
+                             width));
+      continue;
+    }
+    fmt::print("{}\n", fit(fmt::format("  {} ({}): {} of {} {} ({:.2f}%)", m.model, m.backend, *count, of,
+                                       target.used().contains(condition("fetch")) ? "fetches" : "ops",
+                                       of ? 100.0 * static_cast<double>(*count) / static_cast<double>(of) : 0.0),
+                           width));
+    for (const auto* e : same_events(m, target))
+      fmt::print("{}\n", fit(fmt::format("      {} {}: {}", e->code, e->name, e->count ? fmt::format("{}", *e->count)
+                                                                                         : std::string("not modelled")),
+                             width));
+  }
+  fmt::print("\n");
+}
+
+}  // namespace tagop::cli

@@ -1,0 +1,181 @@
+// tagop emulate --as MODEL -- CMD ARGS: what IBS, PEBS or Pentium 4
+// tagging would have said about a program, without the hardware: the
+// program runs under Valgrind, its trace goes through a model of the
+// processor, and the samples are written as that hardware writes them.
+
+#include <cstdio>   // stderr
+#include <fstream>  // std::ofstream
+#include <memory>   // std::make_shared
+
+#include <fmt/format.h>       // fmt::print
+#include <fmt/ranges.h>       // fmt::join
+#include <nlohmann/json.hpp>  // JSON output
+
+#include <tagop/emulate/counts_file.hpp>        // counts_json, counts_of
+#include <tagop/emulate/emulator.hpp>           // emulate
+#include <tagop/emulate/microarchitecture.hpp>  // find_microarchitecture
+#include <tagop/error.hpp>                      // Error
+#include <tagop/predicate.hpp>                  // Predicate
+
+#include "commands.hpp"
+#include "output.hpp"
+
+namespace tagop::cli {
+
+namespace {
+
+struct EmulateCommandOptions {
+  std::vector<std::string> models;
+  std::string period = "0x10000";
+  std::string pebs_period;
+  std::vector<std::string> pebs_events;
+  std::string output = "emulated.data";
+  std::string counts;
+  std::string page_size = "4k";
+  std::string seed = "1";
+  std::string valgrind = "valgrind";
+  std::vector<std::string> command;
+  OutputOptions format;
+};
+
+// The headline numbers of a model, vendor-neutral: each a predicate over
+// its ops and the predicate it is a fraction of.
+struct Headline {
+  const char* title;
+  const char* what;
+  const char* of;
+};
+constexpr Headline headlines[] = {
+    {"loads", "op & load", "op"},
+    {"DC miss rate of loads", "op & load & dc.miss", "op & load"},
+    {"L2 miss rate of loads", "op & load & l2.miss", "op & load"},
+    {"DTLB miss rate (L1)", "op & (load | store) & dtlb.l1_miss", "op & (load | store)"},
+    {"DTLB walk rate", "op & (load | store) & dtlb.l2_miss", "op & (load | store)"},
+    {"branches", "op & branch", "op"},
+    {"mispredict rate", "op & branch & branch.mispredicted", "op & branch"},
+    {"IC miss rate", "fetch & ic.miss", "fetch"},
+};
+
+// On stderr, as perf record does: stdout is the program's.
+void print_text(const emulate::EmulateResult& r, const nlohmann::ordered_json& counts) {
+  fmt::print(stderr, "emulated {} instructions of '{}' (exit status {}; {} distinct addresses", r.instructions,
+             counts["command"].get<std::string>(), r.exit_status, r.distinct_instructions);
+  if (r.unresolved) fmt::print(stderr, ", {} whose bytes were not found: taken as not branches", r.unresolved);
+  fmt::print(stderr, ")\n");
+  for (std::size_t i = 0; i < r.models.size(); ++i) {
+    const emulate::ModelResult& m = r.models[i];
+    fmt::print(stderr, "\n{} ({}): {}\n", m.spec->name, m.spec->title, emulate::format_name(m.spec->format));
+    if (!m.capture.empty()) {
+      fmt::print(stderr, "  capture: {}", m.capture);
+      if (m.spec->format == emulate::SampleFormat::ibs)
+        fmt::print(stderr, " ({} op and {} fetch samples)\n", m.op_samples, m.fetch_samples);
+      else
+        fmt::print(stderr, " ({} PEBS samples of {})\n", m.pebs_samples, fmt::join(m.pebs_events, ", "));
+    }
+    fmt::print(stderr, "  {} ops, {} fetches\n", m.ops, m.fetches);
+    // Headlines from the signatures, as `tagop compare --counts` computes them.
+    const emulate::CountsFile::Model model = emulate::counts_of(m);
+    for (const Headline& h : headlines) {
+      const auto n = model.count(Predicate::parse(h.what));
+      const auto d = model.count(Predicate::parse(h.of));
+      if (!n || !d) continue;
+      if (std::string_view(h.of) == "op")
+        fmt::print(stderr, "  {:<24} {}\n", h.title, *n);
+      else
+        fmt::print(stderr, "  {:<24} {:.2f}% ({} of {})\n", h.title, *d ? 100.0 * static_cast<double>(*n) / static_cast<double>(*d) : 0.0,
+                   *n, *d);
+    }
+    std::size_t modelled = 0;
+    for (const auto& e : m.events) modelled += e.modelled;
+    fmt::print(stderr, "  {} of the {} events of {} counted (--json or --counts FILE lists them)\n", modelled, m.events.size(),
+               m.spec->backend);
+  }
+  fmt::print(stderr, "\nThe numbers are a model's, not the hardware's: see `tagop emulate --help`.\n");
+}
+
+void run(const EmulateCommandOptions& o) {
+  emulate::EmulateOptions e;
+  for (const std::string& name : o.models) {
+    const emulate::MicroarchSpec* m = emulate::find_microarchitecture(name);
+    if (!m) {
+      std::string known;
+      for (const auto& x : emulate::microarchitectures()) known += (known.empty() ? "" : ", ") + std::string(x.name);
+      usage_error(fmt::format("--as '{}': expected one of {}", name, known));
+    }
+    e.models.push_back(m);
+  }
+  if (e.models.empty()) e.models.push_back(emulate::find_microarchitecture("zen3"));
+  e.period = parse_u64(o.period, "--period");
+  if (!o.pebs_period.empty()) e.pebs_period = parse_u64(o.pebs_period, "--pebs-period");
+  if (!o.pebs_period.empty() && e.pebs_period == 0) usage_error("--pebs-period must be at least 1");
+  e.pebs_events = o.pebs_events;
+  e.output = o.output;
+  if (o.page_size == "4k") e.data_pages = emulate::PageSize::small_4k;
+  else if (o.page_size == "2m") e.data_pages = emulate::PageSize::large_2m;
+  else usage_error(fmt::format("--page-size '{}': expected 4k or 2m", o.page_size));
+  e.seed = parse_u64(o.seed, "--seed");
+  e.valgrind = o.valgrind;
+  e.command = o.command;
+  if (e.command.empty()) usage_error("give the command to emulate after --, e.g. tagop emulate --as zen3 -- ./a.out");
+
+  const emulate::EmulateResult r = emulate::emulate(e);
+  const nlohmann::ordered_json counts = emulate::counts_json(r);
+  if (!o.counts.empty()) {
+    std::ofstream out(o.counts);
+    out << counts.dump(1) << '\n';
+    if (!out) throw Error(fmt::format("{}: cannot write the counts", o.counts));
+  }
+  if (o.format.resolved() == Format::json) print_json(counts);
+  else print_text(r, counts);
+}
+
+}  // namespace
+
+void add_emulate_command(CLI::App& app) {
+  auto o = std::make_shared<EmulateCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "emulate", "IBS, PEBS or Pentium 4 tagging of a program without the hardware: its trace (Valgrind) through a "
+                 "model of the processor");
+  std::string models;
+  for (const auto& m : emulate::microarchitectures())
+    models += fmt::format("\n  {:10} {}: {}", m.name, m.title, emulate::format_name(m.format));
+  cmd->add_option("--as", o->models, "The processor to emulate (repeat for several; default zen3):" + models);
+  cmd->add_option("--period", o->period, "IBS: one op (and one fetch) sample every N, a multiple of 16, each interval "
+                                         "moved by -8 to +7 like IbsRandEn")
+      ->capture_default_str();
+  cmd->add_option("--pebs-event", o->pebs_events,
+                  "Goldmont/Silvermont: a PEBS-capable event to sample (repeatable; default: L1 or L2 load misses "
+                  "and mispredicted branches)");
+  cmd->add_option("--pebs-period", o->pebs_period, "PEBS: one sample every N events (default: --period)");
+  cmd->add_option("-o,--output", o->output,
+                  "The capture (perf.data); with several models each gets its name before the extension")
+      ->capture_default_str();
+  cmd->add_option("--counts", o->counts, "Write every event's count of every model as JSON, for tagop compare --counts");
+  cmd->add_option("--page-size", o->page_size, "The data pages the TLBs see: 4k or 2m (the model cannot see the "
+                                               "page tables)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the IBS randomisation (the same seed gives the same samples)")
+      ->capture_default_str();
+  cmd->add_option("--valgrind", o->valgrind, "The valgrind to run")->capture_default_str();
+  cmd->add_option("command", o->command, "The command to emulate, after --")->required();
+  add_output_options(*cmd, o->format);
+  cmd->footer(
+      "The program runs under Valgrind's lackey tool (about 100 times slower than alone); each\n"
+      "instruction is one op of the model: L1I, L1D, L2 (L3) caches, L1/L2 ITLB and DTLB, a gshare\n"
+      "branch predictor and fixed latencies, one table per processor (cited). The model ignores\n"
+      "out-of-order overlap (a miss adds its whole latency), prefetchers (streams miss on every\n"
+      "line), SMT and other cores, and the memory controller; physical addresses are unknown.\n"
+      "Captures say they are emulated (HEADER_CMDLINE), and tagop report says so.\n"
+      "The summary goes to stderr (stdout is the program's); --json prints the counts on stdout\n"
+      "after the program's own output: --counts FILE keeps them apart.\n\n"
+      "Examples:\n"
+      "  tagop emulate --as zen3 -o x.data -- gzip -c big.txt\n"
+      "  tagop report x.data\n"
+      "  tagop emulate --as zen3 --as goldmont --as p4 --counts counts.json -o run.data -- xz -c big.txt\n"
+      "  tagop compare 'load & dc.miss' --counts counts.json\n"
+      "  tagop emulate --as goldmont --pebs-event MEM_UOPS_RETIRED.ALL_LOADS --pebs-period 1000 -- ./a.out\n"
+      "  perf report -D -i x.data | head");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace tagop::cli
