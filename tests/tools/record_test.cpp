@@ -600,11 +600,13 @@ TEST_CASE("Ctrl-C at a terminal reaches the command once: record does not pass i
   // The terminal sends SIGINT to its whole foreground process group,
   // record and its command alike; a second copy from record would run the
   // command's trap twice.
-  const std::string file = temp("ctrlc.data"), traps = temp("traps");
+  const std::string file = temp("ctrlc.data"), traps = temp("traps"), ready = temp("trap-ready");
   fs::remove(traps);
+  fs::remove(ready);
   const std::string exe = tagop_exe();
-  const std::string script =
-      fmt::format("trap 'echo INT >> {}' INT; n=0; while [ $n -lt 400000 ]; do n=$((n+1)); done", traps);
+  // The command says when its trap is set: before that, Ctrl-C would end it.
+  const std::string script = fmt::format(
+      "trap 'echo INT >> {}' INT; : > {}; n=0; while [ $n -lt 400000 ]; do n=$((n+1)); done", traps, ready);
   int terminal = -1;
   const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
   REQUIRE(pid >= 0);
@@ -613,7 +615,8 @@ TEST_CASE("Ctrl-C at a terminal reaches the command once: record does not pass i
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  ::usleep(500000);  // the command is running its loop
+  for (int waited = 0; !fs::exists(ready) && waited < 30000; waited += 10) ::usleep(10000);
+  REQUIRE(fs::exists(ready));
   REQUIRE(::write(terminal, "\x03", 1) == 1);
   // Drain the terminal so that nothing blocks on it.
   std::string seen;
@@ -637,4 +640,5 @@ TEST_CASE("Ctrl-C at a terminal reaches the command once: record does not pass i
   CHECK_NOTHROW(tagop::perf_data::PerfDataReader(file));
   fs::remove(file);
   fs::remove(traps);
+  fs::remove(ready);
 }
