@@ -9,6 +9,8 @@
 
 #include <tagop/error.hpp>  // Error
 
+#include "terminal.hpp"  // csv_row
+
 namespace tagop::cli {
 
 bool holds_ibs_events(const perf_data::FileInfo& info) {
@@ -20,7 +22,7 @@ bool holds_ibs_events(const perf_data::FileInfo& info) {
   return false;
 }
 
-void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
+perf_data::ReadSummary report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
                           ReportFilters filters, std::size_t top, Format format) {
   const perf_data::FileInfo& info = reader.info();
   ReportBuilder builder(reader, nullptr, by, std::move(filters), false);
@@ -31,7 +33,14 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
   for (const perf_data::EventAttr& a : info.attrs)
     names.push_back(a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config) : a.name);
   const std::string events = fmt::format("{}", fmt::join(names, ", "));
-  for (const std::string& w : builder.warnings()) fmt::print(stderr, "tagop: warning: {}\n", w);
+  std::vector<std::string> warnings = info.warnings;
+  warnings.insert(warnings.end(), summary.warnings.begin(), summary.warnings.end());
+  warnings.insert(warnings.end(), builder.warnings().begin(), builder.warnings().end());
+  if (summary.skipped.count)
+    warnings.push_back(fmt::format("skipped {} damaged record{} (the first at offset {}: {})", summary.skipped.count,
+                                   summary.skipped.count == 1 ? "" : "s", summary.skipped.first_offset,
+                                   summary.skipped.first_reason));
+  for (const std::string& w : warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
   if (summary.lost) fmt::print(stderr, "tagop: warning: the kernel lost {} samples while recording\n", summary.lost);
   if (summary.samples == 0) throw tagop::Error(fmt::format("{}: no samples", file));
 
@@ -52,6 +61,12 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
     case Format::json: {
       nlohmann::json j{{"file", file}, {"ibs", false}, {"events", names}, {"samples", summary.samples},
                        {"kept", kept}, {"lost", summary.lost}, {"row_count", row_count}};
+      j["skipped"] = summary.skipped.count;
+      j["truncated"] = summary.truncated;
+      j["unread_bytes"] = summary.unread_bytes;
+      j["resyncs"] = summary.resyncs;
+      j["shrunk_to"] = summary.shrunk_to ? nlohmann::json(*summary.shrunk_to) : nlohmann::json(nullptr);
+      j["damaged_features"] = info.damaged_features;
       j["rows"] = nlohmann::json::array();
       for (std::uint32_t i : order)
         j["rows"].push_back({{"name", rows[i].name}, {"module", rows[i].module}, {"samples", counts[i]}});
@@ -61,20 +76,22 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
     case Format::csv:
       fmt::print("samples,percent,name,module\n");
       for (std::uint32_t i : order)
-        fmt::print("{},{:.2f},\"{}\",\"{}\"\n", counts[i], percent(i), rows[i].name, rows[i].module);
+        fmt::print("{}", csv_row({std::to_string(counts[i]), fmt::format("{:.2f}", percent(i)), printable(rows[i].name),
+                                  printable(rows[i].module)}));
       break;
     case Format::text:
       fmt::print("{}: no IBS events, so no derived events: the {} samples of {} counted by row ({} kept, {} lost)\n\n",
-                 file, summary.samples, events, kept, summary.lost);
+                 printable(file), summary.samples, printable(events), kept, summary.lost);
       fmt::print("{:>10} {:>8}  {}\n", "samples", "percent", "name");
       for (std::uint32_t i : order) {
         const bool module_differs = !rows[i].module.empty() && rows[i].module != rows[i].name;
-        fmt::print("{:>10} {:>7.2f}%  {}{}\n", counts[i], percent(i), rows[i].name,
-                   module_differs && by != RowKind::module ? "  (" + rows[i].module + ")" : "");
+        fmt::print("{:>10} {:>7.2f}%  {}{}\n", counts[i], percent(i), printable(rows[i].name),
+                   module_differs && by != RowKind::module ? "  (" + printable(rows[i].module) + ")" : "");
       }
       if (row_count > order.size()) fmt::print("({} more rows: --top 0 shows all)\n", row_count - order.size());
       break;
   }
+  return summary;
 }
 
 }  // namespace tagop::cli
