@@ -61,7 +61,10 @@ perf_data::ReadSummary report_plain_samples(perf_data::PerfDataReader& reader, c
     case Format::json: {
       nlohmann::json j{{"file", file}, {"ibs", false}, {"events", names}, {"samples", summary.samples},
                        {"kept", kept}, {"lost", summary.lost}, {"row_count", row_count}};
-      j["skipped"] = summary.skipped.count;
+      const perf_data::Skipped& skipped = summary.skipped;
+      j["skipped"] = {{"count", skipped.count},
+                      {"first_offset", skipped.count ? nlohmann::json(skipped.first_offset) : nlohmann::json(nullptr)},
+                      {"first_reason", skipped.count ? nlohmann::json(skipped.first_reason) : nlohmann::json(nullptr)}};
       j["truncated"] = summary.truncated;
       j["unread_bytes"] = summary.unread_bytes;
       j["resyncs"] = summary.resyncs;

@@ -415,6 +415,7 @@ std::vector<std::byte> id_bomb(bool over_header) {
   return file;
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 // The process's address space now, in bytes (/proc/self/statm, in pages).
 std::uint64_t address_space() {
   std::ifstream statm("/proc/self/statm");
@@ -422,11 +423,14 @@ std::uint64_t address_space() {
   statm >> pages;
   return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
+#endif
 
 }  // namespace
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>  // __sanitizer_get_current_allocated_bytes
+// AddressSanitizer's allocator statistics (sanitizer/allocator_interface.h,
+// which GCC does not install).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 TEST_CASE("a hostile 1 MB file takes no more than a fixed multiple of its size", "[perfdata][hostile]") {
