@@ -2,8 +2,9 @@
 
 #include <cxxabi.h>            // abi::__cxa_demangle
 #include <elfutils/libdwfl.h>  // Dwfl, dwfl_report_offline, dwfl_module_*
-#include <fcntl.h>             // ::open
+#include <fcntl.h>             // ::open, ::fcntl
 #include <gelf.h>              // gelf_getphdr, GElf_Phdr, GElf_Sym
+#include <sys/stat.h>          // ::fstat, S_ISREG
 #include <unistd.h>            // ::close
 
 #include <algorithm>      // std::all_of, std::stable_sort, std::unique, std::upper_bound
@@ -72,22 +73,37 @@ std::string demangle(const char* name) {
   return status == 0 && demangled ? std::string(demangled.get()) : std::string(name);
 }
 
-// Says why `path` cannot be symbolised as one ELF object, or "" when it can.
-// libdwfl would accept an archive (reporting every member) and gives only a
-// generic message for a non-ELF file, so the kind is checked here first.
-std::string elf_file_problem(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// Opens `path` to be symbolised as one ELF object: returns the descriptor,
+// or -1 with `problem` saying why not. Only a regular file: a module path
+// comes from the capture, and a FIFO or a device there would block the
+// open or the reads for ever, so the open does not wait (O_NONBLOCK) and
+// anything else is refused. libdwfl would accept an archive (reporting
+// every member) and gives only a generic message for a non-ELF file, so
+// the kind is checked here too.
+int open_elf_file(const std::string& path, std::string& problem) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
-    if (errno == ENOENT) return fmt::format("{}: not found on this machine", path);
-    return fmt::format("{}: cannot open: {}", path, std::strerror(errno));
+    problem = errno == ENOENT ? fmt::format("{}: not found on this machine", path)
+                              : fmt::format("{}: cannot open: {}", path, std::strerror(errno));
+    return -1;
   }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    problem = fmt::format("{}: not a regular file", path);
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   elf_version(EV_CURRENT);
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  Elf_Kind kind = elf != nullptr ? elf_kind(elf) : ELF_K_NONE;
+  const Elf_Kind kind = elf != nullptr ? elf_kind(elf) : ELF_K_NONE;
   if (elf != nullptr) elf_end(elf);
-  ::close(fd);
-  if (kind != ELF_K_ELF) return fmt::format("{}: not an ELF file", path);
-  return {};
+  if (kind != ELF_K_ELF) {
+    ::close(fd);
+    problem = fmt::format("{}: not an ELF file", path);
+    return -1;
+  }
+  return fd;
 }
 
 struct LoadSegment {
@@ -254,19 +270,21 @@ std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
     const std::string& path, const std::optional<std::string>& expected_build_id,
     std::string& problem) {
   problem.clear();
-  if (std::string why = elf_file_problem(path); !why.empty()) {
-    problem = std::move(why);
-    return nullptr;
-  }
+  const int fd = open_elf_file(path, problem);
+  if (fd < 0) return nullptr;
 
   DwflHandle dwfl(dwfl_begin(&offline_callbacks));
   if (!dwfl) {
+    ::close(fd);
     problem = fmt::format("{}: libdwfl: {}", path, libdwfl_error());
     return nullptr;
   }
   dwfl_report_begin(dwfl.get());
-  Dwfl_Module* module = dwfl_report_offline(dwfl.get(), path.c_str(), path.c_str(), -1);
+  // The descriptor checked above, not the path again, which could name
+  // something else by now; libdwfl keeps it on success only.
+  Dwfl_Module* module = dwfl_report_offline(dwfl.get(), path.c_str(), path.c_str(), fd);
   if (module == nullptr) {
+    ::close(fd);
     problem = fmt::format("{}: cannot read as ELF: {}", path, libdwfl_error());
     return nullptr;
   }

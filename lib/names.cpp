@@ -7,6 +7,13 @@
 namespace tagop {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // The work is the product of the lengths: beyond the cap, the tails are
+  // counted as inserted or deleted.
+  if (a.size() > max_compared_length || b.size() > max_compared_length) {
+    const std::size_t tails = a.size() - std::min(a.size(), max_compared_length) + b.size() -
+                              std::min(b.size(), max_compared_length);
+    return edit_distance(a.substr(0, max_compared_length), b.substr(0, max_compared_length)) + tails;
+  }
   auto same = [](char x, char y) {
     return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
   };

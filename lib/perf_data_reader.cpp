@@ -8,11 +8,15 @@
 #include <algorithm>  // std::min, std::minmax_element
 #include <cerrno>     // errno
 #include <cstring>    // std::memcpy, std::strerror
+#include <iterator>   // std::prev
+#include <map>        // std::map
 
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>        // Error
 #include <tagop/page_keeper.hpp>  // PageKeeper
+
+#include "perf_data_reader_guard.hpp"  // ShrinkGuard
 
 namespace tagop::perf_data {
 
@@ -80,6 +84,64 @@ class FeatureCursor {
   std::size_t at_ = 0;
 };
 
+// The id lists of the events, where the attribute section says they are.
+// perf writes them between the header and the attribute section, one after
+// another; a list must lie in the file, outside the header, the attribute
+// section and the data section, and in no other list's bytes, or it is
+// refused (its event keeps no ids, and its samples cannot name it). So all
+// the ids together take at most the file's size: without the rule, every
+// event's list could be the whole file, and a 1 MB file take gigabytes.
+class IdLists {
+ public:
+  explicit IdLists(const FileInfo& info) : info_(info) {}
+
+  /// Whether event `event`'s list may be read.
+  bool take(std::uint64_t event, const FileSection& ids) {
+    const char* problem = nullptr;
+    const std::uint64_t file = info_.file_size;
+    const FileHeader& h = info_.header;
+    const std::uint64_t data_end = h.data.size ? h.data.offset + h.data.size : file;  // 0: to the end
+    if (ids.size % 8 != 0) problem = "is not a whole number of ids";
+    else if (!in_bounds(ids.offset, ids.size, file)) problem = "is outside the file";
+    else if (ids.size == 0) return true;
+    else if (ids.offset < h.size) problem = "overlaps the file header";
+    else if (overlaps(ids, h.attrs.offset, h.attrs.offset + h.attrs.size)) problem = "overlaps the attribute section";
+    else if (overlaps(ids, h.data.offset, data_end)) problem = "overlaps the data section";
+    else if (overlaps_taken(ids)) problem = "overlaps the id list of another event";
+    if (!problem) {
+      taken_.emplace(ids.offset, ids.offset + ids.size);
+      return true;
+    }
+    if (refused_++ == 0)
+      first_ = fmt::format("event {}'s at offset {}, {} bytes, {}", event, ids.offset, ids.size, problem);
+    return false;
+  }
+
+  /// One warning for every list refused.
+  void warn(std::vector<std::string>& warnings) const {
+    if (refused_)
+      warnings.push_back(fmt::format("{} id list{} where perf never puts one, refused (the first, {}): samples "
+                                     "cannot name {} event{}",
+                                     refused_, refused_ == 1 ? " lies" : "s lie", first_, refused_ == 1 ? "its" : "their",
+                                     refused_ == 1 ? "" : "s"));
+  }
+
+ private:
+  static bool overlaps(const FileSection& s, std::uint64_t begin, std::uint64_t end) {
+    return s.offset < end && begin < s.offset + s.size;
+  }
+  bool overlaps_taken(const FileSection& s) const {
+    // The taken list that starts last before s ends.
+    auto after = taken_.lower_bound(s.offset + s.size);
+    return after != taken_.begin() && std::prev(after)->second > s.offset;
+  }
+
+  const FileInfo& info_;
+  std::map<std::uint64_t, std::uint64_t> taken_;  // begin -> end, none overlapping
+  std::uint64_t refused_ = 0;
+  std::string first_;
+};
+
 constexpr const char* compressed_advice = "decompress with 'perf inject -i IN -o OUT'";
 
 }  // namespace
@@ -109,33 +171,33 @@ std::optional<std::uint32_t> FileInfo::pmu_type(std::string_view name) const {
 struct PerfDataReader::Mapping {
   void* address = nullptr;
   std::size_t size = 0;
+  int fd = -1;  // kept open: its size now, should the file shrink
+  std::optional<ShrinkGuard> guard;
   ~Mapping() {
+    guard.reset();
     if (address) munmap(address, size);
+    if (fd >= 0) ::close(fd);
   }
 };
 
 PerfDataReader::PerfDataReader(const std::string& path) : mapping_(std::make_unique<Mapping>()) {
   info_.path = path;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Without blocking: a FIFO's open would wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  mapping_->fd = fd;
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     throw Error(fmt::format("{}: not a regular file (a pipe? record to a file, or 'perf inject -i - -o FILE')", path));
-  }
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size > 0) {
     void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      const int e = errno;
-      ::close(fd);
-      throw Error(fmt::format("{}: cannot map: {}", path, std::strerror(e)));
-    }
+    if (p == MAP_FAILED) throw Error(fmt::format("{}: cannot map: {}", path, std::strerror(errno)));
     mapping_->address = p;
     mapping_->size = size;
+    mapping_->guard.emplace(static_cast<const std::byte*>(p), size);
     madvise(p, size, MADV_SEQUENTIAL);
   }
-  ::close(fd);
   bytes_ = {static_cast<const std::byte*>(mapping_->address), size};
   parse_header();
 }
@@ -197,6 +259,7 @@ void PerfDataReader::parse_attrs() {
                             path, h.attrs.offset, h.attrs.size, bytes_.size()));
   const std::uint64_t count = h.attrs.size / h.attr_size;
   if (count == 0) throw Error(fmt::format("{}: no event attributes: nothing was recorded", path));
+  IdLists id_lists(info_);
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::byte* entry = bytes_.data() + h.attrs.offset + i * h.attr_size;
     EventAttr a;
@@ -205,16 +268,12 @@ void PerfDataReader::parse_attrs() {
     const std::uint64_t room = h.attr_size - section;
     std::memcpy(&a.attr, entry, std::min<std::uint64_t>({size, room, sizeof(perf_event_attr)}));
     const auto ids = load<FileSection>(entry + room);
-    if (ids.size % 8 != 0 || !in_bounds(ids.offset, ids.size, bytes_.size())) {
-      info_.warnings.push_back(fmt::format("event {}: its id list (offset {}, {} bytes) is outside the file; "
-                                           "samples cannot name it",
-                                           i, ids.offset, ids.size));
-    } else {
+    if (id_lists.take(i, ids))
       for (std::uint64_t at = 0; at < ids.size; at += 8)
         a.ids.push_back(load<std::uint64_t>(bytes_.data() + ids.offset + at));
-    }
     info_.attrs.push_back(std::move(a));
   }
+  id_lists.warn(info_.warnings);
   for (std::uint32_t i = 0; i < info_.attrs.size(); ++i)
     for (std::uint64_t id : info_.attrs[i].ids) attr_by_id_.emplace(id, i);
   // The kernel numbers the ids of one capture close together: a table by
@@ -253,20 +312,51 @@ void PerfDataReader::parse_attrs() {
 
 void PerfDataReader::parse_features() {
   const FileHeader& h = info_.header;
-  std::uint64_t index = h.data.offset + h.data.size;
-  for (unsigned bit = 1; bit < feature_bits; ++bit) {
-    if (!info_.has_feature(bit)) continue;
-    if (!in_bounds(index, sizeof(FileSection), bytes_.size())) {
-      info_.warnings.push_back(fmt::format("the feature sections are missing (the index at offset {} is past the "
-                                           "end of the {}-byte file): the file is truncated",
-                                           index, bytes_.size()));
-      return;
-    }
-    const auto sec = load<FileSection>(bytes_.data() + index);
-    index += sizeof(FileSection);
+  // The index of sections follows the data, one per feature bit set, in
+  // bit order; perf writes the sections after it.
+  const std::uint64_t index = h.data.offset + h.data.size;
+  std::vector<unsigned> bits;
+  for (unsigned bit = 0; bit < feature_bits; ++bit)
+    if (info_.has_feature(bit)) bits.push_back(bit);
+  if (bits.empty()) return;
+  const std::uint64_t index_size = bits.size() * sizeof(FileSection);
+  auto all_damaged = [&] {
+    for (unsigned bit : bits)
+      if (bit) info_.damaged_features.push_back(bit);
+  };
+  if (index < h.data.offset || !in_bounds(index, index_size, bytes_.size())) {
+    info_.warnings.push_back(fmt::format("the feature sections are missing (the index at offset {} is past the "
+                                         "end of the {}-byte file): the file is truncated",
+                                         index, bytes_.size()));
+    all_damaged();
+    return;
+  }
+  std::vector<FileSection> sections(bits.size());
+  std::memcpy(sections.data(), bytes_.data() + index, index_size);
+  // perf writes the sections one after another from the index's end (so
+  // does tagop): a first section anywhere else says that the index is not
+  // where the header puts it (a wrong data size), and that no section of
+  // it can be trusted.
+  std::uint64_t first = ~std::uint64_t{0};
+  for (const FileSection& sec : sections)
+    if (sec.size) first = std::min(first, sec.offset);
+  if (first != ~std::uint64_t{0} && first != index + index_size) {
+    info_.warnings.push_back(fmt::format(
+        "{}: the feature index at offset {} (the data section's offset {} plus its size {}) does not point at the "
+        "features: its first section would start at offset {}, not right after it at {}; the header's data size is "
+        "likely wrong, and every feature (CPU id, PMU names, build-ids ...) is ignored",
+        info_.path, index, h.data.offset, h.data.size, first, index + index_size));
+    all_damaged();
+    return;
+  }
+  for (std::size_t n = 0; n < bits.size(); ++n) {
+    const unsigned bit = bits[n];
+    const FileSection& sec = sections[n];
+    if (bit == 0) continue;  // HEADER_RESERVED: never written, but it takes its place in the index
     if (!in_bounds(sec.offset, sec.size, bytes_.size())) {
       info_.warnings.push_back(
           fmt::format("feature {} (offset {}, {} bytes) is outside the file: ignored", bit, sec.offset, sec.size));
+      info_.damaged_features.push_back(bit);
       continue;
     }
     FeatureCursor c(bytes_.subspan(sec.offset, sec.size));
@@ -349,7 +439,11 @@ void PerfDataReader::parse_features() {
       }
       default: break;
     }
-    if (!ok) info_.warnings.push_back(fmt::format("feature {} is malformed: read what was whole", bit));
+    if (!ok) {
+      info_.warnings.push_back(fmt::format("feature {} (offset {}, {} bytes) is malformed: read what was whole", bit,
+                                           sec.offset, sec.size));
+      info_.damaged_features.push_back(bit);
+    }
   }
 }
 
@@ -408,33 +502,103 @@ void PerfDataReader::reached(Walk& w, RecordHandler& handler, std::uint64_t at) 
   handler.progress(at - w.begin, w.end - w.begin);
 }
 
-void PerfDataReader::bad_header(Walk& w, std::uint64_t at) {
+std::uint64_t PerfDataReader::bad_header(Walk& w, std::uint64_t at) {
   ReadSummary& sum = w.sum;
   const std::uint64_t left = w.end - at;
+  // Where the file now ends, the mapping reads zeros: nothing to find.
+  if (const auto size = shrunk_to(); size && at + sizeof(RecordHeader) > *size) {
+    sum.unread_bytes += left;
+    return w.end;
+  }
   if (left < sizeof(RecordHeader)) {
     sum.truncated = true;
     sum.skipped.add(at, fmt::format("{} bytes at the end of the data are too few for a record header", left));
-    return;
+    sum.unread_bytes += left;
+    return w.end;
   }
   const auto rh = load<RecordHeader>(bytes_.data() + at);
-  if (rh.size < sizeof(RecordHeader)) {
-    sum.skipped.add(at, fmt::format("record of type {} has size {}, less than its own header: the records after "
-                                    "it cannot be found",
+  const bool hides_next = rh.size < sizeof(RecordHeader);
+  if (hides_next)
+    sum.skipped.add(at, fmt::format("record of type {} has size {}, less than its own header: where the next one "
+                                    "starts is lost",
                                     rh.type, rh.size));
-    sum.warnings.push_back(fmt::format("stopped at offset {}: a record of size {} hides where the next one starts; "
-                                       "{} bytes of data after it were not read",
-                                       at, rh.size, left));
-    return;
+  else
+    sum.skipped.add(at, fmt::format("record of type {} and {} bytes runs past the end of the data ({} bytes left)",
+                                    rh.type, rh.size, left));
+  // Early perf stepped on 8 bytes at a time after a record it could not
+  // use, "in the hope to catch on again"; perf today stops there with
+  // "failed to process type". tagop steps on likewise, but goes on only
+  // where two record headers in a row make sense, so as not to read
+  // garbage as records.
+  const std::uint64_t next = resync_point(w, at + sizeof(RecordHeader));
+  sum.unread_bytes += next - at;
+  if (next == w.end) {
+    if (hides_next)
+      sum.warnings.push_back(fmt::format("stopped at offset {}: a record of size {} hides where the next one starts, "
+                                         "and no record header after it makes sense; {} bytes of data after it were "
+                                         "not read",
+                                         at, rh.size, left));
+    else
+      sum.truncated = true;
+  } else if (sum.resyncs++ == 0) {
+    w.first_resync = at;
   }
-  sum.truncated = true;
-  sum.skipped.add(at, fmt::format("record of type {} and {} bytes runs past the end of the data ({} bytes left)",
-                                  rh.type, rh.size, left));
+  return next;
+}
+
+std::uint64_t PerfDataReader::resync_point(const Walk& w, std::uint64_t from) const {
+  for (std::uint64_t at = w.begin + (from - w.begin + 7) / 8 * 8; at < w.end; at += 8) {
+    const std::uint64_t size = plausible_record(w, at);
+    if (size && (at + size == w.end || plausible_record(w, at + size))) return at;
+  }
+  return w.end;
+}
+
+std::uint64_t PerfDataReader::plausible_record(const Walk& w, std::uint64_t at) const {
+  if (w.end - at < sizeof(RecordHeader)) return 0;
+  const auto rh = load<RecordHeader>(bytes_.data() + at);
+  const bool known = (rh.type >= record_mmap && rh.type <= record_kernel_last) ||
+                     (rh.type >= record_header_attr && rh.type <= record_user_last);
+  // Every record perf writes is a whole number of u64s, but compressed
+  // ones, which tagop cannot read anyway.
+  if (!known || rh.size < sizeof(RecordHeader) || rh.size % 8 != 0 || rh.size > w.end - at) return 0;
+  if (rh.type == record_sample &&
+      sample_event(bytes_.subspan(at + sizeof(RecordHeader), rh.size - sizeof(RecordHeader))) == no_event)
+    return 0;
+  return rh.size;
+}
+
+std::optional<std::uint64_t> PerfDataReader::shrunk_to() const {
+  if (!mapping_ || mapping_->fd < 0) return std::nullopt;
+  std::uint64_t now = bytes_.size();
+  // Past the file's end the mapping reads zeros up to the page that
+  // faulted, and from there on once the guard has mapped them.
+  struct stat st {};
+  if (fstat(mapping_->fd, &st) == 0) now = std::min(now, static_cast<std::uint64_t>(st.st_size));
+  if (mapping_->guard)
+    if (const auto cut = mapping_->guard->cut()) now = std::min(now, *cut);
+  if (now == bytes_.size()) return std::nullopt;
+  return now;
 }
 
 ReadSummary PerfDataReader::finish(Walk& w, RecordHandler& handler, std::uint64_t at) {
-  w.sum.data_bytes = at - w.begin;
+  ReadSummary& sum = w.sum;
+  sum.data_bytes = at - w.begin;
+  if (const auto size = shrunk_to()) {
+    sum.shrunk_to = size;
+    sum.warnings.push_back(fmt::format("the file shrank from {} to {} bytes while it was read: the records before "
+                                       "offset {} were read, those after it are lost",
+                                       bytes_.size(), *size, *size));
+  }
+  if (sum.resyncs)
+    sum.warnings.push_back(fmt::format("lost where records start {} time{} (the first at offset {}), and went on at "
+                                       "the next offset where two record headers in a row make sense",
+                                       sum.resyncs, sum.resyncs == 1 ? "" : "s", w.first_resync));
+  if (sum.unread_bytes)
+    sum.warnings.push_back(fmt::format("{} of the {} bytes of the data section were not read as records",
+                                       sum.unread_bytes, w.end - w.begin));
   handler.progress(w.end - w.begin, w.end - w.begin);
-  return std::move(w.sum);
+  return std::move(sum);
 }
 
 void PerfDataReader::bad_sample(Walk& w, std::uint64_t at, const RecordHeader& rh, std::string_view short_field) {

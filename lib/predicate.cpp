@@ -1,6 +1,5 @@
 #include <tagop/predicate.hpp>
 
-#include <algorithm>  // std::find, std::remove_if
 #include <cctype>     // std::isalnum, std::isspace
 #include <memory>     // std::unique_ptr
 
@@ -16,38 +15,66 @@ namespace {
 // Beyond this many terms an expression is not "a small OR of conjunctions"
 // any more, and evaluating it would not be a few instructions.
 constexpr std::size_t max_terms = 256;
+// While terms are added, a later one may still absorb earlier ones: the
+// limit is checked at the end, and this one, with room for that, while
+// the list grows, so that no step is quadratic in a list past the limit.
+constexpr std::size_t max_growing_terms = 4 * max_terms;
 
-std::vector<Term> simplify(std::vector<Term> terms) {
-  // Contradictions (x & !x) never match.
-  std::erase_if(terms, [](const Term& t) { return t.require.intersects(t.forbid); });
-  // Absorption: a term implied by a more general one adds nothing.
-  std::vector<Term> out;
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    bool absorbed = false;
-    for (std::size_t j = 0; j < terms.size() && !absorbed; ++j) {
-      if (i == j) continue;
-      const bool j_more_general =
-          terms[i].require.contains_all(terms[j].require) && terms[i].forbid.contains_all(terms[j].forbid);
-      // Of two equal terms keep the first.
-      absorbed = j_more_general && (!(terms[i] == terms[j]) || j < i);
-    }
-    if (!absorbed) out.push_back(terms[i]);
+// Bounds of the text: far past any predicate of the tables or a person's
+// --where, and small enough that parsing can neither take long nor run
+// out of stack.
+constexpr std::size_t max_length = 4096;
+constexpr std::size_t max_depth = 64;  // parentheses within parentheses
+
+[[noreturn]] void too_complex(std::string_view terms) {
+  throw Error(fmt::format("predicate too complex: {} terms once expanded (at most {})", terms, max_terms));
+}
+
+// The disjunctive normal form built a term at a time: contradictions
+// (x & !x) never match and are dropped; a term implied by a more general
+// one adds nothing (absorption). The terms kept are those of the
+// simplified whole, in the order of their first appearance.
+class TermList {
+ public:
+  void add(const Term& t) {
+    if (t.require.intersects(t.forbid)) return;
+    for (const Term& kept : terms_)
+      if (implies(t, kept)) return;  // absorbed, or a repeat of an earlier term
+    std::erase_if(terms_, [&](const Term& kept) { return implies(kept, t); });
+    if (terms_.size() == max_growing_terms) too_complex(fmt::format("more than {}", max_growing_terms));
+    terms_.push_back(t);
   }
-  if (out.size() > max_terms)
-    throw Error(fmt::format("predicate too complex: {} terms once expanded (at most {})", out.size(), max_terms));
-  return out;
+  std::vector<Term> finish() && {
+    if (terms_.size() > max_terms) too_complex(fmt::format("{}", terms_.size()));
+    return std::move(terms_);
+  }
+
+ private:
+  // `a` is at least as specific as `b`.
+  static bool implies(const Term& a, const Term& b) {
+    return a.require.contains_all(b.require) && a.forbid.contains_all(b.forbid);
+  }
+  std::vector<Term> terms_;
+};
+
+std::vector<Term> simplify(const std::vector<Term>& terms) {
+  TermList out;
+  for (const Term& t : terms) out.add(t);
+  return std::move(out).finish();
 }
 
 std::vector<Term> product(const std::vector<Term>& a, const std::vector<Term>& b) {
-  std::vector<Term> out;
+  TermList out;
   for (const Term& x : a)
-    for (const Term& y : b) out.push_back(Term{x.require | y.require, x.forbid | y.forbid});
-  return simplify(std::move(out));
+    for (const Term& y : b) out.add(Term{x.require | y.require, x.forbid | y.forbid});
+  return std::move(out).finish();
 }
 
-std::vector<Term> sum(std::vector<Term> a, const std::vector<Term>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return simplify(std::move(a));
+std::vector<Term> sum(const std::vector<Term>& a, const std::vector<Term>& b) {
+  TermList out;
+  for (const auto* list : {&a, &b})
+    for (const Term& t : *list) out.add(t);
+  return std::move(out).finish();
 }
 
 // Recursive-descent parser that builds the normal form directly; negation is
@@ -57,6 +84,9 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   std::vector<Term> parse() {
+    if (text_.size() > max_length)
+      throw Error(fmt::format("predicate of {} characters ('{}...'): at most {}", text_.size(), text_.substr(0, 32),
+                              max_length));
     skip_space();
     if (at_end()) fail(pos_, "expected a condition name, '!' or '(' (the predicate is empty)");
     auto result = parse_or(false);
@@ -71,7 +101,7 @@ class Parser {
     auto left = parse_and(negate);
     while (accept('|')) {
       auto right = parse_and(negate);
-      left = negate ? product(left, right) : sum(std::move(left), right);
+      left = negate ? product(left, right) : sum(left, right);
     }
     return left;
   }
@@ -80,22 +110,25 @@ class Parser {
     auto left = parse_unary(negate);
     while (accept('&')) {
       auto right = parse_unary(negate);
-      left = negate ? sum(std::move(left), right) : product(left, right);
+      left = negate ? sum(left, right) : product(left, right);
     }
     return left;
   }
 
   std::vector<Term> parse_unary(bool negate) {
-    skip_space();
-    if (accept('!')) return parse_unary(!negate);
+    // A run of '!' in a loop, not a call each: any number of them takes
+    // no stack.
+    while (accept('!')) negate = !negate;
     if (accept('(')) {
       const std::size_t open = pos_ - 1;
+      if (++depth_ > max_depth) fail(open, fmt::format("parentheses nested more than {} deep", max_depth));
       auto inner = parse_or(negate);
       skip_space();
       if (!accept(')')) {
         if (at_end()) fail(pos_, fmt::format("expected ')' to close the '(' at column {}", open + 1));
         fail(pos_, fmt::format("expected ')' or an operator, found '{}'", text_[pos_]));
       }
+      --depth_;
       return inner;
     }
     return parse_name(negate);
@@ -147,6 +180,7 @@ class Parser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  std::size_t depth_ = 0;
 };
 
 std::string term_to_string(const Term& t) {
@@ -161,7 +195,7 @@ std::string term_to_string(const Term& t) {
 
 }  // namespace
 
-Predicate::Predicate(std::vector<Term> terms) : terms_(simplify(std::move(terms))) {}
+Predicate::Predicate(std::vector<Term> terms) : terms_(simplify(terms)) {}
 
 Predicate Predicate::parse(std::string_view text) { return Predicate(Parser(text).parse()); }
 

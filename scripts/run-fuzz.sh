@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Fuzzes the perf.data reader for a bounded time (default 60 s):
+# Fuzzes tagop's readers of untrusted input for a bounded time in all
+# (default 60 s):
 #
 #   scripts/run-fuzz.sh [SECONDS]
 #
-# Configures build-fuzz with clang (libFuzzer, AddressSanitizer,
-# UndefinedBehaviorSanitizer; Debian: clang, libclang-rt-14-dev), writes a
-# seed corpus of small IBS captures with make-ibs-example, and runs the
-# target. Exits non-zero when the fuzzer finds a crash (the input is left
-# in build-fuzz/crashes/).
+# Four libFuzzer targets (fuzz/): the perf.data reader gets half the time,
+# the predicate parser, the text reader of `decode --input` and the event
+# lookup a sixth each. Configures build-fuzz with clang (libFuzzer,
+# AddressSanitizer, UndefinedBehaviorSanitizer; Debian: clang,
+# libclang-rt-14-dev). Each target starts from its corpus in the
+# repository, fuzz/corpus/TARGET/ (the perf.data reader's is written here
+# by make-ibs-example), and adds what it finds to build-fuzz/corpus/TARGET,
+# not to the repository. Exits non-zero when a target finds a crash, a
+# hang (10 s for one input) or a leak; the input is left in
+# build-fuzz/crashes/.
 set -euo pipefail
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,12 +23,32 @@ if [ ! -f "$build/build.ninja" ]; then
   CXX=${CXX:-clang++} meson setup "$build" -Dfuzz=true -Dtests=false -Dtools=false \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
 fi
-ninja -C "$build" fuzz/perf_data_fuzz examples/make-ibs-example
-corpus=$build/corpus
-mkdir -p "$corpus" "$build/crashes"
+targets=(perf_data_fuzz predicate_fuzz ibs_sample_text_fuzz event_lookup_fuzz)
+ninja -C "$build" "${targets[@]/#/fuzz/}" examples/make-ibs-example
+mkdir -p "$build/crashes"
+
+# The perf.data seeds are binary captures: written, not kept.
+seeds=$build/seeds/perf_data
+mkdir -p "$seeds"
 for n in 1 3 20 60; do
-  "$build/examples/make-ibs-example" "$corpus/seed-$n.data" --samples "$n"
+  "$build/examples/make-ibs-example" "$seeds/seed-$n.data" --samples "$n"
 done
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  "$build/fuzz/perf_data_fuzz" "$corpus" -max_total_time="$seconds" -max_len=16384 -timeout=10 \
-  -artifact_prefix="$build/crashes/" -print_final_stats=1
+
+run() {
+  local target=$1 time=$2 max_len=$3 seed_dir=$4
+  local corpus=$build/corpus/${target%_fuzz}
+  mkdir -p "$corpus"
+  echo "=== $target: $time s"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "$build/fuzz/$target" "$corpus" "$seed_dir" -max_total_time="$time" -max_len="$max_len" -timeout=10 \
+    -artifact_prefix="$build/crashes/$target-" -print_final_stats=1
+}
+
+half=$((seconds / 2))
+sixth=$(((seconds - half) / 3))
+[ "$sixth" -ge 1 ] || sixth=1
+run perf_data_fuzz "$half" 16384 "$seeds"
+# Past the parser's bound of 4096 characters, so that the bound is tried.
+run predicate_fuzz "$sixth" 5000 fuzz/corpus/predicate
+run ibs_sample_text_fuzz "$sixth" 16384 fuzz/corpus/ibs_sample_text
+run event_lookup_fuzz "$sixth" 4096 fuzz/corpus/event_lookup

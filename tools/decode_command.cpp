@@ -1,9 +1,6 @@
 // tagop decode ibs-fetch|ibs-op [--family N] REG=VALUE ...
 // tagop decode --input FILE: a file of such samples, one a line, totalled.
 
-#include <fstream>  // std::ifstream
-#include <sstream>  // std::istringstream
-
 #include <fmt/format.h>       // fmt::format
 #include <nlohmann/json.hpp>  // JSON output
 
@@ -12,6 +9,7 @@
 #include <tagop/error.hpp>                   // Error
 
 #include "commands.hpp"
+#include "ibs_sample_text.hpp"
 #include "output.hpp"
 
 namespace tagop::cli {
@@ -29,35 +27,6 @@ struct DecodeOptions {
   std::string input;
   OutputOptions output;
 };
-
-IbsUnit parse_unit(const std::string& text) {
-  if (text == "ibs-fetch") return IbsUnit::fetch;
-  if (text == "ibs-op") return IbsUnit::op;
-  usage_error(fmt::format("unknown sample kind '{}': expected ibs-fetch or ibs-op", text));
-}
-
-IbsRegisters parse_registers(IbsUnit unit, const std::vector<std::string>& assignments) {
-  IbsRegisters regs;
-  regs.unit = unit;
-  for (const std::string& a : assignments) {
-    const auto eq = a.find('=');
-    if (eq == std::string::npos) usage_error(fmt::format("'{}' is not REGISTER=VALUE (e.g. IbsOpData3=0x81)", a));
-    const std::string name = a.substr(0, eq);
-    const auto reg = find_register(name);
-    if (!reg) {
-      std::string known;
-      for (const RegisterInfo& r : register_table)
-        if (r.unit == unit && r.id != IbsRegister::IbsCtl) known += (known.empty() ? "" : ", ") + std::string(r.name);
-      usage_error(fmt::format("unknown register '{}' for {}: expected one of {}", name, unit_name(unit), known));
-    }
-    if (info(*reg).unit != unit)
-      usage_error(fmt::format("{} belongs to {} samples, not {}", info(*reg).name, unit_name(info(*reg).unit),
-                              unit_name(unit)));
-    regs.set(*reg, parse_u64(a.substr(eq + 1), info(*reg).name.data()));
-  }
-  if (regs.present == 0) usage_error("give at least one REGISTER=VALUE");
-  return regs;
-}
 
 std::string bits_text(const FieldSpec& f) {
   return f.width == 1 ? fmt::format("[{}]", f.lsb) : fmt::format("[{}:{}]", f.lsb + f.width - 1, f.lsb);
@@ -139,30 +108,14 @@ void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format fo
   }
 }
 
-// A file of samples: "ibs-op IbsOpData3=0x81 ..." a line; '#' comments.
+// A file of samples (ibs_sample_text.hpp), totalled.
 void total_file(const IbsDecoder& decoder, const std::string& path, Format format) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
   Aggregator aggregator;
-  std::string line;
   std::uint64_t fetch = 0, op = 0;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::istringstream words(line);
-    std::string unit_text;
-    if (!(words >> unit_text)) continue;
-    std::vector<std::string> assignments;
-    for (std::string w; words >> w;) assignments.push_back(w);
-    IbsRegisters regs;
-    try {
-      const IbsUnit unit = parse_unit(unit_text);
-      regs = parse_registers(unit, assignments);
-    } catch (const CLI::ValidationError& e) {
-      throw Error(fmt::format("{}:{}: {}", path, number, e.what()));
-    }
+  read_ibs_sample_file(path, [&](const IbsRegisters& regs) {
     (regs.unit == IbsUnit::fetch ? fetch : op)++;
     aggregator.add(decoder.decode(regs));
-  }
+  });
   const auto results = aggregator.evaluate(derived_event_queries());
   const auto table = derived_event_table();
   if (format == Format::json) {
@@ -177,7 +130,7 @@ void total_file(const IbsDecoder& decoder, const std::string& path, Format forma
     print_json(j);
     return;
   }
-  fmt::print("{}: {} fetch and {} op samples, Family {:X}h\n", path, fetch, op, decoder.family());
+  fmt::print("{}: {} fetch and {} op samples, Family {:X}h\n", printable(path), fetch, op, decoder.family());
   for (std::size_t i = 0; i < table.size(); ++i) {
     const auto& r = results[i];
     const std::string value = !r.available ? "n/a" : fmt::format("{}", table[i].sums.empty() ? r.count : r.total);
@@ -215,8 +168,8 @@ void add_decode_command(CLI::App& app) {
       return;
     }
     if (options->unit.empty()) usage_error("expected ibs-fetch or ibs-op and REGISTER=VALUE ... (or --input FILE)");
-    const IbsUnit unit = parse_unit(options->unit);
-    print_sample(decoder, parse_registers(unit, options->assignments), format);
+    const IbsUnit unit = parse_ibs_unit(options->unit);
+    print_sample(decoder, parse_ibs_registers(unit, options->assignments), format);
   });
 }
 

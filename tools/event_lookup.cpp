@@ -6,8 +6,11 @@
 #include <cstdint>    // std::uint64_t
 #include <optional>   // std::optional
 
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/error.hpp>     // Error
+#include <tagop/names.hpp>     // edit_distance
 #include <tagop/registry.hpp>  // Registry
-#include <tagop/names.hpp>  // edit_distance
 
 namespace tagop::cli {
 
@@ -206,6 +209,9 @@ std::vector<std::string> closest_event_names(std::string_view text, std::size_t 
 
 std::vector<SearchHit> search_events(std::string_view words) {
   const std::vector<std::string> query = tokens(words);
+  // Each word is held against every word of every event, typos allowed.
+  if (query.size() > max_search_words)
+    throw Error(fmt::format("{} words to search for: at most {}", query.size(), max_search_words));
   std::vector<SearchHit> hits;
   if (query.empty()) return hits;
   for (const EventEntry* e : all_events()) {

@@ -37,7 +37,9 @@ struct SearchHit {
 
 /// Events ranked by how well their name and description match the words;
 /// a word matches a prefix, a part of a name, or itself with a typo.
+/// Throws tagop::Error for more than max_search_words words.
 std::vector<SearchHit> search_events(std::string_view words);
+inline constexpr std::size_t max_search_words = 16;
 
 /// Edit distance (insertions, deletions, substitutions, transpositions).
 std::string lower(std::string_view s);

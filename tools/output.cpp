@@ -1,6 +1,7 @@
 #include "output.hpp"
 
-#include <charconv>  // std::from_chars
+#include <algorithm>  // std::max
+#include <charconv>   // std::from_chars
 
 #include <fmt/format.h>  // fmt::format
 
@@ -33,6 +34,60 @@ void print_json_document(const Json& document) {
 
 void print_json(const nlohmann::json& document) { print_json_document(document); }
 void print_json(const nlohmann::ordered_json& document) { print_json_document(document); }
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at the start of `s`
+// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+std::size_t utf8_sequence(std::string_view s) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // past U+10FFFF
+  } else {
+    return 0;  // a continuation byte, an overlong lead (0xC0, 0xC1), or 0xF5 and up
+  }
+  if (s.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i)
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  return length;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const auto lead = static_cast<unsigned char>(text[0]);
+    std::size_t length = utf8_sequence(text);
+    // C0 controls, DEL, and C1 controls (U+0080-U+009F: 0xC2 0x80-0x9F).
+    const bool control =
+        lead < 0x20 || lead == 0x7F || (length == 2 && lead == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0);
+    if (length == 0 || control) {
+      // Every byte of an escaped sequence, so that none is left to pair up.
+      length = std::max<std::size_t>(length, 1);
+      for (std::size_t i = 0; i < length; ++i) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
+    } else if (lead == '\\') {
+      out += "\\\\";
+    } else {
+      out.append(text.substr(0, length));
+    }
+    text.remove_prefix(length);
+  }
+  return out;
+}
 
 void usage_error(const std::string& message) { throw CLI::ValidationError(message); }
 

@@ -1,8 +1,9 @@
 #pragma once
 // What every command shares: the --format option and usage errors.
 
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 #include <CLI/CLI.hpp>        // CLI::App
 #include <nlohmann/json.hpp>  // print_json
@@ -25,6 +26,17 @@ void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv
 /// not UTF-8 (module paths and process names may hold any) become U+FFFD.
 void print_json(const nlohmann::json& document);
 void print_json(const nlohmann::ordered_json& document);
+
+/// `text` made safe to print: control characters and bytes that are not UTF-8 escaped as \xNN.
+///
+/// The text and CSV forms of every command print names from files (process
+/// names, module paths, symbols, the file name) through this: a name may
+/// hold any bytes, and a terminal must not take them for escape codes.
+/// Well-formed UTF-8 passes whole, but for the C1 controls (U+0080 to
+/// U+009F), whose bytes are escaped too; a backslash becomes \\, so that
+/// the escapes cannot be confused with the name's own text.
+///   printable("bad\xff.data") is the text bad\xff.data (backslash, x, f, f)
+std::string printable(std::string_view text);
 
 /// Thrown for bad arguments that only a command can judge; exits 2.
 [[noreturn]] void usage_error(const std::string& message);

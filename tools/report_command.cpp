@@ -4,9 +4,11 @@
 
 #include <unistd.h>  // isatty
 
-#include <algorithm>  // std::sort
+#include <algorithm>  // std::sort, std::max
+#include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
 #include <tagop/amd_ibs/perf_capture.hpp>    // IbsCapture
@@ -78,6 +80,22 @@ UnitPeriod unit_period(const amd_ibs::IbsCapture& capture, const ReportBuilder& 
   return p;
 }
 
+// What --strict refuses, or nullopt: any damage the reader or the decoder
+// met, the feature sections included.
+std::optional<std::string> damage(const perf_data::FileInfo& info, const perf_data::ReadSummary& summary,
+                                  std::uint64_t skipped) {
+  std::vector<std::string> parts;
+  if (skipped) parts.push_back(fmt::format("{} record{} skipped", skipped, skipped == 1 ? "" : "s"));
+  if (summary.unread_bytes) parts.push_back(fmt::format("{} bytes of data not read", summary.unread_bytes));
+  if (summary.truncated) parts.push_back("the file truncated");
+  if (summary.shrunk_to) parts.push_back("the file shrank while it was read");
+  if (!info.damaged_features.empty())
+    parts.push_back(fmt::format("feature section{} {} damaged", info.damaged_features.size() == 1 ? "" : "s",
+                                fmt::join(info.damaged_features, ", ")));
+  if (parts.empty()) return std::nullopt;
+  return fmt::format("--strict: the capture is damaged ({})", fmt::join(parts, ", "));
+}
+
 bool less_for_sort(const Column& sort, const RowResult& a, const RowResult& b) {
   const auto va = column_value(sort, a.results), vb = column_value(sort, b.results);
   // Highest first; rows without a value last; then by name.
@@ -118,10 +136,21 @@ void run_report(const ReportOptions& o) {
   const perf_data::FileInfo& info = reader.info();
   if (!holds_ibs_events(info)) {
     if (filters.where) usage_error(fmt::format("--where: {} has no IBS events, so no conditions to test", o.file));
-    report_plain_samples(reader, o.file, by, std::move(filters), o.top, o.output.resolved());
+    const perf_data::ReadSummary summary =
+        report_plain_samples(reader, o.file, by, std::move(filters), o.top, o.output.resolved());
+    if (const auto damaged = damage(info, summary, summary.skipped.count); o.strict && damaged) throw Error(*damaged);
     return;
   }
-  amd_ibs::IbsCapture capture(info, cpu);
+  // The header's warnings explain why a capture may not be readable.
+  const auto capture_of = [&] {
+    try {
+      return amd_ibs::IbsCapture(info, cpu);
+    } catch (const Error&) {
+      for (const std::string& w : info.warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
+      throw;
+    }
+  };
+  const amd_ibs::IbsCapture capture = capture_of();
   ReportBuilder builder(reader, &capture, by, filters, isatty(2) && info.header.data.size > (64u << 20), o.threads);
   const perf_data::ReadSummary summary = reader.read(builder);
   builder.finish();
@@ -148,6 +177,10 @@ void run_report(const ReportOptions& o) {
   r.op_period = unit_period(capture, builder, IbsUnit::op);
   r.lost = summary.lost;
   r.truncated = summary.truncated;
+  r.unread_bytes = summary.unread_bytes;
+  r.resyncs = summary.resyncs;
+  r.shrunk_to = summary.shrunk_to;
+  r.damaged_features = info.damaged_features;
 
   // Damage from the reader and from the IBS payloads, as one count.
   r.skipped = summary.skipped;
@@ -163,7 +196,7 @@ void run_report(const ReportOptions& o) {
                                      "counts are not to be mixed",
                                      r.other_samples));
   if (r.lost) r.warnings.push_back(fmt::format("the kernel lost {} samples while recording", r.lost));
-  for (const std::string& w : r.warnings) fmt::print(stderr, "tagop: warning: {}\n", w);
+  for (const std::string& w : r.warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
 
   if (r.read_fetch + r.read_op == 0)
     throw Error(fmt::format("{}: no usable IBS samples{}", o.file,
@@ -185,9 +218,7 @@ void run_report(const ReportOptions& o) {
     case Format::csv: print_csv(r); break;
     case Format::json: print_json(r); break;
   }
-  if (o.strict && (r.skipped.count || r.truncated))
-    throw Error(fmt::format("--strict: the capture is damaged ({} record{} skipped{})", r.skipped.count,
-                            r.skipped.count == 1 ? "" : "s", r.truncated ? ", the file truncated" : ""));
+  if (const auto damaged = damage(info, summary, r.skipped.count); o.strict && damaged) throw Error(*damaged);
 }
 
 }  // namespace
@@ -216,9 +247,18 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--family", o->family, "The processor family, when the file does not say (10h, 0x19, 25)");
   cmd->add_option("--model", o->model, "The processor model, with --family");
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
-  cmd->add_option("--threads", o->threads, "Threads that decode and tally samples (0: one per CPU); the result does not depend on it")
+  // More threads than CPUs only wait their turn, and each takes memory:
+  // a few per CPU is the most that can help.
+  const std::size_t max_threads = std::max<std::size_t>(16, 4 * std::thread::hardware_concurrency());
+  cmd->add_option("--threads", o->threads,
+                  fmt::format("Threads that decode and tally samples, up to {} (4 per CPU, at least 16; 0: one per "
+                              "CPU); the result does not depend on it",
+                              max_threads))
+      ->check(CLI::Range(std::size_t{0}, max_threads))
       ->capture_default_str();
-  cmd->add_flag("--strict", o->strict, "Exit with status 1 when any record was damaged or the file truncated");
+  cmd->add_flag("--strict", o->strict,
+                "Exit with status 1 when the capture is damaged: a record skipped, data not read, the file truncated "
+                "or shrinking while it was read, a feature section damaged");
   add_output_options(*cmd, o->output, /*with_csv=*/true);
   cmd->footer(
       "Examples:\n"

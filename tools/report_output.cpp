@@ -81,7 +81,7 @@ json estimate_json(const QueryResult& q, const UnitPeriod& p) {
 }  // namespace
 
 void print_text(const ReportResult& r, bool estimates) {
-  fmt::print("IBS report of {}\n", r.file);
+  fmt::print("IBS report of {}\n", printable(r.file));
   if (!r.emulated.empty()) fmt::print("capture: {}\n", r.emulated);
   fmt::print("processor: {} (from {})\n", r.cpu.to_string(), r.cpu_source);
   fmt::print("IBS samples: {} fetch, {} op", r.fetch, r.op);
@@ -101,7 +101,7 @@ void print_text(const ReportResult& r, bool estimates) {
   for (const Column& c : r.columns) header.push_back(c.title);
   std::vector<std::vector<std::string>> cells;
   for (const RowResult& row : r.rows) {
-    std::vector<std::string> line{row.row.name};
+    std::vector<std::string> line{printable(row.row.name)};
     for (const Column& c : r.columns) line.push_back(text_value(c, column_value(c, row.results)));
     cells.push_back(std::move(line));
   }
@@ -115,7 +115,13 @@ void print_text(const ReportResult& r, bool estimates) {
   }
   width[0] = std::min<std::size_t>(width[0], 60);
   auto print_line = [&](const std::vector<std::string>& line) {
-    std::string name = line[0].size() > width[0] ? line[0].substr(0, width[0] - 3) + "..." : line[0];
+    std::string name = line[0];
+    if (name.size() > width[0]) {
+      // Cut at a character's start, not inside its UTF-8 bytes.
+      std::size_t cut = width[0] - 3;
+      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+      name = name.substr(0, cut) + "...";
+    }
     fmt::print("{:<{}}", name, width[0]);
     for (std::size_t i = 1; i < line.size(); ++i) fmt::print("  {:>{}}", line[i], width[i]);
     fmt::print("\n");
@@ -148,7 +154,7 @@ void print_text(const ReportResult& r, bool estimates) {
       const QueryResult& rq = row.results[*c.event];
       if (!rq.available || rq.count == 0) continue;
       const Estimate re = estimate_from_samples(rq.count, p.value);
-      fmt::print("      {}: {} [{}, {}]\n", row.row.name, human(re.value), human(re.low), human(re.high));
+      fmt::print("      {}: {} [{}, {}]\n", printable(row.row.name), human(re.value), human(re.low), human(re.high));
     }
   }
   fmt::print("{}\n", estimate_note);
@@ -163,8 +169,8 @@ void print_csv(const ReportResult& r) {
   if (!r.emulated.empty()) header.emplace_back("capture");  // every row says it
   fmt::print("{}\n", fmt::join(header, ","));
   auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
-    std::vector<std::string> cells{csv_field(name)};
-    if (r.by != "process" && r.by != "module") cells.push_back(csv_field(module));
+    std::vector<std::string> cells{csv_field(printable(name))};
+    if (r.by != "process" && r.by != "module") cells.push_back(csv_field(printable(module)));
     for (const Column& c : r.columns) cells.push_back(csv_value(c, column_value(c, results)));
     if (!r.emulated.empty()) cells.push_back(csv_field(r.emulated));
     fmt::print("{}\n", fmt::join(cells, ","));
@@ -234,6 +240,10 @@ void print_json(const ReportResult& r) {
                   {"first_offset", r.skipped.count ? json(r.skipped.first_offset) : json(nullptr)},
                   {"first_reason", r.skipped.count ? json(r.skipped.first_reason) : json(nullptr)}};
   j["truncated"] = r.truncated;
+  j["unread_bytes"] = r.unread_bytes;
+  j["resyncs"] = r.resyncs;
+  j["shrunk_to"] = r.shrunk_to ? json(*r.shrunk_to) : json(nullptr);
+  j["damaged_features"] = r.damaged_features;
   j["lost"] = r.lost;
   j["warnings"] = r.warnings;
   print_json(j);

@@ -46,6 +46,9 @@ struct ReportResult {
   perf_data::Skipped skipped;
   std::uint64_t lost = 0;
   bool truncated = false;
+  std::uint64_t unread_bytes = 0, resyncs = 0;  // ReadSummary's
+  std::optional<std::uint64_t> shrunk_to;
+  std::vector<unsigned> damaged_features;       // FileInfo's
   std::vector<std::string> warnings;
   /// "emulated (model: ...)" for a capture of tagop emulate, else "".
   std::string emulated;

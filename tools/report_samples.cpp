@@ -10,6 +10,8 @@
 #include <tagop/emulate/marker.hpp>  // emulation_of
 #include <tagop/error.hpp>           // Error
 
+#include "terminal.hpp"  // csv_row
+
 namespace tagop::cli {
 
 bool holds_ibs_events(const perf_data::FileInfo& info) {
@@ -21,7 +23,7 @@ bool holds_ibs_events(const perf_data::FileInfo& info) {
   return false;
 }
 
-void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
+perf_data::ReadSummary report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
                           ReportFilters filters, std::size_t top, Format format) {
   const perf_data::FileInfo& info = reader.info();
   ReportBuilder builder(reader, nullptr, by, std::move(filters), false);
@@ -34,7 +36,14 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
   const std::string events = fmt::format("{}", fmt::join(names, ", "));
   const auto emulation = emulate::emulation_of(info);
   const std::string emulated = emulation ? emulation->label() : "";
-  for (const std::string& w : builder.warnings()) fmt::print(stderr, "tagop: warning: {}\n", w);
+  std::vector<std::string> warnings = info.warnings;
+  warnings.insert(warnings.end(), summary.warnings.begin(), summary.warnings.end());
+  warnings.insert(warnings.end(), builder.warnings().begin(), builder.warnings().end());
+  if (summary.skipped.count)
+    warnings.push_back(fmt::format("skipped {} damaged record{} (the first at offset {}: {})", summary.skipped.count,
+                                   summary.skipped.count == 1 ? "" : "s", summary.skipped.first_offset,
+                                   summary.skipped.first_reason));
+  for (const std::string& w : warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
   if (summary.lost) fmt::print(stderr, "tagop: warning: the kernel lost {} samples while recording\n", summary.lost);
   if (summary.samples == 0) throw tagop::Error(fmt::format("{}: no samples", file));
 
@@ -56,6 +65,15 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
       nlohmann::json j{{"file", file}, {"ibs", false}, {"events", names}, {"samples", summary.samples},
                        {"kept", kept}, {"lost", summary.lost}, {"row_count", row_count}};
       j["emulated"] = emulated.empty() ? nlohmann::json(nullptr) : nlohmann::json(emulated);
+      const perf_data::Skipped& skipped = summary.skipped;
+      j["skipped"] = {{"count", skipped.count},
+                      {"first_offset", skipped.count ? nlohmann::json(skipped.first_offset) : nlohmann::json(nullptr)},
+                      {"first_reason", skipped.count ? nlohmann::json(skipped.first_reason) : nlohmann::json(nullptr)}};
+      j["truncated"] = summary.truncated;
+      j["unread_bytes"] = summary.unread_bytes;
+      j["resyncs"] = summary.resyncs;
+      j["shrunk_to"] = summary.shrunk_to ? nlohmann::json(*summary.shrunk_to) : nlohmann::json(nullptr);
+      j["damaged_features"] = info.damaged_features;
       j["rows"] = nlohmann::json::array();
       for (std::uint32_t i : order)
         j["rows"].push_back({{"name", rows[i].name}, {"module", rows[i].module}, {"samples", counts[i]}});
@@ -64,23 +82,27 @@ void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& 
     }
     case Format::csv:
       fmt::print("samples,percent,name,module{}\n", emulated.empty() ? "" : ",capture");
-      for (std::uint32_t i : order)
-        fmt::print("{},{:.2f},\"{}\",\"{}\"{}\n", counts[i], percent(i), rows[i].name, rows[i].module,
-                   emulated.empty() ? "" : ",\"" + emulated + "\"");
+      for (std::uint32_t i : order) {
+        std::vector<std::string> cells{std::to_string(counts[i]), fmt::format("{:.2f}", percent(i)),
+                                       printable(rows[i].name), printable(rows[i].module)};
+        if (!emulated.empty()) cells.push_back(emulated);
+        fmt::print("{}", csv_row(cells));
+      }
       break;
     case Format::text:
       if (!emulated.empty()) fmt::print("capture: {}\n", emulated);
       fmt::print("{}: no IBS events, so no derived events: the {} samples of {} counted by row ({} kept, {} lost)\n\n",
-                 file, summary.samples, events, kept, summary.lost);
+                 printable(file), summary.samples, printable(events), kept, summary.lost);
       fmt::print("{:>10} {:>8}  {}\n", "samples", "percent", "name");
       for (std::uint32_t i : order) {
         const bool module_differs = !rows[i].module.empty() && rows[i].module != rows[i].name;
-        fmt::print("{:>10} {:>7.2f}%  {}{}\n", counts[i], percent(i), rows[i].name,
-                   module_differs && by != RowKind::module ? "  (" + rows[i].module + ")" : "");
+        fmt::print("{:>10} {:>7.2f}%  {}{}\n", counts[i], percent(i), printable(rows[i].name),
+                   module_differs && by != RowKind::module ? "  (" + printable(rows[i].module) + ")" : "");
       }
       if (row_count > order.size()) fmt::print("({} more rows: --top 0 shows all)\n", row_count - order.size());
       break;
   }
+  return summary;
 }
 
 }  // namespace tagop::cli

@@ -18,8 +18,9 @@ namespace tagop::cli {
 /// of a dynamic PMU.
 bool holds_ibs_events(const perf_data::FileInfo& info);
 
-/// Reads every sample and prints the rows with their sample counts.
-void report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
+/// Reads every sample and prints the rows with their sample counts, and
+/// the reader's warnings; returns what the reader met.
+perf_data::ReadSummary report_plain_samples(perf_data::PerfDataReader& reader, const std::string& file, RowKind by,
                           ReportFilters filters, std::size_t top, Format format);
 
 }  // namespace tagop::cli

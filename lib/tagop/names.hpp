@@ -8,7 +8,11 @@ namespace tagop {
 
 /// Edits (insert, delete, replace, swap of two neighbours) that turn `a`
 /// into `b`, ignoring ASCII case: "dc.mis" -> "dc.miss" is 1, "BACLAERS" ->
-/// "baclears" is 1.
+/// "baclears" is 1. Only the first max_compared_length characters of each
+/// are compared and the rest counted as inserted or deleted (so past it
+/// the answer is an upper bound): no name is that long, and the work grows
+/// with the product of the lengths.
 std::size_t edit_distance(std::string_view a, std::string_view b);
+inline constexpr std::size_t max_compared_length = 256;
 
 }  // namespace tagop

@@ -5,8 +5,14 @@
 // every field read straight from the mapping, bounds-checked; pages already
 // read are given back, so memory use does not grow with the file. Damaged
 // records are skipped and counted (ReadSummary::skipped), never read out of
-// bounds. Only the native byte order is read; big-endian, piped and
-// compressed files are refused with what to do instead.
+// bounds; where a record hides where the next one starts, reading goes on
+// at the next plausible record header (ReadSummary::resyncs), and the
+// bytes passed over are counted (ReadSummary::unread_bytes). A file that
+// shrinks while it is read ends the read where it now ends, keeping what
+// was read (ReadSummary::shrunk_to). Memory for the header's tables is
+// bounded by the file's size. Only the native byte order is read;
+// big-endian, piped and compressed files are refused with what to do
+// instead.
 //
 //   PerfDataReader reader("perf.data");
 //   struct : RecordHandler { void sample(const SampleRecord& s) override { ... } } h;
@@ -68,6 +74,10 @@ struct FileInfo {
   std::vector<std::string> cmdline;
   /// Problems with the header or features that did not stop the reading.
   std::vector<std::string> warnings;
+  /// The feature bits whose sections could not be read whole (outside the
+  /// file, malformed, or a feature index that is not where the header says),
+  /// in bit order; what they would have said is missing from the rest.
+  std::vector<unsigned> damaged_features;
 
   bool has_feature(unsigned bit) const { return (header.features[bit / 64] >> (bit % 64)) & 1; }
   /// The type number of a PMU by name, from HEADER_PMU_MAPPINGS.
@@ -185,9 +195,20 @@ struct ReadSummary {
   std::uint64_t lost = 0;  // samples the kernel reported lost
   std::array<std::uint64_t, record_user_last + 1> by_type{};
   Skipped skipped;
-  std::uint64_t data_bytes = 0;  // of the data section read
+  std::uint64_t data_bytes = 0;  // of the data section walked
+  /// Bytes of the data section not read as records: a damaged record and
+  /// what was passed over to the next plausible header after it, a partial
+  /// record at the end, the part of a file that shrank while it was read.
+  std::uint64_t unread_bytes = 0;
+  /// Times a record hid where the next one starts (a size below its own
+  /// header's, or past the end of the data) and reading went on at the next
+  /// plausible record header.
+  std::uint64_t resyncs = 0;
   /// The data section ended inside a record (a truncated file).
   bool truncated = false;
+  /// The file's size once it had shrunk while it was read; the records
+  /// from there on were not read.
+  std::optional<std::uint64_t> shrunk_to;
   std::vector<std::string> warnings;
 };
 
@@ -296,6 +317,7 @@ class PerfDataReader {
     std::uint64_t begin = 0, end = 0;
     std::optional<PageKeeper> pages;
     bool compressed_seen = false;
+    std::uint64_t first_resync = 0;  // where records were first lost
     // One record per event, reused: each sample rewrites the fields the
     // handler wants, and no record is cleared per sample.
     std::vector<SampleRecord> samples;      // by event
@@ -308,8 +330,17 @@ class PerfDataReader {
   // that fits), out of line, for every handler type.
   bool start(Walk& w, RecordHandler& handler);
   void reached(Walk& w, RecordHandler& handler, std::uint64_t at);
-  // A record whose header does not fit: counts it; walk() stops there.
-  void bad_header(Walk& w, std::uint64_t at);
+  // A record whose header does not fit: counts it, and returns where
+  // reading goes on (resync_point(), or the end).
+  std::uint64_t bad_header(Walk& w, std::uint64_t at);
+  // Where records start again from `from` on (perf's 8-byte alignment of
+  // records kept): a plausible header followed by another or by the end of
+  // the data; the end when there is none.
+  std::uint64_t resync_point(const Walk& w, std::uint64_t from) const;
+  // The size of the record at `at` when its header makes sense, else 0.
+  std::uint64_t plausible_record(const Walk& w, std::uint64_t at) const;
+  // The file's size when it shrank under the mapping, else nullopt.
+  std::optional<std::uint64_t> shrunk_to() const;
   // A sample that names no event (`short_field` empty) or whose field
   // runs past its end: counts it as skipped.
   void bad_sample(Walk& w, std::uint64_t at, const RecordHeader& rh, std::string_view short_field);
@@ -374,14 +405,14 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
     }
     RecordHeader rh;
     if (end - at < sizeof rh) {
-      bad_header(w, at);
-      break;
+      at = bad_header(w, at);
+      continue;
     }
     std::memcpy(&rh, bytes + at, sizeof rh);
     // One compare for both: a size below the header's wraps around.
     if (std::uint64_t{rh.size} - sizeof rh > end - at - sizeof rh) {
-      bad_header(w, at);
-      break;
+      at = bad_header(w, at);
+      continue;
     }
     // The common record, a sample, here; a damaged one and the other
     // records out of line.

@@ -117,3 +117,91 @@ TEST_CASE("an expression that expands past the term limit is refused", "[predica
   for (auto& p : pairs) text += std::string(text.empty() ? "" : " & ") + "(" + p[0] + " | " + p[1] + ")";
   CHECK_THROWS_WITH(Predicate::parse(text), Catch::Contains("too complex"));
 }
+
+namespace {
+
+// Eight ORs of two conditions, in a conjunction: 2^8 = 256 terms, the most
+// a predicate may have; each pair from `names`, starting at `first`.
+std::string wide_conjunction(std::size_t first) {
+  static const char* const names[] = {
+      "load",          "store",         "dc.miss",      "ic.miss",         "branch",         "return",
+      "mem.locked",    "resync",        "src.l3",       "src.dram",        "src.io",         "src.cache",
+      "uop.mmx_64",    "uop.x87_fp",    "l2.miss",      "dc.mab_hit",      "uop.packed_sp",  "uop.scalar_sp",
+      "dtlb.l1_miss",  "dtlb.l2_miss",  "itlb.l1_miss", "itlb.l2_miss",    "mem.uncacheable", "mem.misaligned",
+      "branch.taken",  "branch.mispredicted", "fetch.killed", "fetch.completed", "dtlb.l1_page_2m",
+      "stlf.forwarded", "src.remote",   "src.cache_owned"};
+  std::string text;
+  for (std::size_t i = first; i < first + 16; i += 2)
+    text += std::string(text.empty() ? "(" : " & (") + names[i] + " | " + names[i + 1] + ")";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("parentheses nest at most 64 deep, with a clear error past that", "[predicate][hostile]") {
+  auto nested = [](std::size_t depth) { return std::string(depth, '(') + "load" + std::string(depth, ')'); };
+  CHECK(Predicate::parse(nested(64)) == Predicate::parse("load"));
+  CHECK(parse_error(nested(65)) ==
+        "predicate '" + nested(65) + "': column 65: parentheses nested more than 64 deep");
+  // 20,000 of them overflowed the stack before there was a bound.
+  CHECK_THAT(parse_error(std::string(20000, '(')), Catch::Contains("predicate of 20000 characters"));
+}
+
+TEST_CASE("a run of '!' takes no stack, and the text is at most 4096 characters", "[predicate][hostile]") {
+  CHECK(Predicate::parse(std::string(4000, '!') + "load") == Predicate::parse("load"));
+  CHECK(Predicate::parse(std::string(4001, '!') + "load") == Predicate::parse("!load"));
+  CHECK(Predicate::parse(std::string(4096 - 4, ' ') + "load") == Predicate::parse("load"));
+  CHECK(parse_error(std::string(4097 - 4, ' ') + "load") ==
+        "predicate of 4097 characters ('                                ...'): at most 4096");
+  CHECK_THAT(parse_error(std::string(110000, '!') + "load"), Catch::Contains("at most 4096"));
+}
+
+TEST_CASE("the simplifier keeps to its term limit while the terms grow", "[predicate][hostile]") {
+  const std::string x = wide_conjunction(0), y = wide_conjunction(16);
+  REQUIRE(Predicate::parse(x).terms().size() == 256);
+  REQUIRE(Predicate::parse(y).terms().size() == 256);
+  // 256 x 256 terms, each absorbed by one of x's: the product is x.
+  CHECK(Predicate::parse("(" + x + ") & (" + x + ")") == Predicate::parse(x));
+  // 65,536 distinct terms: refused once a thousand are kept, not after.
+  CHECK(parse_error("(" + x + ") & (" + y + ")") == "predicate too complex: more than 1024 terms once expanded (at most 256)");
+  // 257 terms after absorption: refused at the end.
+  CHECK(parse_error(x + " | dtlb.l1_miss & itlb.l1_miss") == "predicate too complex: 257 terms once expanded (at most 256)");
+}
+
+TEST_CASE("the normal form keeps the terms of the whole, in the order of their first appearance", "[predicate]") {
+  // The simplification as it was defined before it was made incremental:
+  // drop contradictions, then every term that another at least as general
+  // absorbs (of two equal terms, the first stays).
+  auto reference = [](std::vector<tagop::Term> terms) {
+    std::erase_if(terms, [](const tagop::Term& t) { return t.require.intersects(t.forbid); });
+    std::vector<tagop::Term> out;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      bool absorbed = false;
+      for (std::size_t j = 0; j < terms.size() && !absorbed; ++j)
+        absorbed = i != j && terms[i].require.contains_all(terms[j].require) &&
+                   terms[i].forbid.contains_all(terms[j].forbid) && (!(terms[i] == terms[j]) || j < i);
+      if (!absorbed) out.push_back(terms[i]);
+    }
+    return out;
+  };
+  const tagop::Condition conditions[] = {condition("load"), condition("store"), condition("dc.miss"),
+                                         condition("l2.miss")};
+  std::uint64_t state = 12345;
+  auto next = [&] { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int round = 0; round < 500; ++round) {
+    std::vector<tagop::Term> terms;
+    Predicate p = Predicate::never();
+    for (std::uint64_t n = next() % 12; n > 0; --n) {
+      tagop::Term t;
+      for (const tagop::Condition c : conditions) {
+        const std::uint64_t pick = next() % 4;  // required, forbidden, or neither
+        if (pick == 0) t.require.insert(c);
+        if (pick == 1) t.forbid.insert(c);
+      }
+      terms.push_back(t);
+      p = p | Predicate::of(t);
+    }
+    INFO("round " << round);
+    CHECK(p.terms() == reference(terms));
+  }
+}

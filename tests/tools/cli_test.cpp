@@ -92,7 +92,7 @@ TEST_CASE("bad usage exits 2 and says what was wrong", "[cli]") {
     const char* args;
     const char* message;
   };
-  for (const Bad& b : {Bad{"", "A subcommand is required"},
+  for (const Bad& b : {Bad{"", "tagop: expected a command (decode, program, events"},
                        Bad{"decode ibs-op IbsOpData3", "'IbsOpData3' is not REGISTER=VALUE"},
                        Bad{"decode ibs-op IbsOpData3=zz", "IbsOpData3 'zz' is not a number"},
                        Bad{"decode ibs-op IbsFetchCtl=1", "IbsFetchCtl belongs to ibs_fetch samples"},
