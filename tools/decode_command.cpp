@@ -59,10 +59,6 @@ IbsRegisters parse_registers(IbsUnit unit, const std::vector<std::string>& assig
   return regs;
 }
 
-std::string bits_text(const FieldSpec& f) {
-  return f.width == 1 ? fmt::format("[{}]", f.lsb) : fmt::format("[{}:{}]", f.lsb + f.width - 1, f.lsb);
-}
-
 bool is_address(const FieldSpec& f) { return f.address != AddressSlot::none; }
 
 // What one sample adds to each derived event: 1 for a count, the measure's
@@ -124,8 +120,10 @@ void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format fo
     const std::string value = is_address(*f.spec) || f.spec->width > 8 ? fmt::format("{:#x}", f.value)
                                                                         : fmt::format("{}", f.value);
     std::string meaning = f.meaning.empty() ? std::string(f.spec->description) : f.meaning;
-    if (f.ignored) meaning += fmt::format(" (ignored: needs {})", f.spec->only_if->name());
-    fmt::print("  {:<8} {:<24} = {:<18}  {}\n", bits_text(*f.spec), f.spec->name, value, meaning);
+    if (f.ignored) meaning += fmt::format(" (ignored: needs {})", Predicate::of(f.spec->only_if).to_string());
+    if (f.invalid) meaning += fmt::format(" (not valid: needs {})", Predicate::of(f.spec->valid_if).to_string());
+    if (!f.spec->why.empty()) meaning += fmt::format(" [{}]", f.spec->why);
+    fmt::print("  {:<9} {:<24} = {:<18}  {}\n", bits_text(*f.spec), f.spec->name, value, meaning);
   }
   fmt::print("Conditions: {}\n", sample.conditions.to_string());
   fmt::print("Derived events this sample counts toward:\n");

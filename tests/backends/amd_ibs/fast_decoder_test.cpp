@@ -34,7 +34,7 @@ bool same(const Sample& a, const Sample& b) {
 
 TEST_CASE("FastIbsDecoder decodes as IbsDecoder does", "[ibs][perfdata]") {
   const auto [family, model] = GENERATE(table<unsigned, unsigned>(
-      {{0x10, 2}, {0x10, 4}, {0x12, 1}, {0x15, 0x02}, {0x15, 0x30}, {0x15, 0x60}, {0x16, 0}, {0x17, 1}, {0x19, 0x11}}));
+      {{0x10, 2}, {0x10, 4}, {0x12, 1}, {0x15, 0x02}, {0x15, 0x30}, {0x15, 0x60}, {0x16, 0}, {0x17, 1}, {0x19, 0x01}, {0x19, 0x11}, {0x1A, 0x02}}));
   INFO("family " << family << " model " << model);
   const IbsDecoder slow(family, model);
   const FastIbsDecoder fast(family, model);
@@ -56,9 +56,10 @@ TEST_CASE("FastIbsDecoder decodes as IbsDecoder does", "[ibs][perfdata]") {
 }
 
 TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecoder do", "[ibs][perfdata]") {
-  const auto [family, model] = GENERATE(table<unsigned, unsigned>({{0x10, 4}, {0x15, 0x60}, {0x19, 0x11}}));
+  const auto [family, model] = GENERATE(table<unsigned, unsigned>({{0x10, 4}, {0x15, 0x60}, {0x17, 0x31}, {0x19, 0x01}, {0x19, 0x11}, {0x1A, 0x02}}));
   INFO("family " << family << " model " << model);
-  const IbsDecoder slow(family, model);
+  // A payload is decoded with the layout its own caps word picks.
+  std::map<std::uint32_t, IbsDecoder> slow;
   const FastIbsDecoder fast(family, model);
   std::uint64_t state = 77 + family;
   std::map<std::uint32_t, Sample> by_kind;
@@ -68,13 +69,15 @@ TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecod
     const std::size_t fixed = unit == IbsUnit::fetch ? 3 : 7;
     const std::size_t count = fixed + splitmix(state) % 3;
     std::vector<std::byte> payload(4 + 8 * count);
-    const std::uint32_t caps = static_cast<std::uint32_t>(splitmix(state)) & 0x7FF;
+    // Caps with and without the bits that change the layout (11, 12, 16, 19).
+    const std::uint32_t caps = static_cast<std::uint32_t>(splitmix(state)) & 0x91FFF;
     std::memcpy(payload.data(), &caps, 4);
     for (std::size_t r = 0; r < count; ++r) {
       std::uint64_t v = splitmix(state) & (0xFFFF'0000'FFFF'00FFull | (splitmix(state) & 0x0000'FFFF'0000'FF00ull));
       std::memcpy(payload.data() + 4 + 8 * r, &v, 8);
     }
-    const Sample expected = slow.decode(parse_perf_raw(unit, payload).registers);
+    const IbsDecoder& decoder = slow.try_emplace(caps, family, model, caps).first->second;
+    const Sample expected = decoder.decode(parse_perf_raw(unit, payload).registers);
     Sample got;
     const std::uint64_t control = fast.decode_perf_raw(unit, payload, got);
     std::uint64_t first = 0;
