@@ -299,6 +299,21 @@ void PerfDataWriter::finish() {
     }
     bodies.emplace_back(feature_pmu_mappings, std::move(b));
   }
+  if (!features_.pmu_caps.empty()) {
+    // perf's write_pmu_caps() (6.1): the PMUs, each its capabilities as
+    // name and value strings, then its name.
+    Bytes b;
+    b.put(static_cast<std::uint32_t>(features_.pmu_caps.size()));
+    for (const PmuCaps& p : features_.pmu_caps) {
+      b.put(static_cast<std::uint32_t>(p.caps.size()));
+      for (const auto& [name, value] : p.caps) {
+        b.header_string(name);
+        b.header_string(value);
+      }
+      b.header_string(p.pmu);
+    }
+    bodies.emplace_back(feature_pmu_caps, std::move(b));
+  }
   std::uint64_t body_at = at + bodies.size() * sizeof(FileSection);
   for (auto& [bit, body] : bodies) {
     header_.features[bit / 64] |= std::uint64_t{1} << (bit % 64);

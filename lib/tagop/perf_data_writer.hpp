@@ -1,8 +1,9 @@
 #pragma once
 // Writes perf.data files that perf itself reads (`perf report -D`, `perf
 // script`): header, attributes with their ids, the data section, and the
-// feature sections HEADER_BUILD_ID, HEADER_CPUID, HEADER_EVENT_DESC and
-// HEADER_PMU_MAPPINGS. Records stream to the file as they are written.
+// feature sections HEADER_BUILD_ID, HEADER_CPUID, HEADER_EVENT_DESC,
+// HEADER_PMU_MAPPINGS and HEADER_PMU_CAPS. Records stream to the file as
+// they are written.
 //
 //   PerfDataWriter w("out.data", {{.attr = op_attr, .ids = {1}, .name = "ibs_op//"}},
 //                    {.cpuid = "AuthenticAMD,16,4,2", .pmu_mappings = {{10, "ibs_op"}}});
@@ -18,6 +19,7 @@
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include <tagop/perf_data_reader.hpp>  // PmuMapping, BuildIdEntry, SampleId
@@ -30,9 +32,17 @@ struct WriterEvent {
   std::string name{};
 };
 
+/// A PMU's capabilities as /sys/bus/event_source/devices/PMU/caps lists
+/// them ("zen4_ibs_extensions" = "1" for ibs_op on Zen 4).
+struct PmuCaps {
+  std::string pmu;
+  std::vector<std::pair<std::string, std::string>> caps;
+};
+
 struct WriterFeatures {
   std::optional<std::string> cpuid{};
   std::vector<PmuMapping> pmu_mappings{};
+  std::vector<PmuCaps> pmu_caps{};
   std::vector<BuildIdEntry> build_ids{};
   std::string hostname{};
   std::string os_release{};
