@@ -153,8 +153,11 @@ Sample IbsDecoder::decode(const IbsRegisters& regs) const {
     }
     s.measures[f->measure->index] = static_cast<std::uint32_t>(f->extract(regs.get(f->reg)));
   }
-  for (const FieldSpec* f : p.addresses)
-    if (regs.has(f->reg) && gates_pass(*f, s.conditions)) store_address(s, f->address, f->extract(regs.get(f->reg)));
+  for (const FieldSpec* f : p.addresses) {
+    if (!regs.has(f->reg)) continue;
+    if (gates_pass(*f, s.conditions)) store_address(s, f->address, f->extract(regs.get(f->reg)));
+    else if (f->address == AddressSlot::ip) s.ip_exact = false;  // IbsRipInvalid: the op's address is not known
+  }
   for (const DerivedCondition* d : p.derived) {
     if (!s.observed.contains_all(d->when.require | d->when.forbid) || unknown.intersects(d->when.require | d->when.forbid))
       continue;
@@ -179,8 +182,12 @@ std::vector<DecodedField> IbsDecoder::explain(const IbsRegisters& regs) const {
       meaning = m ? std::string(m->text) : "reserved";
     }
     // Gates read the decoded conditions; a gate over an undecided
-    // condition fails.
-    const bool invalid = !f->valid_if.matches(decoded.conditions);
+    // condition fails. A field whose every condition the sample left
+    // undecided (another field's value says it is not reported) is not
+    // valid either.
+    const ConditionSet decides = decidable_by(*f);
+    const bool invalid = !f->valid_if.matches(decoded.conditions) ||
+                         (!decides.empty() && !decoded.observed.intersects(decides));
     const bool ignored = !invalid && !f->only_if.matches(decoded.conditions);
     out.push_back({f, v, std::move(meaning), ignored, invalid});
   }

@@ -117,7 +117,11 @@ void FastIbsDecoder::fill(const Decided& d, const UnitPlan& plan, const Register
   s.observed = d.facts.observed;
   s.measured = d.facts.measured;
   for (const FieldSpec* f : plan.values) {
-    if (!regs.has(f->reg) || !gates_pass(*f, s.conditions)) continue;
+    if (!regs.has(f->reg)) continue;
+    if (!gates_pass(*f, s.conditions)) {
+      if (f->address == AddressSlot::ip) s.ip_exact = false;
+      continue;
+    }
     const std::uint64_t v = f->extract(regs.get(f->reg));
     if (f->measure) s.measures[f->measure->index] = static_cast<std::uint32_t>(v);
     store_address(s, f->address, v);
@@ -144,10 +148,14 @@ void FastIbsDecoder::decode(const IbsRegisters& regs, Sample& s) const {
 const FastIbsDecoder::RawLayout& FastIbsDecoder::new_raw_layout(IbsUnit unit, std::uint32_t caps,
                                                                std::size_t size) const {
   RawLayout l;
-  l.offsets = perf_raw_offsets(unit, caps, size);  // throws for sizes parse_perf_raw refuses
+  // Linux puts its IBS capabilities, which always have IBSFFV and the
+  // unit's sampling bit, first in every payload: a word without them is
+  // not the processor's, and the layout is taken from its family instead.
+  const std::uint32_t used = plausible_caps(unit, caps) ? caps : variants_[0]->decoder.caps();
+  l.offsets = perf_raw_offsets(unit, used, size);  // throws for sizes parse_perf_raw refuses
   l.caps = caps;
   l.size = size;
-  l.variant = variant_of(caps);
+  l.variant = variant_of(used);
   std::uint32_t present = 0;
   for (std::size_t r = 0; r < register_count; ++r)
     if (l.offsets[r] >= 0) present |= 1u << r;
@@ -165,6 +173,23 @@ const FastIbsDecoder::RawLayout& FastIbsDecoder::new_raw_layout(IbsUnit unit, st
   return layouts_[static_cast<std::size_t>(unit)] = l;
 }
 
+IbsRegisters FastIbsDecoder::registers_at(std::span<const std::byte> payload, const RawLayout& layout) {
+  IbsRegisters regs;
+  regs.unit = static_cast<IbsUnit>(layout.head & 1);
+  for (std::size_t r = 0; r < register_count; ++r) {
+    if (layout.offsets[r] < 0) continue;
+    std::uint64_t v;
+    std::memcpy(&v, payload.data() + layout.offsets[r], 8);
+    regs.set(static_cast<IbsRegister>(r), v);
+  }
+  return regs;
+}
+
+bool plausible_caps(IbsUnit unit, std::uint32_t caps_word) {
+  const std::uint32_t sampling = unit == IbsUnit::fetch ? caps::FetchSam : caps::OpSam;
+  return (caps_word & caps::IBSFFV) && (caps_word & sampling);
+}
+
 const FastIbsDecoder::Decided* FastIbsDecoder::raw_entry(IbsUnit unit, std::span<const std::byte> payload,
                                                        std::uint64_t& control) const {
   Key key;
@@ -177,8 +202,7 @@ const FastIbsDecoder::Decided* FastIbsDecoder::entry_of(const Key& key, std::spa
   if (const Decided* d = find(key, slot)) return d;
   // key_of() read this payload: its layout is the unit's last one.
   const RawLayout& layout = layouts_[static_cast<std::size_t>(key.unit())];
-  return &insert(key, slot, variants_[key.variant()]->decoder.decode(parse_perf_raw(key.unit(), payload).registers),
-                 &layout.offsets);
+  return &insert(key, slot, variants_[key.variant()]->decoder.decode(registers_at(payload, layout)), &layout.offsets);
 }
 
 std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std::byte> payload, Sample& s) const {
@@ -187,7 +211,7 @@ std::uint64_t FastIbsDecoder::decode_perf_raw(IbsUnit unit, std::span<const std:
   const RawLayout& layout = layouts_[static_cast<std::size_t>(unit)];
   const Variant& variant = *variants_[layout.variant];
   if (!d) {
-    s = variant.decoder.decode(parse_perf_raw(unit, payload).registers);
+    s = variant.decoder.decode(registers_at(payload, layout));
     return control;
   }
   fill(*d, variant.plans[static_cast<std::size_t>(unit)], PayloadRegisters{payload.data(), layout.offsets}, s);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <tagop/amd_ibs/decoder.hpp>
+#include <tagop/amd_ibs/families.hpp>
 #include <tagop/amd_ibs/fast_decoder.hpp>
 
 using namespace tagop;
@@ -27,7 +28,7 @@ std::uint64_t splitmix(std::uint64_t& state) {
 bool same(const Sample& a, const Sample& b) {
   return a.conditions == b.conditions && a.observed == b.observed && a.measures == b.measures &&
          a.measured == b.measured && a.ip == b.ip && a.ip_physical == b.ip_physical && a.data_linear == b.data_linear &&
-         a.data_physical == b.data_physical && a.branch_target == b.branch_target;
+         a.data_physical == b.data_physical && a.branch_target == b.branch_target && a.ip_exact == b.ip_exact;
 }
 
 }  // namespace
@@ -76,8 +77,14 @@ TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecod
       std::uint64_t v = splitmix(state) & (0xFFFF'0000'FFFF'00FFull | (splitmix(state) & 0x0000'FFFF'0000'FF00ull));
       std::memcpy(payload.data() + 4 + 8 * r, &v, 8);
     }
-    const IbsDecoder& decoder = slow.try_emplace(caps, family, model, caps).first->second;
-    const Sample expected = decoder.decode(parse_perf_raw(unit, payload).registers);
+    // A word without IBSFFV or the unit's sampling bit is not Linux's: the
+    // family's own capabilities give the layout (and the optional registers).
+    const std::uint32_t sampling = unit == IbsUnit::fetch ? 2 : 4;
+    const std::uint32_t used = (caps & 1) && (caps & sampling) ? caps : capabilities_of(family, model);
+    const IbsDecoder& decoder = slow.try_emplace(used, family, model, used).first->second;
+    std::vector<std::byte> as_read = payload;
+    std::memcpy(as_read.data(), &used, 4);
+    const Sample expected = decoder.decode(parse_perf_raw(unit, as_read).registers);
     Sample got;
     const std::uint64_t control = fast.decode_perf_raw(unit, payload, got);
     std::uint64_t first = 0;

@@ -163,6 +163,7 @@ class FastIbsDecoder {
   const Decided* entry_of(const Key& key, std::span<const std::byte> payload) const;
   const RawLayout& raw_layout(IbsUnit unit, std::span<const std::byte> payload) const;
   const RawLayout& new_raw_layout(IbsUnit unit, std::uint32_t caps, std::size_t size) const;
+  static IbsRegisters registers_at(std::span<const std::byte> payload, const RawLayout& layout);
 
   unsigned family_, model_;
   // [0]: the constructor's caps; others as payloads bring them (at most
@@ -175,6 +176,11 @@ class FastIbsDecoder {
   mutable Decided scratch_;
   mutable std::array<RawLayout, 2> layouts_;  // by unit: the last one seen
 };
+
+/// Whether a caps word can be Linux's: it always has IBSFFV and the unit's
+/// sampling bit. Payloads whose word cannot are decoded with the layout of
+/// the decoder's own capabilities.
+bool plausible_caps(IbsUnit unit, std::uint32_t caps_word);
 
 // Once per sample: inline.
 
