@@ -67,8 +67,8 @@ constexpr EventReading nb_readings[] = {
     {zen3_errata, "and not when DcMissNoMabAlloc or SwPf is set (erratum #1293: Linux zeroes IbsOpData2)"},
 };
 constexpr EventReading l3_readings[] = {
-    {zen1_to_3, "DataSrc 2, the local node cache, is the L3 or another core's cache, not said which (Linux: "
-                "PERF_MEM_LVL_L3 | REM_CCE1): a load from it leaves the event undecided"},
+    {zen1_to_3, "not available: no DataSrc names the L3 alone; 2, the local node cache, is the L3 or another core's "
+                "cache, not said which (Linux: PERF_MEM_LVL_L3 | REM_CCE1)"},
     {zen4_on, "DataSrc 1: the local L3 or another core's L1/L2 in the CCX, which Linux reports as an L3 hit"},
 };
 constexpr EventReading local_cache_readings[] = {
@@ -90,8 +90,7 @@ constexpr EventReading io_readings[] = {
 constexpr EventReading cache_state_readings[] = {
     {zen1_2, "CacheHitSt is reported for DataSrc 2 only, which does not tell the L3 from another core's cache, and "
              "not for 4: a load from either leaves the event undecided"},
-    {zen3, "CacheHitSt is not valid (Linux's perf_ibs_cache_hit_st_valid()): a load from another core's cache "
-           "leaves the event undecided"},
+    {zen3, "not available: CacheHitSt is not valid there (Linux's perf_ibs_cache_hit_st_valid(), 6.1)"},
     {zen4_on, "CacheHitSt of a line from another CCX's cache (DataSrc 2 or 5); a line from the own CCX (DataSrc 1) "
               "is not counted, as the L3's is not on Family 10h"},
 };

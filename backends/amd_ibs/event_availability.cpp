@@ -52,17 +52,19 @@ std::string values_with(const FieldSpec& f, Condition c, ConditionSet ValueMeani
   return out;
 }
 
-// What decides `c` on this processor, field by field.
+// What decides `c` on this processor, field by field, and which values
+// leave it undecided.
 std::string decider_text(Condition c, const IbsDecoder& d, IbsUnit unit) {
-  std::vector<std::string> parts;
+  std::vector<std::string> parts, undecided;
   for (const FieldSpec* f : d.fields(unit)) {
-    if (!conditions_of(*f).contains(c)) continue;
+    if (const std::string values = values_with(*f, c, &ValueMeaning::unknown); !values.empty())
+      undecided.push_back(fmt::format("{} = {}", f->name, values));
+    if (!decidable_by(*f).contains(c)) continue;
     std::string part = field_text(*f);
     if (const std::string values = values_with(*f, c, &ValueMeaning::conditions); !values.empty()) part += " = " + values;
     else if (f->nonzero == c) part += " != 0";
-    if (const std::string values = values_with(*f, c, &ValueMeaning::unknown); !values.empty())
-      part += fmt::format(" (undecided when {})", values);
     if (gated(f->only_if)) part += fmt::format(" (when {})", Predicate::of(f->only_if).to_string());
+    if (gated(f->valid_if)) part += fmt::format(" (valid with {})", Predicate::of(f->valid_if).to_string());
     parts.push_back(part);
   }
   if (parts.empty())
@@ -71,14 +73,16 @@ std::string decider_text(Condition c, const IbsDecoder& d, IbsUnit unit) {
         parts.push_back(fmt::format("derived: {}", Predicate::of(dc.when).to_string()));
   std::string out = fmt::format("{}: ", c.name());
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
-  return parts.empty() ? out + "reported by no field here" : out;
+  if (parts.empty()) out += "reported by no field here";
+  for (std::size_t i = 0; i < undecided.size(); ++i) out += (i ? ", " : "; undecided when ") + undecided[i];
+  return out;
 }
 
 // Where in the table a condition is reported, for "not here, but there".
 std::string elsewhere_text(Condition c) {
   std::vector<std::string> where;
   for (const FieldSpec& f : field_table())
-    if (conditions_of(f).contains(c))
+    if (decidable_by(f).contains(c))
       where.push_back(fmt::format("{} on {}", field_text(f), where_text(f)));
   if (where.empty()) return "no IBS field reports it";
   std::string out = "IBS reports it in ";
