@@ -203,6 +203,7 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
                     ? fmt::format("{} samples{}", kind_name(e), e.predicate.empty() ? "" : fmt::format(" where {}", e.predicate))
                     : fmt::format("retired ops where {} (an event count)", predicate_text(e)),
                 width);
+  if (has_op_predicate(e)) print_field("unit", fmt::format("one count is one of: {}", counting_unit_name(e.unit)), width);
   if (ibs) print_ibs_event_details(e, processor, width);
   print_field("program", programmed.request, width);
   if (programmed.programming) fmt::print("{}", indented(to_text(*programmed.programming), width));
