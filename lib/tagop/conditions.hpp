@@ -76,6 +76,7 @@ inline constexpr ConditionInfo condition_table[] = {
     {"dc.bank_conflict_load", "the access had a data-cache bank conflict with a load"},
     {"dc.bank_conflict_store", "the access had a data-cache bank conflict with a store"},
     {"l2.miss", "the access missed in the L2 cache"},
+    {"l2.miss_fast_detected", "the L2 miss was found by the Pentium 4's fast detection logic, which replay tagging sees (not every L2 miss)"},
     {"mem.misaligned", "the access was misaligned (crossed a 128-bit boundary on AMD)"},
     {"mem.split_line", "the access was split across two cache lines"},
     {"mem.locked", "the access was a locked (atomic) operation"},
