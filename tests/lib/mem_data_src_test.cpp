@@ -10,6 +10,8 @@
 #include <tagop/amd_ibs/decoder.hpp>
 #include <tagop/mem_data_src.hpp>
 
+#include "../splitmix.hpp"
+
 using namespace tagop;
 
 namespace {
@@ -156,12 +158,7 @@ TEST_CASE("the kernel's PERF_SAMPLE_DATA_SRC of an IBS op reads as the IBS decod
   const amd_ibs::IbsDecoder decoder(family, model);
   const bool zen4 = decoder.caps() & amd_ibs::caps::Zen4Ext;
   std::uint64_t state = family * 1000 + model;
-  auto next = [&] {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
+  auto next = [&] { return splitmix(state); };
   std::size_t compared = 0;
   for (int i = 0; i < 20000; ++i) {
     std::uint64_t data3 = next() & 0x3F'FFFF;

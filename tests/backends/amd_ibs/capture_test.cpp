@@ -16,6 +16,7 @@
 #include <tagop/perf_data_reader.hpp>
 
 #include "../../run_command.hpp"
+#include "decoded_samples.hpp"
 
 using namespace tagop;
 using namespace tagop::amd_ibs;
@@ -28,20 +29,6 @@ std::string temp_path(const std::string& name) {
 }
 
 constexpr std::uint64_t bit(unsigned n) { return std::uint64_t{1} << n; }
-
-struct Decoded : RecordHandler {
-  const IbsCapture& capture;
-  std::vector<Sample> samples;
-  std::vector<std::string> problems;
-  explicit Decoded(const IbsCapture& c) : capture(c) {}
-  void sample(const SampleRecord& r) override {
-    Sample s;
-    IbsSampleInfo info;
-    std::string problem;
-    if (capture.decode(r, s, info, problem) == IbsCapture::Result::ok) samples.push_back(s);
-    else problems.push_back(problem);
-  }
-};
 
 IbsRegisters load_op(std::uint64_t rip, std::uint64_t data) {
   IbsRegisters op;
@@ -65,7 +52,7 @@ TEST_CASE("an op whose IbsRipInvalid is set has the record's own address, not ex
   }
   PerfDataReader reader(path);
   const IbsCapture capture(reader.info());
-  Decoded d(capture);
+  DecodedSamples d(capture);
   reader.read(d);
   REQUIRE(d.samples.size() == 2);
   CHECK(d.samples[0].ip == 0x401234);
@@ -128,7 +115,7 @@ TEST_CASE("payloads whose caps word disagrees are warned about once each, and de
   }
   PerfDataReader reader(path);
   const IbsCapture capture(reader.info());
-  Decoded d(capture);
+  DecodedSamples d(capture);
   reader.read(d);
   CHECK(d.problems.empty());
   REQUIRE(d.samples.size() == 6);

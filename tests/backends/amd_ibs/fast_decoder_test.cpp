@@ -12,18 +12,12 @@
 #include <tagop/amd_ibs/decoder.hpp>
 #include <tagop/amd_ibs/families.hpp>
 #include <tagop/amd_ibs/fast_decoder.hpp>
+#include "../../splitmix.hpp"
 
 using namespace tagop;
 using namespace tagop::amd_ibs;
 
 namespace {
-
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 bool same(const Sample& a, const Sample& b) {
   return a.conditions == b.conditions && a.observed == b.observed && a.measures == b.measures &&

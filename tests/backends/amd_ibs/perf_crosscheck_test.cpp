@@ -24,17 +24,11 @@
 #include <tagop/amd_ibs/perf_capture.hpp>
 
 #include "../../run_command.hpp"
+#include "../../splitmix.hpp"
 
 using namespace tagop::amd_ibs;
 
 namespace {
-
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // One sample as perf printed it: field -> value text, and the registers'
 // hex values by perf's line names.

@@ -25,19 +25,14 @@
 #include <tagop/amd_ibs/perf_capture.hpp>
 #include <tagop/engine.hpp>
 #include <tagop/perf_data_reader.hpp>
+#include "../../splitmix.hpp"
+#include "decoded_samples.hpp"
 
 using namespace tagop;
 using namespace tagop::amd_ibs;
 using namespace tagop::perf_data;
 
 namespace {
-
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 bool bit(std::uint64_t v, unsigned n) { return (v >> n) & 1; }
 std::uint64_t bits(std::uint64_t v, unsigned lo, unsigned width) { return (v >> lo) & ((std::uint64_t{1} << width) - 1); }
@@ -261,18 +256,6 @@ std::vector<IbsRegisters> random_samples(const Processor& p, std::uint64_t& stat
   return out;
 }
 
-struct Totals : RecordHandler {
-  const IbsCapture& capture;
-  Aggregator aggregator;
-  explicit Totals(const IbsCapture& c) : capture(c) {}
-  void sample(const SampleRecord& r) override {
-    Sample s;
-    IbsSampleInfo info;
-    std::string problem;
-    if (capture.decode(r, s, info, problem) == IbsCapture::Result::ok) aggregator.add(s);
-  }
-};
-
 struct Expectation {
   bool available = true;
   std::uint64_t value = 0;
@@ -309,7 +292,7 @@ std::map<std::uint16_t, QueryResult> totals_of(const Processor& p, const std::ve
   }
   PerfDataReader reader(path);
   const IbsCapture capture(reader.info());
-  Totals t(capture);
+  DecodedSamples t(capture);
   reader.read(t);
   std::filesystem::remove(path);
   const auto results = t.aggregator.evaluate(derived_event_queries());
