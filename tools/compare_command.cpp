@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>  // JSON output
 
 #include <tagop/amd_ibs/decoder.hpp>      // IbsDecoder::observable
+#include <tagop/amd_ibs/families.hpp>     // ibs_families
 #include <tagop/conditions.hpp>           // condition_table
 #include <tagop/error.hpp>                // Error
 #include <tagop/intel_p4/tables.hpp>      // find_metric, tagging_name
@@ -79,14 +80,13 @@ Target resolve_target(const std::string& text) {
 
 ConditionSet ibs_observable(SampleKind kind) {
   ConditionSet all;
-  // The union over the families whose layouts differ: a condition that
-  // some IBS processor reports.
-  for (unsigned family : {0x10u, 0x12u, 0x15u, 0x17u, 0x19u}) {
-    try {
-      all |= amd_ibs::IbsDecoder(family).observable(kind == SampleKind::fetch ? amd_ibs::IbsUnit::fetch : amd_ibs::IbsUnit::op);
-    } catch (const Error&) {
-    }
-  }
+  // The union over every family with IBS, at models where fields come and
+  // go (15h 30h+, 19h's Zen 4 models): a condition that some IBS
+  // processor reports.
+  for (const amd_ibs::IbsFamily& f : amd_ibs::ibs_families())
+    for (unsigned model : {0x00u, 0x11u, 0x30u, 0x60u})
+      all |= amd_ibs::IbsDecoder(f.family, model).observable(kind == SampleKind::fetch ? amd_ibs::IbsUnit::fetch
+                                                                                          : amd_ibs::IbsUnit::op);
   return all;
 }
 
