@@ -16,18 +16,20 @@ using amd_ibs::IbsRegister;
 using amd_ibs::IbsRegisters;
 using amd_ibs::IbsUnit;
 
-// Values that the field table leaves without a condition, because on
-// their own they do not say one thing: Zen's DataSrc 1 is "the local L3
-// or another core's cache in the CCX" (PPR for Family 19h, IBS_OP_DATA2).
-// A model with one core that misses L2 and hits L3 is exactly that.
-struct ValueFor {
-  std::string_view field;
-  Condition condition;
-  std::uint8_t value;
-};
-constexpr ValueFor values_without_condition[] = {
-    {"DataSrc", condition("src.l3"), 1},
-};
+// The value of an encoded field that says the most of what the sample
+// holds: all of its conditions hold, and of those it leaves undecided (Zen
+// 1-3's "local node cache" is the L3 or another core's cache) the sample
+// holds one. nullptr when no value fits.
+const amd_ibs::ValueMeaning* best_value(const FieldSpec& f, const ConditionSet& holds) {
+  const amd_ibs::ValueMeaning* best = nullptr;
+  std::size_t best_score = 0;
+  for (const amd_ibs::ValueMeaning& v : f.values) {
+    if (!holds.contains_all(v.conditions)) continue;
+    const std::size_t score = v.conditions.members().size() + (v.unknown & holds).members().size();
+    if (score > best_score) best = &v, best_score = score;
+  }
+  return best;
+}
 
 std::uint64_t address_of(const Sample& s, AddressSlot slot) {
   switch (slot) {
@@ -54,9 +56,9 @@ const FieldSpec* IbsEncoder::field(IbsUnit unit, std::string_view name) const {
 }
 
 void IbsEncoder::set(IbsRegisters& regs, const FieldSpec& f, std::uint64_t value) const {
-  const std::uint64_t limit = f.mask() >> f.lsb;
-  const std::uint64_t bits = (std::min(value, limit) << f.lsb) & f.mask();
-  regs.set(f.reg, (regs.get(f.reg) & ~f.mask()) | bits);
+  // A counter past its field saturates, as the hardware's do.
+  const std::uint64_t limit = f.width == 64 ? value : (std::uint64_t{1} << (f.width + f.high_width)) - 1;
+  regs.set(f.reg, f.insert(regs.get(f.reg), std::min(value, limit)));
 }
 
 void IbsEncoder::set(IbsRegisters& regs, std::string_view name, std::uint64_t value) const {
@@ -66,7 +68,7 @@ void IbsEncoder::set(IbsRegisters& regs, std::string_view name, std::uint64_t va
 }
 
 std::uint64_t IbsEncoder::max_period(IbsUnit unit) const {
-  auto all_ones = [](const FieldSpec& f) { return f.mask() >> f.lsb; };
+  auto all_ones = [](const FieldSpec& f) { return f.low_mask(); };
   if (unit == IbsUnit::fetch) return all_ones(*field(unit, "IbsFetchMaxCnt")) << 4;
   const FieldSpec& low = *field(unit, "IbsOpMaxCnt");
   std::uint64_t max_count = all_ones(low);
@@ -82,10 +84,7 @@ amd_ibs::IbsRegisters IbsEncoder::encode(const Sample& s, std::uint64_t period) 
     if (f->flag && s.conditions.contains(*f->flag)) set(regs, *f, 1);
     if (f->measure && s.has_measure(*f->measure)) set(regs, *f, s.measures[f->measure->index]);
     if (f->address != AddressSlot::none) set(regs, *f, address_of(s, f->address));
-    for (const auto& v : f->values)
-      if (v.condition && s.conditions.contains(*v.condition)) set(regs, *f, v.value);
-    for (const ValueFor& v : values_without_condition)
-      if (f->name == v.field && s.conditions.contains(v.condition)) set(regs, *f, v.value);
+    if (const amd_ibs::ValueMeaning* v = best_value(*f, s.conditions)) set(regs, *f, v->value);
   }
   // The control register as the hardware leaves it when the sample is
   // taken: enabled, valid, the period's MaxCnt (and, for fetches, random
@@ -100,7 +99,7 @@ amd_ibs::IbsRegisters IbsEncoder::encode(const Sample& s, std::uint64_t period) 
   } else {
     // MaxCnt's low bits, then (from Family 12h) its extension.
     const FieldSpec& low = *field(regs.unit, "IbsOpMaxCnt");
-    set(regs, low, max_count & (low.mask() >> low.lsb));
+    set(regs, low, max_count & low.low_mask());
     if (const FieldSpec* ext = field(regs.unit, "IbsOpMaxCntExt")) set(regs, *ext, max_count >> low.width);
     set(regs, "IbsOpEn", 1);
     set(regs, "IbsOpVal", 1);

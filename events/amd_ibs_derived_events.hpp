@@ -18,9 +18,82 @@
 //   a full miss (the L1 hit-size bits give it then); after an L1 miss that
 //   hit the L2 DTLB the L2 events give the size instead;
 // - northbridge events need a load that missed the DC with a data source
-//   reported; stores never count.
+//   reported; stores never count. On Zen the data source is valid only for a
+//   load that also missed the L2 (the decoder's gate, from the layout table);
+// - 0xF249 and 0xF24A count lines from another core's cache (the sources of
+//   0xF243 and 0xF244) by their state, where the hardware reports it.
 //
 // Included once, by backends/amd_ibs/derived_events.cpp.
+
+// How each event reads on the processors where seed 000's Family 10h words
+// needed reading (Zen above all), beside the rows below. Which bits decide
+// an event, and whether it is available, is computed from the layout table
+// (event_availability()); these say why the reading is the one taken.
+// Processor spans, as the layout table has them.
+constexpr EventProcessors zen3_errata{"Family 19h models 00h-0Fh", {CpuRange{0x19, 0x00, 0x19, 0x0F}}};
+constexpr EventProcessors zen1_to_3{"Zen 1 to Zen 3 (no IBS capability bit 11)", {CpuRange{0x17, 0x00, 0x19, 0xFF}},
+                                    0, caps::Zen4Ext};
+constexpr EventProcessors zen1_2{"Zen 1, Zen 2 (Families 17h, 18h)", {CpuRange{0x17, 0x00, 0x18, 0xFF}}, 0, caps::Zen4Ext};
+constexpr EventProcessors zen3{"Zen 3 (Family 19h models 00h-0Fh, 20h-5Fh)",
+                               {CpuRange{0x19, 0x00, 0x19, 0x0F}, CpuRange{0x19, 0x20, 0x19, 0x5F}}};
+constexpr EventProcessors zen4_on{"Zen 4 and later (IBS capability bit 11)", {CpuRange{0x17, 0x00, 0xFF, 0xFF}},
+                                  caps::Zen4Ext};
+constexpr EventProcessors zen_all{"Zen (Family 17h and later)", {CpuRange{0x17, 0x00, 0xFF, 0xFF}}};
+constexpr EventProcessors zen5{"Zen 5 (IBS capability bit 19)", {CpuRange{0x17, 0x00, 0xFF, 0xFF}}, caps::OpDtlbPgSize};
+
+constexpr EventReading killed_readings[] = {
+    {zen3_errata, "killed is none of IbsFetchComp, IbsPhyAddrValid, IbsL1TlbMiss and IbsL2TlbMiss: IbsIcMiss is not "
+                  "usable there (erratum #1238)"},
+};
+constexpr EventReading ic_readings[] = {
+    {zen3_errata, "not available: IbsIcMiss is not usable (erratum #1238; perf prints no IcMiss there)"},
+};
+constexpr EventReading itlb_page_readings[] = {
+    {zen3_errata, "IbsL1TlbPgSz has erratum #1347's encoding (0 4K, 1 16K, 2 2M, 3 1G); a 16K entry is neither 4K "
+                  "nor 2M"},
+};
+constexpr EventReading dtlb_readings[] = {
+    {zen5, "IbsDcL1TlbMiss and IbsDcL2TlbMiss are valid only with IbsDcPhyAddrValid (Linux 6.15): a load or store "
+           "with a linear address but no physical one leaves the event undecided"},
+};
+constexpr EventReading dtlb_page_readings[] = {
+    {zen5, "the page size is DcPageSize (IbsOpData3 5:4), one size for the translation, valid only with "
+           "IbsDcPhyAddrValid: the L1's on an L1 hit or full miss, the L2's on an L2 hit"},
+};
+constexpr EventReading nb_readings[] = {
+    {zen_all, "IbsOpData2 is valid only for a load that missed the DC and the L2 (IbsL2Miss, IbsOpData3 bit 20): an "
+              "L2 hit returns before Linux's perf_ibs_get_mem_lvl() reads DataSrc; an uncacheable access's DataSrc "
+              "only when it is I/O (7)"},
+    {zen3_errata, "and not when DcMissNoMabAlloc or SwPf is set (erratum #1293: Linux zeroes IbsOpData2)"},
+};
+constexpr EventReading l3_readings[] = {
+    {zen1_to_3, "not available: no DataSrc names the L3 alone; 2, the local node cache, is the L3 or another core's "
+                "cache, not said which (Linux: PERF_MEM_LVL_L3 | REM_CCE1)"},
+    {zen4_on, "DataSrc 1: the local L3 or another core's L1/L2 in the CCX, which Linux reports as an L3 hit"},
+};
+constexpr EventReading local_cache_readings[] = {
+    {zen1_to_3, "DataSrc 2, the local node cache, is the L3 or another core's cache, not said which (Linux: "
+                "PERF_MEM_LVL_L3 | REM_CCE1): a load from it leaves the event undecided"},
+    {zen4_on, "DataSrc 2: another CCX's cache in the same node (Linux: REM_CCE1)"},
+};
+constexpr EventReading remote_cache_readings[] = {
+    {zen1_to_3, "DataSrc 4: a remote node's cache (Linux: REM_CCE2)"},
+    {zen4_on, "DataSrc 5: another CCX's cache in another node (Linux: REM_CCE2)"},
+};
+constexpr EventReading dram_readings[] = {
+    {zen_all, "DataSrc 3 with RmtNode; Zen 4's long-latency DIMMs (6) and extension memory (8) are not DRAM: they "
+              "count in 0xF240/0xF241 and in src.pmem, src.cxl"},
+};
+constexpr EventReading io_readings[] = {
+    {zen_all, "DataSrc 7 with RmtNode, uncacheable accesses included"},
+};
+constexpr EventReading cache_state_readings[] = {
+    {zen1_2, "CacheHitSt is reported for DataSrc 2 only, which does not tell the L3 from another core's cache, and "
+             "not for 4: a load from either leaves the event undecided"},
+    {zen3, "not available: CacheHitSt is not valid there (Linux's perf_ibs_cache_hit_st_valid(), 6.1)"},
+    {zen4_on, "CacheHitSt of a line from another CCX's cache (DataSrc 2 or 5); a line from the own CCX (DataSrc 1) "
+              "is not counted, as the L3's is not on Family 10h"},
+};
 
 inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
     {.select = 0xF000,
@@ -36,6 +109,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "fetch.killed",
      .sums = "",
+     .readings = killed_readings,
      .description = "The number of IBS sampled fetches that were killed fetches. A fetch operation is killed if the fetch did not reach ITLB or IC access. The number of killed fetch samples is not generally useful for analysis and are filtered out in other derived IBS fetch events (except Event Select 0xF000 which counts all IBS fetch samples including IBS killed fetch samples.)"},
     {.select = 0xF002,
      .name = "IBS fetch attempted",
@@ -43,6 +117,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "!fetch.killed",
      .sums = "",
+     .readings = killed_readings,
      .description = "The number of IBS sampled fetches that were not killed fetch attempts. This derived event measures the number of useful fetch attempts and does not include the number of IBS killed fetch samples. This event should be used to compute ratios such as the ratio of IBS fetch IC misses to attempted fetches. The number of attempted fetches should equal the sum of the number of completed fetches and the number of aborted fetches."},
     {.select = 0xF003,
      .name = "IBS fetch completed",
@@ -57,6 +132,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "!fetch.killed & !fetch.completed",
      .sums = "",
+     .readings = killed_readings,
      .description = "The number of IBS sampled fetches that aborted. An attempted fetch is aborted if it did not complete and deliver instruction data to the decoder. An attempted fetch may abort at any point in the process of fetching instruction data. An abort may be due to a branch redirection as the result of a mispredicted branch. The number of IBS aborted fetch samples is a lower bound on the amount of unsuccessful, speculative fetch activity. It is a lower bound since the instruction data delivered by completed fetches may not be used."},
     {.select = 0xF005,
      .name = "IBS L1 ITLB hit",
@@ -85,6 +161,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "ic.miss",
      .sums = "",
+     .readings = ic_readings,
      .description = "The number of IBS attempted fetch samples where the fetch operation initially missed in the IC (instruction cache)."},
     {.select = 0xF009,
      .name = "IBS instruction cache hit",
@@ -92,6 +169,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "fetch.completed & !ic.miss",
      .sums = "",
+     .readings = ic_readings,
      .description = "The number of IBS attempted fetch samples where the fetch operation initially hit in the IC."},
     {.select = 0xF00A,
      .name = "IBS 4-KByte page translation",
@@ -99,6 +177,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "itlb.page_4k",
      .sums = "",
+     .readings = itlb_page_readings,
      .description = "The number of IBS attempted fetch samples where the fetch operation produced a valid physical address (i.e., address translation completed successfully) and used a 4-KByte page entry in the L1 ITLB."},
     {.select = 0xF00B,
      .name = "IBS 2-MByte page translation",
@@ -106,6 +185,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "itlb.page_2m",
      .sums = "",
+     .readings = itlb_page_readings,
      .description = "The number of IBS attempted fetch samples where the fetch operation produced a valid physical address (i.e., address translation completed successfully) and used a 2-MByte page entry in the L1 ITLB."},
     {.select = 0xF00E,
      .name = "IBS fetch latency",
@@ -113,6 +193,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "!fetch.killed",
      .sums = "fetch.latency",
+     .readings = killed_readings,
      .description = "The total latency of all IBS attempted fetch samples. Divide the total IBS fetch latency by the number of IBS attempted fetch samples to obtain the average latency of the attempted fetches that were sampled."},
     {.select = 0xF100,
      .name = "IBS all op samples",
@@ -211,6 +292,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & !dtlb.l1_miss",
      .sums = "",
+     .readings = dtlb_readings,
      .description = "The number of IBS op samples where either a load or store operation initially hit in the L1 DTLB (data translation lookaside buffer)."},
     {.select = 0xF204,
      .name = "IBS L1 DTLB miss, L2 DTLB hit",
@@ -218,6 +300,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & dtlb.l1_miss & !dtlb.l2_miss",
      .sums = "",
+     .readings = dtlb_readings,
      .description = "The number of IBS op samples where either a load or store operation initially missed in the L1 DTLB and hit in the L2 DTLB."},
     // The seed misspells this name "L2 DTLM miss".
     {.select = 0xF205,
@@ -226,6 +309,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & dtlb.l1_miss & dtlb.l2_miss",
      .sums = "",
+     .readings = dtlb_readings,
      .description = "The number of IBS op samples where either a load or store operation initially missed in both the L1 DTLB and the L2 DTLB."},
     {.select = 0xF206,
      .name = "IBS DC miss",
@@ -310,6 +394,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & (!dtlb.l1_miss | dtlb.l2_miss) & !dtlb.l1_page_2m & !dtlb.l1_page_1g",
      .sums = "",
+     .readings = dtlb_page_readings,
      .description = "The number of IBS op samples where a load or store operation produced a valid linear (virtual) address and a 4-KByte page entry in the L1 DTLB was used for address translation."},
     {.select = 0xF212,
      .name = "IBS L1 DTLB 2-MByte page",
@@ -317,6 +402,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & (!dtlb.l1_miss | dtlb.l2_miss) & dtlb.l1_page_2m",
      .sums = "",
+     .readings = dtlb_page_readings,
      .description = "The number of IBS op samples where a load or store operation produced a valid linear (virtual) address and a 2-MByte page entry in the L1 DTLB was used for address translation."},
     {.select = 0xF213,
      .name = "IBS L1 DTLB 1-GByte page",
@@ -324,6 +410,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & (!dtlb.l1_miss | dtlb.l2_miss) & dtlb.l1_page_1g",
      .sums = "",
+     .readings = dtlb_page_readings,
      .description = "The number of IBS op samples where a load or store operation produced a valid linear (virtual) address and a 1-GByte page entry in the L1 DTLB was used for address translation."},
     {.select = 0xF215,
      .name = "IBS L2 DTLB 4K page",
@@ -331,6 +418,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & dtlb.l1_miss & !dtlb.l2_miss & !dtlb.l2_page_2m & !dtlb.l2_page_1g",
      .sums = "",
+     .readings = dtlb_page_readings,
      .description = "The number of IBS op samples where a load or store operation produced a valid linear (virtual) address, hit the L2 DTLB, and used a 4 KByte page entry for address translation."},
     {.select = 0xF216,
      .name = "IBS L2 DTLB 2-MByte page",
@@ -338,6 +426,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.lin_addr_valid & dtlb.l1_miss & !dtlb.l2_miss & dtlb.l2_page_2m",
      .sums = "",
+     .readings = dtlb_page_readings,
      .description = "The number of IBS op samples where a load or store operation produced a valid linear (virtual) address, hit the L2 DTLB, and used a 2-MByte page entry for address translation."},
     {.select = 0xF219,
      .name = "IBS DC miss load latency",
@@ -352,6 +441,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & nb.valid & !src.remote",
      .sums = "",
+     .readings = nb_readings,
      .description = "The number of IBS op samples where a load operation was serviced from the local processor. Northbridge IBS data is only valid for load operations that miss in both the L1 data cache and the L2 data cache. If a load operation crosses a cache line boundary, then the IBS data reflects the access to the lower cache line."},
     {.select = 0xF241,
      .name = "IBS NB remote",
@@ -359,6 +449,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & nb.valid & src.remote",
      .sums = "",
+     .readings = nb_readings,
      .description = "The number of IBS op samples where a load operation was serviced from a remote processor."},
     {.select = 0xF242,
      .name = "IBS NB local L3 cache",
@@ -366,6 +457,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.l3 & !src.remote",
      .sums = "",
+     .readings = l3_readings,
      .description = "The number of IBS op samples where a load operation was serviced by the local L3 cache."},
     {.select = 0xF243,
      .name = "IBS NB local core L1 or L2 cache",
@@ -373,6 +465,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.cache & !src.remote",
      .sums = "",
+     .readings = local_cache_readings,
      .description = "The number of IBS op samples where a load operation was serviced by a cache (L1 data cache or L2 cache) belonging to a local core which is a sibling of the core making the memory request."},
     {.select = 0xF244,
      .name = "IBS NB remote L1, L2 or L3 cache",
@@ -380,6 +473,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.cache & src.remote",
      .sums = "",
+     .readings = remote_cache_readings,
      .description = "The number of IBS op samples where a load operation was serviced by a remote L1 data cache, L2 cache or L3 cache after traversing one or more coherent HyperTransport\u2122 links."},
     {.select = 0xF245,
      .name = "IBS NB local DRAM",
@@ -387,6 +481,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.dram & !src.remote",
      .sums = "",
+     .readings = dram_readings,
      .description = "The number of IBS op samples where a load operation was serviced by local system memory (local DRAM via the memory controller)."},
     {.select = 0xF246,
      .name = "IBS NB remote DRAM",
@@ -394,6 +489,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.dram & src.remote",
      .sums = "",
+     .readings = dram_readings,
      .description = "The number of IBS op samples where a load operation was serviced by remote system memory (after traversing one or more coherent HyperTransport links and through a remote memory controller)."},
     {.select = 0xF247,
      .name = "IBS NB local APIC/MMIO/Config/PCI",
@@ -401,6 +497,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.io & !src.remote",
      .sums = "",
+     .readings = io_readings,
      .description = "The number of IBS op samples where a load operation was serviced from local MMIO, configuration or PCI space, or from the local APIC."},
     {.select = 0xF248,
      .name = "IBS NB MMIO/Config/PCI",
@@ -408,6 +505,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.io & src.remote",
      .sums = "",
+     .readings = io_readings,
      .description = "The number of IBS op samples where a load operation was serviced from remote MMIO, configuration or PCI space."},
     {.select = 0xF249,
      .name = "IBS NB cache Modified state",
@@ -415,6 +513,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.cache & !src.cache_owned",
      .sums = "",
+     .readings = cache_state_readings,
      .description = "The number of IBS op samples where a load operation was serviced from local or remote cache, and the cache hit state was the Modified (M) state."},
     {.select = 0xF24A,
      .name = "IBS NB cache Owned state",
@@ -422,6 +521,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & src.cache & src.cache_owned",
      .sums = "",
+     .readings = cache_state_readings,
      .description = "The number of IBS op samples where a load operation was serviced from local or remote cache, and the cache hit state was the Owned (O) state."},
     {.select = 0xF24B,
      .name = "IBS NB local cache latency",
@@ -429,6 +529,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & nb.valid & !src.remote",
      .sums = "dc.miss_latency",
+     .readings = nb_readings,
      .description = "The total data cache miss latency (in processor cycles) for load operations that were serviced by the local processor."},
     {.select = 0xF24C,
      .name = "IBS NB remote cache latency",
@@ -436,5 +537,6 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss & nb.valid & src.remote",
      .sums = "dc.miss_latency",
+     .readings = nb_readings,
      .description = "The total data cache miss latency (in processor cycles) for load operations that were serviced by a remote processor."},
 };

@@ -22,6 +22,10 @@
 // - split_load_retired's upstream load_port_replay must be on SAAT_ESCR1 and
 //   split_store_retired's store_port_replay on SAAT_ESCR0 (SDM Table 19-33);
 //   Linux picks the ESCR by HT thread, which the SDM does not allow.
+// - The SDM's notes (18.15.6.4): I/O, uncacheable and locked accesses,
+//   returns and far transfers cannot be tagged, and 2ndL counts only the
+//   misses the fast detection logic finds; the predicates of the metrics
+//   whose own descriptions say so carry it (1stL, 2ndL, Tagged_mispred_branch).
 // - DTLB_*_miss_retired: the Pentium 4 has one DTLB level, and its miss
 //   starts a page walk. The vocabulary's dtlb.l1_miss means "missed the
 //   first of two levels", which would make these metrics look wider than
@@ -122,8 +126,8 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 0,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 1,
-     .predicate = "load & dc.miss",
-     .description = "Retired loads that missed the L1 data cache."},
+     .predicate = "load & dc.miss & !mem.uncacheable & !mem.locked",
+     .description = "Retired loads that missed the L1 data cache (uncacheable and locked loads cannot be replay-tagged)."},
     {.name = "2ndL_cache_load_miss_retired",
      .tagging = Tagging::replay,
      .sdm_table = "19-33",
@@ -131,8 +135,9 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 0,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 2,
-     .predicate = "load & l2.miss",
-     .description = "Retired loads that missed the L2 cache (only the misses the fast detection logic finds)."},
+     .predicate = "load & l2.miss & l2.miss_fast_detected & !mem.uncacheable & !mem.locked",
+     .description = "Retired loads that missed the L2 cache (only the misses the fast detection logic finds; "
+                    "uncacheable and locked loads cannot be replay-tagged)."},
     {.name = "DTLB_load_miss_retired",
      .tagging = Tagging::replay,
      .sdm_table = "19-33",
@@ -167,7 +172,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 4,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 6,
-     .predicate = "branch & branch.mispredicted",
+     .predicate = "branch & branch.mispredicted & !return & !branch.far",
      .description = "Retired mispredicted branches (returns and far transfers cannot be tagged)."},
     {.name = "MOB_load_replay_retired",
      .tagging = Tagging::replay,

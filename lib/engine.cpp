@@ -1,5 +1,7 @@
 #include <tagop/engine.hpp>
 
+#include <algorithm>  // std::all_of
+
 namespace tagop {
 
 namespace {
@@ -27,6 +29,19 @@ ConditionSet required_kinds(const Predicate& p) {
 }
 
 }  // namespace
+
+Decision decide(const Predicate& predicate, const ConditionSet& conditions, const ConditionSet& observed) {
+  const ConditionSet known_true = conditions & observed;
+  ConditionSet known_false = observed;
+  known_false.erase(conditions);
+  bool undecided = false;
+  for (const Term& t : predicate.terms()) {
+    if (t.require.intersects(known_false) || t.forbid.intersects(known_true)) continue;  // this term fails
+    if (observed.contains_all(t.require | t.forbid)) return Decision::yes;
+    undecided = true;
+  }
+  return undecided ? Decision::unknown : Decision::no;
+}
 
 Aggregator::Aggregator() : slots_(64, 0) {}
 
@@ -83,22 +98,54 @@ void Aggregator::merge(const Aggregator& other) {
 
 std::vector<std::vector<QueryResult>> Aggregator::evaluate_by_row(std::span<const Query> queries) const {
   std::vector<std::vector<QueryResult>> out(rows_, std::vector<QueryResult>(queries.size()));
-  std::vector<ConditionSet> kinds, used;
-  for (const Query& q : queries) {
-    kinds.push_back(required_kinds(q.predicate));
-    used.push_back(q.predicate.used());
+  std::vector<ConditionSet> kinds;
+  for (const Query& q : queries) kinds.push_back(required_kinds(q.predicate));
+  // A condition that no sample of the kind observes (a bit the processor
+  // lacks) rules nothing out: an event whose every term needs it cannot be
+  // counted, even where a sample decides it false without it.
+  struct Seen {
+    ConditionSet kinds, observed;
+    bool any = false;
+  };
+  std::vector<Seen> seen_by_kinds;  // a few: the queries ask for fetch, op or either
+  auto seen_for = [&](const ConditionSet& k) -> const Seen& {
+    for (const Seen& s : seen_by_kinds)
+      if (s.kinds == k) return s;
+    Seen s{k, {}, false};
+    for (const Entry& e : entries_) {
+      if (!e.signature.conditions.contains_all(k)) continue;
+      s.observed |= e.signature.observed;
+      s.any = true;
+    }
+    seen_by_kinds.push_back(s);
+    return seen_by_kinds.back();
+  };
+  std::vector<bool> uncountable(queries.size(), false);
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const Seen sk = seen_for(kinds[q]);
+    const ConditionSet& seen = sk.observed;
+    const bool any = sk.any;
+    const auto& terms = queries[q].predicate.terms();
+    uncountable[q] = any && !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](const Term& t) {
+      return !seen.contains_all(t.require | t.forbid);
+    });
   }
   for (const Entry& e : entries_) {
     const Signature& s = e.signature;
     for (std::size_t q = 0; q < queries.size(); ++q) {
       if (!s.conditions.contains_all(kinds[q])) continue;
       QueryResult& r = out[s.row][q];
-      const auto& sums = queries[q].sums;
-      if (!s.observed.contains_all(used[q]) || (sums && !((s.measured >> sums->index) & 1))) {
+      if (uncountable[q]) {
         r.available = false;
         continue;
       }
-      if (!queries[q].predicate.matches(s.conditions)) continue;
+      const auto& sums = queries[q].sums;
+      const Decision d = decide(queries[q].predicate, s.conditions, s.observed);
+      if (d == Decision::no) continue;
+      if (d == Decision::unknown || (sums && !((s.measured >> sums->index) & 1))) {
+        r.available = false;
+        continue;
+      }
       r.count += e.tally.count;
       if (sums) r.total += e.tally.totals[sums->index];
     }

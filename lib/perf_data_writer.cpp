@@ -400,6 +400,21 @@ std::vector<std::pair<unsigned, Bytes>> feature_bodies(const WriterFeatures& f, 
     }
     out.emplace_back(feature_pmu_mappings, std::move(b));
   }
+  if (!f.pmu_caps.empty()) {
+    // perf's write_pmu_caps() (6.1): the PMUs, each its capabilities as
+    // name and value strings, then its name.
+    Bytes b;
+    b.put(static_cast<std::uint32_t>(f.pmu_caps.size()));
+    for (const PmuCaps& p : f.pmu_caps) {
+      b.put(static_cast<std::uint32_t>(p.caps.size()));
+      for (const auto& [name, value] : p.caps) {
+        b.header_string(name);
+        b.header_string(value);
+      }
+      b.header_string(p.pmu);
+    }
+    out.emplace_back(feature_pmu_caps, std::move(b));
+  }
   // perf reads the index of sections in the order of their bits.
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;

@@ -58,6 +58,34 @@ Relation relation(const Predicate& a, const Predicate& b) {
   return Relation::overlapping;
 }
 
+std::optional<double> truth_table_overlap(const Predicate& a, const Predicate& b) {
+  const std::vector<Condition> used = (a.used() | b.used()).members();
+  if (used.size() > exact_condition_limit) return std::nullopt;
+  std::uint64_t both = 0, either = 0;
+  for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << used.size()); ++bits) {
+    ConditionSet set;
+    for (std::size_t i = 0; i < used.size(); ++i) set.set(used[i], (bits >> i) & 1);
+    const bool in_a = a.matches(set), in_b = b.matches(set);
+    both += in_a && in_b;
+    either += in_a || in_b;
+  }
+  return either ? static_cast<double>(both) / static_cast<double>(either) : 1.0;
+}
+
+std::size_t condition_distance(const Predicate& a, const Predicate& b) {
+  const ConditionSet ua = a.used(), ub = b.used();
+  ConditionSet only_a = ua, only_b = ub;
+  only_a.erase(ub);
+  only_b.erase(ua);
+  return only_a.members().size() + only_b.members().size();
+}
+
+bool closer(const Predicate& target, const Predicate& a, const Predicate& b) {
+  const auto oa = truth_table_overlap(target, a), ob = truth_table_overlap(target, b);
+  if (oa && ob && *oa != *ob) return *oa > *ob;
+  return condition_distance(target, a) < condition_distance(target, b);
+}
+
 std::string_view relation_name(Relation r) {
   switch (r) {
     case Relation::same: return "same";

@@ -29,4 +29,16 @@ std::string_view mechanism_name(Mechanism m) {
   return "unknown";
 }
 
+std::string_view counting_unit_name(CountingUnit u) {
+  switch (u) {
+    case CountingUnit::instructions: return "instructions";
+    case CountingUnit::uops: return "uops";
+    case CountingUnit::macro_ops: return "macro-ops";
+    case CountingUnit::fetches: return "fetches";
+    case CountingUnit::cycles: return "cycles";
+    case CountingUnit::occurrences: return "occurrences";
+  }
+  return "unknown";
+}
+
 }  // namespace tagop

@@ -45,6 +45,21 @@ inline std::string tagop_exe() {
 
 inline RunResult run_tagop(const std::string& args) { return run_shell(tagop_exe() + " " + args); }
 
+/// The path of a program on PATH ("perf"), or "" when there is none.
+inline std::string find_in_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t end = dirs.find(':', start);
+    const std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::filesystem::path p = std::filesystem::path(dir) / program;
+    if (!dir.empty() && std::filesystem::exists(p)) return p.string();
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return {};
+}
+
 inline std::string source_path(const std::string& relative) {
   const char* root = std::getenv("TAGOP_SOURCE_ROOT");
   return std::string(root ? root : ".") + "/" + relative;

@@ -1,13 +1,16 @@
 // tagop compare EVENT-or-PREDICATE: how each vendor measures the same ops;
 // tagop compare --matrix: every condition against every backend.
 
-#include <map>     // std::map
-#include <memory>  // std::make_shared
+#include <algorithm>  // std::stable_sort
+#include <map>        // std::map
+#include <memory>     // std::make_shared
+#include <optional>   // std::optional
 
 #include <fmt/format.h>       // fmt::print
 #include <nlohmann/json.hpp>  // JSON output
 
 #include <tagop/amd_ibs/decoder.hpp>      // IbsDecoder::observable
+#include <tagop/amd_ibs/families.hpp>     // ibs_families
 #include <tagop/conditions.hpp>           // condition_table
 #include <tagop/error.hpp>                // Error
 #include <tagop/intel_p4/tables.hpp>      // find_metric, tagging_name
@@ -48,6 +51,7 @@ bool is_fetch_condition(std::string_view name) {
 struct Target {
   std::string label;  // what the user asked, as understood
   Predicate predicate;
+  std::optional<CountingUnit> unit{};  // an event's; none for a predicate
 };
 
 Target resolve_target(const std::string& text) {
@@ -56,7 +60,8 @@ Target resolve_target(const std::string& text) {
     const EventEntry& e = *found.front();
     if (!has_op_predicate(e))
       throw Error(fmt::format("{} ({}) counts occurrences, not ops: it has no predicate to compare", e.name, e.backend));
-    return {fmt::format("{} {} ({})", e.code, e.name, e.backend), effective_predicate(e)};
+    return {fmt::format("{} {} ({}), counting {}", e.code, e.name, e.backend, counting_unit_name(e.unit)),
+            effective_predicate(e), e.unit};
   }
   Predicate p;
   try {
@@ -76,14 +81,13 @@ Target resolve_target(const std::string& text) {
 
 ConditionSet ibs_observable(SampleKind kind) {
   ConditionSet all;
-  // The union over the families whose layouts differ: a condition that
-  // some IBS processor reports.
-  for (unsigned family : {0x10u, 0x12u, 0x15u, 0x17u, 0x19u}) {
-    try {
-      all |= amd_ibs::IbsDecoder(family).observable(kind == SampleKind::fetch ? amd_ibs::IbsUnit::fetch : amd_ibs::IbsUnit::op);
-    } catch (const Error&) {
-    }
-  }
+  // The union over every family with IBS, at models where fields come and
+  // go (15h 30h+, 19h's Zen 4 models): a condition that some IBS
+  // processor reports.
+  for (const amd_ibs::IbsFamily& f : amd_ibs::ibs_families())
+    for (unsigned model : {0x00u, 0x11u, 0x30u, 0x60u})
+      all |= amd_ibs::IbsDecoder(f.family, model).observable(kind == SampleKind::fetch ? amd_ibs::IbsUnit::fetch
+                                                                                          : amd_ibs::IbsUnit::op);
   return all;
 }
 
@@ -93,17 +97,70 @@ bool ibs_observes(const Predicate& p) {
   return observable.contains_all(p.used());
 }
 
+// How an event relates to the target, as compare groups them: the same
+// condition in another unit is not the same count.
+enum class Group { same, same_condition, narrower, wider };
+constexpr Group groups[] = {Group::same, Group::same_condition, Group::narrower, Group::wider};
+
+std::string_view group_name(Group g) {
+  switch (g) {
+    case Group::same: return "same";
+    case Group::same_condition: return "same condition, different unit";
+    case Group::narrower: return "narrower";
+    case Group::wider: return "wider";
+  }
+  return "?";
+}
+std::string_view group_key(Group g) { return g == Group::same_condition ? "same_condition_different_unit" : group_name(g); }
+
 struct Match {
   const EventEntry* entry;
-  Relation relation;
+  Group group;
+  std::optional<double> overlap;  // with the target's truth table (narrower, wider)
+  std::size_t distance = 0;       // conditions added or dropped
 };
 
 json match_json(const Match& m) {
   json j = entry_json(*m.entry);
-  j["relation"] = relation_name(m.relation);
+  j["relation"] = group_key(m.group);
+  j["unit"] = counting_unit_name(m.entry->unit);
+  if (m.overlap) j["overlap"] = *m.overlap;
+  if (m.group == Group::narrower || m.group == Group::wider) j["conditions_apart"] = m.distance;
   j["address"] = address_precision(*m.entry);
   j["sample"] = sample_meaning(*m.entry);
   return j;
+}
+
+// The events of a backend that relate to the target, each group's nearest
+// first: the largest share of the truth table, then the fewest conditions
+// apart, then table order.
+std::map<Group, std::vector<Match>> neighbours(const BackendInfo& b, const Target& target) {
+  std::map<Group, std::vector<Match>> out;
+  for (const EventEntry& e : b.events()) {
+    if (!has_op_predicate(e)) continue;
+    const Predicate p = effective_predicate(e);
+    const Relation r = relation(p, target.predicate);
+    Group g;
+    // A predicate asks for a count of ops, in any unit of ops; a latency
+    // event sums cycles over them instead.
+    const bool other_unit = target.unit ? *target.unit != e.unit : e.unit == CountingUnit::cycles;
+    if (r == Relation::same) g = other_unit ? Group::same_condition : Group::same;
+    else if (r == Relation::narrower) g = Group::narrower;
+    else if (r == Relation::wider) g = Group::wider;
+    else continue;
+    Match m{&e, g, std::nullopt, 0};
+    if (g == Group::narrower || g == Group::wider) {
+      m.overlap = truth_table_overlap(p, target.predicate);
+      m.distance = condition_distance(p, target.predicate);
+    }
+    out[g].push_back(m);
+  }
+  for (auto& [g, list] : out)
+    std::stable_sort(list.begin(), list.end(), [](const Match& a, const Match& b) {
+      if (a.overlap && b.overlap && *a.overlap != *b.overlap) return *a.overlap > *b.overlap;
+      return a.distance < b.distance;
+    });
+  return out;
 }
 
 void compare(const std::string& text, bool all, Format format, const std::string& counts) {
@@ -112,22 +169,18 @@ void compare(const std::string& text, bool all, Format format, const std::string
   json backends = json::array();
   json cannot = json::array();
   if (format == Format::csv)
-    fmt::print("{}", csv_row({"backend", "relation", "name", "code", "mechanism", "precise", "predicate", "address", "sample"}));
+    fmt::print("{}", csv_row({"backend", "relation", "name", "code", "mechanism", "precise", "predicate", "unit",
+                              "address", "sample"}));
   if (format == Format::text) {
     fmt::print("{}\n", fit(fmt::format("compare: {}", target.label), width));
     fmt::print("{}\n\n", fit(fmt::format("predicate: {}", target.predicate.to_string()), width));
     if (!counts.empty()) print_measured_counts(target.predicate, counts, width);
   }
   for (const BackendInfo& b : Registry::builtin().backends()) {
-    std::map<Relation, std::vector<Match>> by_relation;
-    for (const EventEntry& e : b.events()) {
-      if (!has_op_predicate(e)) continue;
-      const Relation r = relation(effective_predicate(e), target.predicate);
-      if (r == Relation::same || r == Relation::narrower || r == Relation::wider) by_relation[r].push_back({&e, r});
-    }
+    std::map<Group, std::vector<Match>> by_group = neighbours(b, target);
     // IBS answers any predicate over the conditions its samples observe,
     // whether or not a derived event asks exactly that.
-    const bool measurable = !by_relation[Relation::same].empty() ||
+    const bool measurable = !by_group[Group::same].empty() ||
                             (b.mechanism == Mechanism::instruction_sampling && ibs_observes(target.predicate));
     if (format == Format::json) {
       json jb;
@@ -135,40 +188,47 @@ void compare(const std::string& text, bool all, Format format, const std::string
       jb["title"] = b.title;
       jb["mechanism"] = mechanism_name(b.mechanism);
       jb["measurable"] = measurable;
-      for (Relation r : {Relation::same, Relation::narrower, Relation::wider}) {
+      for (Group g : groups) {
         json list = json::array();
-        for (const Match& m : by_relation[r]) list.push_back(match_json(m));
-        jb[std::string(relation_name(r))] = list;
+        for (const Match& m : by_group[g]) list.push_back(match_json(m));
+        jb[std::string(group_key(g))] = list;
       }
       backends.push_back(jb);
     } else if (format == Format::csv) {
-      for (Relation r : {Relation::same, Relation::narrower, Relation::wider})
-        for (const Match& m : by_relation[r])
-          fmt::print("{}", csv_row({std::string(b.name), std::string(relation_name(r)), std::string(m.entry->name),
+      for (Group g : groups)
+        for (const Match& m : by_group[g])
+          fmt::print("{}", csv_row({std::string(b.name), std::string(group_key(g)), std::string(m.entry->name),
                                     std::string(m.entry->code), std::string(mechanism_name(m.entry->mechanism)),
                                     m.entry->precise ? "yes" : "no", std::string(m.entry->predicate),
-                                    address_precision(*m.entry), sample_meaning(*m.entry)}));
+                                    std::string(counting_unit_name(m.entry->unit)), address_precision(*m.entry),
+                                    sample_meaning(*m.entry)}));
     } else {
       fmt::print("{}\n", fit(fmt::format("{} ({})", b.name, b.title), width));
-      if (by_relation[Relation::same].empty() && measurable)
+      if (by_group[Group::same].empty() && measurable)
         fmt::print("{}\n", fit("  no table event says exactly this, but every sample observes the conditions: "
                                "ask the samples (tagop report --where)", width));
-      for (Relation r : {Relation::same, Relation::narrower, Relation::wider}) {
-        const auto& list = by_relation[r];
-        const std::size_t shown = all ? list.size() : std::min<std::size_t>(list.size(), r == Relation::same ? 8 : 4);
+      for (Group g : groups) {
+        const auto& list = by_group[g];
+        const std::size_t shown = all ? list.size() : std::min<std::size_t>(list.size(), g == Group::same ? 8 : 4);
+        const bool long_name = g == Group::same_condition;
+        if (long_name && !list.empty()) fmt::print("  {}:\n", group_name(g));
         for (std::size_t i = 0; i < shown; ++i) {
           const EventEntry& e = *list[i].entry;
-          fmt::print("{}\n", fit(fmt::format("  {:<9} {:<10} {:<36} {}", relation_name(r), e.code, e.name, predicate_text(e)), width));
-          if (r == Relation::same) {
+          fmt::print("{}\n", fit(fmt::format("  {:<9} {:<10} {:<36} {}", long_name ? "" : group_name(g), e.code, e.name,
+                                             predicate_text(e)),
+                                 width));
+          if (g == Group::same || g == Group::same_condition) {
+            const std::string unlike =
+                !long_name ? "" : target.unit ? fmt::format(", not {}", counting_unit_name(*target.unit)) : " over the ops, not a count of them";
+            fmt::print("{}\n", fit(fmt::format("            counts:  {}{}", counting_unit_name(e.unit), unlike), width));
             fmt::print("{}\n", fit(fmt::format("            address: {}", address_precision(e)), width));
             fmt::print("{}\n", fit(fmt::format("            sample:  {}", sample_meaning(e)), width));
           }
         }
-        if (shown < list.size()) fmt::print("  {:<9} (+{} more; --all lists them)\n", relation_name(r), list.size() - shown);
+        if (shown < list.size())
+          fmt::print("  {:<9} (+{} more; --all lists them)\n", long_name ? "" : group_name(g), list.size() - shown);
       }
-      if (by_relation.empty() || (by_relation[Relation::same].empty() && by_relation[Relation::narrower].empty() &&
-                                  by_relation[Relation::wider].empty()))
-        fmt::print("  - cannot measure it\n");
+      if (by_group.empty()) fmt::print("  - cannot measure it\n");
       fmt::print("\n");
     }
     if (!measurable) cannot.push_back(b.name);
@@ -177,6 +237,7 @@ void compare(const std::string& text, bool all, Format format, const std::string
     json j;
     j["target"] = target.label;
     j["predicate"] = target.predicate.to_string();
+    if (target.unit) j["unit"] = counting_unit_name(*target.unit);
     j["backends"] = backends;
     j["cannot_measure_exactly"] = cannot;
     if (!counts.empty()) j["measured"] = measured_counts_json(target.predicate, counts);

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "ibs_sample_text.hpp"
+#include "ibs_processor.hpp"
 #include "output.hpp"
 
 namespace tagop::cli {
@@ -22,15 +23,10 @@ using json = nlohmann::ordered_json;
 struct DecodeOptions {
   std::string unit;
   std::vector<std::string> assignments;
-  std::string family = "10h";
-  std::string model = "0";
+  IbsProcessorOptions processor;
   std::string input;
   OutputOptions output;
 };
-
-std::string bits_text(const FieldSpec& f) {
-  return f.width == 1 ? fmt::format("[{}]", f.lsb) : fmt::format("[{}:{}]", f.lsb + f.width - 1, f.lsb);
-}
 
 bool is_address(const FieldSpec& f) { return f.address != AddressSlot::none; }
 
@@ -52,7 +48,7 @@ EventIncrements increments(const std::vector<QueryResult>& results, IbsUnit unit
   return out;
 }
 
-void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format format) {
+void print_sample(const IbsDecoder& decoder, const IbsProcessor& processor, const IbsRegisters& regs, Format format) {
   const Sample sample = decoder.decode(regs);
   Aggregator aggregator;
   aggregator.add(sample);
@@ -64,6 +60,8 @@ void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format fo
     j["unit"] = unit_name(regs.unit);
     j["family"] = fmt::format("{:#x}", decoder.family());
     j["model"] = fmt::format("{:#x}", decoder.model());
+    j["capabilities"] = fmt::format("{:#x}", decoder.caps());
+    j["processor_from"] = processor.source;
     j["registers"] = json::object();
     for (const RegisterInfo& r : register_table)
       if (regs.has(r.id)) j["registers"][std::string(r.name)] = fmt::format("{:#x}", regs.get(r.id));
@@ -82,8 +80,9 @@ void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format fo
     return;
   }
 
-  fmt::print("IBS {} sample, Family {:X}h model {:X}h\n", regs.unit == IbsUnit::fetch ? "fetch" : "op",
-             decoder.family(), decoder.model());
+  fmt::print("IBS {} sample, Family {:X}h model {:X}h, IBS capabilities {:#x} ({})\n",
+             regs.unit == IbsUnit::fetch ? "fetch" : "op", decoder.family(), decoder.model(), decoder.caps(),
+             processor.source);
   std::optional<IbsRegister> current;
   for (const DecodedField& f : fields) {
     if (current != f.spec->reg) {
@@ -93,8 +92,10 @@ void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format fo
     const std::string value = is_address(*f.spec) || f.spec->width > 8 ? fmt::format("{:#x}", f.value)
                                                                         : fmt::format("{}", f.value);
     std::string meaning = f.meaning.empty() ? std::string(f.spec->description) : f.meaning;
-    if (f.ignored) meaning += fmt::format(" (ignored: needs {})", f.spec->only_if->name());
-    fmt::print("  {:<8} {:<24} = {:<18}  {}\n", bits_text(*f.spec), f.spec->name, value, meaning);
+    if (f.ignored) meaning += fmt::format(" (ignored: needs {})", Predicate::of(f.spec->only_if).to_string());
+    if (f.invalid) meaning += fmt::format(" (not valid: needs {})", Predicate::of(f.spec->valid_if).to_string());
+    if (!f.spec->why.empty()) meaning += fmt::format(" [{}]", f.spec->why);
+    fmt::print("  {:<9} {:<24} = {:<18}  {}\n", bits_text(*f.spec), f.spec->name, value, meaning);
   }
   fmt::print("Conditions: {}\n", sample.conditions.to_string());
   fmt::print("Derived events this sample counts toward:\n");
@@ -104,7 +105,9 @@ void print_sample(const IbsDecoder& decoder, const IbsRegisters& regs, Format fo
   if (!events.unavailable.empty()) {
     std::string list;
     for (const auto* e : events.unavailable) list += (list.empty() ? "" : " ") + select_string(e->select);
-    fmt::print("Not available (this family lacks their bits, or a register was not given): {}\n", list);
+    fmt::print("Not available (this processor lacks their bits, the sample leaves them undecided, or a register was "
+               "not given; tagop events show EVENT --family F says why): {}\n",
+               list);
   }
 }
 
@@ -149,8 +152,7 @@ void add_decode_command(CLI::App& app) {
                   "REGISTER=VALUE, with the AMD names: IbsFetchCtl, IbsFetchLinAd, IbsFetchPhysAd, IbsFetchCtlExtd; "
                   "IbsOpCtl, IbsOpRip, IbsOpData, IbsOpData2, IbsOpData3, IbsDcLinAd, IbsDcPhysAd, IbsBrTarget, "
                   "IbsOpData4. A register not given is unknown, not zero.");
-  cmd->add_option("--family", options->family, "Processor family: 10h, 0x10 or 16 (decimal)")->capture_default_str();
-  cmd->add_option("--model", options->model, "Processor model, as --family")->capture_default_str();
+  add_ibs_processor_options(*cmd, options->processor);
   cmd->add_option("--input", options->input,
                   "Total a file of samples instead, one a line: 'ibs-op IbsOpData3=0x81 ...'");
   add_output_options(*cmd, options->output);
@@ -158,9 +160,11 @@ void add_decode_command(CLI::App& app) {
       "Examples:\n"
       "  tagop decode ibs-op IbsOpData=0x3000000000 IbsOpData3=0x100000081 --family 10h\n"
       "  tagop decode ibs-fetch IbsFetchCtl=0x0018000000280000 --json\n"
+      "  tagop decode ibs-op IbsOpData2=0x40 IbsOpData3=0x2000100081 --family 19h --model 0x11\n"
       "  tagop decode --input examples/ibs-samples.txt");
   cmd->callback([options] {
-    const IbsDecoder decoder(parse_cpu_number(options->family, "family"), parse_cpu_number(options->model, "model"));
+    const IbsProcessor processor = choose_ibs_processor(options->processor);
+    const IbsDecoder decoder(processor.family, processor.model, processor.caps);
     const Format format = options->output.resolved();
     if (!options->input.empty()) {
       if (!options->unit.empty()) usage_error("give either --input FILE or a sample kind with registers, not both");
@@ -169,7 +173,7 @@ void add_decode_command(CLI::App& app) {
     }
     if (options->unit.empty()) usage_error("expected ibs-fetch or ibs-op and REGISTER=VALUE ... (or --input FILE)");
     const IbsUnit unit = parse_ibs_unit(options->unit);
-    print_sample(decoder, parse_ibs_registers(unit, options->assignments), format);
+    print_sample(decoder, processor, parse_ibs_registers(unit, options->assignments), format);
   });
 }
 

@@ -23,6 +23,7 @@ nlohmann::ordered_json entry_json(const EventEntry& e) {
   if (!e.sums.empty()) j["sums"] = e.sums;
   j["mechanism"] = mechanism_name(e.mechanism);
   j["precise"] = e.precise;
+  j["unit"] = counting_unit_name(e.unit);
   j["description"] = e.description;
   return j;
 }

@@ -20,6 +20,7 @@
 #include "libpfm_lookup.hpp"
 #include "output.hpp"
 #include "terminal.hpp"
+#include "ibs_event_details.hpp"
 #include "vendor_notes.hpp"
 
 namespace tagop::cli {
@@ -159,10 +160,15 @@ std::string indented(const std::string& text, std::size_t width) {
   return out;
 }
 
-void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also, std::string_view spelled, Format format) {
+void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also, std::string_view spelled,
+                const std::optional<IbsProcessor>& processor, Format format) {
   const EntryProgramming programmed = program_entry(e, spelled);
+  const bool ibs = e.backend == "amd-ibs";
+  if (processor && !ibs)
+    usage_error(fmt::format("--family applies to IBS derived events; {} is a {} event", e.name, e.backend));
   if (format == Format::json) {
     json j = entry_json(e);
+    if (ibs) j["ibs"] = ibs_event_details_json(e, processor);
     j["encoding"] = encoding_text(e);
     j["address"] = address_precision(e);
     j["sample"] = sample_meaning(e);
@@ -197,6 +203,8 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
                     ? fmt::format("{} samples{}", kind_name(e), e.predicate.empty() ? "" : fmt::format(" where {}", e.predicate))
                     : fmt::format("retired ops where {} (an event count)", predicate_text(e)),
                 width);
+  if (has_op_predicate(e)) print_field("unit", fmt::format("one count is one of: {}", counting_unit_name(e.unit)), width);
+  if (ibs) print_ibs_event_details(e, processor, width);
   print_field("program", programmed.request, width);
   if (programmed.programming) fmt::print("{}", indented(to_text(*programmed.programming), width));
   else print_field("refused", programmed.refused, width);
@@ -239,7 +247,8 @@ void show_libpfm(const LibpfmEvent& e, Format format) {
                            width));
 }
 
-void show(const std::string& name, const std::string& backend, Format format) {
+void show(const std::string& name, const std::string& backend, const std::optional<IbsProcessor>& processor,
+          Format format) {
   if (name.find_first_not_of(" \t") == std::string::npos) usage_error("events show: the event name is empty");
   std::vector<const EventEntry*> found = find_events(name);
   if (!backend.empty()) {
@@ -247,7 +256,7 @@ void show(const std::string& name, const std::string& backend, Format format) {
     std::erase_if(found, [&](const EventEntry* e) { return e->backend != backend; });
   }
   if (!found.empty()) {
-    show_entry(*found.front(), {found.begin() + 1, found.end()}, name, format);
+    show_entry(*found.front(), {found.begin() + 1, found.end()}, name, processor, format);
     return;
   }
   if (backend.empty()) {
@@ -259,7 +268,7 @@ void show(const std::string& name, const std::string& backend, Format format) {
         const auto same = find_by_intel_code(ours, static_cast<unsigned>(*pfm->encoding & 0xFF),
                                              static_cast<unsigned>((*pfm->encoding >> 8) & 0xFF));
         if (!same.empty()) {
-          show_entry(*same.front(), {same.begin() + 1, same.end()}, name, format);
+          show_entry(*same.front(), {same.begin() + 1, same.end()}, name, processor, format);
           return;
         }
       }
@@ -337,6 +346,7 @@ void add_events_command(CLI::App& app) {
   struct ShowOptions {
     std::string name;
     std::string backend;
+    IbsProcessorOptions processor;
     OutputOptions output;
   };
   auto so = std::make_shared<ShowOptions>();
@@ -346,8 +356,19 @@ void add_events_command(CLI::App& app) {
                        "cpu/event=0xe6,umask=0x1/, 1stL_cache_load_miss_retired, skl::INST_RETIRED:ANY_P")
       ->required();
   show_cmd->add_option("--backend", so->backend, "Only this backend's table (where a spelling names several)");
+  show_cmd->add_option("--family", so->processor.family,
+                       "For an IBS derived event: whether it can be counted on this family, and which bits decide it");
+  show_cmd->add_option("--model", so->processor.model, "With --family: the model (default 0)");
+  show_cmd->add_option("--caps", so->processor.caps, "With --family: the IBS capabilities (CPUID 8000_001B EAX)");
   add_output_options(*show_cmd, so->output, true);
-  show_cmd->callback([so] { show(so->name, so->backend, so->output.resolved()); });
+  show_cmd->footer("Examples:\n  tagop events show F206\n  tagop events show F244 --family 17h\n"
+                   "  tagop events show 0xF249 --family 19h --model 0x11 --json");
+  show_cmd->callback([so] {
+    std::optional<IbsProcessor> processor;
+    if (!so->processor.family.empty()) processor = choose_ibs_processor(so->processor);
+    else if (!so->processor.model.empty() || !so->processor.caps.empty()) usage_error("--model and --caps need --family");
+    show(so->name, so->backend, processor, so->output.resolved());
+  });
 
   struct SearchOptions {
     std::vector<std::string> words;

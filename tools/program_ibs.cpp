@@ -6,6 +6,7 @@
 #include <tagop/amd_ibs/programmer.hpp>  // amd_ibs::program
 
 #include "commands.hpp"
+#include "ibs_processor.hpp"
 #include "output.hpp"
 
 namespace tagop::cli {
@@ -19,10 +20,8 @@ struct ProgramOptions {
   bool randomize = false;
   bool user_only = false;
   bool kernel_only = false;
-  std::string family = "10h";
-  std::string model = "0";
+  IbsProcessorOptions processor;
   std::string stepping = "0";
-  std::string caps;
   OutputOptions output;
 };
 
@@ -34,11 +33,15 @@ void program_ibs(const ProgramOptions& o) {
   r.randomize = o.randomize;
   r.exclude_kernel = o.user_only;
   r.exclude_user = o.kernel_only;
-  r.family = parse_cpu_number(o.family, "family");
-  r.model = parse_cpu_number(o.model, "model");
+  const IbsProcessor processor = choose_ibs_processor(o.processor);
+  r.family = processor.family;
+  r.model = processor.model;
   r.stepping = parse_cpu_number(o.stepping, "stepping");
-  if (!o.caps.empty()) r.capabilities = static_cast<std::uint32_t>(parse_u64(o.caps, "capabilities"));
-  const Programming p = amd_ibs::program(r);
+  r.capabilities = processor.caps;
+  Programming p = amd_ibs::program(r);
+  if (processor.source != "--family")
+    p.notes.push_back(fmt::format("programmed for Family {:X}h model {:02X}h ({})", r.family, r.model,
+                                  processor.source == "assumed" ? "assumed: give --family" : "this host"));
   fmt::print("{}", o.output.resolved() == Format::json ? to_json(p) + "\n" : to_text(p));
 }
 
@@ -61,10 +64,8 @@ void add_program_ibs_commands(CLI::App& program) {
     auto* user = cmd->add_flag("--user", o->user_only, "Only user-level samples");
     auto* kernel = cmd->add_flag("--kernel", o->kernel_only, "Only kernel-level samples");
     user->excludes(kernel);
-    cmd->add_option("--family", o->family, "Processor family: 10h, 0x10 or 16")->capture_default_str();
-    cmd->add_option("--model", o->model, "Processor model")->capture_default_str();
+    add_ibs_processor_options(*cmd, o->processor);
     cmd->add_option("--stepping", o->stepping, "Processor stepping")->capture_default_str();
-    cmd->add_option("--caps", o->caps, "IBS capabilities (CPUID 8000_001B EAX) instead of family/model");
     add_output_options(*cmd, o->output);
     cmd->footer(fetch ? "Example:\n  tagop program ibs-fetch --period 4096 --randomize --json"
                       : "Example:\n  tagop program ibs-op --period 0x10000 --count-ops --family 10h --model 4");

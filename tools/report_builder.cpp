@@ -145,17 +145,24 @@ std::uint32_t ReportBuilder::resolve_row(std::uint32_t pid, std::uint64_t ip) {
 }
 
 std::uint64_t ReportBuilder::sample_fields() const {
-  // An IBS sample's address is in its payload; CPU only for --cpu.
-  return PERF_SAMPLE_TID | PERF_SAMPLE_RAW | (capture_ ? 0 : PERF_SAMPLE_IP) | (filtering_ ? PERF_SAMPLE_CPU : 0);
+  // An IBS sample's address is in its payload, or the record's own when
+  // IbsRipInvalid says so (IbsCapture::ip_of); CPU only for --cpu.
+  return PERF_SAMPLE_TID | PERF_SAMPLE_RAW | PERF_SAMPLE_IP | (filtering_ ? PERF_SAMPLE_CPU : 0);
 }
 
 void ReportBuilder::learn_shape(const perf_data::SampleRecord& r, amd_ibs::IbsUnit unit) {
   SampleShape& shape = shapes_[r.event];
-  const std::optional<std::size_t> ip_at = capture_->ip_offset(unit, r.raw.size());
-  if (!shape.pid_at || !ip_at) return;
+  const auto place = capture_->ip_offset(unit, r.raw.size());
+  if (!shape.pid_at || !place) return;
   const auto raw_at = static_cast<std::uint16_t>(r.raw.data() - (file_ + r.offset));
-  shape = {r.size, shape.pid_at, raw_at, static_cast<std::uint16_t>(raw_at + *ip_at),
-           static_cast<std::uint32_t>(r.raw.size()), unit};
+  shape = {r.size,
+           shape.pid_at,
+           raw_at,
+           static_cast<std::uint16_t>(raw_at + place->at),
+           static_cast<std::uint16_t>(raw_at + place->invalid_at),
+           place->invalid_mask,
+           static_cast<std::uint32_t>(r.raw.size()),
+           unit};
 }
 
 void ReportBuilder::sample(const perf_data::SampleRecord& r) {
@@ -177,8 +184,10 @@ void ReportBuilder::sample(const perf_data::SampleRecord& r) {
     case amd_ibs::IbsCapture::Result::ok: break;
   }
   if (fast_) learn_shape(r, unit);
+  capture_->check_payload(unit, r.raw, r.offset);
   // Filtered-out samples go on too: the report counts every sample read.
-  const std::uint32_t row = (!filtering_ || passes(pid, cpu)) ? row_of(pid, capture_->ip_of(unit, r.raw)) : IbsWork::not_kept;
+  const std::uint32_t row =
+      (!filtering_ || passes(pid, cpu)) ? row_of(pid, capture_->ip_of(unit, r).ip) : IbsWork::not_kept;
   pool_->add(IbsWork(file_ + r.offset, r.raw, row, unit));
 }
 

@@ -115,6 +115,8 @@ class ReportBuilder final : public perf_data::RecordHandler {
     std::uint16_t pid_at = 0;  // TID's, from the record's start; 0: the event's samples have none at a fixed offset
     std::uint16_t raw_at = 0;  // the payload's, after its u32 size
     std::uint16_t ip_at = 0;   // the address ip_of() reads
+    std::uint16_t invalid_at = 0;  // the word whose invalid_mask bits say it is not the address (IbsRipInvalid)
+    std::uint64_t invalid_mask = 0;
     std::uint32_t raw_size = 0;
     amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   };
@@ -157,8 +159,10 @@ inline bool ReportBuilder::sample_in_place(std::uint32_t event, const std::byte*
   std::memcpy(&raw_size, record + shape.raw_at - 4, 4);
   if (raw_size != shape.raw_size) return false;
   std::memcpy(&pid, record + shape.pid_at, 4);
-  std::uint64_t ip;
+  std::uint64_t ip, invalid;
   std::memcpy(&ip, record + shape.ip_at, 8);
+  std::memcpy(&invalid, record + shape.invalid_at, 8);
+  if (invalid & shape.invalid_mask) return false;  // IbsRipInvalid: sample() takes the record's own ip
   const std::uint64_t w = who(pid);
   const RecentRow& recent = recent_row(ip, w);
   if (!recent.holds(ip, w)) return false;

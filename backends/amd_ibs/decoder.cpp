@@ -4,19 +4,40 @@
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/error.hpp>  // Error
+#include <tagop/amd_ibs/families.hpp>  // require_ibs_family, capabilities_of
+#include <tagop/error.hpp>             // Error
 
 namespace tagop::amd_ibs {
 
 namespace {
 
-const ValueMeaning* meaning_of(const FieldSpec& f, std::uint64_t value) {
-  for (const ValueMeaning& v : f.values)
-    if (!v.text.empty() && v.value == value) return &v;
-  return nullptr;
+bool has_values(const FieldSpec& f) { return !f.values.empty(); }
+
+ConditionSet gate_reads(const FieldSpec& f) {
+  ConditionSet read = f.only_if.require | f.only_if.forbid | f.valid_if.require | f.valid_if.forbid;
+  for (const ValueMeaning& v : f.values) read |= v.only_if.require | v.only_if.forbid;
+  return read;
 }
 
-bool has_values(const FieldSpec& f) { return !f.values[0].text.empty(); }
+// Orders the gated fields so that each comes after those that decide the
+// conditions its gates read (Zen 3's IbsL2Miss, gated by erratum #1293,
+// before the DataSrc that needs a load that missed the L2), else in table
+// order. A cycle is a table error.
+std::vector<const FieldSpec*> dependency_order(std::vector<const FieldSpec*> pending) {
+  std::vector<const FieldSpec*> out;
+  while (!pending.empty()) {
+    auto ready = std::find_if(pending.begin(), pending.end(), [&](const FieldSpec* f) {
+      for (const FieldSpec* other : pending)
+        if (other != f && gate_reads(*f).intersects(conditions_of(*other))) return false;
+      return true;
+    });
+    if (ready == pending.end())
+      throw Error(fmt::format("IBS field table: the gates of {} and others depend on each other", pending[0]->name));
+    out.push_back(*ready);
+    pending.erase(ready);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -31,28 +52,46 @@ void store_address(Sample& s, AddressSlot slot, std::uint64_t value) {
   }
 }
 
-ConditionSet conditions_of(const FieldSpec& f) {
+std::string bits_text(const FieldSpec& f) {
+  auto span = [](unsigned lsb, unsigned width) {
+    return width == 1 ? fmt::format("{}", lsb) : fmt::format("{}:{}", lsb + width - 1, lsb);
+  };
+  if (f.high_width) return fmt::format("[{},{}]", span(f.high_lsb, f.high_width), span(f.lsb, f.width));
+  return fmt::format("[{}]", span(f.lsb, f.width));
+}
+
+ConditionSet decidable_by(const FieldSpec& f) {
   ConditionSet out;
   if (f.flag) out.insert(*f.flag);
   if (f.nonzero) out.insert(*f.nonzero);
-  for (const ValueMeaning& v : f.values)
-    if (v.condition) out.insert(*v.condition);
+  for (const ValueMeaning& v : f.values) out |= v.conditions | v.excludes;
   return out;
 }
 
-IbsDecoder::Plan IbsDecoder::compile(IbsUnit unit, unsigned family, unsigned model) {
+ConditionSet conditions_of(const FieldSpec& f) {
+  ConditionSet out = decidable_by(f);
+  for (const ValueMeaning& v : f.values) out |= v.unknown;
+  return out;
+}
+
+IbsDecoder::Plan IbsDecoder::compile(IbsUnit unit, unsigned family, unsigned model, std::uint32_t caps) {
   Plan p;
+  std::vector<const FieldSpec*> with_gates;
   for (const FieldSpec& f : field_table()) {
-    if (info(f.reg).unit != unit || !f.exists_on(family, model)) continue;
+    if (info(f.reg).unit != unit || !f.exists(family, model, caps)) continue;
     p.fields.push_back(&f);
     const auto r = static_cast<std::size_t>(f.reg);
-    p.observed_by_register[r] |= conditions_of(f);
+    p.observed_by_register[r] |= decidable_by(f);
     if (f.measure) {
       p.measures.push_back(&f);
       p.measured_by_register[r] |= 1u << f.measure->index;
     }
     if (f.address != AddressSlot::none) p.addresses.push_back(&f);
-    if (has_values(f) || f.nonzero) p.encoded.push_back(&f);
+    const bool has_gate = gated(f.only_if) || gated(f.valid_if);
+    if (has_values(f) || f.nonzero || (f.flag && has_gate)) {
+      with_gates.push_back(&f);
+      continue;
+    }
     if (!f.flag) continue;
     const unsigned shift = f.lsb & ~7u;
     auto byte = std::find_if(p.flag_bytes.begin(), p.flag_bytes.end(),
@@ -61,16 +100,17 @@ IbsDecoder::Plan IbsDecoder::compile(IbsUnit unit, unsigned family, unsigned mod
     for (unsigned value = 0; value < 256; ++value)
       if ((value >> (f.lsb - shift)) & 1) byte->conditions[value].insert(*f.flag);
   }
+  p.gated = dependency_order(std::move(with_gates));
+  for (const DerivedCondition& d : derived_condition_table())
+    if (d.unit == unit && d.applies_to(family, model)) p.derived.push_back(&d);
   return p;
 }
 
-IbsDecoder::IbsDecoder(unsigned family, unsigned model) : family_(family), model_(model) {
-  if (family < 0x10 || family == 0x14)
-    throw Error(fmt::format("family {:#x} has no Instruction-Based Sampling (IBS starts with Family 10h; "
-                            "Family 14h has none)",
-                            family));
-  fetch_ = compile(IbsUnit::fetch, family, model);
-  op_ = compile(IbsUnit::op, family, model);
+IbsDecoder::IbsDecoder(unsigned family, unsigned model, std::optional<std::uint32_t> caps)
+    : family_(family), model_(model), caps_(caps.value_or(capabilities_of(family, model))) {
+  require_ibs_family(family);
+  fetch_ = compile(IbsUnit::fetch, family, model, caps_);
+  op_ = compile(IbsUnit::op, family, model, caps_);
 }
 
 Sample IbsDecoder::decode(const IbsRegisters& regs) const {
@@ -85,52 +125,82 @@ Sample IbsDecoder::decode(const IbsRegisters& regs) const {
   }
   for (const FlagByte& b : p.flag_bytes)
     if (regs.has(b.reg)) s.conditions |= b.conditions[(regs.get(b.reg) >> b.shift) & 0xFF];
-  // Encoded fields after the flags: their only_if conditions are flags.
-  for (const FieldSpec* f : p.encoded) {
-    if (!regs.has(f->reg) || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
+  // Encoded fields and gated flags after the plain flags, which their
+  // gates read; each after the gated fields it depends on.
+  ConditionSet unknown, excluded;
+  for (const FieldSpec* f : p.gated) {
+    if (!regs.has(f->reg)) continue;
+    if (!f->valid_if.matches(s.conditions)) {
+      unknown |= conditions_of(*f);
+      continue;
+    }
+    if (!f->only_if.matches(s.conditions)) continue;
     const std::uint64_t v = f->extract(regs.get(f->reg));
+    if (f->flag && v) s.conditions.insert(*f->flag);
     if (f->nonzero && v) s.conditions.insert(*f->nonzero);
-    if (const ValueMeaning* m = meaning_of(*f, v); m && m->condition) s.conditions.insert(*m->condition);
+    const ValueMeaning* m = f->meaning(v);
+    if (!m || !m->only_if.matches(s.conditions)) continue;
+    s.conditions |= m->conditions;
+    unknown |= m->unknown;
+    excluded |= m->excludes;
   }
-  for (const FieldSpec* f : p.measures)
-    if (regs.has(f->reg)) s.measures[f->measure->index] = static_cast<std::uint32_t>(f->extract(regs.get(f->reg)));
+  s.conditions.erase(excluded);
+  for (const FieldSpec* f : p.measures) {
+    if (!regs.has(f->reg)) continue;
+    if (!gates_pass(*f, s.conditions)) {
+      s.measured &= ~(1u << f->measure->index);
+      continue;
+    }
+    s.measures[f->measure->index] = static_cast<std::uint32_t>(f->extract(regs.get(f->reg)));
+  }
   for (const FieldSpec* f : p.addresses) {
-    if (!regs.has(f->reg) || (f->only_if && !s.conditions.contains(*f->only_if))) continue;
-    const std::uint64_t v = f->extract(regs.get(f->reg));
-    store_address(s, f->address, v);
+    if (!regs.has(f->reg)) continue;
+    if (gates_pass(*f, s.conditions)) store_address(s, f->address, f->extract(regs.get(f->reg)));
+    else if (f->address == AddressSlot::ip) s.ip_exact = false;  // IbsRipInvalid: the op's address is not known
   }
-  for (const DerivedCondition& d : derived_condition_table()) {
-    if (d.unit != regs.unit) continue;
-    if (!s.observed.contains_all(d.when.require | d.when.forbid)) continue;
-    s.observed.insert(d.condition);
-    if (d.when.matches(s.conditions)) s.conditions.insert(d.condition);
+  for (const DerivedCondition* d : p.derived) {
+    if (!s.observed.contains_all(d->when.require | d->when.forbid) || unknown.intersects(d->when.require | d->when.forbid))
+      continue;
+    s.observed.insert(d->condition);
+    if (d->when.matches(s.conditions)) s.conditions.insert(d->condition);
   }
+  // What a sample leaves undecided is neither true nor false.
+  s.observed.erase(unknown);
+  s.conditions = s.conditions & s.observed;
   return s;
 }
 
 std::vector<DecodedField> IbsDecoder::explain(const IbsRegisters& regs) const {
   std::vector<DecodedField> out;
-  Sample decoded = decode(regs);
+  const Sample decoded = decode(regs);
   for (const FieldSpec* f : fields(regs.unit)) {
     if (!regs.has(f->reg)) continue;
     const std::uint64_t v = f->extract(regs.get(f->reg));
     std::string meaning;
     if (has_values(*f)) {
-      const ValueMeaning* m = meaning_of(*f, v);
+      const ValueMeaning* m = f->meaning(v);
       meaning = m ? std::string(m->text) : "reserved";
     }
-    const bool ignored = f->only_if && !decoded.conditions.contains(*f->only_if);
-    out.push_back({f, v, std::move(meaning), ignored});
+    // Gates read the decoded conditions; a gate over an undecided
+    // condition fails. A field whose every condition the sample left
+    // undecided (another field's value says it is not reported) is not
+    // valid either.
+    const ConditionSet decides = decidable_by(*f);
+    const bool invalid = !f->valid_if.matches(decoded.conditions) ||
+                         (!decides.empty() && !decoded.observed.intersects(decides));
+    const bool ignored = !invalid && !f->only_if.matches(decoded.conditions);
+    out.push_back({f, v, std::move(meaning), ignored, invalid});
   }
   return out;
 }
 
 ConditionSet IbsDecoder::observable(IbsUnit unit) const {
-  IbsRegisters all;
-  all.unit = unit;
-  for (const RegisterInfo& r : register_table)
-    if (r.unit == unit) all.set(r.id, 0);
-  return decode(all).observed;
+  ConditionSet out{condition("fetch"), condition("op")};
+  const Plan& p = plan(unit);
+  for (const ConditionSet& c : p.observed_by_register) out |= c;
+  for (const DerivedCondition* d : p.derived)
+    if (out.contains_all(d->when.require | d->when.forbid)) out.insert(d->condition);
+  return out;
 }
 
 }  // namespace tagop::amd_ibs

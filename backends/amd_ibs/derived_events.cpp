@@ -64,6 +64,11 @@ std::span<const EventEntry> derived_event_entries() {
           .kind = e.unit == IbsUnit::fetch ? SampleKind::fetch : SampleKind::op,
           .mechanism = Mechanism::instruction_sampling,
           .precise = true,
+          // IBS op sampling tags macro-ops, fetch sampling fetches; a
+          // latency event sums cycles over them.
+          .unit = !e.sums.empty()                ? CountingUnit::cycles
+                  : e.unit == IbsUnit::fetch     ? CountingUnit::fetches
+                                                 : CountingUnit::macro_ops,
       });
     }
     return out;

@@ -1,9 +1,14 @@
-// Every IBS register field, by family and model.
+// Every IBS register field, by family, model and capabilities.
 //
 // Sources: the AMD BKDGs for Families 10h, 12h, 15h and 16h and the PPRs
-// for Families 17h and 19h, as carried in the Linux kernel
-// (arch/x86/include/asm/amd-ibs.h) and in the AMD Research IBS Toolkit's
-// per-family register notes; shared/reference/amd-ibs.md summarises them.
+// for Families 17h, 19h and 1Ah, as carried in the Linux kernel
+// (arch/x86/include/asm/amd/ibs.h, formerly asm/amd-ibs.h, and
+// arch/x86/events/amd/ibs.c) and in perf (tools/perf/util/amd-sample-raw.c),
+// and the AMD Research IBS Toolkit's per-family notes; shared/reference/
+// amd-ibs.md summarises them. Where Linux reads a bit only under a
+// condition, the field says so in only_if (the kernel treats the bits as
+// absent) or valid_if (the bits cannot be trusted either way), with the
+// kernel or perf version the rule appeared in.
 
 #include <tagop/amd_ibs/layout.hpp>
 
@@ -25,9 +30,134 @@ constexpr CpuRange from_kaveri{0x15, 0x30, 0xFF, 0xFF};
 constexpr CpuRange from_carrizo{0x15, 0x60, 0xFF, 0xFF};
 constexpr CpuRange carrizo_stoney{0x15, 0x60, 0x15, 0x7F};
 constexpr CpuRange zen{0x17, 0x00, 0xFF, 0xFF};
-constexpr CpuRange from_family_19h{0x19, 0x00, 0xFF, 0xFF};
+// Family 19h models 00h-0Fh (Milan and its kin, the first Zen 3 parts)
+// carry the IBS errata #1238, #1293 and #1347 of their revision guide;
+// Linux and perf test exactly `family == 0x19 && model < 0x10`.
+constexpr CpuRange zen3_early{0x19, 0x00, 0x19, 0x0F};
+constexpr CpuRange before_zen3_early{0x10, 0x00, 0x18, 0xFF};
+constexpr CpuRange after_zen3_early{0x19, 0x10, 0xFF, 0xFF};
+constexpr CpuRange kaveri_to_hygon{0x15, 0x30, 0x18, 0xFF};
+constexpr CpuRange zen_to_hygon{0x17, 0x00, 0x18, 0xFF};
+// Where IbsOpData2's CacheHitSt is valid: not on Zen 3 (Family 19h models
+// 00h-0Fh and 20h-5Fh), as Linux's perf_ibs_cache_hit_st_valid() (6.1) has it.
+constexpr CpuRange zen4_first{0x19, 0x10, 0x19, 0x1F};
+constexpr CpuRange zen4_on{0x19, 0x60, 0xFF, 0xFF};
 
-constexpr std::array<CpuRange, 2> only(CpuRange r) { return {r, CpuRange{}}; }
+constexpr std::array<CpuRange, 3> only(CpuRange r) { return {r, CpuRange{}, CpuRange{}}; }
+constexpr std::array<CpuRange, 3> either(CpuRange a, CpuRange b) { return {a, b, CpuRange{}}; }
+constexpr std::array<CpuRange, 3> any_of(CpuRange a, CpuRange b, CpuRange c) { return {a, b, c}; }
+
+constexpr auto unerrated = either(before_zen3_early, after_zen3_early);
+constexpr auto zen_unerrated = either(zen_to_hygon, after_zen3_early);
+
+// Gates, as Linux's perf_ibs_get_mem_lvl() (arch/x86/events/amd/ibs.c,
+// Linux 6.1) reads IbsOpData2: a data source only for a load that missed
+// the DC and the L2 (an L2 hit returns before DataSrc is looked at), ...
+constexpr Term missed_l2_load{.require = {condition("load"), condition("dc.miss"), condition("l2.miss")}};
+// ... and on Family 19h models 00h-0Fh not at all when DcMissNoMabAlloc or
+// SwPf is set (erratum #1293: perf_ibs_get_op_data2() zeroes IbsOpData2).
+constexpr Term missed_l2_load_1293{.require = {condition("load"), condition("dc.miss"), condition("l2.miss")},
+                                   .forbid = {condition("dc.miss_no_mab"), condition("mem.sw_prefetch")}};
+constexpr Term erratum_1293{.forbid = {condition("dc.miss_no_mab"), condition("mem.sw_prefetch")}};
+// An uncacheable access's DataSrc is valid only when it names I/O ("DcMiss,
+// L2Miss, DataSrc, DcMissLat etc. are all invalid for Uncached memory
+// accesses": perf_ibs_get_mem_lvl checks DcUcMemAcc first).
+constexpr Term cacheable{.forbid = {condition("mem.uncacheable")}};
+
+constexpr ConditionSet remote{condition("src.remote")};
+
+constexpr ValueMeaning fetch_page_sizes[] = {
+    {.value = 0, .conditions = {condition("itlb.page_4k")}, .text = "4 KiB"},
+    {.value = 1, .conditions = {condition("itlb.page_2m")}, .text = "2 MiB"},
+    {.value = 2, .conditions = {condition("itlb.page_1g")}, .text = "1 GiB"},
+    {.value = 3, .text = "reserved"},
+};
+// Erratum #1347 (Family 19h models 00h-0Fh): the erratum's own table.
+// A 16 KiB entry (four coalesced 4 KiB pages) is neither 4 KiB nor 2 MiB.
+constexpr ValueMeaning fetch_page_sizes_1347[] = {
+    {.value = 0, .conditions = {condition("itlb.page_4k")}, .text = "4 KiB"},
+    {.value = 1, .text = "16 KiB (erratum #1347 encoding)"},
+    {.value = 2, .conditions = {condition("itlb.page_2m")}, .text = "2 MiB"},
+    {.value = 3, .conditions = {condition("itlb.page_1g")}, .text = "1 GiB"},
+};
+
+constexpr ValueMeaning northbridge_sources[] = {
+    {.value = 0, .text = "no valid status"},
+    {.value = 1, .conditions = {condition("src.l3")}, .text = "L3 cache"},
+    {.value = 2, .conditions = {condition("src.cache")}, .text = "another core's cache"},
+    {.value = 3, .conditions = {condition("src.dram")}, .text = "DRAM"},
+    {.value = 7, .conditions = {condition("src.io")}, .text = "MMIO, configuration, PCI or APIC"},
+};
+
+// Zen 1 to Zen 3 (perf's pr_ibs_op_data2_default, Linux's IBS_DATA_SRC_*).
+// Source 2 is the L3 or another core's cache of this node, which the
+// kernel reports as PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1: it does not
+// say which, so src.l3 and src.cache stay undecided. The supplying line's
+// state is reported for source 2 only (perf prints CacheHitSt for it alone).
+constexpr ValueMeaning zen_sources[] = {
+    {.value = 0, .text = "no valid status"},
+    {.value = 1, .text = "reserved"},
+    {.value = 2,
+     .conditions = {condition("nb.valid")},
+     .unknown = {condition("src.l3"), condition("src.cache")},
+     .excludes = remote,
+     .only_if = cacheable,
+     .text = "local node cache: the L3 or another core's cache, not said which"},
+    {.value = 3, .conditions = {condition("nb.valid"), condition("src.dram")}, .only_if = cacheable, .text = "DRAM"},
+    {.value = 4,
+     .conditions = {condition("nb.valid"), condition("src.cache"), condition("src.remote")},
+     .unknown = {condition("src.cache_owned")},
+     .only_if = cacheable,
+     .text = "remote node cache"},
+    {.value = 5, .text = "reserved"},
+    {.value = 6, .text = "reserved"},
+    {.value = 7, .conditions = {condition("nb.valid"), condition("src.io")}, .text = "other: MMIO, configuration, PCI or APIC"},
+};
+
+// Zen 4 and later, with IBS capability bit 11 (perf's
+// pr_ibs_op_data2_extended, Linux's IBS_DATA_SRC_EXT_*): five bits.
+// Source 1 is what Linux reports as an L3 hit (the CCX's L3 answers for
+// its cores' caches through its shadow tags).
+constexpr ValueMeaning zen4_sources[] = {
+    {.value = 0, .text = "no valid status"},
+    {.value = 1,
+     .conditions = {condition("nb.valid"), condition("src.l3")},
+     .excludes = remote,
+     .only_if = cacheable,
+     .text = "local L3 or another core's L1/L2 in the CCX"},
+    {.value = 2,
+     .conditions = {condition("nb.valid"), condition("src.cache")},
+     .excludes = remote,
+     .only_if = cacheable,
+     .text = "another CCX's cache in the same node"},
+    {.value = 3, .conditions = {condition("nb.valid"), condition("src.dram")}, .only_if = cacheable, .text = "DRAM"},
+    {.value = 4, .text = "reserved"},
+    {.value = 5,
+     .conditions = {condition("nb.valid"), condition("src.cache"), condition("src.remote")},
+     .only_if = cacheable,
+     .text = "another CCX's cache in another node"},
+    {.value = 6,
+     .conditions = {condition("nb.valid"), condition("src.pmem")},
+     .only_if = cacheable,
+     .text = "long-latency DIMM (persistent memory)"},
+    {.value = 7, .conditions = {condition("nb.valid"), condition("src.io")}, .text = "MMIO, configuration, PCI or APIC"},
+    {.value = 8, .conditions = {condition("nb.valid"), condition("src.cxl")}, .only_if = cacheable, .text = "extension memory (CXL)"},
+    {.value = 12, .conditions = {condition("nb.valid")}, .only_if = cacheable, .text = "coherent memory of another processor type"},
+};
+
+// Zen 5 (IBS capability bit 19, Linux 6.15 "perf/amd/ibs: Update
+// DTLB/PageSize decode logic"): one page size for the translation, the
+// L1's on an L1 hit and the L2's on an L2 hit, so both levels' conditions.
+constexpr ValueMeaning zen5_dtlb_page_sizes[] = {
+    {.value = 0, .text = "4 KiB"},
+    {.value = 1, .conditions = {condition("dtlb.l1_page_2m"), condition("dtlb.l2_page_2m")}, .text = "2 MiB"},
+    {.value = 2, .conditions = {condition("dtlb.l1_page_1g"), condition("dtlb.l2_page_1g")}, .text = "1 GiB"},
+    {.value = 3,
+     .unknown = {condition("dtlb.l1_page_2m"), condition("dtlb.l2_page_2m"), condition("dtlb.l1_page_1g"),
+                 condition("dtlb.l2_page_1g")},
+     .text = "reserved"},
+};
+constexpr Term has_physical_address{.require = {condition("dc.phys_addr_valid")}};
 
 constexpr FieldSpec fields[] = {
     // IbsFetchCtl
@@ -41,34 +171,47 @@ constexpr FieldSpec fields[] = {
     {.name = "IbsFetchVal", .reg = R::IbsFetchCtl, .lsb = 49, .description = "the fetch sample is valid"},
     {.name = "IbsFetchComp", .reg = R::IbsFetchCtl, .lsb = 50, .flag = condition("fetch.completed"),
      .description = "the fetch completed"},
-    {.name = "IbsIcMiss", .reg = R::IbsFetchCtl, .lsb = 51, .flag = condition("ic.miss"),
+    {.name = "IbsIcMiss", .reg = R::IbsFetchCtl, .lsb = 51, .cpus = unerrated, .flag = condition("ic.miss"),
      .description = "instruction cache miss"},
+    {.name = "IbsIcMiss", .reg = R::IbsFetchCtl, .lsb = 51, .cpus = only(zen3_early),
+     .why = "erratum #1238: IbsIcMiss is not usable (perf ignores it since Linux 5.15)",
+     .description = "instruction cache miss (not usable)"},
     {.name = "IbsPhyAddrValid", .reg = R::IbsFetchCtl, .lsb = 52, .flag = condition("itlb.translated"),
      .description = "the fetch physical address is valid"},
-    {.name = "IbsL1TlbPgSz", .reg = R::IbsFetchCtl, .lsb = 53, .width = 2,
-     .values = {{{0, condition("itlb.page_4k"), "4 KiB"},
-                 {1, condition("itlb.page_2m"), "2 MiB"},
-                 {2, condition("itlb.page_1g"), "1 GiB"},
-                 {3, std::nullopt, "reserved"}}},
-     .only_if = condition("itlb.translated"), .description = "L1 ITLB page size (with IbsPhyAddrValid)"},
+    {.name = "IbsL1TlbPgSz", .reg = R::IbsFetchCtl, .lsb = 53, .width = 2, .cpus = unerrated,
+     .values = fetch_page_sizes, .only_if = {.require = {condition("itlb.translated")}},
+     .description = "L1 ITLB page size (with IbsPhyAddrValid)"},
+    {.name = "IbsL1TlbPgSz", .reg = R::IbsFetchCtl, .lsb = 53, .width = 2, .cpus = only(zen3_early),
+     .values = fetch_page_sizes_1347, .only_if = {.require = {condition("itlb.translated")}},
+     .why = "erratum #1347: 0 = 4K, 1 = 16K, 2 = 2M, 3 = 1G (perf since Linux 5.15)",
+     .description = "L1 ITLB page size (with IbsPhyAddrValid)"},
     {.name = "IbsL1TlbMiss", .reg = R::IbsFetchCtl, .lsb = 55, .flag = condition("itlb.l1_miss"),
      .description = "L1 ITLB miss"},
     {.name = "IbsL2TlbMiss", .reg = R::IbsFetchCtl, .lsb = 56, .flag = condition("itlb.l2_miss"),
      .description = "L2 ITLB miss"},
     {.name = "IbsRandEn", .reg = R::IbsFetchCtl, .lsb = 57, .description = "randomised fetch tagging enabled"},
-    {.name = "IbsFetchL2Miss", .reg = R::IbsFetchCtl, .lsb = 58, .cpus = only(from_family_19h),
-     .flag = condition("fetch.l2_miss"), .description = "the completed fetch missed in the L2 cache"},
+    {.name = "IbsFetchL2Miss", .reg = R::IbsFetchCtl, .lsb = 58, .cpus = only(zen), .flag = condition("fetch.l2_miss"),
+     .only_if = {.require = {condition("fetch.completed")}},
+     .description = "the completed fetch missed in the L2 cache (with IbsFetchComp)"},
+    {.name = "L3MissOnly", .reg = R::IbsFetchCtl, .lsb = 59, .needs_caps = caps::Zen4Ext,
+     .description = "only fetches that miss the L3 are sampled"},
+    {.name = "FetchOcMiss", .reg = R::IbsFetchCtl, .lsb = 60, .needs_caps = caps::Zen4Ext,
+     .flag = condition("fetch.oc_miss"), .description = "the fetch missed in the op cache"},
+    {.name = "FetchL3Miss", .reg = R::IbsFetchCtl, .lsb = 61, .needs_caps = caps::Zen4Ext,
+     .flag = condition("fetch.l3_miss"), .description = "the fetch missed in the L3 cache"},
     // IbsFetchLinAd, IbsFetchPhysAd, IbsFetchCtlExtd
     {.name = "IbsFetchLinAd", .reg = R::IbsFetchLinAd, .lsb = 0, .width = 64, .address = AddressSlot::ip,
      .description = "fetch linear address"},
     {.name = "IbsFetchPhysAd", .reg = R::IbsFetchPhysAd, .lsb = 0, .width = 48,
-     .address = AddressSlot::ip_physical, .only_if = condition("itlb.translated"),
+     .address = AddressSlot::ip_physical, .only_if = {.require = {condition("itlb.translated")}},
      .description = "fetch physical address"},
     {.name = "IbsItlbRefillLat", .reg = R::IbsFetchCtlExtd, .lsb = 0, .width = 16, .cpus = only(from_carrizo),
      .measure = measure("fetch.itlb_refill_latency"), .description = "cycles to refill the ITLB"},
 
     // IbsOpCtl
     {.name = "IbsOpMaxCnt", .reg = R::IbsOpCtl, .lsb = 0, .width = 16, .description = "op sampling period / 16, low bits"},
+    {.name = "L3MissOnly", .reg = R::IbsOpCtl, .lsb = 16, .needs_caps = caps::Zen4Ext,
+     .description = "only ops that miss the L3 are sampled"},
     {.name = "IbsOpEn", .reg = R::IbsOpCtl, .lsb = 17, .description = "op sampling enabled"},
     {.name = "IbsOpVal", .reg = R::IbsOpCtl, .lsb = 18, .description = "the op sample is valid"},
     {.name = "IbsOpCntCtl", .reg = R::IbsOpCtl, .lsb = 19, .description = "1: count dispatched ops, 0: count cycles"},
@@ -78,9 +221,15 @@ constexpr FieldSpec fields[] = {
      .description = "op counter when the sample was taken"},
     {.name = "IbsOpCurCnt", .reg = R::IbsOpCtl, .lsb = 32, .width = 27, .cpus = only(from_llano),
      .description = "op counter when the sample was taken"},
-    // IbsOpRip
+    {.name = "LdLatThrsh", .reg = R::IbsOpCtl, .lsb = 59, .width = 4, .needs_caps = caps::OpLdLat,
+     .description = "load-latency filter threshold (Linux 6.15)"},
+    {.name = "LdLatEn", .reg = R::IbsOpCtl, .lsb = 63, .needs_caps = caps::OpLdLat,
+     .description = "load-latency filter enabled (Linux 6.15)"},
+    // IbsOpRip: not valid when IbsRipInvalid says so; Linux then gives the
+    // sample the interrupted address and clears PERF_RECORD_MISC_EXACT_IP.
     {.name = "IbsOpRip", .reg = R::IbsOpRip, .lsb = 0, .width = 64, .address = AddressSlot::ip,
-     .description = "linear address of the instruction the op came from"},
+     .only_if = {.forbid = {condition("op.rip_invalid")}},
+     .description = "linear address of the instruction the op came from (unless IbsRipInvalid)"},
     // IbsOpData
     {.name = "IbsCompToRetCtr", .reg = R::IbsOpData, .lsb = 0, .width = 16, .measure = measure("op.comp_to_retire"),
      .description = "cycles from the op's completion to its retirement"},
@@ -105,44 +254,63 @@ constexpr FieldSpec fields[] = {
      .flag = condition("op.microcoded"), .description = "the op came from microcode"},
     // IbsOpData2: the northbridge's report before Zen ...
     {.name = "NbIbsReqSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .cpus = only(pre_zen),
-     .values = {{{0, std::nullopt, "no valid status"},
-                 {1, condition("src.l3"), "L3 cache"},
-                 {2, condition("src.cache"), "another core's cache"},
-                 {3, condition("src.dram"), "DRAM"},
-                 {7, condition("src.io"), "MMIO, configuration, PCI or APIC"}}},
-     .nonzero = condition("nb.valid"), .description = "where the data of a northbridge request came from"},
+     .values = northbridge_sources, .nonzero = condition("nb.valid"),
+     .description = "where the data of a northbridge request came from"},
     {.name = "NbIbsReqDstProc", .reg = R::IbsOpData2, .lsb = 4, .cpus = only(pre_zen_big_cores),
      .flag = condition("src.remote"), .description = "1: the request was served by another node"},
     {.name = "NbIbsReqCacheHitSt", .reg = R::IbsOpData2, .lsb = 5, .cpus = only(pre_zen_big_cores),
      .flag = condition("src.cache_owned"), .description = "state of the supplying cache line: 0 Modified, 1 Owned"},
-    // ... and its data-source form since Zen. Only DRAM and I/O mean the
-    // same in every Zen encoding (source 1 mixes the L3 with the caches of
-    // other cores), so src.l3 and src.cache are not observed there.
-    {.name = "DataSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .cpus = only(zen),
-     .values = {{{0, std::nullopt, "no valid status"},
-                 {1, std::nullopt, "local L3 or another core's cache in the CCX"},
-                 {2, std::nullopt, "another CCX's cache in the same node"},
-                 {3, condition("src.dram"), "DRAM"},
-                 {5, std::nullopt, "another CCX's cache in another node"},
-                 {7, condition("src.io"), "MMIO, configuration, PCI or APIC"}}},
-     .nonzero = condition("nb.valid"), .description = "where the data of the miss came from"},
-    {.name = "RmtNode", .reg = R::IbsOpData2, .lsb = 4, .cpus = only(zen), .flag = condition("src.remote"),
+    // ... its data-source form on Zen 1 to Zen 3 ...
+    {.name = "DataSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .cpus = zen_unerrated, .unless_caps = caps::Zen4Ext,
+     .values = zen_sources, .only_if = missed_l2_load,
+     .description = "where the data of a load that missed the L2 came from"},
+    {.name = "DataSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .cpus = only(zen3_early),
+     .unless_caps = caps::Zen4Ext, .values = zen_sources, .only_if = missed_l2_load_1293,
+     .why = "erratum #1293: IbsOpData2 is not valid with DcMissNoMabAlloc or SwPf (Linux 6.1)",
+     .description = "where the data of a load that missed the L2 came from"},
+    // ... and Zen 4's, five bits wide, with IBS capability bit 11.
+    {.name = "DataSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .high_lsb = 6, .high_width = 2, .cpus = only(zen),
+     .needs_caps = caps::Zen4Ext, .values = zen4_sources, .only_if = missed_l2_load,
+     .description = "where the data of a load that missed the L2 came from (DataSrcHi 7:6 above DataSrc 2:0)"},
+    {.name = "RmtNode", .reg = R::IbsOpData2, .lsb = 4, .cpus = zen_unerrated, .flag = condition("src.remote"),
+     .only_if = missed_l2_load, .description = "1: the data came from another node"},
+    {.name = "RmtNode", .reg = R::IbsOpData2, .lsb = 4, .cpus = only(zen3_early), .flag = condition("src.remote"),
+     .only_if = missed_l2_load_1293, .why = "erratum #1293",
      .description = "1: the data came from another node"},
-    {.name = "CacheHitSt", .reg = R::IbsOpData2, .lsb = 5, .cpus = only(zen), .flag = condition("src.cache_owned"),
+    // The state is that of another core's line: the events that use it
+    // (0xF249, 0xF24A) count other cores' caches.
+    {.name = "CacheHitSt", .reg = R::IbsOpData2, .lsb = 5, .cpus = any_of(zen_to_hygon, zen4_first, zen4_on),
+     .flag = condition("src.cache_owned"), .only_if = {.require = {condition("src.cache")}},
      .description = "state of the supplying cache line: 0 Modified, 1 Owned"},
+    {.name = "StrmSt", .reg = R::IbsOpData2, .lsb = 8, .needs_caps = caps::StrmStRmtSocket,
+     .description = "streaming store"},
+    {.name = "RmtSocket", .reg = R::IbsOpData2, .lsb = 9, .needs_caps = caps::StrmStRmtSocket,
+     .description = "the data came from another socket"},
     // IbsOpData3
     {.name = "IbsLdOp", .reg = R::IbsOpData3, .lsb = 0, .flag = condition("load"), .description = "load op"},
     {.name = "IbsStOp", .reg = R::IbsOpData3, .lsb = 1, .flag = condition("store"), .description = "store op"},
-    {.name = "IbsDcL1tlbMiss", .reg = R::IbsOpData3, .lsb = 2, .flag = condition("dtlb.l1_miss"),
-     .description = "L1 DTLB miss"},
-    {.name = "IbsDcL2tlbMiss", .reg = R::IbsOpData3, .lsb = 3, .flag = condition("dtlb.l2_miss"),
-     .description = "L2 DTLB miss"},
-    {.name = "IbsDcL1tlbHit2M", .reg = R::IbsOpData3, .lsb = 4, .flag = condition("dtlb.l1_page_2m"),
-     .description = "L1 DTLB translation of a 2 MiB page"},
-    {.name = "IbsDcL1tlbHit1G", .reg = R::IbsOpData3, .lsb = 5, .flag = condition("dtlb.l1_page_1g"),
-     .description = "L1 DTLB translation of a 1 GiB page"},
-    {.name = "IbsDcL2tlbHit2M", .reg = R::IbsOpData3, .lsb = 6, .flag = condition("dtlb.l2_page_2m"),
-     .description = "L2 DTLB hit in a 2 MiB page"},
+    {.name = "IbsDcL1tlbMiss", .reg = R::IbsOpData3, .lsb = 2, .unless_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l1_miss"), .description = "L1 DTLB miss"},
+    {.name = "IbsDcL1tlbMiss", .reg = R::IbsOpData3, .lsb = 2, .needs_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l1_miss"), .valid_if = has_physical_address,
+     .why = "Zen 5 reports the DTLB outcome only with IbsDcPhyAddrValid (Linux 6.15)",
+     .description = "L1 DTLB miss (with IbsDcPhyAddrValid)"},
+    {.name = "IbsDcL2tlbMiss", .reg = R::IbsOpData3, .lsb = 3, .unless_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l2_miss"), .description = "L2 DTLB miss"},
+    {.name = "IbsDcL2tlbMiss", .reg = R::IbsOpData3, .lsb = 3, .needs_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l2_miss"), .valid_if = has_physical_address,
+     .why = "Zen 5 reports the DTLB outcome only with IbsDcPhyAddrValid (Linux 6.15)",
+     .description = "L2 DTLB miss (with IbsDcPhyAddrValid)"},
+    {.name = "IbsDcL1tlbHit2M", .reg = R::IbsOpData3, .lsb = 4, .unless_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l1_page_2m"), .description = "L1 DTLB translation of a 2 MiB page"},
+    {.name = "IbsDcL1tlbHit1G", .reg = R::IbsOpData3, .lsb = 5, .unless_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l1_page_1g"), .description = "L1 DTLB translation of a 1 GiB page"},
+    {.name = "DcPageSize", .reg = R::IbsOpData3, .lsb = 4, .width = 2, .needs_caps = caps::OpDtlbPgSize,
+     .values = zen5_dtlb_page_sizes, .valid_if = has_physical_address,
+     .why = "Zen 5 reports the DTLB outcome only with IbsDcPhyAddrValid (Linux 6.15)",
+     .description = "page size of the translation (with IbsDcPhyAddrValid)"},
+    {.name = "IbsDcL2tlbHit2M", .reg = R::IbsOpData3, .lsb = 6, .unless_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l2_page_2m"), .description = "L2 DTLB hit in a 2 MiB page"},
     {.name = "IbsDcMiss", .reg = R::IbsOpData3, .lsb = 7, .flag = condition("dc.miss"), .description = "data cache miss"},
     {.name = "IbsDcMisAcc", .reg = R::IbsOpData3, .lsb = 8, .flag = condition("mem.misaligned"),
      .description = "misaligned access"},
@@ -174,25 +342,34 @@ constexpr FieldSpec fields[] = {
      .description = "IbsDcLinAd is valid"},
     {.name = "IbsDcPhyAddrValid", .reg = R::IbsOpData3, .lsb = 18, .flag = condition("dc.phys_addr_valid"),
      .description = "IbsDcPhysAd is valid"},
-    {.name = "IbsDcL2tlbHit1G", .reg = R::IbsOpData3, .lsb = 19, .flag = condition("dtlb.l2_page_1g"),
-     .description = "L2 DTLB hit in a 1 GiB page"},
-    {.name = "IbsL2Miss", .reg = R::IbsOpData3, .lsb = 20, .cpus = only(from_kaveri), .flag = condition("l2.miss"),
+    {.name = "IbsDcL2tlbHit1G", .reg = R::IbsOpData3, .lsb = 19, .unless_caps = caps::OpDtlbPgSize,
+     .flag = condition("dtlb.l2_page_1g"), .description = "L2 DTLB hit in a 1 GiB page"},
+    {.name = "IbsL2Miss", .reg = R::IbsOpData3, .lsb = 20, .cpus = either(kaveri_to_hygon, after_zen3_early),
+     .flag = condition("l2.miss"), .description = "L2 cache miss"},
+    {.name = "IbsL2Miss", .reg = R::IbsOpData3, .lsb = 20, .cpus = only(zen3_early), .flag = condition("l2.miss"),
+     .valid_if = erratum_1293,
+     .why = "erratum #1293: not valid with DcMissNoMabAlloc or SwPf (perf since Linux 5.15, the kernel since 6.1)",
      .description = "L2 cache miss"},
     {.name = "IbsSwPf", .reg = R::IbsOpData3, .lsb = 21, .cpus = only(from_kaveri), .flag = condition("mem.sw_prefetch"),
      .description = "software prefetch"},
     {.name = "IbsOpMemWidth", .reg = R::IbsOpData3, .lsb = 22, .width = 4, .cpus = only(from_kaveri),
-     .description = "encoded size of the load or store"},
-    {.name = "IbsOpDcMissOpenMemReqs", .reg = R::IbsOpData3, .lsb = 26, .width = 6, .cpus = only(from_kaveri),
-     .measure = measure("mem.open_requests"), .description = "memory requests outstanding when the miss's fill arrived"},
+     .description = "size of the load or store: 0 none, n 2^(n-1) bytes"},
+    {.name = "IbsOpDcMissOpenMemReqs", .reg = R::IbsOpData3, .lsb = 26, .width = 6,
+     .cpus = either(kaveri_to_hygon, after_zen3_early), .measure = measure("mem.open_requests"),
+     .description = "memory requests outstanding when the miss's fill arrived"},
+    {.name = "IbsOpDcMissOpenMemReqs", .reg = R::IbsOpData3, .lsb = 26, .width = 6, .cpus = only(zen3_early),
+     .measure = measure("mem.open_requests"), .valid_if = erratum_1293,
+     .why = "erratum #1293: not valid with DcMissNoMabAlloc or SwPf (perf since Linux 5.15)",
+     .description = "memory requests outstanding when the miss's fill arrived"},
     {.name = "IbsDcMissLat", .reg = R::IbsOpData3, .lsb = 32, .width = 16, .measure = measure("dc.miss_latency"),
      .description = "cycles from the data cache miss to the data's arrival"},
     {.name = "IbsTlbRefillLat", .reg = R::IbsOpData3, .lsb = 48, .width = 16, .cpus = only(from_kaveri),
      .measure = measure("dtlb.refill_latency"), .description = "cycles to refill the L1 DTLB"},
     // Addresses
     {.name = "IbsDcLinAd", .reg = R::IbsDcLinAd, .lsb = 0, .width = 64, .address = AddressSlot::data_linear,
-     .only_if = condition("dc.lin_addr_valid"), .description = "data linear address"},
+     .only_if = {.require = {condition("dc.lin_addr_valid")}}, .description = "data linear address"},
     {.name = "IbsDcPhysAd", .reg = R::IbsDcPhysAd, .lsb = 0, .width = 48, .address = AddressSlot::data_physical,
-     .only_if = condition("dc.phys_addr_valid"), .description = "data physical address"},
+     .only_if = {.require = {condition("dc.phys_addr_valid")}}, .description = "data physical address"},
     {.name = "IbsBrTarget", .reg = R::IbsBrTarget, .lsb = 0, .width = 64, .cpus = only(from_llano),
      .address = AddressSlot::branch_target, .description = "target of the branch"},
     {.name = "IbsOpLdResync", .reg = R::IbsOpData4, .lsb = 0, .cpus = only(carrizo_stoney),
@@ -202,15 +379,32 @@ constexpr FieldSpec fields[] = {
 constexpr DerivedCondition derived[] = {
     // Killed: abandoned before it reached the ITLB or the instruction
     // cache, so no outcome bit is set.
-    {IbsUnit::fetch, condition("fetch.killed"),
-     Term{.require = {},
-          .forbid = {condition("fetch.completed"), condition("ic.miss"), condition("itlb.translated"),
-                     condition("itlb.l1_miss"), condition("itlb.l2_miss")}}},
+    {.unit = IbsUnit::fetch,
+     .condition = condition("fetch.killed"),
+     .when = Term{.require = {},
+                  .forbid = {condition("fetch.completed"), condition("ic.miss"), condition("itlb.translated"),
+                             condition("itlb.l1_miss"), condition("itlb.l2_miss")}},
+     .except = zen3_early},
+    // The same without IbsIcMiss, which erratum #1238 makes unusable.
+    {.unit = IbsUnit::fetch,
+     .condition = condition("fetch.killed"),
+     .when = Term{.require = {},
+                  .forbid = {condition("fetch.completed"), condition("itlb.translated"), condition("itlb.l1_miss"),
+                             condition("itlb.l2_miss")}},
+     .cpus = zen3_early,
+     .why = "erratum #1238: killed is read without IbsIcMiss"},
 };
+
+constexpr std::uint32_t compute_layout_caps_mask() {
+  std::uint32_t m = 0;
+  for (const FieldSpec& f : fields) m |= f.needs_caps | f.unless_caps;
+  return m;
+}
 
 }  // namespace
 
 std::span<const FieldSpec> field_table() { return fields; }
 std::span<const DerivedCondition> derived_condition_table() { return derived; }
+std::uint32_t layout_caps_mask() { return compute_layout_caps_mask(); }
 
 }  // namespace tagop::amd_ibs

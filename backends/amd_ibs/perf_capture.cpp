@@ -1,12 +1,13 @@
 #include <tagop/amd_ibs/perf_capture.hpp>
 
-#include <cstring>  // std::memcpy
+#include <algorithm>  // std::max
+#include <cstring>    // std::memcpy
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/amd_ibs/layout.hpp>      // field_table
-#include <tagop/amd_ibs/programmer.hpp>  // capabilities_of
-#include <tagop/error.hpp>               // Error
+#include <tagop/amd_ibs/families.hpp>  // capabilities_of, require_ibs_family
+#include <tagop/amd_ibs/layout.hpp>    // field_table
+#include <tagop/error.hpp>             // Error
 
 namespace tagop::amd_ibs {
 
@@ -14,13 +15,84 @@ namespace {
 
 using perf_data::EventAttr;
 
-const FieldSpec* field(std::string_view name, unsigned family, unsigned model) {
+const FieldSpec* field(std::string_view name, IbsRegister reg, unsigned family, unsigned model) {
   for (const FieldSpec& f : field_table())
-    if (f.name == name && f.exists_on(family, model)) return &f;
+    if (f.name == name && f.reg == reg && f.exists_on(family, model)) return &f;
   return nullptr;
 }
 
+// The capability bits some processor reports (caps.hpp's list).
+constexpr std::uint32_t known_caps = ((1u << 17) - 1) | caps::OpDtlbPgSize;
+
+std::string caps_names(std::uint32_t bits) {
+  static constexpr std::pair<std::uint32_t, std::string_view> names[] = {
+      {caps::Zen4Ext, "Zen4Ext (bit 11)"}, {caps::OpLdLat, "OpLdLat (bit 12)"},
+      {caps::StrmStRmtSocket, "StrmStRmtSocket (bit 16)"}, {caps::OpDtlbPgSize, "OpDtlbPgSize (bit 19)"}};
+  std::string out;
+  for (auto [bit, name] : names)
+    if (bits & bit) out += fmt::format("{}{}", out.empty() ? "" : ", ", name);
+  return out.empty() ? fmt::format("{:#x}", bits) : out;
+}
+
 }  // namespace
+
+std::vector<std::pair<CapsProblem, std::string>> caps_problems(IbsUnit unit, std::uint32_t caps_word, std::size_t size,
+                                                               unsigned family, unsigned model) {
+  std::vector<std::pair<CapsProblem, std::string>> out;
+  const std::uint32_t sampling = unit == IbsUnit::fetch ? caps::FetchSam : caps::OpSam;
+  const std::uint32_t expected = capabilities_of(family, model);
+  if (!(caps_word & caps::IBSFFV) || !(caps_word & sampling)) {
+    out.emplace_back(CapsProblem::garbage,
+                     fmt::format("caps word {:#x} lacks IBSFFV or {} (bits 0 and {}), which Linux always reports: "
+                                 "decoded with the capabilities Family {:X}h model {:02X}h reports ({:#x})",
+                                 caps_word, unit == IbsUnit::fetch ? "FetchSam" : "OpSam",
+                                 unit == IbsUnit::fetch ? 1 : 2, family, model, expected));
+    return out;
+  }
+  if (caps_word & ~known_caps)
+    out.emplace_back(CapsProblem::garbage, fmt::format("caps word {:#x} has bits {:#x} that no known processor "
+                                                       "reports: they are ignored",
+                                                       caps_word, caps_word & ~known_caps));
+  const std::size_t announced = perf_raw_size(unit, caps_word);
+  if (size < announced)
+    out.emplace_back(CapsProblem::shorter,
+                     fmt::format("the {} payload has {} bytes, but its caps word {:#x} announces {}: the optional "
+                                 "registers it lacks are read as absent",
+                                 unit_name(unit), size, caps_word, announced));
+  if (size > announced)
+    out.emplace_back(CapsProblem::longer, fmt::format("the {} payload has {} bytes, but its caps word {:#x} announces "
+                                                      "{}: the last {} bytes are ignored",
+                                                      unit_name(unit), size, caps_word, announced, size - announced));
+  const std::uint32_t layout = layout_caps_mask();
+  if ((caps_word & layout) != (expected & layout))
+    out.emplace_back(CapsProblem::other_cpu,
+                     fmt::format("caps word {:#x} differs from what Family {:X}h model {:02X}h reports ({:#x}) in "
+                                 "{}, which change the layout: decoded as the caps word says",
+                                 caps_word, family, model, expected, caps_names((caps_word ^ expected) & layout)));
+  return out;
+}
+
+void IbsCapture::check_payload(IbsUnit unit, std::span<const std::byte> raw, std::uint64_t offset) const {
+  std::uint32_t caps_word = 0;
+  if (raw.size() >= 4) std::memcpy(&caps_word, raw.data(), 4);
+  const std::uint64_t key = std::uint64_t{caps_word} << 32 | raw.size();
+  std::atomic<std::uint64_t>& checked = checked_[static_cast<int>(unit)];
+  if (checked.load(std::memory_order_relaxed) == key) return;
+  const std::lock_guard lock(check_mutex_);
+  checked.store(key, std::memory_order_relaxed);
+  auto problems = caps_problems(unit, caps_word, raw.size(), cpu_.family, cpu_.model);
+  if (!first_caps_) first_caps_ = caps_word;
+  else if (*first_caps_ != caps_word)
+    problems.emplace_back(CapsProblem::changed, fmt::format("caps word {:#x} differs from the capture's first "
+                                                            "sample's ({:#x}): each payload is decoded by its own",
+                                                            caps_word, *first_caps_));
+  for (const auto& [kind, text] : problems) {
+    const std::uint32_t bit = 1u << static_cast<unsigned>(kind);
+    if (reported_ & bit) continue;
+    reported_ |= bit;
+    warnings_.push_back(fmt::format("IBS sample at offset {}: {} (said once)", offset, text));
+  }
+}
 
 IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu) {
   const auto fetch_type = info.pmu_type("ibs_fetch");
@@ -54,25 +126,42 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
                             "file loses it), and the IBS layout depends on it: give --family (and --model)",
                             info.path));
   }
-  if (!cpu && cpu_.vendor != "AuthenticAMD")
+  // Hygon's Dhyana is a Zen 1 with AMD's IBS (Linux drives both alike).
+  if (!cpu && cpu_.vendor != "AuthenticAMD" && cpu_.vendor != "HygonGenuine")
     throw Error(fmt::format("{}: recorded on a {} processor ({}): IBS is AMD's", info.path, cpu_.vendor,
                             cpu_.to_string()));
+  try {
+    require_ibs_family(cpu_.family);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {} ({}); give --family (and --model) to decode it as another", info.path, e.what(),
+                            cpu ? "from --family" : "HEADER_CPUID says " + cpu_.to_string()));
+  }
   decoder_ = std::make_unique<FastIbsDecoder>(cpu_.family, cpu_.model);
-  fetch_max_cnt_ = field("IbsFetchMaxCnt", cpu_.family, cpu_.model);
-  op_max_cnt_ = field("IbsOpMaxCnt", cpu_.family, cpu_.model);
-  op_max_cnt_ext_ = field("IbsOpMaxCntExt", cpu_.family, cpu_.model);
-  op_cnt_ctl_ = field("IbsOpCntCtl", cpu_.family, cpu_.model);
+  fetch_max_cnt_ = field("IbsFetchMaxCnt", IbsRegister::IbsFetchCtl, cpu_.family, cpu_.model);
+  op_max_cnt_ = field("IbsOpMaxCnt", IbsRegister::IbsOpCtl, cpu_.family, cpu_.model);
+  op_max_cnt_ext_ = field("IbsOpMaxCntExt", IbsRegister::IbsOpCtl, cpu_.family, cpu_.model);
+  op_cnt_ctl_ = field("IbsOpCntCtl", IbsRegister::IbsOpCtl, cpu_.family, cpu_.model);
   auto bits = [](const FieldSpec* f) { return f ? f->mask() : std::uint64_t{0}; };
   period_bits_[static_cast<int>(IbsUnit::fetch)] = bits(fetch_max_cnt_);
   period_bits_[static_cast<int>(IbsUnit::op)] = bits(op_max_cnt_) | bits(op_max_cnt_ext_) | bits(op_cnt_ctl_);
-  // The address Sample::ip holds is one of the fixed registers, whose
-  // places no capability bit moves.
+  // The address Sample::ip holds, and IbsRipInvalid, are in fixed
+  // registers, whose places no capability bit moves.
+  const FieldSpec* rip_invalid = field("IbsRipInvalid", IbsRegister::IbsOpData, cpu_.family, cpu_.model);
   for (const FieldSpec& f : field_table()) {
     if (f.address != AddressSlot::ip || !f.exists_on(cpu_.family, cpu_.model)) continue;
     const IbsUnit unit = amd_ibs::info(f.reg).unit;
     const auto offsets = perf_raw_offsets(unit, 0, perf_raw_size(unit, 0));
-    if (const std::int16_t at = offsets[static_cast<std::size_t>(f.reg)]; at >= 0)
-      ip_end_[static_cast<int>(unit)] = static_cast<std::size_t>(at) + 8;
+    const std::int16_t at = offsets[static_cast<std::size_t>(f.reg)];
+    if (at < 0) continue;
+    IpPlace& place = ip_place_[static_cast<int>(unit)];
+    place.at = static_cast<std::size_t>(at);
+    std::size_t end = place.at + 8;
+    if (unit == IbsUnit::op && rip_invalid) {
+      place.invalid_at = static_cast<std::size_t>(offsets[static_cast<std::size_t>(IbsRegister::IbsOpData)]);
+      place.invalid_mask = rip_invalid->mask();
+      end = std::max(end, place.invalid_at + 8);
+    }
+    ip_end_[static_cast<int>(unit)] = end;
   }
 }
 
@@ -103,6 +192,10 @@ IbsCapture::Result IbsCapture::decode(const perf_data::SampleRecord& r, Sample& 
     problem = e.what();
     return Result::damaged;
   }
+  check_payload(unit, r.raw, r.offset);
+  const SampleIp ip = ip_of(unit, r);
+  out.ip = ip.ip;
+  out.ip_exact = ip.exact;
   out.pid = r.id.pid;
   out.tid = r.id.tid;
   out.cpu = r.id.cpu;
@@ -114,6 +207,24 @@ IbsCapture::Result IbsCapture::decode(const perf_data::SampleRecord& r, Sample& 
   si.counts_ops = p.counts_ops;
   return Result::ok;
 }
+
+namespace {
+
+// The capability files Linux puts in /sys/bus/event_source/devices/ibs_*/caps
+// (arch/x86/events/amd/ibs.c): zen4_ibs_extensions with caps bit 11 on both
+// PMUs (6.1), ldlat and dtlb_pgsize on ibs_op with bits 12 and 19 (6.15).
+std::vector<perf_data::PmuCaps> pmu_caps_of(std::uint32_t c) {
+  std::vector<perf_data::PmuCaps> out;
+  if (!(c & caps::Zen4Ext)) return out;
+  out.push_back({"ibs_fetch", {{"zen4_ibs_extensions", "1"}}});
+  perf_data::PmuCaps op{"ibs_op", {{"zen4_ibs_extensions", "1"}}};
+  if (c & caps::OpLdLat) op.caps.emplace_back("ldlat", "1");
+  if (c & caps::OpDtlbPgSize) op.caps.emplace_back("dtlb_pgsize", "1");
+  out.push_back(std::move(op));
+  return out;
+}
+
+}  // namespace
 
 IbsCaptureWriter::IbsCaptureWriter(const std::string& path, const IbsCaptureOptions& o)
     : options_(o),
@@ -146,10 +257,11 @@ IbsCaptureWriter::IbsCaptureWriter(const std::string& path, const IbsCaptureOpti
               perf_data::WriterFeatures{
                   .cpuid = fmt::format("AuthenticAMD,{},{},{}", o.family, o.model, o.stepping),
                   .pmu_mappings = {{o.fetch_type, "ibs_fetch"}, {o.op_type, "ibs_op"}},
+                  .pmu_caps = pmu_caps_of(o.capabilities.value_or(capabilities_of(o.family, o.model))),
               }) {}
 
 void IbsCaptureWriter::sample(const IbsRegisters& given, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu,
-                              std::uint64_t time) {
+                              std::uint64_t time, std::uint64_t interrupted_ip) {
   IbsRegisters regs = given;
   const bool fetch = regs.unit == IbsUnit::fetch;
   const std::uint64_t period = fetch ? options_.fetch_period : options_.op_period;
@@ -169,15 +281,21 @@ void IbsCaptureWriter::sample(const IbsRegisters& given, std::uint32_t pid, std:
   }
   raw_.assign(perf_raw_size(regs.unit, caps_), std::byte{0});
   write_perf_raw(regs, caps_, raw_);
-  writer_.sample(fetch ? 0 : 1, perf_data::SampleFields{
-                                    .ip = regs.get(fetch ? IbsRegister::IbsFetchLinAd : IbsRegister::IbsOpRip),
-                                    .pid = pid,
-                                    .tid = tid,
-                                    .time = time,
-                                    .cpu = cpu,
-                                    .period = period,
-                                    .raw = raw_,
-                                });
+  // Linux's perf_ibs_handle_irq: with IbsRipInvalid (and the capability to
+  // say so) the interrupted address, without PERF_EFLAGS_EXACT.
+  const bool rip_invalid = !fetch && (caps_ & caps::RipInvalidChk) && (regs.get(IbsRegister::IbsOpData) >> 38 & 1);
+  writer_.sample(fetch ? 0 : 1,
+                 perf_data::SampleFields{
+                     .ip = rip_invalid ? interrupted_ip
+                                       : regs.get(fetch ? IbsRegister::IbsFetchLinAd : IbsRegister::IbsOpRip),
+                     .pid = pid,
+                     .tid = tid,
+                     .time = time,
+                     .cpu = cpu,
+                     .period = period,
+                     .raw = raw_,
+                     .misc = static_cast<std::uint16_t>(perf_data::misc_user | (rip_invalid ? 0 : perf_data::misc_exact_ip)),
+                 });
 }
 
 }  // namespace tagop::amd_ibs

@@ -20,17 +20,6 @@ constexpr std::uint64_t sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SA
 
 }  // namespace
 
-std::uint32_t capabilities_of(unsigned family, unsigned model) {
-  std::uint32_t c = caps::IBSFFV | caps::FetchSam | caps::OpSam;
-  // Dispatched-op counting came with Family 10h revision 4 (model 4, the
-  // RevC parts); every later family has it.
-  if (family > 0x10 || model >= 4) c |= caps::OpCnt | caps::RdWrOpCnt;
-  if (family >= 0x12) c |= caps::BrnTrgt | caps::OpCntExt | caps::RipInvalidChk;
-  if (family > 0x15 || (family == 0x15 && model >= 0x30)) c |= caps::OpBrnFuse;
-  if (family > 0x15 || (family == 0x15 && model >= 0x60)) c |= caps::IbsFetchCtlExtd;
-  return c;
-}
-
 std::uint64_t max_period(IbsUnit unit, std::uint32_t capabilities) {
   // MaxCnt holds period / 16 in 16 bits; ops get 7 more bits with OpCntExt.
   const unsigned bits = unit == IbsUnit::op && (capabilities & caps::OpCntExt) ? 23 : 16;
@@ -38,8 +27,7 @@ std::uint64_t max_period(IbsUnit unit, std::uint32_t capabilities) {
 }
 
 Programming program(const IbsRequest& r) {
-  if (r.family < 0x10 || r.family == 0x14)
-    throw Error(fmt::format("family {:#x} has no Instruction-Based Sampling", r.family));
+  require_ibs_family(r.family);
   const std::uint32_t c = r.capabilities.value_or(capabilities_of(r.family, r.model));
   const bool fetch = r.unit == IbsUnit::fetch;
   if (!(c & (fetch ? caps::FetchSam : caps::OpSam)))

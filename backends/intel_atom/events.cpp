@@ -1,7 +1,8 @@
 #include <tagop/intel_atom/events.hpp>
 
 #include <cctype>  // std::tolower, std::isxdigit
-#include <vector>  // std::vector
+#include <utility>  // std::pair
+#include <vector>   // std::vector
 
 #include <fmt/format.h>  // fmt::format
 
@@ -98,6 +99,26 @@ std::optional<std::uint8_t> parse_hex_byte(std::string_view s) {
 // and the pseudo-encoding 0x0300 for the reference cycles).
 constexpr std::uint16_t fixed_counter_perf_config[] = {0x00C0, 0x003C, 0x0300};
 
+// What one count of an event is, by its SDM name (Tables 19-24 and 19-25
+// say "instructions", "uops" or "loads" in each description): the
+// *INST_RETIRED, BR_*_RETIRED and fixed "Instruction" events count
+// instructions, the *UOPS*_RETIRED, REHABQ and MISALIGN_MEM_REF ones uops;
+// LD_BLOCKS counts blocks, and the rest occurrences or cycles.
+constexpr std::pair<std::string_view, CountingUnit> unit_by_name_prefix[] = {
+    {"INST_RETIRED.", CountingUnit::instructions},   {"BR_INST_RETIRED.", CountingUnit::instructions},
+    {"BR_MISP_RETIRED.", CountingUnit::instructions}, {"Instruction Retired", CountingUnit::instructions},
+    {"Branch ", CountingUnit::instructions},          {"UOPS_RETIRED.", CountingUnit::uops},
+    {"MEM_UOPS_RETIRED.", CountingUnit::uops},        {"MEM_LOAD_UOPS_RETIRED.", CountingUnit::uops},
+    {"REHABQ.", CountingUnit::uops},                  {"MISALIGN_MEM_REF.", CountingUnit::uops},
+    {"CPU_CLK_UNHALTED.", CountingUnit::cycles},
+};
+
+CountingUnit unit_of(std::string_view name) {
+  for (const auto& [prefix, unit] : unit_by_name_prefix)
+    if (name.starts_with(prefix)) return unit;
+  return CountingUnit::occurrences;
+}
+
 }  // namespace
 
 const AtomPmuSpec& pmu_spec(Microarchitecture uarch) {
@@ -182,6 +203,7 @@ std::span<const EventEntry> event_entries(Microarchitecture uarch) {
           .precise = e.precise,
           .event_code = event,
           .umask = umask,
+          .unit = unit_of(e.name),
       });
     }
     return p;

@@ -188,6 +188,9 @@ std::span<const EventEntry> event_entries() {
           // PEBS works with front_end_event, execution_event and
           // replay_event (SDM 18.15.7), so with every metric.
           .precise = true,
+          // front_end_event, execution_event and replay_event count the
+          // tagged uops that retire (NBOGUS).
+          .unit = CountingUnit::uops,
       });
     }
     for (const EventSpec& e : p4_event_table) {

@@ -32,6 +32,8 @@ inline constexpr ConditionInfo condition_table[] = {
     {"fetch.completed", "the fetch delivered instruction data to the decoder"},
     {"ic.miss", "the fetch missed in the instruction cache"},
     {"fetch.l2_miss", "the fetch missed in the L2 cache as well"},
+    {"fetch.l3_miss", "the fetch missed in the L3 cache as well"},
+    {"fetch.oc_miss", "the fetch missed in the op cache"},
     {"itlb.translated", "the fetch address was translated (a valid physical address)"},
     {"itlb.l1_miss", "the fetch missed in the L1 ITLB"},
     {"itlb.l2_miss", "the fetch missed in the L2 ITLB"},
@@ -74,6 +76,7 @@ inline constexpr ConditionInfo condition_table[] = {
     {"dc.bank_conflict_load", "the access had a data-cache bank conflict with a load"},
     {"dc.bank_conflict_store", "the access had a data-cache bank conflict with a store"},
     {"l2.miss", "the access missed in the L2 cache"},
+    {"l2.miss_fast_detected", "the L2 miss was found by the Pentium 4's fast detection logic, which replay tagging sees (not every L2 miss)"},
     {"mem.misaligned", "the access was misaligned (crossed a 128-bit boundary on AMD)"},
     {"mem.split_line", "the access was split across two cache lines"},
     {"mem.locked", "the access was a locked (atomic) operation"},
@@ -93,8 +96,10 @@ inline constexpr ConditionInfo condition_table[] = {
     {"src.cache", "the data came from another core's cache"},
     {"src.dram", "the data came from DRAM"},
     {"src.io", "the data came from MMIO, configuration or PCI space, or the APIC"},
+    {"src.pmem", "the data came from long-latency memory (persistent memory, NVDIMM)"},
+    {"src.cxl", "the data came from extension memory (CXL and the like)"},
     {"src.remote", "the data came from another node (socket)"},
-    {"src.cache_owned", "the supplying cache held the line in the Owned state (else Modified)"},
+    {"src.cache_owned", "the supplying cache held the line in the Owned state (else Modified), where the hardware reports it"},
 
     // Execution class of the op (Pentium 4 execution tagging).
     {"uop.packed_sp", "the uop is packed single-precision SIMD"},
@@ -137,6 +142,11 @@ struct ConditionSet {
   }
   constexpr void insert(Condition c) { words[c.index >> 6] |= std::uint64_t{1} << (c.index & 63); }
   constexpr void erase(Condition c) { words[c.index >> 6] &= ~(std::uint64_t{1} << (c.index & 63)); }
+  /// Removes every member of `o`.
+  constexpr void erase(const ConditionSet& o) {
+    words[0] &= ~o.words[0];
+    words[1] &= ~o.words[1];
+  }
   constexpr void set(Condition c, bool on) { on ? insert(c) : erase(c); }
   constexpr bool contains(Condition c) const {
     return (words[c.index >> 6] >> (c.index & 63)) & 1;

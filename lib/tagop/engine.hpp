@@ -29,11 +29,23 @@ struct Query {
 struct QueryResult {
   std::uint64_t count = 0;
   std::uint64_t total = 0;  // of the query's measure; 0 when it sums none
-  /// False when some sample the predicate could select did not observe a
-  /// condition it tests (or lacked the measure): then the count is not a
+  /// False when for some sample the predicate depends on a condition the
+  /// sample did not observe (see decide()), or the sample it selects lacks
+  /// the measure, or when every term needs a condition that no sample of
+  /// its kind observes (a bit the processor lacks): then the count is not a
   /// count of anything, and must be shown as not available, never as 0.
   bool available = true;
 };
+
+enum class Decision : std::uint8_t { no, yes, unknown };
+
+/// Whether a sample meets a predicate, from the conditions it observed
+/// (`conditions` holds those of them that are true): yes or no when the
+/// observed ones decide it, unknown when the answer depends on one the
+/// sample left undecided. A Zen 3 load whose data came from "the local
+/// node cache" (the L3 or another core's cache, not said which) decides
+/// `src.cache & src.remote` (no: it is local) but not `src.cache`.
+Decision decide(const Predicate& predicate, const ConditionSet& conditions, const ConditionSet& observed);
 
 struct Tally {
   std::uint64_t count = 0;

@@ -3,6 +3,7 @@
 // lookup tool lists and what `compare` matches across vendors. Each backend
 // keeps its own richer table and publishes these views of it.
 
+#include <cstdint>      // std::uint8_t
 #include <string_view>  // std::string_view
 
 #include <tagop/sample.hpp>  // SampleKind
@@ -18,6 +19,21 @@ enum class Mechanism {
 
 std::string_view mechanism_name(Mechanism m);
 
+/// What an event counts one of. Two events with the same condition but
+/// different units do not count the same thing: an x86 instruction may be
+/// one AMD macro-op or several, and one Intel uop or several.
+enum class CountingUnit : std::uint8_t {
+  instructions,  // architectural instructions (INST_RETIRED, BR_INST_RETIRED)
+  uops,          // Intel micro-ops (UOPS_RETIRED, MEM_UOPS_RETIRED, Pentium 4 tagged uops)
+  macro_ops,     // AMD macro-ops: what IBS op sampling tags
+  fetches,       // instruction fetches: what IBS fetch sampling tags
+  cycles,        // a sum of cycles over the selected samples (latency events)
+  occurrences,   // events, not ops (a load may be blocked twice; BACLEARS)
+};
+
+/// "instructions", "uops", "macro-ops", "fetches", "cycles", "occurrences".
+std::string_view counting_unit_name(CountingUnit u);
+
 struct EventEntry {
   std::string_view backend;       // "amd-ibs", "p4", "silvermont", "goldmont"
   std::string_view name;          // as the vendor spells it
@@ -31,6 +47,7 @@ struct EventEntry {
   bool precise = false;           // gives a precise sample address
   std::string_view event_code{};  // Intel event select, "0xC4"; "" where the vendor has none
   std::string_view umask{};       // Intel unit mask, "0x7E"; "" where the vendor has none
+  CountingUnit unit = CountingUnit::occurrences;  // what one count is
 };
 
 }  // namespace tagop

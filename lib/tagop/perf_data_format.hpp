@@ -54,6 +54,7 @@ enum Feature : unsigned {
   feature_pmu_mappings = 16,
   feature_group_desc = 17,
   feature_compressed = 27,
+  feature_pmu_caps = 31,  // HEADER_PMU_CAPS: capabilities of PMUs other than cpu (perf 6.1+)
   feature_bits = 256,
 };
 

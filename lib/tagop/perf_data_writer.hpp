@@ -3,7 +3,7 @@
 // script`, `perf buildid-list`): header, attributes with their ids, the data
 // section, and the feature sections perf record writes about the machine:
 // HEADER_BUILD_ID, HOSTNAME, OSRELEASE, ARCH, NRCPUS, CPUDESC, CPUID,
-// TOTAL_MEM, CMDLINE, EVENT_DESC and PMU_MAPPINGS, each where it is given.
+// TOTAL_MEM, CMDLINE, EVENT_DESC, PMU_MAPPINGS and PMU_CAPS, each where it is given.
 // Records stream to the file as they are written. When a write fails (a
 // full disk), finish() still leaves a file perf reads: the data up to the
 // last record that reached the disk whole, the features and the header.
@@ -21,6 +21,7 @@
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include <tagop/perf_data_reader.hpp>  // PmuMapping, BuildIdEntry, SampleId
@@ -33,6 +34,13 @@ struct WriterEvent {
   std::string name{};
 };
 
+/// A PMU's capabilities as /sys/bus/event_source/devices/PMU/caps lists
+/// them ("zen4_ibs_extensions" = "1" for ibs_op on Zen 4).
+struct PmuCaps {
+  std::string pmu;
+  std::vector<std::pair<std::string, std::string>> caps;
+};
+
 /// HEADER_NRCPUS: the CPUs the machine could have, and those online.
 struct CpuCount {
   std::uint32_t available = 0, online = 0;
@@ -42,6 +50,7 @@ struct CpuCount {
 struct WriterFeatures {
   std::optional<std::string> cpuid{};
   std::vector<PmuMapping> pmu_mappings{};
+  std::vector<PmuCaps> pmu_caps{};
   std::vector<BuildIdEntry> build_ids{};
   std::string hostname{};
   std::string os_release{};

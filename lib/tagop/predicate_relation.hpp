@@ -7,6 +7,8 @@
 // the hardware (an L2 miss is also a DC miss) are not assumed, so
 // `l2.miss` and `dc.miss & l2.miss` are "wider", not "same".
 
+#include <cstddef>      // std::size_t
+#include <optional>     // std::optional
 #include <string_view>  // std::string_view
 
 #include <tagop/predicate.hpp>  // Predicate
@@ -39,5 +41,21 @@ Relation relation(const Predicate& a, const Predicate& b);
 
 /// "same", "narrower", "wider", "overlapping", "disjoint".
 std::string_view relation_name(Relation r);
+
+/// How close two predicates are, for ranking an event's neighbours: the
+/// share of the assignments that meet either that meet both (1 for the
+/// same predicate, 0 for disjoint ones), over the conditions either uses.
+/// nullopt when they use more than exact_condition_limit conditions.
+/// `load & dc.miss` shares 2/3 with `(load | store) & dc.miss`, 1/4 with
+/// `load` alone.
+std::optional<double> truth_table_overlap(const Predicate& a, const Predicate& b);
+
+/// How many conditions one mentions and the other does not.
+std::size_t condition_distance(const Predicate& a, const Predicate& b);
+
+/// Orders neighbours, closest first: by truth_table_overlap (larger
+/// first), then condition_distance (smaller first); false when neither is
+/// closer (keep their order).
+bool closer(const Predicate& target, const Predicate& a, const Predicate& b);
 
 }  // namespace tagop

@@ -117,3 +117,52 @@ TEST_CASE("many distinct signatures survive the table's growth", "[engine]") {
   CHECK(a.entries().size() == 4096);
   for (const auto& e : a.entries()) CHECK(e.tally.count == 3);
 }
+
+TEST_CASE("decide(): yes or no where the observed conditions settle it, unknown where they do not", "[engine]") {
+  const auto cache = condition("src.cache"), remote = condition("src.remote"), l3 = condition("src.l3");
+  // A Zen 3 load from the local node cache: local (src.remote observed
+  // false), the L3 or another core's cache (src.l3, src.cache undecided).
+  ConditionSet observed{condition("op"), condition("load"), remote};
+  const ConditionSet conditions{condition("op"), condition("load")};
+  auto p = [](const char* t) { return Predicate::parse(t); };
+  CHECK(decide(p("load & src.cache & src.remote"), conditions, observed) == Decision::no);
+  CHECK(decide(p("load & src.cache & !src.remote"), conditions, observed) == Decision::unknown);
+  CHECK(decide(p("load & !src.remote"), conditions, observed) == Decision::yes);
+  CHECK(decide(p("src.remote | load"), conditions, observed) == Decision::yes);
+  CHECK(decide(p("(src.l3 & !src.remote) | store"), conditions, observed) == Decision::unknown);
+  observed.insert(l3);
+  observed.insert(cache);
+  CHECK(decide(p("load & src.cache & !src.remote"), conditions, observed) == Decision::no);
+}
+
+TEST_CASE("a sample that decides a predicate without a condition it lacks does not make it unavailable", "[engine]") {
+  // Two samples: a remote-cache load that observes everything, and a load
+  // from Zen 3's local node cache that leaves src.cache undecided.
+  Sample all = op_sample({condition("load"), condition("dc.miss"), condition("src.cache"), condition("src.remote")});
+  Sample node = op_sample({condition("load"), condition("dc.miss")});
+  node.observed.erase(ConditionSet{condition("src.cache"), condition("src.l3")});
+  Aggregator a;
+  a.add(all);
+  a.add(node);
+  const std::vector<Query> q{{Predicate::parse("op & load & src.cache & src.remote"), std::nullopt},
+                             {Predicate::parse("op & load & src.cache & !src.remote"), std::nullopt}};
+  const auto r = a.evaluate(q);
+  CHECK(r[0].available);  // the node-cache load is local: decided no
+  CHECK(r[0].count == 1);
+  CHECK_FALSE(r[1].available);  // it may be another core's local cache: undecided
+  // A condition no sample observes cannot be ruled out by the others.
+  for (Sample* s : {&all, &node}) s->observed.erase(condition("src.cache_owned"));
+  Aggregator b;
+  b.add(all);
+  b.add(node);
+  const std::vector<Query> owned{{Predicate::parse("op & load & src.cache & src.cache_owned"), std::nullopt}};
+  CHECK_FALSE(b.evaluate(owned)[0].available);
+  // ... but where it is observed for some, the others decide without it.
+  Sample dram = op_sample({condition("load"), condition("src.dram")});
+  dram.observed.erase(condition("src.cache_owned"));
+  Aggregator c;
+  c.add(op_sample({condition("load")}));
+  c.add(dram);
+  CHECK(c.evaluate(owned)[0].available);
+  CHECK(c.evaluate(owned)[0].count == 0);
+}

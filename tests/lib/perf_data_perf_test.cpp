@@ -18,26 +18,12 @@ using namespace tagop::amd_ibs;
 
 namespace {
 
-std::string find_perf() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    const std::size_t end = dirs.find(':', start);
-    const std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    const std::filesystem::path p = std::filesystem::path(dir) / "perf";
-    if (!dir.empty() && std::filesystem::exists(p)) return p.string();
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return {};
-}
-
 bool has(const std::string& text, const std::string& pattern) { return std::regex_search(text, std::regex(pattern)); }
 
 }  // namespace
 
 TEST_CASE("perf report -D decodes the IBS fields of a written capture", "[perfdata][ibs]") {
-  const std::string perf = find_perf();
+  const std::string perf = find_in_path("perf");
   if (perf.empty()) {
     SUCCEED("perf is not installed: the cross-check with perf is skipped");
     return;

@@ -73,3 +73,19 @@ TEST_CASE("implies beyond the exact limit falls back to a sound term-wise check"
   const Predicate split = Predicate::parse("(fetch.killed & ic.miss) | (fetch.killed & !ic.miss)");
   CHECK_FALSE(tagop::implies(a & Predicate::parse("fetch.killed"), split));
 }
+
+TEST_CASE("truth_table_overlap and condition_distance: how close two predicates are", "[predicate]") {
+  auto p = [](const char* text) { return tagop::Predicate::parse(text); };
+  // Over {load, store, dc.miss}: load & dc.miss holds for 2 of 8
+  // assignments, (load | store) & dc.miss for 3, both for 2.
+  CHECK(*tagop::truth_table_overlap(p("load & dc.miss"), p("(load | store) & dc.miss")) == Approx(2.0 / 3.0));
+  // Over {load, dc.miss}: 1 of 4 against 2 of 4.
+  CHECK(*tagop::truth_table_overlap(p("load & dc.miss"), p("load")) == Approx(0.5));
+  CHECK(*tagop::truth_table_overlap(p("op & load & dc.miss"), p("op")) == Approx(0.25));
+  CHECK(*tagop::truth_table_overlap(p("load"), p("load")) == 1.0);
+  CHECK(*tagop::truth_table_overlap(p("load"), p("!load")) == 0.0);
+  CHECK(tagop::condition_distance(p("load & dc.miss"), p("(load | store) & dc.miss")) == 1);
+  CHECK(tagop::condition_distance(p("load & dc.miss"), p("op")) == 3);
+  CHECK(tagop::closer(p("load & dc.miss"), p("(load | store) & dc.miss"), p("load")));
+  CHECK_FALSE(tagop::closer(p("load & dc.miss"), p("load"), p("(load | store) & dc.miss")));
+}

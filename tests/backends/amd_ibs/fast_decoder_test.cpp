@@ -10,31 +10,26 @@
 #include <vector>
 
 #include <tagop/amd_ibs/decoder.hpp>
+#include <tagop/amd_ibs/families.hpp>
 #include <tagop/amd_ibs/fast_decoder.hpp>
+#include "../../splitmix.hpp"
 
 using namespace tagop;
 using namespace tagop::amd_ibs;
 
 namespace {
 
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 bool same(const Sample& a, const Sample& b) {
   return a.conditions == b.conditions && a.observed == b.observed && a.measures == b.measures &&
          a.measured == b.measured && a.ip == b.ip && a.ip_physical == b.ip_physical && a.data_linear == b.data_linear &&
-         a.data_physical == b.data_physical && a.branch_target == b.branch_target;
+         a.data_physical == b.data_physical && a.branch_target == b.branch_target && a.ip_exact == b.ip_exact;
 }
 
 }  // namespace
 
 TEST_CASE("FastIbsDecoder decodes as IbsDecoder does", "[ibs][perfdata]") {
   const auto [family, model] = GENERATE(table<unsigned, unsigned>(
-      {{0x10, 2}, {0x10, 4}, {0x12, 1}, {0x15, 0x02}, {0x15, 0x30}, {0x15, 0x60}, {0x16, 0}, {0x17, 1}, {0x19, 0x11}}));
+      {{0x10, 2}, {0x10, 4}, {0x12, 1}, {0x15, 0x02}, {0x15, 0x30}, {0x15, 0x60}, {0x16, 0}, {0x17, 1}, {0x19, 0x01}, {0x19, 0x11}, {0x1A, 0x02}}));
   INFO("family " << family << " model " << model);
   const IbsDecoder slow(family, model);
   const FastIbsDecoder fast(family, model);
@@ -56,9 +51,10 @@ TEST_CASE("FastIbsDecoder decodes as IbsDecoder does", "[ibs][perfdata]") {
 }
 
 TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecoder do", "[ibs][perfdata]") {
-  const auto [family, model] = GENERATE(table<unsigned, unsigned>({{0x10, 4}, {0x15, 0x60}, {0x19, 0x11}}));
+  const auto [family, model] = GENERATE(table<unsigned, unsigned>({{0x10, 4}, {0x15, 0x60}, {0x17, 0x31}, {0x19, 0x01}, {0x19, 0x11}, {0x1A, 0x02}}));
   INFO("family " << family << " model " << model);
-  const IbsDecoder slow(family, model);
+  // A payload is decoded with the layout its own caps word picks.
+  std::map<std::uint32_t, IbsDecoder> slow;
   const FastIbsDecoder fast(family, model);
   std::uint64_t state = 77 + family;
   std::map<std::uint32_t, Sample> by_kind;
@@ -68,13 +64,21 @@ TEST_CASE("FastIbsDecoder reads perf raw payloads as parse_perf_raw and IbsDecod
     const std::size_t fixed = unit == IbsUnit::fetch ? 3 : 7;
     const std::size_t count = fixed + splitmix(state) % 3;
     std::vector<std::byte> payload(4 + 8 * count);
-    const std::uint32_t caps = static_cast<std::uint32_t>(splitmix(state)) & 0x7FF;
+    // Caps with and without the bits that change the layout (11, 12, 16, 19).
+    const std::uint32_t caps = static_cast<std::uint32_t>(splitmix(state)) & 0x91FFF;
     std::memcpy(payload.data(), &caps, 4);
     for (std::size_t r = 0; r < count; ++r) {
       std::uint64_t v = splitmix(state) & (0xFFFF'0000'FFFF'00FFull | (splitmix(state) & 0x0000'FFFF'0000'FF00ull));
       std::memcpy(payload.data() + 4 + 8 * r, &v, 8);
     }
-    const Sample expected = slow.decode(parse_perf_raw(unit, payload).registers);
+    // A word without IBSFFV or the unit's sampling bit is not Linux's: the
+    // family's own capabilities give the layout (and the optional registers).
+    const std::uint32_t sampling = unit == IbsUnit::fetch ? 2 : 4;
+    const std::uint32_t used = (caps & 1) && (caps & sampling) ? caps : capabilities_of(family, model);
+    const IbsDecoder& decoder = slow.try_emplace(used, family, model, used).first->second;
+    std::vector<std::byte> as_read = payload;
+    std::memcpy(as_read.data(), &used, 4);
+    const Sample expected = decoder.decode(parse_perf_raw(unit, as_read).registers);
     Sample got;
     const std::uint64_t control = fast.decode_perf_raw(unit, payload, got);
     std::uint64_t first = 0;

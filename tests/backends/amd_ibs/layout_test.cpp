@@ -8,39 +8,68 @@
 
 #include <tagop/amd_ibs/decoder.hpp>
 #include <tagop/amd_ibs/derived_events.hpp>
+#include <tagop/amd_ibs/families.hpp>
 #include <tagop/amd_ibs/layout.hpp>
 
 using namespace tagop::amd_ibs;
 
-TEST_CASE("no two fields of a processor overlap or share a name", "[ibs]") {
-  for (unsigned family : {0x10u, 0x12u, 0x15u, 0x16u, 0x17u, 0x19u}) {
-    for (unsigned model : {0x00u, 0x10u, 0x30u, 0x60u}) {
-      INFO("family " << family << " model " << model);
-      std::map<IbsRegister, std::uint64_t> used;
-      std::set<std::string_view> names;
-      for (const FieldSpec& f : field_table()) {
-        if (!f.exists_on(family, model)) continue;
-        CHECK(f.lsb + f.width <= 64);
-        const std::uint64_t mask = f.width == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << f.width) - 1) << f.lsb;
-        INFO(f.name);
-        CHECK((used[f.reg] & mask) == 0);
-        used[f.reg] |= mask;
-        CHECK(names.insert(f.name).second);
-      }
+namespace {
+
+// Every family with a layout, at models where fields come and go, with the
+// capabilities each reports by default and with every layout bit flipped
+// (a capture's caps word decides the layout).
+template <typename Check>
+void for_each_layout(Check&& check) {
+  for (const IbsFamily& fam : ibs_families()) {
+    for (unsigned model : {0x00u, 0x01u, 0x10u, 0x11u, 0x21u, 0x30u, 0x44u, 0x60u, 0xA0u}) {
+      const std::uint32_t base = capabilities_of(fam.family, model);
+      std::set<std::uint32_t> caps_sets{base};
+      for (std::uint32_t bit = 1; bit; bit <<= 1)
+        if (layout_caps_mask() & bit) caps_sets.insert(base ^ bit);
+      for (std::uint32_t caps : caps_sets) check(fam.family, model, caps);
     }
   }
 }
 
-TEST_CASE("one-bit flags are one bit wide, and encoded fields are wider", "[ibs]") {
+}  // namespace
+
+TEST_CASE("no two fields of a processor overlap, nor share a name within a unit", "[ibs]") {
+  for_each_layout([](unsigned family, unsigned model, std::uint32_t caps) {
+    INFO("family " << family << " model " << model << " caps " << caps);
+    std::map<IbsRegister, std::uint64_t> used;
+    std::map<IbsUnit, std::set<std::string_view>> names;
+    for (const FieldSpec& f : field_table()) {
+      if (!f.exists(family, model, caps)) continue;
+      INFO(f.name);
+      CHECK(f.lsb + f.width <= 64);
+      CHECK((f.high_width == 0 || f.high_lsb + f.high_width <= 64));
+      // The mask written out here, not by FieldSpec::mask().
+      std::uint64_t mask = f.width == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << f.width) - 1) << f.lsb;
+      if (f.high_width) mask |= ((std::uint64_t{1} << f.high_width) - 1) << f.high_lsb;
+      CHECK((used[f.reg] & mask) == 0);
+      used[f.reg] |= mask;
+      CHECK(names[info(f.reg).unit].insert(f.name).second);
+    }
+  });
+}
+
+TEST_CASE("one-bit flags are one bit wide, encoded fields wider, and their values fit", "[ibs]") {
   for (const FieldSpec& f : field_table()) {
     INFO(f.name);
     if (f.flag) CHECK(f.width == 1);
-    // The decoder applies only_if to encoded and address fields, after the flags.
-    if (f.only_if) CHECK((!f.values[0].text.empty() || f.address != AddressSlot::none));
-    if (f.only_if) CHECK_FALSE(f.flag.has_value());
-    if (!f.values[0].text.empty()) CHECK(f.width > 1);
-    for (const auto& v : f.values)
-      if (!v.text.empty()) CHECK(v.value < (std::uint64_t{1} << f.width));
+    if (f.flag) CHECK(f.values.empty());
+    if (!f.values.empty()) CHECK(f.width > 1);
+    std::set<unsigned> seen;
+    for (const auto& v : f.values) {
+      CHECK(v.value < (std::uint64_t{1} << (f.width + f.high_width)));
+      CHECK(seen.insert(v.value).second);
+      CHECK_FALSE(v.text.empty());
+      // A value cannot both decide a condition and leave it undecided.
+      CHECK_FALSE(v.conditions.intersects(v.unknown));
+    }
+    // Gates read conditions that other fields decide, never the field's own.
+    CHECK_FALSE((f.only_if.require | f.only_if.forbid | f.valid_if.require | f.valid_if.forbid).intersects(conditions_of(f)));
+    if (tagop::amd_ibs::gated(f.valid_if)) CHECK_FALSE(f.why.empty());
   }
 }
 

@@ -2,17 +2,36 @@
 // CodeAnalyst's IBS derived events (0xF000-0xF24C): the table's row type,
 // the table, and its rows compiled into engine queries.
 
-#include <cstdint>      // std::uint16_t
+#include <array>        // std::array
+#include <cstdint>      // std::uint16_t, std::uint32_t
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/amd_ibs/layout.hpp>     // CpuRange
 #include <tagop/amd_ibs/registers.hpp>  // IbsUnit
 #include <tagop/engine.hpp>             // Query
 #include <tagop/event.hpp>              // EventEntry
 
 namespace tagop::amd_ibs {
+
+/// The processors a reading of an event applies to.
+struct EventProcessors {
+  std::string_view name;  // "Zen 1 to Zen 3 (no IBS capability bit 11)"
+  std::array<CpuRange, 2> cpus{};
+  std::uint32_t needs_caps = 0, unless_caps = 0;
+  constexpr bool contains(unsigned family, unsigned model, std::uint32_t caps) const {
+    return (cpus[0].contains(family, model) || cpus[1].contains(family, model)) &&
+           (caps & needs_caps) == needs_caps && (caps & unless_caps) == 0;
+  }
+};
+
+/// How seed 000's Family 10h words read on some processors, and why.
+struct EventReading {
+  EventProcessors processors;
+  std::string_view text;
+};
 
 /// One row of events/amd_ibs_derived_events.hpp.
 struct IbsDerivedEventSpec {
@@ -22,6 +41,7 @@ struct IbsDerivedEventSpec {
   IbsUnit unit;
   std::string_view predicate;  // over the samples of `unit`; "" = all of them
   std::string_view sums;       // a measure name, or "" for a count
+  std::span<const EventReading> readings{};
   std::string_view description;
 };
 

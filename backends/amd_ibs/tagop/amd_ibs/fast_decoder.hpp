@@ -7,13 +7,18 @@
 // decode_perf_raw() what IbsDecoder::decode(parse_perf_raw(...)) does,
 // reading the registers straight from the payload. key_of(), kind_of()
 // and add_measures() give the same without building a Sample at all, for
-// callers that only tally (and may keep their own cache by key).
+// callers that only tally (and may keep their own cache by key). A
+// payload is decoded with the layout its own caps word picks (a capture's
+// samples carry the processor's CPUID 8000_001B): Zen 4's five-bit data
+// source needs capability bit 11, Zen 5's DTLB page size bit 19.
 
-#include <array>    // std::array
-#include <cstdint>  // std::uint64_t
-#include <cstring>  // std::memcpy
-#include <span>     // std::span
-#include <vector>   // std::vector
+#include <array>     // std::array
+#include <cstdint>   // std::uint64_t
+#include <cstring>   // std::memcpy
+#include <memory>    // std::unique_ptr
+#include <optional>  // std::optional
+#include <span>      // std::span
+#include <vector>    // std::vector
 
 #include <tagop/amd_ibs/decoder.hpp>    // IbsDecoder
 #include <tagop/amd_ibs/registers.hpp>  // IbsRegisters
@@ -22,9 +27,16 @@ namespace tagop::amd_ibs {
 
 class FastIbsDecoder {
  public:
-  explicit FastIbsDecoder(unsigned family, unsigned model = 0);
+  /// `caps` as IbsDecoder takes it: the layout of registers given without
+  /// a caps word (decode(IbsRegisters)).
+  explicit FastIbsDecoder(unsigned family, unsigned model = 0, std::optional<std::uint32_t> caps = std::nullopt);
+  ~FastIbsDecoder();
+  FastIbsDecoder(FastIbsDecoder&&) noexcept;
 
-  const IbsDecoder& decoder() const { return decoder_; }
+  /// The decoder of registers given without a caps word.
+  const IbsDecoder& decoder() const { return variants_[0]->decoder; }
+  /// The decoder of payloads whose caps word is `caps`.
+  const IbsDecoder& decoder_for(std::uint32_t caps) const { return variants_[variant_of(caps)]->decoder; }
 
   Sample decode(const IbsRegisters& regs) const {
     Sample s;
@@ -44,17 +56,19 @@ class FastIbsDecoder {
   /// and the measures they report).
   static constexpr std::size_t key_registers = 4;
   struct Key {
-    /// The unit (bit 0) and the registers the payload has (a bit each by
-    /// IbsRegister, from bit 1), in one word to compare.
+    /// The unit (bit 0), the registers the payload has (a bit each by
+    /// IbsRegister, from bit 1) and the layout its caps word picks (from
+    /// bit 24), in one word to compare.
     // No initializers: key_of() writes every field, and a key is made per
     // sample (zeroing it first cost 4 instructions of 266). Key{} for zeros.
     std::uint64_t head;
     std::array<std::uint64_t, key_registers> bits;
-    static_assert(register_count < 31, "a head has bits 1-31 for the registers");
-    static std::uint64_t head_of(IbsUnit unit, std::uint32_t present) {
-      return std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit);
+    static_assert(register_count < 23, "a head has bits 1-23 for the registers");
+    static std::uint64_t head_of(IbsUnit unit, std::uint32_t present, std::uint32_t variant = 0) {
+      return std::uint64_t{variant} << 24 | std::uint64_t{present} << 1 | static_cast<std::uint64_t>(unit);
     }
     IbsUnit unit() const { return static_cast<IbsUnit>(head & 1); }
+    std::uint32_t variant() const { return static_cast<std::uint32_t>(head >> 24) & 0xFF; }
     bool same(const Key& o) const {
       return ((head ^ o.head) | (bits[0] ^ o.bits[0]) | (bits[1] ^ o.bits[1]) | (bits[2] ^ o.bits[2]) |
               (bits[3] ^ o.bits[3])) == 0;
@@ -115,11 +129,21 @@ class FastIbsDecoder {
     std::vector<const FieldSpec*> values;  // measure and address fields
     bool cacheable = true;
   };
+  // The decoder of one layout (capability bits that change the fields).
+  struct Variant {
+    std::uint32_t layout_caps;
+    IbsDecoder decoder;
+    std::array<UnitPlan, 2> plans;
+  };
+  const UnitPlan& plan_of(const Key& key) const { return variants_[key.variant()]->plans[static_cast<std::size_t>(key.unit())]; }
+  std::uint32_t variant_of(std::uint32_t caps) const;
+  static std::unique_ptr<Variant> make_variant(unsigned family, unsigned model, std::uint32_t caps);
   // Where a payload of one unit, caps word and size has each register, and
   // the key's registers: a register the payload lacks reads the caps word
   // through a mask of 0, so that the key is read without a branch.
   struct RawLayout {
     std::uint32_t caps = 0;
+    std::uint32_t variant = 0;
     std::size_t size = ~std::size_t{0};  // no payload has it: the first one fills the layout
     std::uint64_t head = 0;              // Key::head
     bool cacheable = true;
@@ -139,9 +163,12 @@ class FastIbsDecoder {
   const Decided* entry_of(const Key& key, std::span<const std::byte> payload) const;
   const RawLayout& raw_layout(IbsUnit unit, std::span<const std::byte> payload) const;
   const RawLayout& new_raw_layout(IbsUnit unit, std::uint32_t caps, std::size_t size) const;
+  static IbsRegisters registers_at(std::span<const std::byte> payload, const RawLayout& layout);
 
-  IbsDecoder decoder_;
-  std::array<UnitPlan, 2> plans_;
+  unsigned family_, model_;
+  // [0]: the constructor's caps; others as payloads bring them (at most
+  // 2^k for the k bits of layout_caps_mask()).
+  mutable std::vector<std::unique_ptr<Variant>> variants_;
   // Open addressing, index + 1 into entries_; bounded, so memory never grows
   // with the samples (past the bound every new key takes the full decode).
   mutable std::vector<Decided> entries_;
@@ -149,6 +176,11 @@ class FastIbsDecoder {
   mutable Decided scratch_;
   mutable std::array<RawLayout, 2> layouts_;  // by unit: the last one seen
 };
+
+/// Whether a caps word can be Linux's: it always has IBSFFV and the unit's
+/// sampling bit. Payloads whose word cannot are decoded with the layout of
+/// the decoder's own capabilities.
+bool plausible_caps(IbsUnit unit, std::uint32_t caps_word);
 
 // Once per sample: inline.
 

@@ -1,10 +1,13 @@
 #pragma once
 // The bit layout of every IBS register field, declared once. The decoder,
 // the `explain` printout and the tests all iterate this table; nothing else
-// knows a bit position.
+// knows a bit position. A field exists on a span of processors and, where
+// the hardware says so in CPUID 8000_001B, only with some capabilities; the
+// errata of a processor are fields of their own, with the rule that says
+// when the hardware's bits are not to be believed.
 
 #include <array>        // std::array
-#include <cstdint>      // std::uint8_t, std::uint64_t
+#include <cstdint>      // std::uint8_t, std::uint32_t, std::uint64_t
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string_view>  // std::string_view
@@ -36,20 +39,44 @@ inline constexpr CpuRange every_family{0x10, 0x00, 0xFF, 0xFF};
 /// Where a field's value goes in the model sample, when it is an address.
 enum class AddressSlot : std::uint8_t { none, ip, ip_physical, data_linear, data_physical, branch_target };
 
-/// A value of a multi-bit field and the condition it means.
+/// A value of a multi-bit field and what it means.
 struct ValueMeaning {
   std::uint8_t value = 0;
-  std::optional<Condition> condition{};
+  /// The conditions that hold when the field has this value.
+  ConditionSet conditions{};
+  /// The conditions this value leaves undecided for the sample (Zen 1-3's
+  /// "local node cache" is the L3 or another core's cache, and says not
+  /// which): they are neither true nor false.
+  ConditionSet unknown{};
+  /// The conditions this value makes false whatever other fields say (a
+  /// "local node cache" is local even if RmtNode is set).
+  ConditionSet excludes{};
+  /// The value means this only when the gate holds; otherwise the field is
+  /// ignored (an uncacheable access's data source is valid only when it
+  /// names I/O).
+  Term only_if{};
   std::string_view text{};
 };
 
+/// Whether a gate is set at all.
+constexpr bool gated(const Term& t) { return !t.require.empty() || !t.forbid.empty(); }
+
 struct FieldSpec {
-  std::string_view name{};  // as the AMD manuals spell it
+  std::string_view name{};  // as the AMD manuals (and Linux's amd-ibs.h) spell it
   IbsRegister reg{};
   std::uint8_t lsb = 0;
   std::uint8_t width = 1;
-  /// Where the field exists; a second range for fields with a gap.
-  std::array<CpuRange, 2> cpus{every_family, CpuRange{}};
+  /// The field's upper bits, where the hardware put them elsewhere in the
+  /// register (Zen 4's DataSrcHi, IbsOpData2 7:6, above DataSrc 2:0); the
+  /// value is (high << width) | low.
+  std::uint8_t high_lsb = 0, high_width = 0;
+  /// Where the field exists (up to three spans: Zen 3 models interleave
+  /// with Zen 4's in Family 19h).
+  std::array<CpuRange, 3> cpus{every_family, CpuRange{}, CpuRange{}};
+  /// It exists only when the capabilities (CPUID 8000_001B EAX, the first
+  /// word of perf's raw sample) have all of `needs_caps` and none of
+  /// `unless_caps`.
+  std::uint32_t needs_caps = 0, unless_caps = 0;
   /// A one-bit field that sets this condition when it is 1.
   std::optional<Condition> flag{};
   /// A counter field that reports this measure.
@@ -57,23 +84,60 @@ struct FieldSpec {
   /// An address field and where it goes.
   AddressSlot address = AddressSlot::none;
   /// For encoded fields: each value's meaning.
-  std::array<ValueMeaning, 6> values{};
+  std::span<const ValueMeaning> values{};
   /// For encoded fields: the condition that holds when the field is not 0.
   std::optional<Condition> nonzero{};
-  /// The field means something only when this condition holds (the fetch
-  /// page size needs a translation); otherwise it is ignored.
-  std::optional<Condition> only_if{};
+  /// The field means something only when this holds (the fetch page size
+  /// needs a translation; a data source needs a load that missed the L2);
+  /// otherwise it is ignored: it sets nothing, as if it were 0.
+  Term only_if{};
+  /// The hardware's value is valid only when this holds (an erratum, or a
+  /// bit that Zen 5 reports only with a physical address); otherwise what
+  /// the field decides is unknown for the sample, neither true nor false.
+  Term valid_if{};
+  /// The erratum or source that `valid_if` or the field's existence comes
+  /// from, for explain and the per-family decisions.
+  std::string_view why{};
   std::string_view description{};
 
+  constexpr std::uint64_t low_mask() const { return width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1; }
   constexpr std::uint64_t extract(std::uint64_t reg_value) const {
-    return width == 64 ? reg_value : (reg_value >> lsb) & ((std::uint64_t{1} << width) - 1);
+    if (width == 64) return reg_value;
+    std::uint64_t v = (reg_value >> lsb) & low_mask();
+    if (high_width) v |= ((reg_value >> high_lsb) & ((std::uint64_t{1} << high_width) - 1)) << width;
+    return v;
+  }
+  /// `reg_value` with the field set to `value` (the inverse of extract();
+  /// bits of `value` past the field are dropped).
+  constexpr std::uint64_t insert(std::uint64_t reg_value, std::uint64_t value) const {
+    if (width == 64) return value;
+    std::uint64_t bits = (value & low_mask()) << lsb;
+    if (high_width) bits |= ((value >> width) & ((std::uint64_t{1} << high_width) - 1)) << high_lsb;
+    return (reg_value & ~mask()) | bits;
   }
   /// The field's bits in its register.
   constexpr std::uint64_t mask() const {
-    return width == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << width) - 1) << lsb;
+    if (width == 64) return ~std::uint64_t{0};
+    std::uint64_t m = low_mask() << lsb;
+    if (high_width) m |= ((std::uint64_t{1} << high_width) - 1) << high_lsb;
+    return m;
   }
   constexpr bool exists_on(unsigned family, unsigned model) const {
-    return cpus[0].contains(family, model) || cpus[1].contains(family, model);
+    for (const CpuRange& r : cpus)
+      if (r.contains(family, model)) return true;
+    return false;
+  }
+  constexpr bool exists_with(std::uint32_t caps) const {
+    return (caps & needs_caps) == needs_caps && (caps & unless_caps) == 0;
+  }
+  constexpr bool exists(unsigned family, unsigned model, std::uint32_t caps) const {
+    return exists_on(family, model) && exists_with(caps);
+  }
+  /// Its meaning of `value`, or nullptr.
+  constexpr const ValueMeaning* meaning(std::uint64_t value) const {
+    for (const ValueMeaning& v : values)
+      if (v.value == value) return &v;
+    return nullptr;
   }
 };
 
@@ -82,11 +146,21 @@ struct DerivedCondition {
   IbsUnit unit;
   Condition condition;
   Term when;
+  CpuRange cpus = every_family;
+  CpuRange except{};  // where another entry for the same condition applies
+  std::string_view why{};
+  constexpr bool applies_to(unsigned family, unsigned model) const {
+    return cpus.contains(family, model) && !except.contains(family, model);
+  }
 };
 
 /// Every field of every IBS register, fetch then op, in register order.
 std::span<const FieldSpec> field_table();
 /// Conditions computed from the decoded ones (e.g. fetch.killed).
 std::span<const DerivedCondition> derived_condition_table();
+
+/// The capability bits that change which fields exist: a sample's caps
+/// word matters to its layout only through these.
+std::uint32_t layout_caps_mask();
 
 }  // namespace tagop::amd_ibs

@@ -4,9 +4,11 @@
 // (HEADER_CPUID), and each PERF_SAMPLE_RAW payload decoded to a model
 // sample. And the other way: writing IBS captures that perf reads.
 
+#include <atomic>    // std::atomic
 #include <cstdint>   // std::uint32_t, std::uint64_t
 #include <cstring>   // std::memcpy
 #include <memory>    // std::unique_ptr
+#include <mutex>     // std::mutex
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
@@ -32,11 +34,28 @@ struct IbsSampleInfo {
   bool counts_ops = false;
 };
 
+/// A sample's instruction (or fetch) address, and whether it is the
+/// sampled op's own.
+struct SampleIp {
+  std::uint64_t ip = 0;
+  bool exact = false;
+};
+
+/// Where a payload's caps word disagrees with the payload or the processor.
+enum class CapsProblem : std::uint8_t {
+  shorter,     // the caps announce optional registers the payload lacks
+  longer,      // the payload holds more registers than the caps announce
+  garbage,     // no IBSFFV, no sampling bit for the unit, or bits no processor has
+  other_cpu,   // the layout bits differ from what the recorded processor reports
+  changed,     // the caps differ from the capture's first sample's
+};
+
 class IbsCapture {
  public:
   /// `cpu` replaces the file's HEADER_CPUID when given. Throws tagop::Error
-  /// when the file has no IBS event, was not recorded on an AMD processor
-  /// with IBS, or says nothing of its processor and `cpu` is not given.
+  /// when the file has no IBS event, was not recorded on an AMD (or Hygon)
+  /// processor with an IBS layout (the message lists the families that have
+  /// one), or says nothing of its processor and `cpu` is not given.
   explicit IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu = std::nullopt);
   ~IbsCapture();
 
@@ -49,7 +68,9 @@ class IbsCapture {
   enum class Result { ok, not_ibs, damaged };
   /// Decodes one sample into `out`, which must be a default-constructed
   /// Sample: registers from its raw payload (sized by its own size field),
-  /// pid/tid/cpu/time from the record. On `damaged`, `problem` says why.
+  /// the address as ip_of() gives it, pid/tid/cpu/time from the record. On
+  /// `damaged`, `problem` says why. A payload whose caps word disagrees
+  /// with it is decoded as check_payload() says, with a warning.
   Result decode(const perf_data::SampleRecord& record, Sample& out, IbsSampleInfo& info, std::string& problem) const;
 
   // decode() in parts, for callers that split the work across threads.
@@ -58,16 +79,37 @@ class IbsCapture {
   /// `damaged` (with `problem`) when it is but has no raw payload. Its
   /// payload is checked by decoding.
   Result classify(const perf_data::SampleRecord& record, IbsUnit& unit, std::string_view& problem) const;
-  /// The sample's instruction (or fetch) address, as decode() gives it in
-  /// Sample::ip: from the payload's fixed registers; 0 when the payload is
-  /// too short to hold them (decoding it reports the damage).
-  std::uint64_t ip_of(IbsUnit unit, std::span<const std::byte> raw) const;
-  /// Where ip_of() reads the address in a payload of `size` bytes; nullopt
-  /// when it gives 0 there.
-  std::optional<std::size_t> ip_offset(IbsUnit unit, std::size_t size) const {
-    const std::size_t end = ip_end_[static_cast<int>(unit)];
-    return size >= end ? std::optional<std::size_t>(end - 8) : std::nullopt;
+  /// The sample's address as Linux chooses it (perf_ibs_handle_irq):
+  /// IbsOpRip (IbsFetchLinAd for a fetch) from the payload, exact; for an
+  /// op whose IbsRipInvalid is set, the interrupted address that the
+  /// record carries (PERF_SAMPLE_IP, written without
+  /// PERF_RECORD_MISC_EXACT_IP), not exact, and 0 when the record has
+  /// none. The payload's address is 0 when it is too short to hold it
+  /// (decoding it reports the damage). What decode() puts in Sample::ip
+  /// and Sample::ip_exact, and what a report must attribute the sample to.
+  SampleIp ip_of(IbsUnit unit, const perf_data::SampleRecord& record) const;
+  /// Where ip_of() reads, for readers that take samples in place: the
+  /// address's offset in a payload of `size` bytes, and the word and bits
+  /// that say it is not valid (IbsOpData's IbsRipInvalid; a mask of 0 where
+  /// the layout has none). When `invalid_mask` bits are set in the word at
+  /// `invalid_at`, the address is the record's ip, not the payload's.
+  /// nullopt when the payload is too short to hold them.
+  struct IpPlace {
+    std::size_t at = 0;
+    std::size_t invalid_at = 0;
+    std::uint64_t invalid_mask = 0;
+  };
+  std::optional<IpPlace> ip_offset(IbsUnit unit, std::size_t size) const {
+    const IpPlace& p = ip_place_[static_cast<int>(unit)];
+    return size >= ip_end_[static_cast<int>(unit)] ? std::optional<IpPlace>(p) : std::nullopt;
   }
+
+  /// Checks a payload's caps word against its size, the recorded processor
+  /// and the capture's first payload, and records a warning the first time
+  /// each kind of disagreement is seen (with the record's file offset).
+  /// Cheap when a payload is like the one before. decode() calls it; a
+  /// reader that decodes payloads itself calls it too.
+  void check_payload(IbsUnit unit, std::span<const std::byte> raw, std::uint64_t offset) const;
   struct Period {
     std::uint64_t period = 0;
     bool counts_ops = false;
@@ -83,7 +125,8 @@ class IbsCapture {
   /// when it sampled by frequency or gave MaxCnt in attr.config.
   std::uint64_t requested_period(IbsUnit unit) const;
 
-  /// Things the caller should tell the user (inferred units, ...).
+  /// Things the caller should tell the user (inferred units, payloads that
+  /// disagree with their caps word, ...). Read it after the samples.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
@@ -113,11 +156,25 @@ class IbsCapture {
   const FieldSpec* op_cnt_ctl_ = nullptr;
   std::uint64_t period_bits_[2] = {0, 0};  // by unit
   std::uint64_t requested_period_[2] = {0, 0};
-  // By unit: where ip_of() reads, as the payload size that holds it (the
-  // end of the address); past any payload when the layout has none.
+  // By unit: where ip_of() reads, and the payload size that holds it (the
+  // end of the address and of the invalid bit's word); past any payload
+  // when the layout has none.
+  IpPlace ip_place_[2];
   std::size_t ip_end_[2] = {~std::size_t{0}, ~std::size_t{0}};
-  std::vector<std::string> warnings_;
+  // check_payload(): the last (caps, size) checked per unit, the first
+  // caps seen, and which problems were reported.
+  mutable std::atomic<std::uint64_t> checked_[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};
+  mutable std::mutex check_mutex_;
+  mutable std::optional<std::uint32_t> first_caps_;
+  mutable std::uint32_t reported_ = 0;  // bit per CapsProblem
+  mutable std::vector<std::string> warnings_;
 };
+
+/// What is wrong with a payload of `unit` with this caps word and `size`
+/// bytes (after its u32 size) on this processor: each disagreement, with a
+/// sentence that says it. Empty when the caps and payload agree.
+std::vector<std::pair<CapsProblem, std::string>> caps_problems(IbsUnit unit, std::uint32_t caps, std::size_t size,
+                                                               unsigned family, unsigned model);
 
 // Once per sample: inline.
 
@@ -142,10 +199,15 @@ inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r,
   return Result::ok;
 }
 
-inline std::uint64_t IbsCapture::ip_of(IbsUnit unit, std::span<const std::byte> raw) const {
-  std::uint64_t ip = 0;
-  if (const std::optional<std::size_t> at = ip_offset(unit, raw.size())) std::memcpy(&ip, raw.data() + *at, 8);
-  return ip;
+inline SampleIp IbsCapture::ip_of(IbsUnit unit, const perf_data::SampleRecord& r) const {
+  const std::optional<IpPlace> place = ip_offset(unit, r.raw.size());
+  if (!place) return {};
+  std::uint64_t word = 0;
+  if (place->invalid_mask) std::memcpy(&word, r.raw.data() + place->invalid_at, 8);
+  if (word & place->invalid_mask) return {(r.sample_type & PERF_SAMPLE_IP) ? r.ip : 0, false};
+  SampleIp out{0, true};
+  std::memcpy(&out.ip, r.raw.data() + place->at, 8);
+  return out;
 }
 
 inline IbsCapture::Period IbsCapture::period_of(IbsUnit unit, std::uint64_t control) const {
@@ -157,7 +219,9 @@ inline IbsCapture::Period IbsCapture::period_of(IbsUnit unit, std::uint64_t cont
 
 /// Writes IBS captures as `perf record -e ibs_fetch// -e ibs_op// --raw-samples`
 /// would: two events (sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW,
-/// sample_id_all), HEADER_CPUID, HEADER_PMU_MAPPINGS, HEADER_EVENT_DESC.
+/// sample_id_all), HEADER_CPUID, HEADER_PMU_MAPPINGS, HEADER_EVENT_DESC,
+/// and HEADER_PMU_CAPS with the PMUs' sysfs capabilities (Zen 4's
+/// zen4_ibs_extensions, which perf needs to read DataSrcHi).
 struct IbsCaptureOptions {
   unsigned family = 0x10, model = 4, stepping = 2;
   std::uint32_t fetch_type = 8, op_type = 9;  // the PMUs' sysfs type numbers
@@ -174,8 +238,11 @@ class IbsCaptureWriter {
 
   /// One sample: its registers (IbsFetchCtl/IbsOpCtl get the period and
   /// the valid bit filled in when their MaxCnt is 0), the ip from
-  /// IbsFetchLinAd or IbsOpRip.
-  void sample(const IbsRegisters& regs, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu, std::uint64_t time);
+  /// IbsFetchLinAd or IbsOpRip, marked exact; for an op whose IbsOpData
+  /// has IbsRipInvalid set, `interrupted_ip` instead, not marked exact, as
+  /// Linux writes it.
+  void sample(const IbsRegisters& regs, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu, std::uint64_t time,
+              std::uint64_t interrupted_ip = 0);
   void finish() { writer_.finish(); }
 
   static constexpr std::uint64_t fetch_id = 1, op_id = 2;

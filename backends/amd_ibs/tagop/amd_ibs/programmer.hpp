@@ -5,6 +5,7 @@
 #include <cstdint>   // std::uint32_t, std::uint64_t
 #include <optional>  // std::optional
 
+#include <tagop/amd_ibs/families.hpp>   // capabilities_of, require_ibs_family
 #include <tagop/amd_ibs/registers.hpp>  // IbsUnit, caps
 #include <tagop/programming.hpp>        // Programming
 
@@ -28,10 +29,6 @@ struct IbsRequest {
   unsigned stepping = 0;
   std::optional<std::uint32_t> capabilities{};
 };
-
-/// The capabilities a processor of this family and model has, as CPUID
-/// 8000_001B EAX would report them (the bits this programmer needs).
-std::uint32_t capabilities_of(unsigned family, unsigned model);
 
 /// The largest period the unit's counter can hold with these capabilities.
 std::uint64_t max_period(IbsUnit unit, std::uint32_t capabilities);

@@ -78,7 +78,13 @@ inline constexpr std::uint32_t RipInvalidChk = 1u << 7;
 inline constexpr std::uint32_t OpBrnFuse = 1u << 8;
 inline constexpr std::uint32_t IbsFetchCtlExtd = 1u << 9;
 inline constexpr std::uint32_t IbsOpData4 = 1u << 10;
-inline constexpr std::uint32_t Zen4Ext = 1u << 11;
+inline constexpr std::uint32_t Zen4Ext = 1u << 11;          // Linux IBS_CAPS_ZEN4: L3MissOnly, DataSrcHi ...
+inline constexpr std::uint32_t OpLdLat = 1u << 12;          // load-latency filter in IbsOpCtl (Zen 5)
+inline constexpr std::uint32_t IbsDis = 1u << 13;
+inline constexpr std::uint32_t FetchLat = 1u << 14;         // fetch-latency filter
+inline constexpr std::uint32_t Bit63Filter = 1u << 15;      // privilege filter on address bit 63
+inline constexpr std::uint32_t StrmStRmtSocket = 1u << 16;  // IbsOpData2 StrmSt and RmtSocket
+inline constexpr std::uint32_t OpDtlbPgSize = 1u << 19;     // IbsOpData3 reports one DTLB page size (Zen 5)
 }  // namespace caps
 
 /// One raw sample: the registers of one unit, with which of them are known.

@@ -1,0 +1,12 @@
+#pragma once
+// splitmix64: a fixed sequence of random words, so that a test that draws
+// from it is the same on every run.
+
+#include <cstdint>
+
+inline std::uint64_t splitmix(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
