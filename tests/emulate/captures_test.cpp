@@ -183,7 +183,10 @@ TEST_CASE("compare --counts puts one program's numbers beside each vendor's even
   for (const json& m : measured["models"]) {
     INFO(m["model"]);
     // The target's count from the signatures equals the count of the vendor's event that says the same.
-    REQUIRE(!m["same_events"].empty());
+    // Pentium 4 has none: 1stL_cache_load_miss_retired leaves out UC and locked loads, which replay
+    // tagging cannot tag (SDM 18.15.6.3), so it is narrower than 'load & dc.miss'.
+    if (m["model"] == "p4") CHECK(m["same_events"].empty());
+    else REQUIRE(!m["same_events"].empty());
     for (const json& e : m["same_events"]) CHECK(e["count"] == m["count"]);
   }
   CHECK(measured["models"][1]["count"].get<std::uint64_t>() ==
