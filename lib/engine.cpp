@@ -28,6 +28,9 @@ ConditionSet required_kinds(const Predicate& p) {
 
 }  // namespace
 
+CompiledQuery::CompiledQuery(const Query& query)
+    : query_(&query), kinds_(required_kinds(query.predicate)), used_(query.predicate.used()) {}
+
 Aggregator::Aggregator() : slots_(64, 0) {}
 
 std::uint32_t Aggregator::find_or_insert(const Signature& key) {
@@ -83,24 +86,20 @@ void Aggregator::merge(const Aggregator& other) {
 
 std::vector<std::vector<QueryResult>> Aggregator::evaluate_by_row(std::span<const Query> queries) const {
   std::vector<std::vector<QueryResult>> out(rows_, std::vector<QueryResult>(queries.size()));
-  std::vector<ConditionSet> kinds, used;
-  for (const Query& q : queries) {
-    kinds.push_back(required_kinds(q.predicate));
-    used.push_back(q.predicate.used());
-  }
+  std::vector<CompiledQuery> compiled(queries.begin(), queries.end());
   for (const Entry& e : entries_) {
     const Signature& s = e.signature;
     for (std::size_t q = 0; q < queries.size(); ++q) {
-      if (!s.conditions.contains_all(kinds[q])) continue;
       QueryResult& r = out[s.row][q];
-      const auto& sums = queries[q].sums;
-      if (!s.observed.contains_all(used[q]) || (sums && !((s.measured >> sums->index) & 1))) {
-        r.available = false;
-        continue;
+      switch (compiled[q].outcome(s.conditions, s.observed, s.measured)) {
+        case QueryOutcome::other_kind:
+        case QueryOutcome::no_match: break;
+        case QueryOutcome::unavailable: r.available = false; break;
+        case QueryOutcome::match:
+          r.count += e.tally.count;
+          if (const auto& sums = queries[q].sums) r.total += e.tally.totals[sums->index];
+          break;
       }
-      if (!queries[q].predicate.matches(s.conditions)) continue;
-      r.count += e.tally.count;
-      if (sums) r.total += e.tally.totals[sums->index];
     }
   }
   return out;

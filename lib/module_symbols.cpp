@@ -149,18 +149,31 @@ class FunctionIndex {
       if (symbols_[i].sizeless) symbols_[i].end = std::min(symbols_[i].end, symbols_[i + 1].start);
   }
 
+  static constexpr std::size_t none = ~std::size_t{0};
+
+  /// The function holding `address`, or none; `from`: an index no greater
+  /// than the answer's (for addresses in ascending order).
+  std::size_t index_at(std::uint64_t address, std::size_t from = 0) const {
+    auto after = std::upper_bound(
+        symbols_.begin() + static_cast<std::ptrdiff_t>(std::min(from, symbols_.size())), symbols_.end(), address,
+        [](std::uint64_t a, const FunctionSymbol& s) { return a < s.start; });
+    if (after == symbols_.begin()) return none;
+    const FunctionSymbol& symbol = *std::prev(after);
+    if (address >= symbol.end && !(symbol.sizeless && address == symbol.start)) return none;
+    return static_cast<std::size_t>(std::prev(after) - symbols_.begin());
+  }
+
+  /// The demangled name of a function (by index_at()).
+  const std::string& name(std::size_t index) const {
+    auto cached = demangled_.find(index);
+    if (cached == demangled_.end()) cached = demangled_.emplace(index, demangle(symbols_[index].name)).first;
+    return cached->second;
+  }
+
   /// The demangled name of the function holding `address`, "" if none.
   std::string name_at(std::uint64_t address) const {
-    auto after = std::upper_bound(
-        symbols_.begin(), symbols_.end(), address,
-        [](std::uint64_t a, const FunctionSymbol& s) { return a < s.start; });
-    if (after == symbols_.begin()) return {};
-    const FunctionSymbol& symbol = *std::prev(after);
-    if (address >= symbol.end && !(symbol.sizeless && address == symbol.start)) return {};
-    auto index = static_cast<std::size_t>(std::prev(after) - symbols_.begin());
-    auto cached = demangled_.find(index);
-    if (cached == demangled_.end()) cached = demangled_.emplace(index, demangle(symbol.name)).first;
-    return cached->second;
+    const std::size_t index = index_at(address);
+    return index == none ? std::string() : name(index);
   }
 
  private:
@@ -216,6 +229,68 @@ class DwflModuleSymbols final : public ModuleSymbols {
 
   std::string build_id() const override { return build_id_; }
 
+  void find_functions(std::span<const std::uint64_t> file_offsets, std::span<std::uint32_t> out) const override {
+    std::size_t from = 0;
+    std::uint64_t last = 0;
+    for (std::size_t i = 0; i < file_offsets.size(); ++i) {
+      out[i] = none;
+      const std::optional<std::uint64_t> address = address_of(file_offsets[i]);
+      if (!address) continue;
+      if (*address < last) from = 0;  // another segment, lower in memory
+      last = *address;
+      const std::size_t index = functions_.index_at(*address, from);
+      if (index == FunctionIndex::none) continue;
+      from = index;
+      out[i] = static_cast<std::uint32_t>(index);
+    }
+  }
+
+  std::string function_name(std::uint32_t function) const override { return functions_.name(function); }
+
+  void find_lines(std::span<const std::uint64_t> file_offsets, std::span<LineRef> out) const override {
+    // The compile unit of the last address, and its line table's addresses.
+    Dwarf_Die* unit = nullptr;
+    Dwarf_Die unit_die{};
+    Dwarf_Addr bias = 0;
+    Dwarf_Lines* lines = nullptr;
+    std::vector<Dwarf_Addr> line_addresses;
+    for (std::size_t i = 0; i < file_offsets.size(); ++i) {
+      out[i] = LineRef{};
+      const std::optional<std::uint64_t> address = address_of(file_offsets[i]);
+      if (!address) continue;
+      Dwarf_Addr die_bias = 0;
+      Dwarf_Die* die = dwfl_module_addrdie(module_, *address, &die_bias);
+      if (die == nullptr) continue;
+      if (unit == nullptr || die->addr != unit_die.addr) {
+        unit_die = *die;
+        unit = &unit_die;
+        bias = die_bias;
+        std::size_t count = 0;
+        line_addresses.clear();
+        if (dwarf_getsrclines(unit, &lines, &count) != 0) lines = nullptr;
+        for (std::size_t l = 0; lines && l < count; ++l) {
+          Dwarf_Addr a = 0;
+          dwarf_lineaddr(dwarf_onesrcline(lines, l), &a);
+          line_addresses.push_back(a);
+        }
+      }
+      if (!lines) continue;
+      // The last row at or before the address, unless it ends a sequence.
+      const Dwarf_Addr at = *address - bias;
+      const auto after = std::upper_bound(line_addresses.begin(), line_addresses.end(), at);
+      if (after == line_addresses.begin()) continue;
+      Dwarf_Line* line = dwarf_onesrcline(lines, static_cast<std::size_t>(after - line_addresses.begin() - 1));
+      bool end_sequence = false;
+      int number = 0;
+      if (dwarf_lineendsequence(line, &end_sequence) != 0 || end_sequence) continue;
+      const char* file = dwarf_linesrc(line, nullptr, nullptr);
+      if (file == nullptr || dwarf_lineno(line, &number) != 0) continue;
+      out[i] = LineRef{file_index(file), number > 0 ? static_cast<std::uint32_t>(number) : 0};
+    }
+  }
+
+  std::string_view file_name(std::uint32_t file) const override { return files_[file]; }
+
  private:
   // A file offset names an address through the loadable segment holding it;
   // libdwfl addresses are that plus where it placed the module (the bias).
@@ -226,12 +301,22 @@ class DwflModuleSymbols final : public ModuleSymbols {
     return std::nullopt;
   }
 
+  std::uint32_t file_index(const char* file) const {
+    auto [it, fresh] = file_indexes_.try_emplace(file, static_cast<std::uint32_t>(files_.size()));
+    // Build systems compile "../src/x.cpp" from the build directory; the
+    // normal form is what a reader recognises.
+    if (fresh) files_.push_back(std::filesystem::path(file).lexically_normal().string());
+    return it->second;
+  }
+
   DwflHandle dwfl_;
   Dwfl_Module* module_;  // owned by dwfl_
   std::vector<LoadSegment> segments_;
   std::uint64_t bias_;
   std::string build_id_;
   FunctionIndex functions_;  // after dwfl_: its names live in dwfl_'s ELF
+  mutable std::vector<std::string> files_;
+  mutable std::unordered_map<std::string, std::uint32_t> file_indexes_;  // by libdw's spelling
 };
 
 std::vector<LoadSegment> load_segments(Elf* elf) {

@@ -1,7 +1,8 @@
 #pragma once
 // What every command shares: the --format option and usage errors.
 
-#include <string>  // std::string
+#include <string>       // std::string
+#include <string_view>  // std::string_view
 #include <vector>  // std::vector
 
 #include <CLI/CLI.hpp>        // CLI::App
@@ -25,6 +26,10 @@ void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv
 /// not UTF-8 (module paths and process names may hold any) become U+FFFD.
 void print_json(const nlohmann::json& document);
 void print_json(const nlohmann::ordered_json& document);
+
+/// A name from a capture (a path, a process name, a symbol), safe to print
+/// as text or in CSV.
+std::string printable(std::string_view text);
 
 /// Thrown for bad arguments that only a command can judge; exits 2.
 [[noreturn]] void usage_error(const std::string& message);

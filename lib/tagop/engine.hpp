@@ -35,6 +35,32 @@ struct QueryResult {
   bool available = true;
 };
 
+/// How a query counts the samples of one signature.
+enum class QueryOutcome : std::uint8_t {
+  other_kind,   // of a kind (fetch, op) the predicate never selects: not at all
+  unavailable,  // it did not observe a condition the query tests, or lacks its measure
+  no_match,
+  match,
+};
+
+/// A query with what its outcomes need computed once.
+class CompiledQuery {
+ public:
+  explicit CompiledQuery(const Query& query);
+  const Query& query() const { return *query_; }
+  QueryOutcome outcome(const ConditionSet& conditions, const ConditionSet& observed, std::uint32_t measured) const {
+    if (!conditions.contains_all(kinds_)) return QueryOutcome::other_kind;
+    const auto& sums = query_->sums;
+    if (!observed.contains_all(used_) || (sums && !((measured >> sums->index) & 1))) return QueryOutcome::unavailable;
+    return query_->predicate.matches(conditions) ? QueryOutcome::match : QueryOutcome::no_match;
+  }
+
+ private:
+  const Query* query_;
+  ConditionSet kinds_;  // the kind conditions every term requires
+  ConditionSet used_;
+};
+
 struct Tally {
   std::uint64_t count = 0;
   std::array<std::uint64_t, measure_count> totals{};

@@ -255,7 +255,7 @@ TEST_CASE("report text and CSV", "[perfdata]") {
   CHECK_THAT(text.out, Catch::Contains("ibs-example+0x1304"));
   const RunResult csv = run_tagop("report " + example() + " --format csv --by module --events 0xF100,dc_miss_rate");
   REQUIRE(csv.exit_code == 0);
-  CHECK_THAT(csv.out, Catch::StartsWith("module,0xF100,dc_miss_rate\nibs-example,6900,"));
+  CHECK_THAT(csv.out, Catch::StartsWith("module,0xF100,dc_miss_rate,overhead\nibs-example,6900,"));
   CHECK_THAT(csv.out, Catch::Contains("\n[total],7400,"));
 }
 

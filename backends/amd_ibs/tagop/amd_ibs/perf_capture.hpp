@@ -54,6 +54,9 @@ class IbsCapture {
 
   // decode() in parts, for callers that split the work across threads.
 
+  /// The unit of a sample of event `event` (its FileInfo::attrs index)
+  /// whose raw payload has `raw_size` bytes; nullopt when it is not IBS.
+  std::optional<IbsUnit> unit_of(std::uint32_t event, std::size_t raw_size) const;
   /// Whether a sample is IBS, and of which unit (by record.event);
   /// `damaged` (with `problem`) when it is but has no raw payload. Its
   /// payload is checked by decoding.
@@ -121,20 +124,22 @@ class IbsCapture {
 
 // Once per sample: inline.
 
-inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
-                                               std::string_view& problem) const {
-  const Route route = r.event < routes_.size() ? routes_[r.event] : Route::not_ibs;
+inline std::optional<IbsUnit> IbsCapture::unit_of(std::uint32_t event, std::size_t raw_size) const {
+  const Route route = event < routes_.size() ? routes_[event] : Route::not_ibs;
   switch (route) {
     case Route::fetch:
-    case Route::op: unit = static_cast<IbsUnit>(route); break;
-    case Route::by_size:
-      if (const std::optional<IbsUnit> by_size = unit_from_raw_size(r.raw.size())) {
-        unit = *by_size;
-        break;
-      }
-      return Result::not_ibs;
-    case Route::not_ibs: return Result::not_ibs;
+    case Route::op: return static_cast<IbsUnit>(route);
+    case Route::by_size: return unit_from_raw_size(raw_size);
+    case Route::not_ibs: break;
   }
+  return std::nullopt;
+}
+
+inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
+                                               std::string_view& problem) const {
+  const std::optional<IbsUnit> u = unit_of(r.event, r.raw.size());
+  if (!u) return Result::not_ibs;
+  unit = *u;
   if (!(r.sample_type & PERF_SAMPLE_RAW)) {
     problem = "IBS sample without its raw registers (record with --raw-samples)";
     return Result::damaged;

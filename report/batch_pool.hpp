@@ -16,7 +16,7 @@
 #include <utility>             // std::move
 #include <vector>              // std::vector
 
-namespace tagop::cli {
+namespace tagop::report {
 
 /// State: `void add(std::span<const Item>)`, a batch at a time (so that the
 /// per-item work inlines), which must not throw.
@@ -120,4 +120,4 @@ class BatchPool {
   std::vector<std::jthread> workers_;  // last: joined before the rest goes
 };
 
-}  // namespace tagop::cli
+}  // namespace tagop::report

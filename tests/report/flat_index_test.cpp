@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "../../tools/flat_index.hpp"
+#include "../../report/flat_index.hpp"
 
-using tagop::cli::FlatIndex;
+using tagop::report::FlatIndex;
 
 namespace {
 

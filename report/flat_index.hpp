@@ -1,6 +1,6 @@
 #pragma once
-// Key -> u32 by open addressing, the keys inline: the per-sample lookups of
-// `tagop report` (a row by address, a tally by row and payload key), where
+// Key -> u32 by open addressing, the keys inline: for per-sample lookups of
+// the report (an IBS payload's kind by its key), where
 // std::unordered_map's node per key costs more than the work around it. A
 // Key has `std::uint64_t flat_hash(const Key&)` (found by ADL) and ==.
 
@@ -8,7 +8,7 @@
 #include <cstdint>  // std::uint32_t, std::uint64_t
 #include <vector>   // std::vector
 
-namespace tagop::cli {
+namespace tagop::report {
 
 inline std::uint64_t flat_hash(std::uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 20; }
 
@@ -49,4 +49,4 @@ class FlatIndex {
   std::size_t size_ = 0;
 };
 
-}  // namespace tagop::cli
+}  // namespace tagop::report

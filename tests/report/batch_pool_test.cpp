@@ -10,9 +10,9 @@
 #include <span>
 #include <thread>
 
-#include "../../tools/batch_pool.hpp"
+#include "../../report/batch_pool.hpp"
 
-using tagop::cli::BatchPool;
+using tagop::report::BatchPool;
 
 namespace {
 

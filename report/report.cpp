@@ -1,0 +1,304 @@
+#include <tagop/report/report.hpp>
+
+#include <algorithm>  // std::partial_sort, std::sort
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
+#include <tagop/error.hpp>                   // Error
+
+#include "report_state.hpp"
+#include "walk.hpp"
+
+namespace tagop::report {
+
+namespace {
+
+constexpr std::pair<GroupBy, std::string_view> group_names[] = {
+    {GroupBy::function, "function"}, {GroupBy::module, "module"}, {GroupBy::process, "process"},
+    {GroupBy::address, "address"},   {GroupBy::line, "line"},     {GroupBy::callchain, "callchain"},
+};
+
+std::string event_name(const perf_data::EventAttr& a) {
+  return a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config) : a.name;
+}
+
+// --where on conditions no IBS unit of this processor observes cannot
+// select anything: say so rather than print no rows.
+void check_where(const Predicate& where, const amd_ibs::IbsCapture& capture) {
+  const ConditionSet used = where.used();
+  const ConditionSet fetch = capture.decoder().observable(amd_ibs::IbsUnit::fetch);
+  const ConditionSet op = capture.decoder().observable(amd_ibs::IbsUnit::op);
+  if (fetch.contains_all(used) || op.contains_all(used)) return;
+  std::string missing;
+  for (Condition c : used.members())
+    if (!fetch.contains(c) && !op.contains(c)) missing += (missing.empty() ? "" : ", ") + std::string(c.name());
+  if (!missing.empty())
+    throw Error(fmt::format("--where '{}': {} not available on this processor ({}): no IBS sample can tell",
+                            where.to_string(), missing, capture.cpu().to_string()));
+  throw Error(fmt::format("--where '{}': no IBS unit of this processor ({}) observes all of {}: fetch samples know "
+                          "nothing of ops, and op samples nothing of fetches",
+                          where.to_string(), capture.cpu().to_string(), used.to_string()));
+}
+
+}  // namespace
+
+std::string_view name_of(GroupBy by) {
+  for (const auto& [b, name] : group_names)
+    if (b == by) return name;
+  return {};
+}
+
+std::optional<GroupBy> parse_group_by(std::string_view name) {
+  for (const auto& [b, n] : group_names)
+    if (n == name) return b;
+  return std::nullopt;
+}
+
+bool holds_ibs_events(const perf_data::FileInfo& info) {
+  const auto fetch = info.pmu_type("ibs_fetch"), op = info.pmu_type("ibs_op");
+  for (const perf_data::EventAttr& a : info.attrs) {
+    if ((fetch && a.attr.type == *fetch) || (op && a.attr.type == *op)) return true;
+    if (!fetch && !op && a.attr.type >= PERF_TYPE_MAX && (a.attr.sample_type & PERF_SAMPLE_RAW)) return true;
+  }
+  return false;
+}
+
+Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  const perf_data::FileInfo& info = reader.info();
+  s.by = o.by;
+  s.children = o.children;
+  s.ibs = holds_ibs_events(info);
+  std::uint32_t needed = 0;
+  if (s.ibs) {
+    s.capture.emplace(info, o.cpu);
+    s.cpu = s.capture->cpu();
+    s.cpu_source = o.cpu ? "--family/--model" : "HEADER_CPUID";
+    if (o.filters.where) check_where(*o.filters.where, *s.capture);
+    for (const auto& e : amd_ibs::derived_event_table()) s.query_names.push_back(amd_ibs::select_string(e.select));
+    for (const Query& q : amd_ibs::derived_event_queries()) {
+      s.queries.emplace_back(q);
+      if (q.sums) needed |= 1u << q.sums->index;
+    }
+    s.samples_column = resolve_column("samples");
+    for (amd_ibs::IbsUnit u : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op})
+      s.requested_period[static_cast<std::size_t>(u)] = s.capture->requested_period(u);
+  } else {
+    if (o.filters.where)
+      throw ColumnError(fmt::format("--where: {} has no IBS events, so no conditions to test", info.path));
+    for (const perf_data::EventAttr& a : info.attrs) s.query_names.push_back(event_name(a));
+  }
+  for (const perf_data::EventAttr& a : info.attrs) {
+    s.content.callchains = s.content.callchains || (a.attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+    s.content.stack_user = s.content.stack_user || (a.attr.sample_type & PERF_SAMPLE_STACK_USER);
+    s.content.branch_stack = s.content.branch_stack || (a.attr.sample_type & PERF_SAMPLE_BRANCH_STACK);
+    if (o.filters.time && !(a.attr.sample_type & PERF_SAMPLE_TIME))
+      throw Error(fmt::format("--time: the samples of {} have no time (PERF_SAMPLE_TIME)", event_name(a)));
+  }
+
+  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.progress);
+  const perf_data::ReadSummary summary = reader.read(walk);
+  walk.finish();
+
+  s.lost = summary.lost;
+  s.truncated = summary.truncated;
+  s.skipped = summary.skipped;
+  s.skipped.merge(walk.damaged());
+  s.periods = walk.periods();
+  s.counts.read_fetch = s.periods[0].samples;
+  s.counts.read_op = s.periods[1].samples;
+  s.counts.other_samples = walk.other_samples();
+  s.counts.read = summary.samples;
+  s.kinds = walk.kinds().kinds();
+  for (const Kind& k : s.kinds) {
+    if (k.verdict == Verdict::undecided) s.counts.where_undecided += k.samples;
+    if (k.verdict != Verdict::passes) continue;
+    if (k.ibs) (k.unit == amd_ibs::IbsUnit::fetch ? s.counts.kept_fetch : s.counts.kept_op) += k.samples;
+    else s.counts.kept += k.samples;
+    if (k.rip_invalid) s.counts.inexact_ip += k.samples;
+  }
+  for (const auto* list : {&info.warnings, &summary.warnings}) s.warnings.insert(s.warnings.end(), list->begin(), list->end());
+  if (s.capture) s.warnings.insert(s.warnings.end(), s.capture->warnings().begin(), s.capture->warnings().end());
+
+  // How each kind counts toward each query: once per kind, not per tally.
+  s.outcomes.resize(s.kinds.size());
+  for (std::size_t k = 0; k < s.kinds.size(); ++k) {
+    const Kind& kind = s.kinds[k];
+    KindOutcomes& out = s.outcomes[k];
+    if (!kind.ibs) {
+      out.matches.push_back({kind.event, 0});
+      continue;
+    }
+    for (std::uint32_t q = 0; q < s.queries.size(); ++q) {
+      switch (s.queries[q].outcome(kind.conditions, kind.observed, kind.measured)) {
+        case QueryOutcome::other_kind:
+        case QueryOutcome::no_match: break;
+        case QueryOutcome::unavailable: out.unavailable.push_back(q); break;
+        case QueryOutcome::match: {
+          std::int32_t sum = -1;
+          if (const auto& m = s.queries[q].query().sums)
+            for (std::uint8_t i = 0; i < kind.sum_count; ++i)
+              if (kind.sums[i] == m->index) sum = i;
+          out.matches.push_back({q, sum});
+        }
+      }
+    }
+  }
+
+  s.entries = walk.entries().take_entries();
+  s.sums = walk.entries().take_sums();
+  s.chains = std::move(walk.chains());
+  s.totals.assign(s.query_names.size(), QueryResult{});
+  for (const Entry& e : s.entries) s.add(e, s.totals);
+
+  std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
+  sources.push_back(elf_symbol_source());
+  make_rows(s, walk.spaces(), sources);
+
+  if (s.counts.other_samples)
+    s.warnings.push_back(fmt::format("{} samples of events that are not IBS were left out: IBS samples and event "
+                                     "counts are not to be mixed",
+                                     s.counts.other_samples));
+  if (s.counts.inexact_ip)
+    s.warnings.push_back(fmt::format("{} op samples had IbsRipInvalid (no valid IbsOpRip): they are at the address "
+                                     "perf recorded for the interrupt, which is not exact",
+                                     s.counts.inexact_ip));
+  if (s.content.stack_user)
+    s.warnings.push_back("the samples carry user stacks (PERF_SAMPLE_STACK_USER, perf record --call-graph dwarf): "
+                         "DWARF unwinding is not supported yet, so only the frame-pointer call chain is used");
+  if (s.content.branch_stack)
+    s.warnings.push_back("the samples carry branch stacks (PERF_SAMPLE_BRANCH_STACK): they are not used yet");
+  if (s.lost) s.warnings.push_back(fmt::format("the kernel lost {} samples while recording", s.lost));
+}
+
+Report::~Report() = default;
+Report::Report(Report&&) noexcept = default;
+Report& Report::operator=(Report&&) noexcept = default;
+
+void Report::State::add(const Entry& e, std::vector<QueryResult>& out) const {
+  const KindOutcomes& k = outcomes[e.kind];
+  const std::uint64_t* entry_sums = sums.data() + e.sums;
+  for (const KindOutcomes::Match& m : k.matches) {
+    QueryResult& r = out[m.query];
+    r.count += e.count;
+    if (m.sum >= 0) r.total += entry_sums[m.sum];
+  }
+  for (std::uint32_t q : k.unavailable) out[q].available = false;
+}
+
+std::vector<QueryResult> Report::State::results(std::uint32_t row, bool with_children) const {
+  std::vector<QueryResult> out(query_names.size());
+  const auto& start = with_children && !child_start.empty() ? child_start : row_start;
+  const auto& items = with_children && !child_start.empty() ? child_entries : row_entries;
+  for (std::uint32_t i = start[row]; i < start[row + 1]; ++i) add(entries[items[i]], out);
+  return out;
+}
+
+bool Report::ibs() const { return state_->ibs; }
+GroupBy Report::by() const { return state_->by; }
+const CpuId& Report::cpu() const { return state_->cpu; }
+const std::vector<std::string>& Report::query_names() const { return state_->query_names; }
+const std::vector<QueryResult>& Report::totals() const { return state_->totals; }
+const Counts& Report::counts() const { return state_->counts; }
+const SampleContent& Report::content() const { return state_->content; }
+std::uint64_t Report::lost() const { return state_->lost; }
+bool Report::truncated() const { return state_->truncated; }
+const perf_data::Skipped& Report::skipped() const { return state_->skipped; }
+const std::vector<std::string>& Report::warnings() const { return state_->warnings; }
+
+std::size_t Report::row_count() const {
+  std::size_t n = 0;
+  for (std::size_t r = 0; r + 1 < state_->row_start.size(); ++r) n += state_->row_start[r + 1] > state_->row_start[r];
+  return n;
+}
+
+UnitPeriod Report::period(amd_ibs::IbsUnit unit) const {
+  const State& s = *state_;
+  const PeriodSeen& seen = s.periods[static_cast<std::size_t>(unit)];
+  UnitPeriod p;
+  p.unit = unit == amd_ibs::IbsUnit::fetch ? "fetches" : (seen.counts_ops ? "dispatched ops" : "cycles");
+  if (const std::uint64_t requested = s.requested_period[static_cast<std::size_t>(unit)]) {
+    p.value = static_cast<double>(requested);
+    p.source = "attr.sample_period";
+  } else if (seen.samples) {
+    p.value = seen.mean();
+    p.source = fmt::format("{} * 16 in the samples", unit == amd_ibs::IbsUnit::fetch ? "IbsFetchMaxCnt" : "IbsOpMaxCnt");
+    if (seen.min != seen.max)
+      p.source += fmt::format(" (it varies from {} to {}: the mean is used)", seen.min, seen.max);
+  }
+  return p;
+}
+
+double Report::overhead(std::span<const QueryResult> results) const {
+  const State& s = *state_;
+  auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  if (!s.ibs) return results.empty() ? 0 : share(static_cast<double>(results[0].total), static_cast<double>(s.totals[0].total));
+  return share(*column_value(s.samples_column, results), *column_value(s.samples_column, s.totals));
+}
+
+std::vector<std::uint32_t> Report::select(const Column& sort, std::size_t top, double percent_limit,
+                                          bool children) const {
+  const State& s = *state_;
+  const bool inclusive = children && !s.child_start.empty();
+  const auto& start = inclusive ? s.child_start : s.row_start;
+  struct Ranked {
+    std::uint32_t row;
+    bool has;
+    double value;
+  };
+  std::vector<Ranked> ranked;
+  for (std::uint32_t r = 0; r + 1 < start.size(); ++r) {
+    if (start[r] == start[r + 1]) continue;
+    const std::vector<QueryResult> results = s.results(r, inclusive);
+    if (percent_limit > 0 && overhead(results) < percent_limit) continue;
+    const std::optional<double> v = column_value(sort, results);
+    ranked.push_back({r, v.has_value(), v.value_or(0)});
+  }
+  // Highest first; rows without a value last; then by name (made only for ties).
+  std::unordered_map<std::uint32_t, std::string> names;
+  auto name = [&](std::uint32_t r) -> const std::string& {
+    auto it = names.find(r);
+    if (it == names.end()) it = names.emplace(r, s.name(s.rows[r])).first;
+    return it->second;
+  };
+  auto before = [&](const Ranked& a, const Ranked& b) {
+    if (a.has != b.has) return a.has;
+    if (a.value != b.value) return a.value > b.value;
+    return name(a.row) < name(b.row);
+  };
+  const std::size_t keep = top && top < ranked.size() ? top : ranked.size();
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), before);
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < keep; ++i) out.push_back(ranked[i].row);
+  return out;
+}
+
+Row Report::row(std::uint32_t id) const {
+  const State& s = *state_;
+  const RowKey& key = s.rows[id];
+  Row r;
+  r.id = id;
+  r.name = s.name(key);
+  r.results = s.results(id, false);
+  if (!s.child_start.empty()) r.children = s.results(id, true);
+  switch (key.type) {
+    case RowKey::Type::address:
+      r.offset = key.value;
+      r.has_offset = true;
+      [[fallthrough]];
+    case RowKey::Type::function:
+    case RowKey::Type::line:
+    case RowKey::Type::module: r.module = s.identity_path(key.owner); break;
+    case RowKey::Type::unmapped:
+      r.module = key.owner ? "[kernel]" : "[unknown]";
+      r.offset = key.value;
+      r.has_offset = s.by != GroupBy::module;
+      break;
+    case RowKey::Type::process: r.pid = key.owner; break;
+    case RowKey::Type::chain: break;
+  }
+  return r;
+}
+
+}  // namespace tagop::report

@@ -1,0 +1,96 @@
+#pragma once
+// The processes of a capture as its samples met them. Each sample's pid
+// gives a space: that process with its name and the state of its mappings
+// at that moment (how many MMAP, COMM and FORK records came before). The
+// walk only counts samples by space; after it, a replay of the logged
+// records gives each space's mappings as they were, so that an address is
+// read with the mappings of its time, although later ones may reuse it.
+
+#include <array>          // std::array
+#include <cstdint>        // std::uint32_t, std::uint64_t
+#include <functional>     // std::function
+#include <string>         // std::string
+#include <string_view>    // std::string_view
+#include <unordered_map>  // by pid
+#include <vector>         // std::vector
+
+#include <tagop/perf_data_reader.hpp>  // MmapRecord, CommRecord, TaskRecord
+#include <tagop/process_table.hpp>     // ProcessTable
+
+namespace tagop::report {
+
+struct Space {
+  std::uint32_t pid = 0;
+  std::uint32_t comm = 0;      // index into SpaceLog::comms()
+  std::uint32_t position = 0;  // records of the log before it
+  bool passes = true;          // --pid and --comm
+};
+
+class SpaceLog {
+ public:
+  /// `passes(pid, comm)`: whether a process's samples pass the filters.
+  SpaceLog(const std::vector<perf_data::BuildIdEntry>& build_ids,
+           std::function<bool(std::uint32_t, std::string_view)> passes);
+
+  void mmap(const perf_data::MmapRecord& r);
+  void comm(const perf_data::CommRecord& r);
+  void task(const perf_data::TaskRecord& r);
+
+  /// The space of a sample of `pid` now. Once per sample: inline.
+  std::uint32_t space_of(std::uint32_t pid) {
+    Recent& r = recent_[pid % recent_.size()];
+    if (r.pid == pid && r.space != none) return r.space;
+    r = {pid, find(pid)};
+    return r.space;
+  }
+  const Space& space(std::uint32_t id) const { return spaces_[id]; }
+  std::size_t space_count() const { return spaces_.size(); }
+  const std::vector<std::string>& comms() const { return comms_; }
+
+  /// The log replayed into a process table, up to a space's position;
+  /// spaces must be visited in order (their positions never decrease).
+  class Replay {
+   public:
+    explicit Replay(const SpaceLog& log);
+    /// The table as it was when `space` was met.
+    const ProcessTable& at(std::uint32_t space);
+    /// The table as it is now (its modules: every one met so far).
+    const ProcessTable& table() const { return table_; }
+
+   private:
+    const SpaceLog& log_;
+    ProcessTable table_;
+    std::size_t done_ = 0;
+  };
+
+ private:
+  static constexpr std::uint32_t none = 0xFFFFFFFFu;
+  struct Recent {
+    std::uint32_t pid = 0, space = none;
+  };
+  // A record as logged: its strings owned.
+  struct Logged {
+    enum class Type : std::uint8_t { mmap, comm, task } type;
+    perf_data::MmapRecord mmap;
+    perf_data::CommRecord comm;
+    perf_data::TaskRecord task;
+    std::string text, build_id;  // the filename or comm, the build-id
+  };
+  std::uint32_t find(std::uint32_t pid);
+  void changed(std::uint32_t pid);
+  void changed_all();
+  std::uint32_t comm_id(std::string_view comm);
+  static void apply(const Logged& l, ProcessTable& table);
+
+  std::vector<perf_data::BuildIdEntry> build_ids_;
+  std::function<bool(std::uint32_t, std::string_view)> passes_;
+  ProcessTable live_;  // as the walk is now: the names
+  std::vector<Logged> log_;
+  std::vector<Space> spaces_;
+  std::unordered_map<std::uint32_t, std::uint32_t> current_;  // pid -> space
+  std::array<Recent, 256> recent_{};
+  std::vector<std::string> comms_;
+  std::unordered_map<std::string, std::uint32_t> comm_ids_;
+};
+
+}  // namespace tagop::report
