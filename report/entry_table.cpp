@@ -1,26 +1,43 @@
 #include "entry_table.hpp"
 
-#include <algorithm>  // std::remove_if
+#include <algorithm>  // std::copy_n
 
 namespace tagop::report {
 
+EntryTable::EntryTable(std::uint8_t width)
+    : width_(width),
+      slots_(std::size_t{1} << initial_bits),
+      sums_(slots_.size() * width),
+      mask_(slots_.size() - 1) {}
+
 void EntryTable::grow() {
-  std::vector<Entry> old(slots_.size() * 2);
+  decltype(slots_) old(slots_.size() * 2);
+  decltype(sums_) old_sums(old.size() * width_);
   old.swap(slots_);
+  old_sums.swap(sums_);
   mask_ = slots_.size() - 1;
-  for (const Entry& e : old) {
+  for (std::size_t from = 0; from < old.size(); ++from) {
+    const Entry& e = old[from];
     if (e.count == 0) continue;
     std::size_t i = hash(e.ip, e.space, e.kind, e.chain) & mask_;
     while (slots_[i].count != 0) i = (i + 1) & mask_;
     slots_[i] = e;
+    std::copy_n(old_sums.data() + from * width_, width_, sums_.data() + i * width_);
   }
 }
 
-std::vector<Entry> EntryTable::take_entries() {
-  std::vector<Entry> out = std::move(slots_);
-  out.erase(std::remove_if(out.begin(), out.end(), [](const Entry& e) { return e.count == 0; }), out.end());
-  out.shrink_to_fit();
-  slots_.assign(std::size_t{1} << initial_bits, Entry{});
+std::vector<Entry> EntryTable::take(std::vector<std::uint64_t>& sums) {
+  std::vector<Entry> out;
+  out.reserve(size_);
+  sums.clear();
+  sums.reserve(size_ * width_);
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].count == 0) continue;
+    out.push_back(slots_[i]);
+    sums.insert(sums.end(), sums_.data() + i * width_, sums_.data() + (i + 1) * width_);
+  }
+  decltype(slots_)(std::size_t{1} << initial_bits).swap(slots_);
+  decltype(sums_)(slots_.size() * width_).swap(sums_);
   mask_ = slots_.size() - 1;
   size_ = 0;
   return out;

@@ -18,7 +18,7 @@ Verdict verdict_of(const Predicate* where, const ConditionSet& conditions, const
 
 }  // namespace
 
-std::size_t KindTable::SignatureHash::operator()(const SignatureKey& k) const {
+std::size_t KindKeyHash::operator()(const KindKey& k) const {
   std::uint64_t h = (std::uint64_t{k.event} << 32 | k.measured) * 0x9E3779B97F4A7C15ull;
   h ^= (static_cast<std::uint64_t>(k.ibs) << 1 | static_cast<std::uint64_t>(k.unit)) * 0xC2B2AE3D27D4EB4Full;
   for (std::uint64_t w : {k.conditions.words[0], k.conditions.words[1], k.observed.words[0], k.observed.words[1]})
@@ -28,8 +28,8 @@ std::size_t KindTable::SignatureHash::operator()(const SignatureKey& k) const {
 
 KindTable::KindTable(const Predicate* where, std::uint32_t needed_measures) : where_(where), needed_(needed_measures) {}
 
-std::uint32_t KindTable::kind_of(const SignatureKey& key) {
-  auto [it, fresh] = by_signature_.try_emplace(key, static_cast<std::uint32_t>(kinds_.size()));
+std::uint32_t KindTable::kind_of(const KindKey& key) {
+  auto [it, fresh] = by_key_.try_emplace(key, static_cast<std::uint32_t>(kinds_.size()));
   if (!fresh) return it->second;
   Kind k;
   k.ibs = key.ibs;
@@ -50,8 +50,19 @@ std::uint32_t KindTable::kind_of(const SignatureKey& key) {
   return it->second;
 }
 
+std::vector<std::uint32_t> KindUnion::add(const std::vector<Kind>& kinds) {
+  std::vector<std::uint32_t> out;
+  for (const Kind& k : kinds) {
+    auto [it, fresh] = index_.try_emplace(KindKey::of(k), static_cast<std::uint32_t>(kinds_.size()));
+    if (fresh) kinds_.push_back(k);
+    else kinds_[it->second].samples += k.samples;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 std::uint32_t KindTable::event_kind(std::uint32_t event) {
-  return kind_of(SignatureKey{false, amd_ibs::IbsUnit::op, event, 0, {}, {}});
+  return kind_of(KindKey{false, amd_ibs::IbsUnit::op, event, 0, {}, {}});
 }
 
 void KindTable::use_ibs(const amd_ibs::IbsCapture& capture) {
@@ -66,7 +77,7 @@ const KeyKind* KindTable::add_key(const amd_ibs::FastIbsDecoder::Key& key, std::
   const auto& facts = decoder_->facts(decoded);
   const amd_ibs::IbsUnit unit = key.unit();
   KeyKind kk;
-  kk.kind = kind_of(SignatureKey{true, unit, 0, facts.measured, facts.conditions, facts.observed});
+  kk.kind = kind_of(KindKey{true, unit, 0, facts.measured, facts.conditions, facts.observed});
   const Kind& kind = kinds_[kk.kind];
   kk.rip_invalid = kind.rip_invalid;
   kk.ip_at = static_cast<std::uint16_t>(capture_->ip_offset(unit, payload.size()).value_or(0));
@@ -76,17 +87,30 @@ const KeyKind* KindTable::add_key(const amd_ibs::FastIbsDecoder::Key& key, std::
     for (std::uint8_t s = 0; s < kind.sum_count; ++s)
       if (kind.sums[s] == field.measure) kk.spots[kk.spot_count++] = KeyKind::Spot{field.at, field.lsb, s, field.mask};
   }
-  const auto index = static_cast<std::uint32_t>(key_kinds_.size());
   key_kinds_.push_back(kk);
-  key_index_.insert(IbsKey{key}, index);
+  if ((key_kinds_.size() + 1) * 2 > key_slots_.size()) {
+    std::vector<KeySlot> old(key_slots_.size() * 2);
+    old.swap(key_slots_);
+    key_mask_ = key_slots_.size() - 1;
+    --key_shift_;
+    for (const KeySlot& s : old)
+      if (s.kind) place(s);
+  }
+  place(KeySlot{key, &key_kinds_.back()});
   return &key_kinds_.back();
+}
+
+void KindTable::place(const KeySlot& s) {
+  std::size_t i = slot_of(s.key);
+  while (key_slots_[i].kind) i = (i + 1) & key_mask_;
+  key_slots_[i] = s;
 }
 
 std::uint32_t KindTable::decode(amd_ibs::IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& ip,
                                 std::array<std::uint64_t, max_sums>& sums) {
   Sample s;
   decoder_->decode_perf_raw(unit, payload, s);
-  const std::uint32_t id = kind_of(SignatureKey{true, unit, 0, s.measured, s.conditions, s.observed});
+  const std::uint32_t id = kind_of(KindKey{true, unit, 0, s.measured, s.conditions, s.observed});
   const Kind& kind = kinds_[id];
   for (std::uint8_t i = 0; i < kind.sum_count; ++i) sums[i] = s.measures[kind.sums[i]];
   ip = s.ip;

@@ -7,9 +7,11 @@
 // a payload that decide them (FastIbsDecoder::Key) in one probe.
 
 #include <array>          // std::array
+#include <bit>            // std::rotl
 #include <cstddef>        // std::byte
 #include <cstdint>        // std::uint32_t, std::uint64_t
 #include <cstring>        // std::memcpy
+#include <deque>          // std::deque
 #include <optional>       // std::optional
 #include <span>           // std::span
 #include <unordered_map>  // kinds by signature
@@ -21,7 +23,6 @@
 #include <tagop/engine.hpp>                // Query
 #include <tagop/predicate.hpp>             // Predicate
 
-#include "flat_index.hpp"
 
 namespace tagop::report {
 
@@ -45,6 +46,32 @@ struct Kind {
   std::uint64_t samples = 0;  // that passed the other filters, whatever the verdict
 };
 inline constexpr std::uint8_t period_sum = 0xFF;
+
+/// What makes a kind one: kinds with equal keys are the same kind.
+struct KindKey {
+  bool ibs = false;
+  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
+  std::uint32_t event = 0, measured = 0;
+  ConditionSet conditions, observed;
+  bool operator==(const KindKey&) const = default;
+  static KindKey of(const Kind& k) { return {k.ibs, k.unit, k.event, k.measured, k.conditions, k.observed}; }
+};
+struct KindKeyHash {
+  std::size_t operator()(const KindKey& k) const;
+};
+
+/// The kinds of several shards' tables as one list.
+class KindUnion {
+ public:
+  /// Adds a table's kinds (their samples to those of the same key) and
+  /// returns each one's index in kinds().
+  std::vector<std::uint32_t> add(const std::vector<Kind>& kinds);
+  std::vector<Kind>& kinds() { return kinds_; }
+
+ private:
+  std::vector<Kind> kinds_;
+  std::unordered_map<KindKey, std::uint32_t, KindKeyHash> index_;
+};
 
 /// Where a payload of one IBS key keeps what the tally reads.
 struct KeyKind {
@@ -85,44 +112,47 @@ class KindTable {
   void use_ibs(const amd_ibs::IbsCapture& capture);
   /// IBS: reads payloads' keys (FastIbsDecoder::key_of).
   const amd_ibs::FastIbsDecoder& decoder() const { return *decoder_; }
-  /// The key kind of a payload whose key is `key`, or nullptr when its kind
-  /// cannot be cached (take it by ibs_sample() then). Once per sample: inline.
+  /// The key kind of a payload whose key is `key` (it stays valid), or
+  /// nullptr when its kind cannot be cached (decode() it then). Once per
+  /// sample: inline.
   const KeyKind* find(const amd_ibs::FastIbsDecoder::Key& key, std::span<const std::byte> payload) {
-    const std::uint32_t i = key_index_.find(IbsKey{key});
-    if (i != FlatIndex<IbsKey>::none) return &key_kinds_[i];
-    return add_key(key, payload);
+    for (std::size_t i = slot_of(key);; i = (i + 1) & key_mask_) {
+      const KeySlot& slot = key_slots_[i];
+      if (!slot.kind) return add_key(key, payload);
+      if (slot.key.same(key)) return slot.kind;
+    }
   }
   /// A payload decoded in full: its kind, and its measures in `sums` (by the kind's sums).
   std::uint32_t decode(amd_ibs::IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& ip,
                        std::array<std::uint64_t, max_sums>& sums);
 
  private:
-  struct IbsKey {
-    amd_ibs::FastIbsDecoder::Key key;
-    bool operator==(const IbsKey& o) const { return key.same(o.key); }
-    friend std::uint64_t flat_hash(const IbsKey& k) { return k.key.hash(); }
-  };
-  struct SignatureKey {
-    bool ibs;
-    amd_ibs::IbsUnit unit;
-    std::uint32_t event, measured;
-    ConditionSet conditions, observed;
-    bool operator==(const SignatureKey&) const = default;
-  };
-  struct SignatureHash {
-    std::size_t operator()(const SignatureKey& k) const;
-  };
-  std::uint32_t kind_of(const SignatureKey& key);
+  std::uint32_t kind_of(const KindKey& key);
   const KeyKind* add_key(const amd_ibs::FastIbsDecoder::Key& key, std::span<const std::byte> payload);
 
   const Predicate* where_;
   std::uint32_t needed_;
   std::vector<Kind> kinds_;
-  std::unordered_map<SignatureKey, std::uint32_t, SignatureHash> by_signature_;
+  std::unordered_map<KindKey, std::uint32_t, KindKeyHash> by_key_;
   const amd_ibs::IbsCapture* capture_ = nullptr;
   std::optional<amd_ibs::FastIbsDecoder> decoder_;
-  FlatIndex<IbsKey> key_index_;
-  std::vector<KeyKind> key_kinds_;
+  // Key -> KeyKind by open addressing, the keys inline; at most half full.
+  struct KeySlot {
+    amd_ibs::FastIbsDecoder::Key key{};
+    const KeyKind* kind = nullptr;  // nullptr: empty
+  };
+  std::size_t slot_of(const amd_ibs::FastIbsDecoder::Key& k) const {
+    // The keys' bits are few and scattered: rotations keep them apart,
+    // one multiply mixes them into the high bits, which pick the slot.
+    const std::uint64_t x = k.head ^ std::rotl(k.bits[0], 7) ^ std::rotl(k.bits[1], 19) ^ std::rotl(k.bits[2], 31) ^
+                            std::rotl(k.bits[3], 47);
+    return static_cast<std::size_t>((x * 0x9E3779B97F4A7C15ull) >> key_shift_);
+  }
+  void place(const KeySlot& s);
+  std::vector<KeySlot> key_slots_ = std::vector<KeySlot>(64);
+  std::size_t key_mask_ = 63;
+  unsigned key_shift_ = 64 - 6;
+  std::deque<KeyKind> key_kinds_;  // a KeyKind stays where it is: samples in flight point at it
 };
 
 }  // namespace tagop::report

@@ -97,20 +97,33 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
       throw Error(fmt::format("--time: the samples of {} have no time (PERF_SAMPLE_TIME)", event_name(a)));
   }
 
-  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.progress);
+  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.progress);
   const perf_data::ReadSummary summary = reader.read(walk);
-  walk.finish();
+  std::vector<Tally>& tallies = walk.finish();
 
   s.lost = summary.lost;
   s.truncated = summary.truncated;
   s.skipped = summary.skipped;
   s.skipped.merge(walk.damaged());
-  s.periods = walk.periods();
+  // The shards as one: their kinds by key, their entries renumbered.
+  KindUnion kinds;
+  s.sums_width = tallies.front().entries().width();
+  for (Tally& t : tallies) {
+    const std::vector<std::uint32_t> renumbered = kinds.add(t.kinds().kinds());
+    std::vector<std::uint64_t> sums;
+    for (Entry& e : t.entries().take(sums)) {
+      e.kind = renumbered[e.kind];
+      s.entries.push_back(e);
+    }
+    s.sums.insert(s.sums.end(), sums.begin(), sums.end());
+    for (std::size_t u = 0; u < 2; ++u) s.periods[u].merge(t.periods()[u]);
+    s.skipped.merge(t.damaged());
+  }
+  s.kinds = std::move(kinds.kinds());
   s.counts.read_fetch = s.periods[0].samples;
   s.counts.read_op = s.periods[1].samples;
   s.counts.other_samples = walk.other_samples();
   s.counts.read = summary.samples;
-  s.kinds = walk.kinds().kinds();
   for (const Kind& k : s.kinds) {
     if (k.verdict == Verdict::undecided) s.counts.where_undecided += k.samples;
     if (k.verdict != Verdict::passes) continue;
@@ -146,11 +159,9 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     }
   }
 
-  s.entries = walk.entries().take_entries();
-  s.sums = walk.entries().take_sums();
   s.chains = std::move(walk.chains());
   s.totals.assign(s.query_names.size(), QueryResult{});
-  for (const Entry& e : s.entries) s.add(e, s.totals);
+  for (std::size_t e = 0; e < s.entries.size(); ++e) s.add(e, s.totals);
 
   std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
   sources.push_back(elf_symbol_source());
@@ -176,9 +187,10 @@ Report::~Report() = default;
 Report::Report(Report&&) noexcept = default;
 Report& Report::operator=(Report&&) noexcept = default;
 
-void Report::State::add(const Entry& e, std::vector<QueryResult>& out) const {
+void Report::State::add(std::size_t entry, std::vector<QueryResult>& out) const {
+  const Entry& e = entries[entry];
   const KindOutcomes& k = outcomes[e.kind];
-  const std::uint64_t* entry_sums = sums.data() + e.sums;
+  const std::uint64_t* entry_sums = sums.data() + entry * sums_width;
   for (const KindOutcomes::Match& m : k.matches) {
     QueryResult& r = out[m.query];
     r.count += e.count;
@@ -191,7 +203,7 @@ std::vector<QueryResult> Report::State::results(std::uint32_t row, bool with_chi
   std::vector<QueryResult> out(query_names.size());
   const auto& start = with_children && !child_start.empty() ? child_start : row_start;
   const auto& items = with_children && !child_start.empty() ? child_entries : row_entries;
-  for (std::uint32_t i = start[row]; i < start[row + 1]; ++i) add(entries[items[i]], out);
+  for (std::uint32_t i = start[row]; i < start[row + 1]; ++i) add(items[i], out);
   return out;
 }
 

@@ -81,7 +81,8 @@ struct Report::State {
 
   // The tallies.
   std::vector<Entry> entries;
-  std::vector<std::uint64_t> sums;
+  std::vector<std::uint64_t> sums;  // sums_width for each entry
+  std::size_t sums_width = 0;
   ChainTable chains;
 
   // Rows: each entry's row, and each row's entries (and, with children,
@@ -101,7 +102,7 @@ struct Report::State {
   /// A row's results: its own samples, or with `children` those whose
   /// call chains pass through it too.
   std::vector<QueryResult> results(std::uint32_t row, bool children) const;
-  void add(const Entry& e, std::vector<QueryResult>& out) const;
+  void add(std::size_t entry, std::vector<QueryResult>& out) const;
   std::string name(const RowKey& key) const;
   const std::string& identity_path(std::uint32_t identity) const {
     return modules[identities[identity].modules.front()].filename;

@@ -1,20 +1,36 @@
 #include "walk.hpp"
 
-#include <algorithm>  // std::find
+#include <algorithm>  // std::max, std::min
+#include <bit>        // std::popcount
+#include <thread>     // std::thread::hardware_concurrency
+
+#include <tagop/amd_ibs/layout.hpp>  // field_table
 
 namespace tagop::report {
 
-void PeriodSeen::add(const amd_ibs::IbsCapture::Period& p, std::uint64_t n) {
-  if (n == 0) return;
-  samples += n;
-  sum += p.period * n;
-  min = std::min(min, p.period);
-  max = std::max(max, p.period);
-  counts_ops = counts_ops || p.counts_ops;
+namespace {
+
+// The sums an entry keeps: a non-IBS event's period; of IBS, the most
+// measures that the queries sum in one unit's samples.
+std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed) {
+  if (!capture) return 1;
+  std::array<std::uint32_t, 2> of_unit{};
+  for (const amd_ibs::FieldSpec& f : amd_ibs::field_table())
+    if (f.measure && f.exists_on(capture->cpu().family, capture->cpu().model) && (needed >> f.measure->index & 1))
+      of_unit[static_cast<std::size_t>(amd_ibs::info(f.reg).unit)] |= 1u << f.measure->index;
+  const int most = std::max(std::popcount(of_unit[0]), std::popcount(of_unit[1]));
+  return static_cast<std::uint8_t>(std::min<int>(most, max_sums));
 }
 
+std::size_t shard_count(std::size_t threads) {
+  return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
 Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
-           std::uint32_t needed_measures, std::function<void(std::uint64_t, std::uint64_t)> progress)
+           std::uint32_t needed_measures, std::size_t threads,
+           std::function<void(std::uint64_t, std::uint64_t)> progress)
     : capture_(capture),
       file_(reader.bytes().data()),
       filters_(filters),
@@ -24,19 +40,34 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
                 if (!x.pids.empty() && std::find(x.pids.begin(), x.pids.end(), pid) == x.pids.end()) return false;
                 return x.comms.empty() || std::find(x.comms.begin(), x.comms.end(), comm) != x.comms.end();
               }),
-      kinds_(filters_.where ? &*filters_.where : nullptr, needed_measures),
+      shards_(shard_count(threads)),
+      // Of 2^32: 1 / (2 * shards - 1), half a worker's share.
+      own_share_(shards_ == 1 ? std::uint64_t{1} << 32 : (std::uint64_t{1} << 32) / (2 * shards_ - 1)),
+      pool_(shards_,
+            [&, width = sums_width(capture, needed_measures)] {
+              return Tally(capture_, filters_.where ? &*filters_.where : nullptr, needed_measures, width,
+                           reader.info().attrs.size(), file_);
+            }),
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
-  if (capture_) kinds_.use_ibs(*capture_);
   const auto& attrs = reader.info().attrs;
   for (std::uint32_t e = 0; e < attrs.size(); ++e) {
     EventPlan p;
     p.layout = SampleLayout::of(attrs[e].attr);
     p.ibs = capture_ != nullptr;
-    if (!p.ibs) p.kind = kinds_.event_kind(e);
+    // The unit of an event whose payloads all have one: its route (fetch or
+    // op) does not depend on the payload's size.
+    const auto unit = p.ibs ? capture_->unit_of(e, 0) : std::nullopt;
+    const SampleLayout& l = p.layout;
+    const auto ip_at = unit ? capture_->ip_offset(*unit, 0xFFFF) : std::nullopt;
+    p.direct = !filtering_ && unit && ip_at && l.in_place && l.raw && !l.chain && l.pid_at;
+    if (p.direct) {
+      p.unit = *unit;
+      p.payload_ip_at = static_cast<std::uint16_t>(*ip_at);
+      p.payload_ip_end = static_cast<std::uint32_t>(*ip_at + 8);
+    }
     plans_.push_back(p);
   }
-  end_period_runs();  // sets the masks
 }
 
 std::uint64_t Walk::sample_fields() const {
@@ -60,25 +91,51 @@ void Walk::sample(const perf_data::SampleRecord& r) {
   take(r.event, plan, f, file_ + r.offset);
 }
 
-void Walk::ibs_decoded(amd_ibs::IbsUnit unit, const Fields& f, std::uint32_t space) {
-  std::uint64_t ip = 0;
-  std::array<std::uint64_t, max_sums> values{};
-  const std::uint32_t id = kinds_.decode(unit, f.raw, ip, values);
-  Kind& kind = kinds_.kinds()[id];
-  ++kind.samples;
-  if (kind.verdict != Verdict::passes) return;
-  tally(kind.rip_invalid ? f.ip : ip, space, id, f, nullptr, values.data());
-}
-
-void Walk::end_period_runs() {
-  if (!capture_) return;
-  for (std::size_t u = 0; u < period_runs_.size(); ++u) {
-    periods_[u].add(period_runs_[u].period, period_runs_[u].samples);
-    period_runs_[u] = PeriodRun{};
-    period_runs_[u].mask = capture_->period_bits(static_cast<amd_ibs::IbsUnit>(u));
+void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record) {
+  const bool kept = !filtering_ || passes(f);
+  Item item;
+  item.ip = f.ip;
+  item.event = static_cast<std::uint16_t>(event);
+  std::uint64_t address = f.ip;  // that picks the shard
+  if (plan.ibs) {
+    const std::optional<amd_ibs::IbsUnit> unit = capture_->unit_of(event, f.raw.size());
+    if (!unit) {
+      ++other_;
+      return;
+    }
+    if (f.raw.empty()) {
+      damaged_.add(static_cast<std::uint64_t>(record - file_),
+                   "IBS sample without its raw registers (record with --raw-samples)");
+      return;
+    }
+    item.payload_or_period = reinterpret_cast<std::uint64_t>(f.raw.data());
+    item.raw_size = static_cast<std::uint16_t>(f.raw.size());
+    item.raw_at = static_cast<std::uint16_t>(f.raw.data() - record);
+    item.unit = *unit;
+    item.flags = Item::ibs;
+    address = capture_->ip_of(*unit, f.raw);
+  } else {
+    item.payload_or_period = f.period;
   }
+  if (!kept) {
+    // IBS: read all the same, for the period; any other: not at all.
+    if (!plan.ibs) return;
+    item.flags |= Item::filtered_out;
+  } else {
+    item.space = spaces_.space_of(f.pid);
+    if (!spaces_.space(item.space).passes) {
+      if (!plan.ibs) return;
+      item.flags |= Item::filtered_out;
+    }
+    if (f.chain_nr) item.chain = chains_.intern(f.chain, f.chain_nr);
+  }
+  pool_.add(shard_of(address, item.space), item);
 }
 
-void Walk::finish() { end_period_runs(); }
+std::vector<Tally>& Walk::finish() {
+  std::vector<Tally>& tallies = pool_.finish();
+  for (Tally& t : tallies) t.finish();
+  return tallies;
+}
 
 }  // namespace tagop::report

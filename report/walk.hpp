@@ -1,31 +1,28 @@
 #pragma once
-// The report's one pass over a capture: each sample is reduced to its
-// space (process and mappings), address, kind and call chain, and counted
-// in one entry of the tally table, with its measures or period summed
-// beside it. Nothing here knows rows, names or symbols: those come after
-// the walk, once per distinct address (rows.hpp).
+// The report's one pass over a capture. The reading thread keeps the
+// processes (spaces), filters each sample, interns its call chain and
+// hands it on, by a hash of its address, to one shard of the tallies
+// (tally.hpp), its own or a worker thread's. Nothing here knows rows,
+// names or symbols: those come after the walk, once per distinct address
+// (rows.cpp).
 
 #include <algorithm>    // std::find
-#include <array>        // std::array
 #include <cstddef>      // std::byte
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <cstring>      // std::memcpy
 #include <functional>   // std::function
 #include <optional>     // std::optional
-#include <string>       // std::string
-#include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
-#include <tagop/error.hpp>                 // Error
 #include <tagop/perf_data_reader.hpp>      // RecordHandler
-#include <tagop/report/report.hpp>         // Filters, PeriodSeen
+#include <tagop/report/report.hpp>         // Filters
 
 #include "chain_table.hpp"
-#include "entry_table.hpp"
-#include "kinds.hpp"
 #include "sample_layout.hpp"
+#include "shard_pool.hpp"
 #include "space_log.hpp"
+#include "tally.hpp"
 
 namespace tagop::report {
 
@@ -33,9 +30,9 @@ class Walk final : public perf_data::RecordHandler {
  public:
   /// `capture`: the IBS events (null for a capture without them, whose
   /// events are counted by period). `needed_measures`: a bit per measure
-  /// that the queries sum.
+  /// that the queries sum. `threads`: the tallies' shards (0: one per CPU).
   Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
-       std::uint32_t needed_measures, std::function<void(std::uint64_t, std::uint64_t)> progress);
+       std::uint32_t needed_measures, std::size_t threads, std::function<void(std::uint64_t, std::uint64_t)> progress);
 
   void sample(const perf_data::SampleRecord& r) override;
   /// The common sample, read in place (sample_layout.hpp); defined below,
@@ -48,23 +45,25 @@ class Walk final : public perf_data::RecordHandler {
   void progress(std::uint64_t done, std::uint64_t total) override {
     if (progress_) progress_(done, total);
   }
-  /// Ends the period runs: the counts are final.
-  void finish();
+  /// Waits for the shards: their tallies are final.
+  std::vector<Tally>& finish();
 
-  EntryTable& entries() { return entries_; }
   ChainTable& chains() { return chains_; }
-  const KindTable& kinds() const { return kinds_; }
   const SpaceLog& spaces() const { return spaces_; }
   std::uint64_t other_samples() const { return other_; }
   const perf_data::Skipped& damaged() const { return damaged_; }
-  const std::array<PeriodSeen, 2>& periods() const { return periods_; }
 
  private:
   // How one event's samples are read.
   struct EventPlan {
     SampleLayout layout;
-    bool ibs = false;            // IBS (its unit by the capture), else a counted event
-    std::uint32_t kind = 0;      // of a counted event
+    bool ibs = false;  // IBS (its unit by the capture), else a counted event
+    // IBS of one unit, in place, without a call chain, nothing to filter
+    // by the sample: ibs_in_place().
+    bool direct = false;
+    amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
+    std::uint16_t payload_ip_at = 0;  // direct: the address in the payload (IbsCapture::ip_offset)
+    std::uint32_t payload_ip_end = 0;
   };
   // The fields of a sample the report reads.
   struct Fields {
@@ -75,13 +74,15 @@ class Walk final : public perf_data::RecordHandler {
     std::span<const std::byte> raw;
   };
   void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
+  bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
-  void ibs_sample(std::uint32_t event, const Fields& f, bool kept, const std::byte* record);
-  void ibs_decoded(amd_ibs::IbsUnit unit, const Fields& f, std::uint32_t space);
-  void count_period(amd_ibs::IbsUnit unit, std::uint64_t control);
-  void end_period_runs();
-  void tally(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, const Fields& f, const KeyKind* key_kind,
-             const std::uint64_t* values);
+  // The shard of an address: the reading thread's own takes a smaller
+  // share, since reading is work too.
+  std::size_t shard_of(std::uint64_t ip, std::uint32_t space) const {
+    if (shards_ == 1) return 0;
+    const std::uint64_t h = ((ip ^ std::uint64_t{space} << 40) * 0x9E3779B97F4A7C15ull) >> 32;
+    return h < own_share_ ? 0 : 1 + (h - own_share_) * (shards_ - 1) / ((std::uint64_t{1} << 32) - own_share_);
+  }
 
   const amd_ibs::IbsCapture* capture_;
   const std::byte* file_;
@@ -89,22 +90,13 @@ class Walk final : public perf_data::RecordHandler {
   bool filtering_ = false;  // by --cpu, --tid or --time (per sample)
   std::vector<EventPlan> plans_;
   SpaceLog spaces_;
-  KindTable kinds_;
-  EntryTable entries_;
   ChainTable chains_;
+  std::size_t shards_;
+  std::uint64_t own_share_;  // of 2^32
+  ShardPool<Item, Tally> pool_;
   std::uint64_t other_ = 0;
   perf_data::Skipped damaged_;
   std::function<void(std::uint64_t, std::uint64_t)> progress_;
-  // By unit: the period of the last control register and the samples
-  // since that had it; added to the counts when it changes, which is rare.
-  struct PeriodRun {
-    std::uint64_t mask = 0;                  // IbsCapture::period_bits
-    std::uint64_t bits = ~std::uint64_t{0};  // of the control: none yet
-    amd_ibs::IbsCapture::Period period;
-    std::uint64_t samples = 0;
-  };
-  std::array<PeriodRun, 2> period_runs_{};
-  std::array<PeriodSeen, 2> periods_{};
 };
 
 // Once per sample: inline, in sight of the reader's loop.
@@ -117,78 +109,35 @@ inline bool Walk::passes(const Fields& f) const {
   return true;
 }
 
-inline void Walk::count_period(amd_ibs::IbsUnit unit, std::uint64_t control) {
-  PeriodRun& run = period_runs_[static_cast<std::size_t>(unit)];
-  const std::uint64_t bits = control & run.mask;
-  if (bits != run.bits) {
-    periods_[static_cast<std::size_t>(unit)].add(run.period, run.samples);
-    run = {run.mask, bits, capture_->period_of(unit, control), 0};
-  }
-  ++run.samples;
-}
-
-inline void Walk::tally(std::uint64_t ip, std::uint32_t space, std::uint32_t kind_id, const Fields& f,
-                        const KeyKind* key_kind, const std::uint64_t* values) {
-  const Kind& kind = kinds_.kinds()[kind_id];
-  const std::uint32_t chain = f.chain_nr ? chains_.intern(f.chain, f.chain_nr) : 0;
-  Entry& e = entries_.find(ip, space, kind_id, chain, EntryTable::hash(ip, space, kind_id, chain), kind.sum_count);
-  ++e.count;
-  std::uint64_t* sums = entries_.sums(e);
-  if (key_kind) {
-    key_kind->add_measures(f.raw.data(), sums);
-  } else if (values) {
-    for (std::size_t i = 0; i < kind.sum_count; ++i) sums[i] += values[i];
-  } else {
-    sums[0] += f.period;
-  }
-}
-
-inline void Walk::ibs_sample(std::uint32_t event, const Fields& f, bool kept, const std::byte* record) {
-  const std::optional<amd_ibs::IbsUnit> unit = capture_->unit_of(event, f.raw.size());
-  if (!unit) {
-    ++other_;
-    return;
-  }
-  amd_ibs::FastIbsDecoder::Key key;
-  std::uint64_t control = 0;
-  const KeyKind* key_kind = nullptr;
-  std::uint32_t space = 0;
-  try {
-    if (f.raw.empty()) throw Error("IBS sample without its raw registers (record with --raw-samples)");
-    const bool keyed = kinds_.decoder().key_of(*unit, f.raw, key, control);
-    // Filtered-out samples are read all the same: their period counts.
-    count_period(*unit, control);
-    if (!kept) return;
-    space = spaces_.space_of(f.pid);
-    if (!spaces_.space(space).passes) return;
-    if (keyed) key_kind = kinds_.find(key, f.raw);
-    if (!key_kind) return ibs_decoded(*unit, f, space);
-  } catch (const Error& e) {
-    damaged_.add(static_cast<std::uint64_t>(record - file_), e.what());
-    return;
-  }
-  Kind& kind = kinds_.kinds()[key_kind->kind];
-  ++kind.samples;
-  if (kind.verdict != Verdict::passes) return;
-  std::uint64_t ip = f.ip;  // IbsRipInvalid: the interrupted ip, as perf recorded it
-  if (!key_kind->rip_invalid) std::memcpy(&ip, f.raw.data() + key_kind->ip_at, 8);
-  tally(ip, space, key_kind->kind, f, key_kind, nullptr);
-}
-
-inline void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record) {
-  const bool kept = !filtering_ || passes(f);
-  if (plan.ibs) return ibs_sample(event, f, kept, record);
-  if (!kept) return;
-  const std::uint32_t space = spaces_.space_of(f.pid);
-  if (!spaces_.space(space).passes) return;
-  ++kinds_.kinds()[plan.kind].samples;
-  tally(f.ip, space, plan.kind, f, nullptr, nullptr);
+[[gnu::always_inline]] inline bool Walk::ibs_in_place(const EventPlan& plan, const std::byte* record,
+                                                      std::uint16_t size) {
+  const SampleLayout& l = plan.layout;
+  std::uint32_t n;
+  std::memcpy(&n, record + l.variable_at, 4);
+  if (n > std::size_t{size} - l.variable_at - 4 || n < plan.payload_ip_end) return false;
+  const std::byte* raw = record + l.variable_at + 4;
+  std::uint32_t pid;
+  std::memcpy(&pid, record + l.pid_at, 4);
+  const std::uint32_t space = spaces_.space_of(pid);
+  Item item;
+  item.payload_or_period = reinterpret_cast<std::uint64_t>(raw);
+  if (l.ip_at) std::memcpy(&item.ip, record + l.ip_at, 8);
+  item.space = space;
+  item.raw_size = static_cast<std::uint16_t>(n);
+  item.raw_at = static_cast<std::uint16_t>(l.variable_at + 4);
+  item.unit = plan.unit;
+  item.flags = Item::ibs | (spaces_.space(space).passes ? 0 : Item::filtered_out);
+  std::uint64_t payload_ip;
+  std::memcpy(&payload_ip, raw + plan.payload_ip_at, 8);
+  pool_.add(shard_of(payload_ip, space), item);
+  return true;
 }
 
 inline bool Walk::sample_in_place(std::uint32_t event, const std::byte* record, std::uint16_t size) {
   const EventPlan& plan = plans_[event];
   const SampleLayout& l = plan.layout;
-  if (!l.in_place || size < l.variable_at) return false;
+  if (!l.in_place || size < l.variable_at + (l.raw ? 4 : 0)) return false;
+  if (plan.direct) return ibs_in_place(plan, record, size);
   Fields f;
   SampleParts parts;
   if (!parts.read(l, record, size)) return false;

@@ -116,6 +116,7 @@ void run_report(const ReportOptions& o) {
   if (!by) usage_error(fmt::format("--by '{}': expected function, module, process, address, line or callchain", o.by));
   options.by = *by;
   options.children = o.children;
+  options.threads = o.threads;
   report::Filters& filters = options.filters;
   filters.cpus = numbers(o.cpus, "--cpu");
   filters.pids = numbers(o.pids, "--pid");

@@ -68,6 +68,9 @@ struct Options {
   bool children = false;
   /// Called every few tens of MiB with the data bytes read and their total.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  /// Threads that tally the samples (0: one per CPU); the result does not
+  /// depend on it.
+  std::size_t threads = 0;
   /// Tried, in order, before the ELF files on this machine (a kernel's
   /// symbols, a build-id cache ...).
   std::vector<std::shared_ptr<SymbolSource>> symbol_sources;
@@ -80,6 +83,7 @@ struct PeriodSeen {
   bool counts_ops = false;
   /// `n` samples of period `p`.
   void add(const amd_ibs::IbsCapture::Period& p, std::uint64_t n = 1);
+  void merge(const PeriodSeen& o);
   double mean() const { return samples ? static_cast<double>(sum) / static_cast<double>(samples) : 0; }
 };
 
