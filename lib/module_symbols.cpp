@@ -100,7 +100,7 @@ struct FunctionSymbol {
   std::uint64_t start = 0;  // libdwfl address (bias included)
   std::uint64_t end = 0;    // one past the last byte
   const char* name = nullptr;  // in libelf's string table, alive with the Dwfl
-  int binding_rank = 0;
+  int binding = STB_LOCAL;
   bool sizeless = false;
 };
 
@@ -126,17 +126,17 @@ class FunctionIndex {
       symbols_.push_back({.start = address,
                           .end = sizeless ? section_end(elf, section, bias) : address + sym.st_size,
                           .name = name,
-                          .binding_rank = binding_rank(GELF_ST_BIND(sym.st_info)),
+                          .binding = GELF_ST_BIND(sym.st_info),
                           .sizeless = sizeless});
     }
-    // Of aliases at one address, a sized one before a sizeless one, then
-    // the best-bound one, names the function.
-    std::stable_sort(symbols_.begin(), symbols_.end(),
-                     [](const FunctionSymbol& a, const FunctionSymbol& b) {
-                       if (a.start != b.start) return a.start < b.start;
-                       if (a.sizeless != b.sizeless) return b.sizeless;
-                       return a.binding_rank > b.binding_rank;
-                     });
+    // Of aliases at one address, the one perf names the function by
+    // (choose_best_symbol in its util/symbol.c): a sized one, then one that
+    // is not weak, then a global one, then the one with fewer leading
+    // underscores, then the longest name.
+    std::stable_sort(symbols_.begin(), symbols_.end(), [](const FunctionSymbol& a, const FunctionSymbol& b) {
+      if (a.start != b.start) return a.start < b.start;
+      return better_alias(a, b);
+    });
     symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
                                [](const FunctionSymbol& a, const FunctionSymbol& b) {
                                  return a.start == b.start;
@@ -184,12 +184,15 @@ class FunctionIndex {
     return header.sh_addr + header.sh_size + bias;
   }
 
-  static int binding_rank(int binding) {
-    switch (binding) {
-      case STB_GLOBAL: return 2;
-      case STB_WEAK: return 1;
-      default: return 0;
-    }
+  // Whether `a` names the function rather than `b`, at the same address.
+  static bool better_alias(const FunctionSymbol& a, const FunctionSymbol& b) {
+    if (a.sizeless != b.sizeless) return b.sizeless;
+    if ((a.binding == STB_WEAK) != (b.binding == STB_WEAK)) return b.binding == STB_WEAK;
+    if ((a.binding == STB_GLOBAL) != (b.binding == STB_GLOBAL)) return a.binding == STB_GLOBAL;
+    const std::string_view an(a.name), bn(b.name);
+    const std::size_t au = an.find_first_not_of('_'), bu = bn.find_first_not_of('_');
+    if (au != bu) return au < bu;
+    return an.size() > bn.size();
   }
 
   std::vector<FunctionSymbol> symbols_;

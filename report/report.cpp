@@ -31,11 +31,12 @@ void check_where(const Predicate& where, const amd_ibs::IbsCapture& capture) {
   const ConditionSet op = capture.decoder().observable(amd_ibs::IbsUnit::op);
   if (fetch.contains_all(used) || op.contains_all(used)) return;
   std::string missing;
+  std::size_t count = 0;
   for (Condition c : used.members())
-    if (!fetch.contains(c) && !op.contains(c)) missing += (missing.empty() ? "" : ", ") + std::string(c.name());
-  if (!missing.empty())
-    throw Error(fmt::format("--where '{}': {} not available on this processor ({}): no IBS sample can tell",
-                            where.to_string(), missing, capture.cpu().to_string()));
+    if (!fetch.contains(c) && !op.contains(c)) missing += (count++ ? ", " : "") + std::string(c.name());
+  if (count)
+    throw Error(fmt::format("--where '{}': {} {} not available on this processor ({}): no IBS sample can tell",
+                            where.to_string(), missing, count == 1 ? "is" : "are", capture.cpu().to_string()));
   throw Error(fmt::format("--where '{}': no IBS unit of this processor ({}) observes all of {}: fetch samples know "
                           "nothing of ops, and op samples nothing of fetches",
                           where.to_string(), capture.cpu().to_string(), used.to_string()));

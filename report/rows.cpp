@@ -127,8 +127,11 @@ class RowMaker {
       }
       frame_address_.assign(use_start_.back(), 0);
     }
-    std::sort(refs.begin(), refs.end(), [](const AddressRef& a, const AddressRef& b) {
-      return a.space != b.space ? a.space < b.space : a.ip < b.ip;
+    // In the order the replay meets the spaces' states.
+    std::sort(refs.begin(), refs.end(), [&](const AddressRef& a, const AddressRef& b) {
+      if (a.space == b.space) return a.ip < b.ip;
+      const std::uint32_t pa = spaces_.space(a.space).position, pb = spaces_.space(b.space).position;
+      return pa != pb ? pa < pb : a.space < b.space;
     });
     entry_address_.assign(s_.entries.size(), 0);
     for (std::size_t i = 0; i < refs.size(); ++i) {

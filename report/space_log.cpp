@@ -1,7 +1,5 @@
 #include "space_log.hpp"
 
-#include <fmt/format.h>  // fmt::format
-
 #include <tagop/error.hpp>  // Error
 
 namespace tagop::report {
@@ -15,8 +13,8 @@ bool is_kernel(const perf_data::MmapRecord& r) {
 }  // namespace
 
 SpaceLog::SpaceLog(const std::vector<perf_data::BuildIdEntry>& build_ids,
-                   std::function<bool(std::uint32_t, std::string_view)> passes)
-    : build_ids_(build_ids), passes_(std::move(passes)) {
+                   std::function<bool(std::uint32_t, std::string_view)> passes, bool timed)
+    : build_ids_(build_ids), passes_(std::move(passes)), timed_(timed) {
   live_.add_build_ids(build_ids_);
 }
 
@@ -39,43 +37,43 @@ void SpaceLog::apply(const Logged& l, ProcessTable& table) {
   }
 }
 
+void SpaceLog::log(Logged l) {
+  apply(l, live_);
+  log_.push_back(std::move(l));
+}
+
 void SpaceLog::mmap(const perf_data::MmapRecord& r) {
   Logged l{Logged::Type::mmap, r, {}, {}, std::string(r.filename), r.build_id};
   l.mmap.filename = {};
   l.mmap.build_id.clear();
-  apply(l, live_);
-  log_.push_back(std::move(l));
-  if (is_kernel(r)) changed_all();
-  else changed(r.pid);
+  log(std::move(l));
+  if (!is_kernel(r)) return changed(r.pid, r.id.time);
+  // The kernel's mappings are every process's.
+  std::vector<std::uint32_t> pids;
+  for (const auto& [pid, versions] : versions_) pids.push_back(pid);
+  for (std::uint32_t pid : pids) changed(pid, r.id.time);
 }
 
 void SpaceLog::comm(const perf_data::CommRecord& r) {
   Logged l{Logged::Type::comm, {}, r, {}, std::string(r.comm), {}};
   l.comm.comm = {};
-  apply(l, live_);
-  log_.push_back(std::move(l));
-  changed(r.pid);
+  log(std::move(l));
+  changed(r.pid, r.id.time);
 }
 
 void SpaceLog::task(const perf_data::TaskRecord& r) {
   // A new thread shares its process's maps and name; an exit changes
   // neither (a later FORK that reuses the pid starts afresh).
   if (!r.fork || r.pid == r.ppid) return;
-  Logged l{Logged::Type::task, {}, {}, r, {}, {}};
-  apply(l, live_);
-  log_.push_back(std::move(l));
-  changed(r.pid);
+  log(Logged{Logged::Type::task, {}, {}, r, {}, {}});
+  changed(r.pid, r.time);
 }
 
-void SpaceLog::changed(std::uint32_t pid) {
-  current_.erase(pid);
+void SpaceLog::changed(std::uint32_t pid, std::uint64_t time) {
+  versions_[pid].push_back(Version{timed_ ? time : 0, static_cast<std::uint32_t>(log_.size()),
+                                   comm_id(live_.comm_of(pid)), none});
   Recent& r = recent_[pid % recent_.size()];
   if (r.pid == pid) r.space = none;
-}
-
-void SpaceLog::changed_all() {
-  current_.clear();
-  recent_.fill(Recent{});
 }
 
 std::uint32_t SpaceLog::comm_id(std::string_view comm) {
@@ -84,20 +82,30 @@ std::uint32_t SpaceLog::comm_id(std::string_view comm) {
   return it->second;
 }
 
-std::uint32_t SpaceLog::find(std::uint32_t pid) {
-  auto [it, fresh] = current_.try_emplace(pid, static_cast<std::uint32_t>(spaces_.size()));
-  if (!fresh) return it->second;
-  if (spaces_.size() == none) throw Error("more than 2^32 process states in one capture");
-  const std::string_view comm = live_.comm_of(pid);
-  spaces_.push_back(Space{pid, comm_id(comm), static_cast<std::uint32_t>(log_.size()), passes_(pid, comm)});
-  return it->second;
+std::uint32_t SpaceLog::find(std::uint32_t pid, std::uint64_t time) {
+  std::vector<Version>& versions = versions_[pid];
+  if (versions.empty())  // a process that no record named
+    versions.push_back(Version{0, static_cast<std::uint32_t>(log_.size()), comm_id(live_.comm_of(pid)), none});
+  // The newest state at or before the sample's time (the oldest, for a
+  // sample before them all).
+  std::size_t i = versions.size() - 1;
+  if (timed_)
+    while (i > 0 && versions[i].time > time) --i;
+  Version& v = versions[i];
+  if (v.space == none) {
+    if (spaces_.size() == none) throw Error("more than 2^32 process states in one capture");
+    v.space = static_cast<std::uint32_t>(spaces_.size());
+    spaces_.push_back(Space{pid, v.comm, v.position, passes_(pid, comms_[v.comm])});
+  }
+  if (i + 1 == versions.size()) recent_[pid % recent_.size()] = Recent{pid, v.space, timed_ ? v.time : 0};
+  return v.space;
 }
 
 SpaceLog::Replay::Replay(const SpaceLog& log) : log_(log) { table_.add_build_ids(log.build_ids_); }
 
 const ProcessTable& SpaceLog::Replay::at(std::uint32_t space) {
   const std::size_t position = log_.spaces_[space].position;
-  for (; done_ < position; ++done_) apply(log_.log_[done_], table_);
+  for (; done_ < position; ++done_) SpaceLog::apply(log_.log_[done_], table_);
   return table_;
 }
 

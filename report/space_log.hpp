@@ -1,10 +1,13 @@
 #pragma once
-// The processes of a capture as its samples met them. Each sample's pid
-// gives a space: that process with its name and the state of its mappings
-// at that moment (how many MMAP, COMM and FORK records came before). The
-// walk only counts samples by space; after it, a replay of the logged
-// records gives each space's mappings as they were, so that an address is
-// read with the mappings of its time, although later ones may reuse it.
+// The processes of a capture as its samples met them. A sample's pid and
+// time give a space: that process with its name and the state of its
+// mappings at that moment. perf record writes each CPU's records in turn,
+// so a record can precede, in the file, samples of other CPUs taken before
+// it: like perf, which sorts records by time, a sample gets the state of
+// its time, not of its place in the file. The walk only counts samples by
+// space; after it, a replay of the logged records gives each space's
+// mappings as they were, so that an address is read with the mappings of
+// its time, although later ones may reuse it.
 
 #include <array>          // std::array
 #include <cstdint>        // std::uint32_t, std::uint64_t
@@ -29,26 +32,27 @@ struct Space {
 class SpaceLog {
  public:
   /// `passes(pid, comm)`: whether a process's samples pass the filters.
+  /// `timed`: the records carry times (sample_id_all with TIME), so that
+  /// samples get the state of their time; otherwise of their place.
   SpaceLog(const std::vector<perf_data::BuildIdEntry>& build_ids,
-           std::function<bool(std::uint32_t, std::string_view)> passes);
+           std::function<bool(std::uint32_t, std::string_view)> passes, bool timed);
 
   void mmap(const perf_data::MmapRecord& r);
   void comm(const perf_data::CommRecord& r);
   void task(const perf_data::TaskRecord& r);
 
-  /// The space of a sample of `pid` now. Once per sample: inline.
-  std::uint32_t space_of(std::uint32_t pid) {
-    Recent& r = recent_[pid % recent_.size()];
-    if (r.pid == pid && r.space != none) return r.space;
-    r = {pid, find(pid)};
-    return r.space;
+  /// The space of a sample of `pid` at `time`. Once per sample: inline.
+  std::uint32_t space_at(std::uint32_t pid, std::uint64_t time) {
+    const Recent& r = recent_[pid % recent_.size()];
+    if (r.pid == pid && r.space != none && time >= r.since) return r.space;
+    return find(pid, time);
   }
   const Space& space(std::uint32_t id) const { return spaces_[id]; }
   std::size_t space_count() const { return spaces_.size(); }
   const std::vector<std::string>& comms() const { return comms_; }
 
   /// The log replayed into a process table, up to a space's position;
-  /// spaces must be visited in order (their positions never decrease).
+  /// spaces must be visited in order of position.
   class Replay {
    public:
     explicit Replay(const SpaceLog& log);
@@ -65,8 +69,18 @@ class SpaceLog {
 
  private:
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
+  // The newest state of a pid, valid for samples from `since`.
   struct Recent {
     std::uint32_t pid = 0, space = none;
+    std::uint64_t since = 0;
+  };
+  // A state of a process, from a record at `time`; its space is made
+  // when a sample first has it.
+  struct Version {
+    std::uint64_t time = 0;
+    std::uint32_t position = 0;
+    std::uint32_t comm = 0;
+    std::uint32_t space = none;
   };
   // A record as logged: its strings owned.
   struct Logged {
@@ -76,18 +90,19 @@ class SpaceLog {
     perf_data::TaskRecord task;
     std::string text, build_id;  // the filename or comm, the build-id
   };
-  std::uint32_t find(std::uint32_t pid);
-  void changed(std::uint32_t pid);
-  void changed_all();
+  std::uint32_t find(std::uint32_t pid, std::uint64_t time);
+  void log(Logged l);
+  void changed(std::uint32_t pid, std::uint64_t time);
   std::uint32_t comm_id(std::string_view comm);
   static void apply(const Logged& l, ProcessTable& table);
 
   std::vector<perf_data::BuildIdEntry> build_ids_;
   std::function<bool(std::uint32_t, std::string_view)> passes_;
+  bool timed_;
   ProcessTable live_;  // as the walk is now: the names
   std::vector<Logged> log_;
   std::vector<Space> spaces_;
-  std::unordered_map<std::uint32_t, std::uint32_t> current_;  // pid -> space
+  std::unordered_map<std::uint32_t, std::vector<Version>> versions_;  // by pid, oldest first
   std::array<Recent, 256> recent_{};
   std::vector<std::string> comms_;
   std::unordered_map<std::string, std::uint32_t> comm_ids_;

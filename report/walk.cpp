@@ -22,6 +22,14 @@ std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed
   return static_cast<std::uint8_t>(std::min<int>(most, max_sums));
 }
 
+// Whether every record says when it happened: samples by TIME, the others
+// by their sample_id_all trailer.
+bool timed(const perf_data::FileInfo& info) {
+  for (const perf_data::EventAttr& a : info.attrs)
+    if (!a.attr.sample_id_all || !(a.attr.sample_type & PERF_SAMPLE_TIME)) return false;
+  return !info.attrs.empty();
+}
+
 std::size_t shard_count(std::size_t threads) {
   return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
@@ -34,12 +42,15 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     : capture_(capture),
       file_(reader.bytes().data()),
       filters_(filters),
+      timed_(timed(reader.info())),
       spaces_(reader.info().build_ids,
               [this](std::uint32_t pid, std::string_view comm) {
                 const Filters& x = filters_;
                 if (!x.pids.empty() && std::find(x.pids.begin(), x.pids.end(), pid) == x.pids.end()) return false;
                 return x.comms.empty() || std::find(x.comms.begin(), x.comms.end(), comm) != x.comms.end();
-              }),
+              },
+              timed_),
+      delayed_(timed_ ? delay_depth : 0),
       shards_(shard_count(threads)),
       // Of 2^32: 1 / (2 * shards - 1), half a worker's share.
       own_share_(shards_ == 1 ? std::uint64_t{1} << 32 : (std::uint64_t{1} << 32) / (2 * shards_ - 1)),
@@ -60,7 +71,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     const auto unit = p.ibs ? capture_->unit_of(e, 0) : std::nullopt;
     const SampleLayout& l = p.layout;
     const auto ip_at = unit ? capture_->ip_offset(*unit, 0xFFFF) : std::nullopt;
-    p.direct = !filtering_ && unit && ip_at && l.in_place && l.raw && !l.chain && l.pid_at;
+    p.direct = !filtering_ && unit && ip_at && l.in_place && l.raw && !l.chain && l.pid_at && (l.time_at || !timed_);
     if (p.direct) {
       p.unit = *unit;
       p.payload_ip_at = static_cast<std::uint16_t>(*ip_at);
@@ -121,18 +132,16 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
     // IBS: read all the same, for the period; any other: not at all.
     if (!plan.ibs) return;
     item.flags |= Item::filtered_out;
-  } else {
-    item.space = spaces_.space_of(f.pid);
-    if (!spaces_.space(item.space).passes) {
-      if (!plan.ibs) return;
-      item.flags |= Item::filtered_out;
-    }
-    if (f.chain_nr) item.chain = chains_.intern(f.chain, f.chain_nr);
+    return pool_.add(0, item);
   }
-  pool_.add(shard_of(address, item.space), item);
+  if (f.chain_nr) item.chain = chains_.intern(f.chain, f.chain_nr);
+  hand_on(item, f.pid, f.time, address);
 }
 
 std::vector<Tally>& Walk::finish() {
+  for (std::uint64_t i = delayed_count_ > delay_depth ? delayed_count_ - delay_depth : 0; i < delayed_count_; ++i)
+    release(delayed_[i & (delay_depth - 1)]);
+  delayed_count_ = 0;
   std::vector<Tally>& tallies = pool_.finish();
   for (Tally& t : tallies) t.finish();
   return tallies;

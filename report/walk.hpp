@@ -76,6 +76,17 @@ class Walk final : public perf_data::RecordHandler {
   void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
+  // A sample waits here while the next records are read: one that comes
+  // later in the file but earlier in time still decides the sample's
+  // space (space_log.hpp). Only in a timed capture.
+  struct Delayed {
+    Item item;
+    std::uint64_t address, time;  // the address picks the shard
+    std::uint32_t pid;
+  };
+  static constexpr std::size_t delay_depth = 16384;  // a power of two
+  void hand_on(const Item& item, std::uint32_t pid, std::uint64_t time, std::uint64_t address);
+  void release(const Delayed& d);
   // The shard of an address: the reading thread's own takes a smaller
   // share, since reading is work too.
   std::size_t shard_of(std::uint64_t ip, std::uint32_t space) const {
@@ -89,8 +100,11 @@ class Walk final : public perf_data::RecordHandler {
   Filters filters_;
   bool filtering_ = false;  // by --cpu, --tid or --time (per sample)
   std::vector<EventPlan> plans_;
+  bool timed_;
   SpaceLog spaces_;
   ChainTable chains_;
+  std::vector<Delayed> delayed_;
+  std::uint64_t delayed_count_ = 0;
   std::size_t shards_;
   std::uint64_t own_share_;  // of 2^32
   ShardPool<Item, Tally> pool_;
@@ -109,6 +123,25 @@ inline bool Walk::passes(const Fields& f) const {
   return true;
 }
 
+[[gnu::always_inline]] inline void Walk::release(const Delayed& d) {
+  Item item = d.item;
+  item.space = spaces_.space_at(d.pid, d.time);
+  if (!spaces_.space(item.space).passes) {
+    // IBS: read all the same, for the period; any other: not at all.
+    if (!(item.flags & Item::ibs)) return;
+    item.flags |= Item::filtered_out;
+  }
+  pool_.add(shard_of(d.address, item.space), item);
+}
+
+[[gnu::always_inline]] inline void Walk::hand_on(const Item& item, std::uint32_t pid, std::uint64_t time,
+                                                 std::uint64_t address) {
+  if (!timed_) return release(Delayed{item, address, time, pid});
+  Delayed& slot = delayed_[delayed_count_++ & (delay_depth - 1)];
+  if (delayed_count_ > delay_depth) release(slot);
+  slot = Delayed{item, address, time, pid};
+}
+
 [[gnu::always_inline]] inline bool Walk::ibs_in_place(const EventPlan& plan, const std::byte* record,
                                                       std::uint16_t size) {
   const SampleLayout& l = plan.layout;
@@ -118,18 +151,17 @@ inline bool Walk::passes(const Fields& f) const {
   const std::byte* raw = record + l.variable_at + 4;
   std::uint32_t pid;
   std::memcpy(&pid, record + l.pid_at, 4);
-  const std::uint32_t space = spaces_.space_of(pid);
+  std::uint64_t time = 0, payload_ip;
+  if (l.time_at) std::memcpy(&time, record + l.time_at, 8);
+  std::memcpy(&payload_ip, raw + plan.payload_ip_at, 8);
   Item item;
   item.payload_or_period = reinterpret_cast<std::uint64_t>(raw);
   if (l.ip_at) std::memcpy(&item.ip, record + l.ip_at, 8);
-  item.space = space;
   item.raw_size = static_cast<std::uint16_t>(n);
   item.raw_at = static_cast<std::uint16_t>(l.variable_at + 4);
   item.unit = plan.unit;
-  item.flags = Item::ibs | (spaces_.space(space).passes ? 0 : Item::filtered_out);
-  std::uint64_t payload_ip;
-  std::memcpy(&payload_ip, raw + plan.payload_ip_at, 8);
-  pool_.add(shard_of(payload_ip, space), item);
+  item.flags = Item::ibs;
+  hand_on(item, pid, time, payload_ip);
   return true;
 }
 
@@ -151,10 +183,8 @@ inline bool Walk::sample_in_place(std::uint32_t event, const std::byte* record, 
   f.tid = static_cast<std::uint32_t>(ids >> 32);
   f.ip = u64_at(l.ip_at, 0);
   f.period = u64_at(l.period_at, l.fixed_period);
-  if (filtering_) {
-    f.time = u64_at(l.time_at, 0);
-    f.cpu = static_cast<std::uint32_t>(u64_at(l.cpu_at, 0));
-  }
+  f.time = u64_at(l.time_at, 0);
+  if (filtering_) f.cpu = static_cast<std::uint32_t>(u64_at(l.cpu_at, 0));
   f.chain = parts.chain;
   f.chain_nr = parts.chain_nr;
   f.raw = parts.raw;

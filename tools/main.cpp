@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "tagop: {}\nRun 'tagop --help' for usage.\n", e.what());
+    // The hint names the command whose options were wrong, if any.
+    std::string help = "tagop --help";
+    for (const CLI::App* command : app.get_subcommands()) help = "tagop " + command->get_name() + " --help";
+    fmt::print(stderr, "tagop: {}\nRun '{}' for usage.\n", e.what(), help);
     return 2;
   } catch (const tagop::Error& e) {
     fmt::print(stderr, "tagop: {}\n", e.what());
