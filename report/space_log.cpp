@@ -37,36 +37,66 @@ void SpaceLog::apply(const Logged& l, ProcessTable& table) {
   }
 }
 
-void SpaceLog::log(Logged l) {
+namespace {
+
+// For a heap whose front is the earliest record.
+bool later(const auto& a, const auto& b) { return a.time != b.time ? a.time > b.time : a.order > b.order; }
+
+}  // namespace
+
+void SpaceLog::wait(Logged l) {
+  l.order = log_.size() + waiting_.size();
+  if (!timed_) return take(std::move(l));
+  waiting_.push_back(std::move(l));
+  std::push_heap(waiting_.begin(), waiting_.end(), later<Logged, Logged>);
+}
+
+void SpaceLog::take_up_to(std::uint64_t time) {
+  while (!waiting_.empty() && waiting_.front().time <= time) {
+    std::pop_heap(waiting_.begin(), waiting_.end(), later<Logged, Logged>);
+    Logged l = std::move(waiting_.back());
+    waiting_.pop_back();
+    take(std::move(l));
+  }
+}
+
+void SpaceLog::take(Logged l) {
   apply(l, live_);
   log_.push_back(std::move(l));
+  const Logged& taken = log_.back();
+  switch (taken.type) {
+    case Logged::Type::mmap:
+      if (!is_kernel(taken.mmap)) return changed(taken.mmap.pid, taken.time);
+      {
+        // The kernel's mappings are every process's.
+        std::vector<std::uint32_t> pids;
+        for (const auto& [pid, versions] : versions_) pids.push_back(pid);
+        for (std::uint32_t pid : pids) changed(pid, taken.time);
+      }
+      return;
+    case Logged::Type::comm: return changed(taken.comm.pid, taken.time);
+    case Logged::Type::task: return changed(taken.task.pid, taken.time);
+  }
 }
 
 void SpaceLog::mmap(const perf_data::MmapRecord& r) {
-  Logged l{Logged::Type::mmap, r, {}, {}, std::string(r.filename), r.build_id};
+  Logged l{r.id.time, 0, Logged::Type::mmap, r, {}, {}, std::string(r.filename), r.build_id};
   l.mmap.filename = {};
   l.mmap.build_id.clear();
-  log(std::move(l));
-  if (!is_kernel(r)) return changed(r.pid, r.id.time);
-  // The kernel's mappings are every process's.
-  std::vector<std::uint32_t> pids;
-  for (const auto& [pid, versions] : versions_) pids.push_back(pid);
-  for (std::uint32_t pid : pids) changed(pid, r.id.time);
+  wait(std::move(l));
 }
 
 void SpaceLog::comm(const perf_data::CommRecord& r) {
-  Logged l{Logged::Type::comm, {}, r, {}, std::string(r.comm), {}};
+  Logged l{r.id.time, 0, Logged::Type::comm, {}, r, {}, std::string(r.comm), {}};
   l.comm.comm = {};
-  log(std::move(l));
-  changed(r.pid, r.id.time);
+  wait(std::move(l));
 }
 
 void SpaceLog::task(const perf_data::TaskRecord& r) {
   // A new thread shares its process's maps and name; an exit changes
   // neither (a later FORK that reuses the pid starts afresh).
   if (!r.fork || r.pid == r.ppid) return;
-  log(Logged{Logged::Type::task, {}, {}, r, {}, {}});
-  changed(r.pid, r.time);
+  wait(Logged{r.time, 0, Logged::Type::task, {}, {}, r, {}, {}});
 }
 
 void SpaceLog::changed(std::uint32_t pid, std::uint64_t time) {

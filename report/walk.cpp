@@ -142,6 +142,7 @@ std::vector<Tally>& Walk::finish() {
   for (std::uint64_t i = delayed_count_ > delay_depth ? delayed_count_ - delay_depth : 0; i < delayed_count_; ++i)
     release(delayed_[i & (delay_depth - 1)]);
   delayed_count_ = 0;
+  spaces_.take_all();
   std::vector<Tally>& tallies = pool_.finish();
   for (Tally& t : tallies) t.finish();
   return tallies;
