@@ -6,7 +6,7 @@
 #include <gelf.h>              // gelf_getphdr, GElf_Phdr, GElf_Sym
 #include <unistd.h>            // ::close
 
-#include <algorithm>      // std::all_of, std::stable_sort, std::unique, std::upper_bound
+#include <algorithm>      // std::all_of, std::stable_sort, std::upper_bound
 #include <cerrno>         // errno
 #include <cstdlib>        // std::free
 #include <cstring>        // std::strerror
@@ -129,24 +129,24 @@ class FunctionIndex {
                           .binding = GELF_ST_BIND(sym.st_info),
                           .sizeless = sizeless});
     }
-    // Of aliases at one address, the one perf names the function by
-    // (choose_best_symbol in its util/symbol.c): a sized one, then one that
-    // is not weak, then a global one, then the one with fewer leading
-    // underscores, then the longest name.
-    std::stable_sort(symbols_.begin(), symbols_.end(), [](const FunctionSymbol& a, const FunctionSymbol& b) {
-      if (a.start != b.start) return a.start < b.start;
-      return better_alias(a, b);
-    });
-    symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
-                               [](const FunctionSymbol& a, const FunctionSymbol& b) {
-                                 return a.start == b.start;
-                               }),
-                   symbols_.end());
-    // Hand-written assembly (and _init) often leaves the size 0: such a
-    // function runs up to the next symbol, within its own section (as
-    // libdwfl's own lookup has it).
+    // As perf reads a symbol table (dso__load_sym in its util/): by
+    // address, aliases in table order; a sizeless symbol runs up to the next
+    // one (hand-written assembly and _init often leave the size 0), within
+    // its own section; then, of aliases at one address, the one that
+    // choose_best_symbol() keeps names the function.
+    std::stable_sort(symbols_.begin(), symbols_.end(),
+                     [](const FunctionSymbol& a, const FunctionSymbol& b) { return a.start < b.start; });
     for (std::size_t i = 0; i + 1 < symbols_.size(); ++i)
       if (symbols_[i].sizeless) symbols_[i].end = std::min(symbols_[i].end, symbols_[i + 1].start);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < symbols_.size(); ++i) {
+      if (kept && symbols_[kept - 1].start == symbols_[i].start) {
+        if (!better_alias(symbols_[kept - 1], symbols_[i])) symbols_[kept - 1] = symbols_[i];
+        continue;
+      }
+      symbols_[kept++] = symbols_[i];
+    }
+    symbols_.resize(kept);
   }
 
   static constexpr std::size_t none = ~std::size_t{0};
@@ -159,7 +159,7 @@ class FunctionIndex {
         [](std::uint64_t a, const FunctionSymbol& s) { return a < s.start; });
     if (after == symbols_.begin()) return none;
     const FunctionSymbol& symbol = *std::prev(after);
-    if (address >= symbol.end && !(symbol.sizeless && address == symbol.start)) return none;
+    if (address >= symbol.end && !(symbol.end == symbol.start && address == symbol.start)) return none;
     return static_cast<std::size_t>(std::prev(after) - symbols_.begin());
   }
 
@@ -169,6 +169,8 @@ class FunctionIndex {
     if (cached == demangled_.end()) cached = demangled_.emplace(index, demangle(symbols_[index].name)).first;
     return cached->second;
   }
+
+  const char* symbol(std::size_t index) const { return symbols_[index].name; }
 
   /// The demangled name of the function holding `address`, "" if none.
   std::string name_at(std::uint64_t address) const {
@@ -184,15 +186,19 @@ class FunctionIndex {
     return header.sh_addr + header.sh_size + bias;
   }
 
-  // Whether `a` names the function rather than `b`, at the same address.
+  // Whether `a` names the function rather than `b`, at the same address
+  // (perf's choose_best_symbol): one that spans bytes, then one that is not
+  // weak, then a global one, then fewer leading underscores, then the
+  // longer name; on a tie, the first.
   static bool better_alias(const FunctionSymbol& a, const FunctionSymbol& b) {
-    if (a.sizeless != b.sizeless) return b.sizeless;
+    const bool a_spans = a.end > a.start, b_spans = b.end > b.start;
+    if (a_spans != b_spans) return a_spans;
     if ((a.binding == STB_WEAK) != (b.binding == STB_WEAK)) return b.binding == STB_WEAK;
     if ((a.binding == STB_GLOBAL) != (b.binding == STB_GLOBAL)) return a.binding == STB_GLOBAL;
     const std::string_view an(a.name), bn(b.name);
     const std::size_t au = an.find_first_not_of('_'), bu = bn.find_first_not_of('_');
     if (au != bu) return au < bu;
-    return an.size() > bn.size();
+    return an.size() >= bn.size();
   }
 
   std::vector<FunctionSymbol> symbols_;
@@ -249,6 +255,7 @@ class DwflModuleSymbols final : public ModuleSymbols {
   }
 
   std::string function_name(std::uint32_t function) const override { return functions_.name(function); }
+  std::string symbol_name(std::uint32_t function) const override { return functions_.symbol(function); }
 
   void find_lines(std::span<const std::uint64_t> file_offsets, std::span<LineRef> out) const override {
     // The compile unit of the last address, and its line table's addresses.

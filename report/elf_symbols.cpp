@@ -23,6 +23,7 @@ class ElfSymbolTable final : public SymbolTable {
     symbols_->find_functions(offsets, out);
   }
   std::string function_name(std::uint32_t function) const override { return symbols_->function_name(function); }
+  std::string symbol_name(std::uint32_t function) const override { return symbols_->symbol_name(function); }
   void lines(std::span<const std::uint64_t> offsets, std::span<Line> out) const override {
     static_assert(sizeof(Line) == sizeof(ModuleSymbols::LineRef));
     std::vector<ModuleSymbols::LineRef> found(offsets.size());

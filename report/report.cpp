@@ -70,6 +70,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   const perf_data::FileInfo& info = reader.info();
   s.by = o.by;
   s.children = o.children;
+  s.demangle = o.demangle;
   s.ibs = holds_ibs_events(info);
   std::uint32_t needed = 0;
   if (s.ibs) {

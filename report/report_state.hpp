@@ -60,6 +60,7 @@ struct Report::State {
   GroupBy by = GroupBy::function;
   bool ibs = false;
   bool children = false;
+  bool demangle = true;
   std::optional<amd_ibs::IbsCapture> capture;
   CpuId cpu;
   std::string cpu_source;

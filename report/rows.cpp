@@ -308,7 +308,11 @@ std::string Report::State::name(const RowKey& key) const {
   };
   switch (key.type) {
     case RowKey::Type::address: return fmt::format("{}+{:#x}", base(identity_path(key.owner)), key.value);
-    case RowKey::Type::function: return identities[key.owner].symbols->function_name(static_cast<std::uint32_t>(key.value));
+    case RowKey::Type::function: {
+      const SymbolTable& symbols = *identities[key.owner].symbols;
+      const auto function = static_cast<std::uint32_t>(key.value);
+      return demangle ? symbols.function_name(function) : symbols.symbol_name(function);
+    }
     case RowKey::Type::line:
       return fmt::format("{}:{}", identities[key.owner].symbols->file_name(static_cast<std::uint32_t>(key.value >> 32)),
                          key.value & 0xFFFFFFFFu);

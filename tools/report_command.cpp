@@ -40,6 +40,7 @@ struct ReportOptions {
   bool strict = false;
   bool estimates = false;
   bool children = false;
+  bool no_demangle = false;
   OutputOptions output;
 };
 
@@ -116,6 +117,7 @@ void run_report(const ReportOptions& o) {
   if (!by) usage_error(fmt::format("--by '{}': expected function, module, process, address, line or callchain", o.by));
   options.by = *by;
   options.children = o.children;
+  options.demangle = !o.no_demangle;
   options.threads = o.threads;
   report::Filters& filters = options.filters;
   filters.cpus = numbers(o.cpus, "--cpu");
@@ -230,6 +232,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--percent-limit", o->percent_limit, "Hide rows whose overhead is below this percentage (as perf)");
   cmd->add_flag("--children", o->children,
                 "Add each row's callees' samples to it (inclusive), from the call chains (perf record -g)");
+  cmd->add_flag("--no-demangle", o->no_demangle, "Functions by their symbols' names, not demangled (as perf)");
   cmd->add_option("--cpu", o->cpus, "Only samples from these CPUs")->delimiter(',');
   cmd->add_option("--pid", o->pids, "Only samples from these processes")->delimiter(',');
   cmd->add_option("--tid", o->tids, "Only samples from these threads")->delimiter(',');

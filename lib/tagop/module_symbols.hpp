@@ -43,6 +43,8 @@ class ModuleSymbols {
   virtual void find_functions(std::span<const std::uint64_t> file_offsets, std::span<std::uint32_t> out) const = 0;
   /// A function's name, demangled.
   virtual std::string function_name(std::uint32_t function) const = 0;
+  /// The same as the symbol table has it (mangled).
+  virtual std::string symbol_name(std::uint32_t function) const = 0;
   struct LineRef {
     std::uint32_t file = none;  // an index for file_name(), or none
     std::uint32_t line = 0;

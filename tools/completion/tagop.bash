@@ -46,7 +46,7 @@ _tagop() {
         --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children
+        COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-demangle
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict
                                  --format --json --help" -- "$cur"))
       else

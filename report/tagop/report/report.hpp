@@ -66,6 +66,8 @@ struct Options {
   std::optional<CpuId> cpu;
   /// Sums of callees into callers: Row::children, from the call chains.
   bool children = false;
+  /// Functions by their demangled names (false: as the symbol tables have them).
+  bool demangle = true;
   /// Called every few tens of MiB with the data bytes read and their total.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   /// Threads that tally the samples (0: one per CPU); the result does not

@@ -32,6 +32,8 @@ class SymbolTable {
   virtual void functions(std::span<const std::uint64_t> offsets, std::span<std::uint32_t> out) const = 0;
   /// A function's name, demangled.
   virtual std::string function_name(std::uint32_t function) const = 0;
+  /// The same as the symbol table has it (mangled); by default function_name().
+  virtual std::string symbol_name(std::uint32_t function) const { return function_name(function); }
 
   struct Line {
     std::uint32_t file = none;  // an index for file_name(), or none
