@@ -171,6 +171,16 @@ Column resolve_event_column(std::span<const std::string> events, std::string_vie
                                 t, names));
 }
 
+std::vector<std::size_t> Column::queries() const {
+  if (!samples_of.empty()) return samples_of;
+  if (event) return {*event};
+  std::vector<std::size_t> out;
+  for (const auto* part : {&ratio->numerator, &ratio->denominator})
+    for (std::uint16_t sel : *part)
+      if (sel) out.push_back(*event_index(sel));
+  return out;
+}
+
 std::optional<double> column_value(const Column& c, std::span<const QueryResult> results) {
   if (!c.samples_of.empty()) {
     double n = 0;

@@ -40,7 +40,8 @@ class EntryTable {
 
   /// The slot of a key's entry, a new one (count 0) when the table lacks
   /// it. Once per sample: inline.
-  std::size_t find(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain, std::uint64_t hash) {
+  [[gnu::always_inline]] std::size_t find(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain,
+                                          std::uint64_t hash) {
     for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
       Entry& e = slots_[i];
       if (e.count == 0) return insert(i, ip, space, kind, chain);

@@ -162,8 +162,26 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
 
   s.chains = std::move(walk.chains());
-  s.totals.assign(s.query_names.size(), QueryResult{});
-  for (std::size_t e = 0; e < s.entries.size(); ++e) s.add(e, s.totals);
+  // The totals: each kind's sums, then its outcomes once.
+  {
+    std::vector<std::uint64_t> kind_count(s.kinds.size());
+    std::vector<std::uint64_t> kind_sums(s.kinds.size() * s.sums_width);
+    for (std::size_t e = 0; e < s.entries.size(); ++e) {
+      const std::uint32_t k = s.entries[e].kind;
+      kind_count[k] += s.entries[e].count;
+      for (std::size_t i = 0; i < s.sums_width; ++i) kind_sums[k * s.sums_width + i] += s.sums[e * s.sums_width + i];
+    }
+    s.totals.assign(s.query_names.size(), QueryResult{});
+    for (std::size_t k = 0; k < s.kinds.size(); ++k) {
+      if (!kind_count[k]) continue;
+      const KindOutcomes& o = s.outcomes[k];
+      for (const KindOutcomes::Match& m : o.matches) {
+        s.totals[m.query].count += kind_count[k];
+        if (m.sum >= 0) s.totals[m.query].total += kind_sums[k * s.sums_width + static_cast<std::size_t>(m.sum)];
+      }
+      for (std::uint32_t q : o.unavailable) s.totals[q].available = false;
+    }
+  }
 
   std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
   sources.push_back(elf_symbol_source());
@@ -189,9 +207,8 @@ Report::~Report() = default;
 Report::Report(Report&&) noexcept = default;
 Report& Report::operator=(Report&&) noexcept = default;
 
-void Report::State::add(std::size_t entry, std::vector<QueryResult>& out) const {
+void Report::State::add(std::size_t entry, const KindOutcomes& k, std::vector<QueryResult>& out) const {
   const Entry& e = entries[entry];
-  const KindOutcomes& k = outcomes[e.kind];
   const std::uint64_t* entry_sums = sums.data() + entry * sums_width;
   for (const KindOutcomes::Match& m : k.matches) {
     QueryResult& r = out[m.query];
@@ -201,11 +218,31 @@ void Report::State::add(std::size_t entry, std::vector<QueryResult>& out) const 
   for (std::uint32_t q : k.unavailable) out[q].available = false;
 }
 
+void Report::State::results(std::uint32_t row, bool with_children, const std::vector<KindOutcomes>& by_kind,
+                            std::vector<QueryResult>& out) const {
+  out.assign(query_names.size(), QueryResult{});
+  const bool inclusive = with_children && !child_start.empty();
+  const auto& start = inclusive ? child_start : row_start;
+  const auto& items = inclusive ? child_entries : row_entries;
+  for (std::uint32_t i = start[row]; i < start[row + 1]; ++i) add(items[i], by_kind[entries[items[i]].kind], out);
+}
+
 std::vector<QueryResult> Report::State::results(std::uint32_t row, bool with_children) const {
-  std::vector<QueryResult> out(query_names.size());
-  const auto& start = with_children && !child_start.empty() ? child_start : row_start;
-  const auto& items = with_children && !child_start.empty() ? child_entries : row_entries;
-  for (std::uint32_t i = start[row]; i < start[row + 1]; ++i) add(items[i], out);
+  std::vector<QueryResult> out;
+  results(row, with_children, outcomes, out);
+  return out;
+}
+
+std::vector<KindOutcomes> Report::State::outcomes_of(const std::vector<std::size_t>& queries) const {
+  std::vector<bool> wanted(query_names.size());
+  for (std::size_t q : queries) wanted[q] = true;
+  std::vector<KindOutcomes> out(outcomes.size());
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
+    for (const KindOutcomes::Match& m : outcomes[k].matches)
+      if (wanted[m.query]) out[k].matches.push_back(m);
+    for (std::uint32_t q : outcomes[k].unavailable)
+      if (wanted[q]) out[k].unavailable.push_back(q);
+  }
   return out;
 }
 
@@ -262,9 +299,18 @@ std::vector<std::uint32_t> Report::select(const Column& sort, std::size_t top, d
     double value;
   };
   std::vector<Ranked> ranked;
+  // Each row's value, from only the queries that the sort (and the
+  // overhead, for --percent-limit) read.
+  std::vector<std::size_t> queries = sort.queries();
+  if (percent_limit > 0) {
+    const std::vector<std::size_t> more = s.ibs ? s.samples_column.queries() : std::vector<std::size_t>{0};
+    queries.insert(queries.end(), more.begin(), more.end());
+  }
+  const std::vector<KindOutcomes> by_kind = s.outcomes_of(queries);
+  std::vector<QueryResult> results;
   for (std::uint32_t r = 0; r + 1 < start.size(); ++r) {
     if (start[r] == start[r + 1]) continue;
-    const std::vector<QueryResult> results = s.results(r, inclusive);
+    s.results(r, inclusive, by_kind, results);
     if (percent_limit > 0 && overhead(results) < percent_limit) continue;
     const std::optional<double> v = column_value(sort, results);
     ranked.push_back({r, v.has_value(), v.value_or(0)});

@@ -103,7 +103,12 @@ struct Report::State {
   /// A row's results: its own samples, or with `children` those whose
   /// call chains pass through it too.
   std::vector<QueryResult> results(std::uint32_t row, bool children) const;
-  void add(std::size_t entry, std::vector<QueryResult>& out) const;
+  /// The same into `out` (zeroed first), by `outcomes` (by kind).
+  void results(std::uint32_t row, bool children, const std::vector<KindOutcomes>& by_kind,
+               std::vector<QueryResult>& out) const;
+  void add(std::size_t entry, const KindOutcomes& outcome, std::vector<QueryResult>& out) const;
+  /// The outcomes of each kind, only for these queries.
+  std::vector<KindOutcomes> outcomes_of(const std::vector<std::size_t>& queries) const;
   std::string name(const RowKey& key) const;
   const std::string& identity_path(std::uint32_t identity) const {
     return modules[identities[identity].modules.front()].filename;

@@ -2,7 +2,9 @@
 
 #include "report_output.hpp"
 
-#include <cmath>  // std::llround, std::fabs
+#include <array>   // std::array
+#include <cmath>   // std::llround, std::fabs
+#include <cstdio>  // std::fwrite
 
 #include <fmt/format.h>       // fmt::print
 #include <fmt/ranges.h>       // fmt::join
@@ -32,9 +34,15 @@ const std::vector<QueryResult>& shown(const report::Row& row, const ReportView& 
   return v.children ? row.children : row.results;
 }
 
-report::UnitPeriod period_of(const Report& r, std::size_t event) {
-  return r.period(derived_event_table()[event].unit);
-}
+// The periods of the two units, made once per printing.
+struct Periods {
+  explicit Periods(const Report& r) : units{r.period(IbsUnit::fetch), r.period(IbsUnit::op)} {}
+  std::array<report::UnitPeriod, 2> units;
+  /// A derived event's.
+  const report::UnitPeriod& of(std::size_t event) const {
+    return units[static_cast<std::size_t>(derived_event_table()[event].unit)];
+  }
+};
 
 bool is_rate(const Column& c) { return c.ratio && !c.ratio->numerator_sums; }
 
@@ -124,11 +132,17 @@ void print_json_rows(const json& head, std::size_t rows, RowJson row) {
   std::string text = head.dump(2, ' ', false, json::error_handler_t::replace);
   text.resize(text.size() - 2);  // "\n}"
   fmt::print("{},\n  \"rows\": [", text);
+  std::string indented;
   for (std::size_t i = 0; i < rows; ++i) {
-    std::string r = row(i).dump(2, ' ', false, json::error_handler_t::replace);
-    std::string indented = "\n    ";
-    for (char c : r) indented += c == '\n' ? std::string("\n    ") : std::string(1, c);
-    fmt::print("{}{}", i ? "," : "", indented);
+    const std::string r = row(i).dump(2, ' ', false, json::error_handler_t::replace);
+    indented.assign(i ? ",\n    " : "\n    ");
+    for (std::size_t at = 0; at < r.size();) {
+      const std::size_t line_end = std::min(r.find('\n', at), r.size());
+      indented.append(r, at, line_end - at);
+      if (line_end < r.size()) indented += "\n    ";
+      at = line_end + 1;
+    }
+    std::fwrite(indented.data(), 1, indented.size(), stdout);
   }
   fmt::print("{}]\n}}\n", rows ? "\n  " : "");
 }
@@ -161,6 +175,7 @@ void name_json(json& jr, const report::Row& row, const Report& r) {
 
 void ibs_text(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
+  const Periods periods(r);
   fmt::print("IBS report of {}\n", printable(v.file));
   fmt::print("processor: {} (from {})\n", r.cpu().to_string(), v.cpu_source);
   fmt::print("IBS samples: {} fetch, {} op", n.kept_fetch, n.kept_op);
@@ -169,7 +184,7 @@ void ibs_text(const Report& r, const ReportView& v) {
                v.filters.empty() || v.where.empty() ? "" : ", ", v.where.empty() ? "" : "where " + v.where);
   fmt::print("\n");
   for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op}) {
-    const report::UnitPeriod p = r.period(unit);
+    const report::UnitPeriod& p = periods.units[static_cast<std::size_t>(unit)];
     if (p.value != 0)
       fmt::print("{} period: {:.0f} {} ({})\n", unit == IbsUnit::fetch ? "fetch" : "op", p.value, p.unit, p.source);
   }
@@ -197,7 +212,7 @@ void ibs_text(const Report& r, const ReportView& v) {
   for (const Column& c : v.columns) {
     if (!c.event || c.sums()) continue;
     const QueryResult& q = r.totals()[*c.event];
-    const report::UnitPeriod p = period_of(r, *c.event);
+    const report::UnitPeriod& p = periods.of(*c.event);
     if (!q.available || p.value == 0) {
       fmt::print("  {} {}: n/a\n", c.id, c.title);
       continue;
@@ -245,6 +260,7 @@ void ibs_csv(const Report& r, const ReportView& v) {
 
 void ibs_json(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
+  const Periods periods(r);
   json j;
   j["ibs"] = true;
   j["cpu"] = {{"vendor", r.cpu().vendor}, {"family", r.cpu().family}, {"model", r.cpu().model},
@@ -252,7 +268,7 @@ void ibs_json(const Report& r, const ReportView& v) {
   j["samples"] = {{"fetch", n.kept_fetch}, {"op", n.kept_op}};
   j["samples_read"] = {{"fetch", n.read_fetch}, {"op", n.read_op}, {"not_ibs", n.other_samples}};
   j["inexact_ip"] = n.inexact_ip;
-  j["period"] = {{"fetch", period_json(r.period(IbsUnit::fetch))}, {"op", period_json(r.period(IbsUnit::op))}};
+  j["period"] = {{"fetch", period_json(periods.units[0])}, {"op", period_json(periods.units[1])}};
   j["filters"] = v.filters;
   j["where"] = v.where.empty() ? json(nullptr) : json(v.where);
   if (!v.where.empty()) j["where_undecided"] = n.where_undecided;
@@ -265,7 +281,7 @@ void ibs_json(const Report& r, const ReportView& v) {
     const bool sums = !table[i].sums.empty();
     events[id] = q.available ? json(sums ? q.total : q.count) : json(nullptr);
     counts[id] = q.available ? json(q.count) : json(nullptr);
-    if (!sums) estimates[id] = estimate_json(q, period_of(r, i));
+    if (!sums) estimates[id] = estimate_json(q, periods.of(i));
   }
   j["events"] = std::move(events);
   j["event_samples"] = std::move(counts);
@@ -291,7 +307,7 @@ void ibs_json(const Report& r, const ReportView& v) {
     for (const Column& c : v.columns) {
       values[c.id] = json_value(c, column_value(c, shown(row, v)));
       if (c.event && !c.sums())
-        row_estimates[c.id] = estimate_json(shown(row, v)[*c.event], period_of(r, *c.event));
+        row_estimates[c.id] = estimate_json(shown(row, v)[*c.event], periods.of(*c.event));
     }
     jr["values"] = std::move(values);
     jr["estimates"] = std::move(row_estimates);

@@ -56,6 +56,8 @@ struct Column {
   /// "samples": the sum of these queries' counts.
   std::vector<std::size_t> samples_of;
   bool sums() const { return total; }
+  /// The queries its value reads.
+  std::vector<std::size_t> queries() const;
 };
 
 // IBS: the queries are derived_event_queries(), one per derived event.
