@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-14-dev  # sanitizer and fuzzer runtimes
   linux-perf            # the peer tool, for the perf.data cross-check and benchmarks
   time                  # /usr/bin/time: peak memory in bench/report_bench.sh
+  libllvm15             # bench/report_bench.sh: a large library with symbols and a build-id to sample in
 )
 
 sudo=""

@@ -40,6 +40,18 @@ bool perf_can_record() {
   return can;
 }
 
+// Records the call-graph fixture for `milliseconds` with perf (its call
+// chains by `options`): the capture's path.
+std::string record_fixture(const std::string& name, const std::string& options, int milliseconds) {
+  const char* fixture = std::getenv("TAGOP_CALLCHAIN_FIXTURE");
+  REQUIRE(fixture);
+  const std::string file = temp(name);
+  const RunResult rec = run_shell(fmt::format("perf record -q -o {} {} -- {} {}", file, options, fixture, milliseconds));
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  return file;
+}
+
 json tagop_json(const std::string& args) {
   const RunResult r = run_tagop("report " + args + " --json --top 0");
   INFO(r.err);
@@ -165,13 +177,7 @@ TEST_CASE("call graphs: perf report --children and -g caller, on frame-pointer c
     WARN("perf cannot record here: the comparison with perf report is not run");
     return;
   }
-  const char* fixture = std::getenv("TAGOP_CALLCHAIN_FIXTURE");
-  REQUIRE(fixture);
-  const std::string file = temp("callchain.data");
-  const RunResult rec =
-      run_shell(fmt::format("perf record -q -o {} -e cpu-clock:u -c 100000 -g -- {} 300", file, fixture));
-  INFO(rec.err);
-  REQUIRE(rec.exit_code == 0);
+  const std::string file = record_fixture("callchain.data", "-e cpu-clock:u -c 100000 -g", 300);
   const std::string event = "cpu-clock:u";
 
   // Children and self, per function.
@@ -224,13 +230,7 @@ TEST_CASE("a capture with DWARF user stacks says they are not unwound", "[report
     WARN("perf cannot record here: not checked");
     return;
   }
-  const char* fixture = std::getenv("TAGOP_CALLCHAIN_FIXTURE");
-  REQUIRE(fixture);
-  const std::string file = temp("dwarf.data");
-  const RunResult rec = run_shell(
-      fmt::format("perf record -q -o {} -e cpu-clock:u -c 1000000 --call-graph dwarf,4096 -- {} 50", file, fixture));
-  INFO(rec.err);
-  REQUIRE(rec.exit_code == 0);
+  const std::string file = record_fixture("dwarf.data", "-e cpu-clock:u -c 1000000 --call-graph dwarf,4096", 50);
   const RunResult r = run_tagop("report " + file + " --json");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Catch::Contains("PERF_SAMPLE_STACK_USER") && Catch::Contains("not supported yet"));
