@@ -126,23 +126,17 @@ void print_table(const std::vector<std::string>& header, std::size_t rows, Line 
   print_line(total);
 }
 
-// A JSON document whose "rows" (last) are made one at a time as printed.
+// A JSON document whose "rows" (last) are made one at a time as printed,
+// each on a line of its own.
 template <typename RowJson>
 void print_json_rows(const json& head, std::size_t rows, RowJson row) {
   std::string text = head.dump(2, ' ', false, json::error_handler_t::replace);
   text.resize(text.size() - 2);  // "\n}"
   fmt::print("{},\n  \"rows\": [", text);
-  std::string indented;
   for (std::size_t i = 0; i < rows; ++i) {
-    const std::string r = row(i).dump(2, ' ', false, json::error_handler_t::replace);
-    indented.assign(i ? ",\n    " : "\n    ");
-    for (std::size_t at = 0; at < r.size();) {
-      const std::size_t line_end = std::min(r.find('\n', at), r.size());
-      indented.append(r, at, line_end - at);
-      if (line_end < r.size()) indented += "\n    ";
-      at = line_end + 1;
-    }
-    std::fwrite(indented.data(), 1, indented.size(), stdout);
+    std::string line = i ? ",\n    " : "\n    ";
+    line += row(i).dump(-1, ' ', false, json::error_handler_t::replace);
+    std::fwrite(line.data(), 1, line.size(), stdout);
   }
   fmt::print("{}]\n}}\n", rows ? "\n  " : "");
 }
