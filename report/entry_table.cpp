@@ -26,21 +26,16 @@ void EntryTable::grow() {
   }
 }
 
-std::vector<Entry> EntryTable::take(std::vector<std::uint64_t>& sums) {
-  std::vector<Entry> out;
-  out.reserve(size_);
-  sums.clear();
-  sums.reserve(size_ * width_);
+void EntryTable::take(std::vector<Entry>& entries, std::vector<std::uint64_t>& sums) {
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].count == 0) continue;
-    out.push_back(slots_[i]);
+    entries.push_back(slots_[i]);
     sums.insert(sums.end(), sums_.data() + i * width_, sums_.data() + (i + 1) * width_);
   }
   decltype(slots_)(std::size_t{1} << initial_bits).swap(slots_);
   decltype(sums_)(slots_.size() * width_).swap(sums_);
   mask_ = slots_.size() - 1;
   size_ = 0;
-  return out;
 }
 
 }  // namespace tagop::report

@@ -54,9 +54,10 @@ class EntryTable {
   std::size_t size() const { return size_; }
   std::uint8_t width() const { return width_; }
 
-  /// After the walk: the entries, in no order, with their sums in `sums`
-  /// (width() of them each: entry i's at i * width()).
-  std::vector<Entry> take(std::vector<std::uint64_t>& sums);
+  /// After the walk: appends the entries, in no order, to `entries`, and
+  /// their sums to `sums` (width() of them each, in the same order), and
+  /// frees the table.
+  void take(std::vector<Entry>& entries, std::vector<std::uint64_t>& sums);
 
  private:
   static constexpr unsigned initial_bits = 12;

@@ -110,14 +110,15 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   // The shards as one: their kinds by key, their entries renumbered.
   KindUnion kinds;
   s.sums_width = tallies.front().entries().width();
+  std::size_t entries = 0;
+  for (Tally& t : tallies) entries += t.entries().size();
+  s.entries.reserve(entries);
+  s.sums.reserve(entries * s.sums_width);
   for (Tally& t : tallies) {
     const std::vector<std::uint32_t> renumbered = kinds.add(t.kinds().kinds());
-    std::vector<std::uint64_t> sums;
-    for (Entry& e : t.entries().take(sums)) {
-      e.kind = renumbered[e.kind];
-      s.entries.push_back(e);
-    }
-    s.sums.insert(s.sums.end(), sums.begin(), sums.end());
+    const std::size_t first = s.entries.size();
+    t.entries().take(s.entries, s.sums);
+    for (std::size_t e = first; e < s.entries.size(); ++e) s.entries[e].kind = renumbered[s.entries[e].kind];
     for (std::size_t u = 0; u < 2; ++u) s.periods[u].merge(t.periods()[u]);
     s.skipped.merge(t.damaged());
   }
