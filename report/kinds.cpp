@@ -80,6 +80,7 @@ const KeyKind* KindTable::add_key(const amd_ibs::FastIbsDecoder::Key& key, std::
   kk.kind = kind_of(KindKey{true, unit, 0, facts.measured, facts.conditions, facts.observed});
   const Kind& kind = kinds_[kk.kind];
   kk.rip_invalid = kind.rip_invalid;
+  kk.verdict = kind.verdict;
   kk.ip_at = static_cast<std::uint16_t>(capture_->ip_offset(unit, payload.size()).value_or(0));
   const amd_ibs::FastIbsDecoder::MeasureFields& fields = decoder_->measure_fields(decoded);
   for (std::size_t f = 0; f < fields.count; ++f) {
@@ -104,6 +105,13 @@ void KindTable::place(const KeySlot& s) {
   std::size_t i = slot_of(s.key);
   while (key_slots_[i].kind) i = (i + 1) & key_mask_;
   key_slots_[i] = s;
+}
+
+void KindTable::settle() {
+  for (const KeyKind& kk : key_kinds_) {
+    kinds_[kk.kind].samples += kk.samples;
+    kk.samples = 0;
+  }
 }
 
 std::uint32_t KindTable::decode(amd_ibs::IbsUnit unit, std::span<const std::byte> payload, std::uint64_t& ip,

@@ -85,6 +85,10 @@ struct KeyKind {
   std::uint8_t spot_count = 0;
   std::array<Spot, max_sums> spots{};
   bool rip_invalid = false;
+  Verdict verdict = Verdict::passes;  // its kind's
+  /// Samples of this key that passed the other filters: added to its
+  /// kind's by settle(), so that a sample touches only its KeyKind.
+  mutable std::uint64_t samples = 0;
 
   /// Adds the measures of `payload` to a tally's sums.
   void add_measures(const std::byte* payload, std::uint64_t* sums) const {
@@ -104,6 +108,8 @@ class KindTable {
 
   std::vector<Kind>& kinds() { return kinds_; }
   const std::vector<Kind>& kinds() const { return kinds_; }
+  /// Adds the key kinds' samples to their kinds' (after the walk).
+  void settle();
 
   /// The kind of a non-IBS event's samples.
   std::uint32_t event_kind(std::uint32_t event);

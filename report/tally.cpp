@@ -72,6 +72,7 @@ void Tally::finish() {
     count(pending_[i & (pending_depth - 1)]);
   queued_ = 0;
   end_period_runs();
+  kinds_.settle();
 }
 
 }  // namespace tagop::report

@@ -142,9 +142,8 @@ class Tally {
   if (item.flags & Item::filtered_out) return;
   const KeyKind* key_kind = keyed ? kinds_.find(key, raw) : nullptr;
   if (!key_kind) return decoded(item, raw);
-  Kind& kind = kinds_.kinds()[key_kind->kind];
-  ++kind.samples;
-  if (kind.verdict != Verdict::passes) return;
+  ++key_kind->samples;
+  if (key_kind->verdict != Verdict::passes) return;
   std::uint64_t ip = item.ip;  // IbsRipInvalid: the interrupted ip, as perf recorded it
   if (!key_kind->rip_invalid) std::memcpy(&ip, raw.data() + key_kind->ip_at, 8);
   queue(ip, item.space, key_kind->kind, item.chain, 0, key_kind, raw.data());
