@@ -87,8 +87,8 @@ class Walk final : public perf_data::RecordHandler {
   static constexpr std::size_t delay_depth = 16384;  // a power of two
   void hand_on(const Item& item, std::uint32_t pid, std::uint64_t time, std::uint64_t address);
   void release(const Delayed& d);
-  // The shard of an address: the reading thread's own takes a smaller
-  // share, since reading is work too.
+  // The shard of an address: the reading thread's own (0) takes a smaller
+  // share, since reading is work too (own_share in walk.cpp).
   std::size_t shard_of(std::uint64_t ip, std::uint32_t space) const {
     if (shards_ == 1) return 0;
     const std::uint64_t h = ((ip ^ std::uint64_t{space} << 40) * 0x9E3779B97F4A7C15ull) >> 32;
