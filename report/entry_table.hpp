@@ -1,10 +1,12 @@
 #pragma once
 // The report's tallies while the capture is read: one entry per (space,
 // address, kind, call chain), 32 bytes, inline in an open-addressing table
-// (one probe a sample). A sample's measures (or its period) are summed in
-// a second array, a row of `width` sums per slot of the first, so that
-// the same index finds both and both lines can be fetched ahead.
+// (one probe a sample). A sample's measures (or its period) are summed
+// beside its entry, in the same 64-byte line: one line to fetch ahead a
+// sample, not two (two arrays cost 0.1 s more on 10 M samples at 100 k
+// addresses, where the table is 30 MB).
 
+#include <array>    // std::array
 #include <cstdint>  // std::uint32_t, std::uint64_t
 #include <vector>   // std::vector
 
@@ -19,6 +21,9 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 32);
 
+/// The most sums an entry keeps.
+inline constexpr std::size_t max_sums = 4;
+
 class EntryTable {
  public:
   /// `width`: the sums each entry keeps (the most any kind has).
@@ -31,27 +36,23 @@ class EntryTable {
     h ^= std::uint64_t{chain} * 0x94D049BB133111EBull;
     return h ^ (h >> 29);
   }
-  /// Fetches the lines where the entry of `hash` is probed first. Inlined
+  /// Fetches the line where the entry of `hash` is probed first. Inlined
   /// early on purpose: GCC 12 finds a function of nothing but prefetches
   /// free of side effects, and drops the call to it.
-  [[gnu::always_inline]] void prefetch(std::uint64_t hash) const {
-    const std::size_t i = hash & mask_;
-    __builtin_prefetch(&slots_[i], 0, 3);
-    if (width_) __builtin_prefetch(&sums_[i * width_], 0, 3);
-  }
+  [[gnu::always_inline]] void prefetch(std::uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_], 0, 3); }
 
   /// The slot of a key's entry, a new one (count 0) when the table lacks
   /// it. Once per sample: inline.
   [[gnu::always_inline]] std::size_t find(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain,
                                           std::uint64_t hash) {
     for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      Entry& e = slots_[i];
+      Entry& e = slots_[i].entry;
       if (e.count == 0) return insert(i, ip, space, kind, chain);
       if (((e.ip ^ ip) | (e.space ^ space) | (e.kind ^ kind) | (e.chain ^ chain)) == 0) return i;
     }
   }
-  Entry& at(std::size_t slot) { return slots_[slot]; }
-  std::uint64_t* sums(std::size_t slot) { return sums_.data() + slot * width_; }
+  Entry& at(std::size_t slot) { return slots_[slot].entry; }
+  std::uint64_t* sums(std::size_t slot) { return slots_[slot].sums.data(); }
 
   std::size_t size() const { return size_; }
   std::uint8_t width() const { return width_; }
@@ -66,9 +67,12 @@ class EntryTable {
   std::size_t insert(std::size_t slot, std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain);
   void grow();
 
+  struct alignas(64) Slot {
+    Entry entry;
+    std::array<std::uint64_t, max_sums> sums{};
+  };
   std::uint8_t width_;
-  std::vector<Entry, HugePageAllocator<Entry>> slots_;
-  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> sums_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   std::size_t mask_;
   std::size_t size_ = 0;
 };
@@ -79,7 +83,7 @@ inline std::size_t EntryTable::insert(std::size_t slot, std::uint64_t ip, std::u
     grow();
     return find(ip, space, kind, chain, hash(ip, space, kind, chain));
   }
-  slots_[slot] = Entry{ip, space, kind, chain, 0};
+  slots_[slot].entry = Entry{ip, space, kind, chain, 0};
   ++size_;
   return slot;
 }

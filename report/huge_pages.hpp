@@ -23,7 +23,7 @@ struct HugePageAllocator {
 
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < threshold) return static_cast<T*>(::operator new(bytes));
+    if (bytes < threshold) return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     madvise(p, bytes, MADV_HUGEPAGE);
@@ -31,7 +31,7 @@ struct HugePageAllocator {
   }
   void deallocate(T* p, std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < threshold) ::operator delete(p);
+    if (bytes < threshold) ::operator delete(p, std::align_val_t{alignof(T)});
     else munmap(p, bytes);
   }
   template <typename U>

@@ -23,13 +23,13 @@
 #include <tagop/engine.hpp>                // Query
 #include <tagop/predicate.hpp>             // Predicate
 
+#include "entry_table.hpp"  // max_sums
+
 
 namespace tagop::report {
 
 enum class Verdict : std::uint8_t { passes, fails, undecided };
 
-/// A kind's tallies keep up to this many sums.
-inline constexpr std::size_t max_sums = 4;
 
 struct Kind {
   bool ibs = false;
