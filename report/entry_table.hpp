@@ -51,6 +51,9 @@ class EntryTable {
       if (((e.ip ^ ip) | (e.space ^ space) | (e.kind ^ kind) | (e.chain ^ chain)) == 0) return i;
     }
   }
+  /// Whether the table is small enough to stay in a core's L2 cache (512
+  /// KiB), where a probe needs no fetching ahead.
+  bool cached() const { return slots_.size() <= (std::size_t{512} << 10) / sizeof(Slot); }
   Entry& at(std::size_t slot) { return slots_[slot].entry; }
   std::uint64_t* sums(std::size_t slot) { return slots_[slot].sums.data(); }
 

@@ -260,8 +260,10 @@ const perf_data::Skipped& Report::skipped() const { return state_->skipped; }
 const std::vector<std::string>& Report::warnings() const { return state_->warnings; }
 
 std::size_t Report::row_count() const {
+  // With callers' sums, a caller that was never sampled itself is a row too.
+  const auto& start = state_->child_start.empty() ? state_->row_start : state_->child_start;
   std::size_t n = 0;
-  for (std::size_t r = 0; r + 1 < state_->row_start.size(); ++r) n += state_->row_start[r + 1] > state_->row_start[r];
+  for (std::size_t r = 0; r + 1 < start.size(); ++r) n += start[r + 1] > start[r];
   return n;
 }
 

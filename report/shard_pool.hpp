@@ -42,7 +42,7 @@ class ShardPool {
 
   /// Once per item: shard 0's is worked now; another's is stored, and its
   /// batch handed on when full.
-  void add(std::size_t shard, const Item& item) {
+  [[gnu::always_inline]] void add(std::size_t shard, const Item& item) {
     if (shard == 0) return states_[0].add(item);
     Lane& lane = lanes_[shard - 1];
     lane.filling[lane.size] = item;

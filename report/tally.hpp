@@ -120,6 +120,8 @@ class Tally {
                                                 std::uint32_t chain, std::uint64_t period, const KeyKind* key_kind,
                                                 const std::byte* raw) {
   const std::uint64_t hash = EntryTable::hash(ip, space, kind, chain);
+  // A table that fits in the L2 cache has no misses to hide.
+  if (entries_.cached()) return count(Pending{ip, hash, period, space, kind, chain, key_kind, raw});
   entries_.prefetch(hash);
   Pending& slot = pending_[queued_++ & (pending_depth - 1)];
   if (queued_ > pending_depth) count(slot);

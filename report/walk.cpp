@@ -147,7 +147,9 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
     return pool_.add(0, item);
   }
   if (f.chain_nr) item.chain = chains_.intern(f.chain, f.chain_nr);
-  hand_on(item, f.pid, f.time, address);
+  Delayed& d = next_delayed();
+  d = Delayed{item, address, f.time, f.pid};
+  hand_on(d);
 }
 
 std::vector<Tally>& Walk::finish() {

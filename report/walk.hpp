@@ -85,8 +85,12 @@ class Walk final : public perf_data::RecordHandler {
     std::uint32_t pid;
   };
   static constexpr std::size_t delay_depth = 16384;  // a power of two
-  void hand_on(const Item& item, std::uint32_t pid, std::uint64_t time, std::uint64_t address);
-  void release(const Delayed& d);
+  // A sample is written straight into the slot next_delayed() gives (one
+  // that waited there is released first), then hand_on(): in an untimed
+  // capture the slot is a scratch one, released at once.
+  Delayed& next_delayed();
+  void hand_on(Delayed& d);
+  void release(Delayed& d);
   // The shard of an address: the reading thread's own (0) takes a smaller
   // share, since reading is work too (own_share in walk.cpp).
   std::size_t shard_of(std::uint64_t ip, std::uint32_t space) const {
@@ -105,6 +109,7 @@ class Walk final : public perf_data::RecordHandler {
   ChainTable chains_;
   std::vector<Delayed> delayed_;
   std::uint64_t delayed_count_ = 0;
+  Delayed undelayed_{};
   std::size_t shards_;
   std::uint64_t own_share_;  // of 2^32
   ShardPool<Item, Tally> pool_;
@@ -123,8 +128,8 @@ inline bool Walk::passes(const Fields& f) const {
   return true;
 }
 
-[[gnu::always_inline]] inline void Walk::release(const Delayed& d) {
-  Item item = d.item;
+[[gnu::always_inline]] inline void Walk::release(Delayed& d) {
+  Item& item = d.item;
   item.space = spaces_.space_at(d.pid, d.time);
   if (!spaces_.space(item.space).passes) {
     // IBS: read all the same, for the period; any other: not at all.
@@ -134,12 +139,15 @@ inline bool Walk::passes(const Fields& f) const {
   pool_.add(shard_of(d.address, item.space), item);
 }
 
-[[gnu::always_inline]] inline void Walk::hand_on(const Item& item, std::uint32_t pid, std::uint64_t time,
-                                                 std::uint64_t address) {
-  if (!timed_) return release(Delayed{item, address, time, pid});
+[[gnu::always_inline]] inline Walk::Delayed& Walk::next_delayed() {
+  if (!timed_) return undelayed_;
   Delayed& slot = delayed_[delayed_count_++ & (delay_depth - 1)];
   if (delayed_count_ > delay_depth) release(slot);
-  slot = Delayed{item, address, time, pid};
+  return slot;
+}
+
+[[gnu::always_inline]] inline void Walk::hand_on(Delayed& d) {
+  if (!timed_) release(d);
 }
 
 [[gnu::always_inline]] inline bool Walk::ibs_in_place(const EventPlan& plan, const std::byte* record,
@@ -151,25 +159,28 @@ inline bool Walk::passes(const Fields& f) const {
   const std::byte* raw = record + l.variable_at + 4;
   std::uint32_t pid;
   std::memcpy(&pid, record + l.pid_at, 4);
-  std::uint64_t time = 0, payload_ip;
-  if (l.time_at) std::memcpy(&time, record + l.time_at, 8);
-  std::memcpy(&payload_ip, raw + plan.payload_ip_at, 8);
-  Item item;
+  Delayed& d = next_delayed();
+  d.pid = pid;
+  d.time = 0;
+  if (l.time_at) std::memcpy(&d.time, record + l.time_at, 8);
+  std::memcpy(&d.address, raw + plan.payload_ip_at, 8);
+  Item& item = d.item;
+  item = Item{};
   item.payload_or_period = reinterpret_cast<std::uint64_t>(raw);
   if (l.ip_at) std::memcpy(&item.ip, record + l.ip_at, 8);
   item.raw_size = static_cast<std::uint16_t>(n);
   item.raw_at = static_cast<std::uint16_t>(l.variable_at + 4);
   item.unit = plan.unit;
   item.flags = Item::ibs;
-  hand_on(item, pid, time, payload_ip);
+  hand_on(d);
   return true;
 }
 
 inline bool Walk::sample_in_place(std::uint32_t event, const std::byte* record, std::uint16_t size) {
   const EventPlan& plan = plans_[event];
   const SampleLayout& l = plan.layout;
+  if (plan.direct) return size >= l.variable_at + 4 && ibs_in_place(plan, record, size);
   if (!l.in_place || size < l.variable_at + (l.raw ? 4 : 0)) return false;
-  if (plan.direct) return ibs_in_place(plan, record, size);
   Fields f;
   SampleParts parts;
   if (!parts.read(l, record, size)) return false;

@@ -153,7 +153,7 @@ class Report {
   /// Everything the user should be told, in order.
   const std::vector<std::string>& warnings() const;
 
-  /// Rows with samples.
+  /// Rows with samples (with Options::children, of their own or of their callees).
   std::size_t row_count() const;
   /// The share of the samples (IBS: of fetch and op samples kept; otherwise
   /// of the first event's periods) that `results` hold, in percent.
