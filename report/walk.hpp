@@ -30,7 +30,7 @@ class Walk final : public perf_data::RecordHandler {
  public:
   /// `capture`: the IBS events (null for a capture without them, whose
   /// events are counted by period). `needed_measures`: a bit per measure
-  /// that the queries sum. `threads`: the tallies' shards (0: one per CPU).
+  /// that the queries sum. `threads`: the tallies' shards (0: by the CPUs).
   Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
        std::uint32_t needed_measures, std::size_t threads, std::function<void(std::uint64_t, std::uint64_t)> progress);
 

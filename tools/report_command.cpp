@@ -241,7 +241,8 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--family", o->family, "The processor family, when the file does not say (10h, 0x19, 25)");
   cmd->add_option("--model", o->model, "The processor model, with --family");
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
-  cmd->add_option("--threads", o->threads, "Threads (0: one per CPU); the result does not depend on it")
+  cmd->add_option("--threads", o->threads,
+                  "Threads that tally (0: one per CPU but one, 1 to 3); the result does not depend on it")
       ->capture_default_str();
   cmd->add_flag("--strict", o->strict, "Exit with status 1 when any record was damaged or the file truncated");
   add_output_options(*cmd, o->output, /*with_csv=*/true);

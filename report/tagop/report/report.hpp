@@ -70,8 +70,8 @@ struct Options {
   bool demangle = true;
   /// Called every few tens of MiB with the data bytes read and their total.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
-  /// Threads that tally the samples (0: one per CPU); the result does not
-  /// depend on it.
+  /// Threads that tally the samples (0: chosen by the CPUs, one each but
+  /// one, from 1 to 3); the result does not depend on it.
   std::size_t threads = 0;
   /// Tried, in order, before the ELF files on this machine (a kernel's
   /// symbols, a build-id cache ...).
