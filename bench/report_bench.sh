@@ -7,7 +7,8 @@
 #
 # In one run, on the same files (the page cache warm for all):
 #   - the floor: bench/walk-records, a plain mmap walk of the record headers;
-#   - tagop report (one thread per CPU, and --threads 1), with its peak RSS;
+#   - tagop report (its default threads: one per CPU but one, so one on 2
+#     CPUs; and --threads 2), with its peak RSS;
 #   - perf script, and perf report --stdio --sort sym (the question a perf
 #     user asks of the same file);
 #   - on captures whose IBS samples fall on K distinct addresses inside
@@ -120,7 +121,7 @@ cat "$f" > /dev/null
 echo "the example's model ($(du -h "$f" | cut -f1), 19 distinct addresses):"
 run ex_walk "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$f"
 run ex_tagop "tagop report" "$repeats" "$tagop" report "$f"
-run ex_one "tagop report --threads 1" "$repeats" "$tagop" report --threads 1 "$f"
+run ex_two "tagop report --threads 2" "$repeats" "$tagop" report --threads 2 "$f"
 if [ "$have_perf" = 1 ]; then
   run ex_script "perf script" "$peer_repeats" perf script -i "$f"
   echo "  tagop: $(ratio "$ex_script_wall" "$ex_tagop_wall")x faster than perf script, $(ratio "$ex_tagop_wall" "$ex_walk_wall")x the walk"
@@ -137,8 +138,8 @@ for k in $addresses; do
   echo "$made; $(du -h "$f" | cut -f1):"
   run walk "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$f"
   run t "tagop report --by function" "$repeats" "$tagop" report "$f"
-  run t1 "tagop report --threads 1" "$repeats" "$tagop" report --threads 1 "$f"
-  line="$k addresses: tagop ${t_wall} s, $(ratio "$t_wall" "$walk_wall")x the walk (--threads 1: $(ratio "$t1_wall" "$walk_wall")x), peak $(calc "$t_rss / 1024" 1) MiB"
+  run t2 "tagop report --threads 2" "$repeats" "$tagop" report --threads 2 "$f"
+  line="$k addresses: tagop ${t_wall} s, $(ratio "$t_wall" "$walk_wall")x the walk (--threads 2: $(ratio "$t2_wall" "$walk_wall")x), peak $(calc "$t_rss / 1024" 1) MiB"
   if [ "$have_perf" = 1 ]; then
     run script "perf script" "$peer_repeats" perf script -i "$f"
     run sym "perf report --stdio --sort sym" "$peer_repeats" perf report -i "$f" --stdio --sort sym
