@@ -52,30 +52,32 @@ struct TimeRange {
   std::uint64_t stop = ~std::uint64_t{0};
 };
 
+// Every member has an initializer, so that a designated initializer may
+// name any of them alone.
 struct Filters {
-  std::vector<std::uint32_t> cpus, pids, tids;
-  std::vector<std::string> comms;  // process names (as COMM records give them)
-  std::optional<Predicate> where;  // IBS only
-  std::optional<TimeRange> time;
+  std::vector<std::uint32_t> cpus{}, pids{}, tids{};
+  std::vector<std::string> comms{};  // process names (as COMM records give them)
+  std::optional<Predicate> where{};  // IBS only
+  std::optional<TimeRange> time{};
 };
 
 struct Options {
   GroupBy by = GroupBy::function;
-  Filters filters;
+  Filters filters{};
   /// IBS: the processor, when the file's HEADER_CPUID is missing or wrong.
-  std::optional<CpuId> cpu;
+  std::optional<CpuId> cpu{};
   /// Sums of callees into callers: Row::children, from the call chains.
   bool children = false;
   /// Functions by their demangled names (false: as the symbol tables have them).
   bool demangle = true;
   /// Called every few tens of MiB with the data bytes read and their total.
-  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
   /// Threads that tally the samples (0: chosen by the CPUs, one each but
   /// one, from 1 to 3); the result does not depend on it.
   std::size_t threads = 0;
   /// Tried, in order, before the ELF files on this machine (a kernel's
   /// symbols, a build-id cache ...).
-  std::vector<std::shared_ptr<SymbolSource>> symbol_sources;
+  std::vector<std::shared_ptr<SymbolSource>> symbol_sources{};
 };
 
 /// The sampling period of one IBS unit's samples, as read from them.
