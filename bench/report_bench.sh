@@ -1,130 +1,209 @@
 #!/usr/bin/env bash
-# How fast `tagop report` reads IBS captures, next to its peers and the floor.
+# How fast `tagop report` reads captures, next to its peers and the floor,
+# on the bundled example's model and on captures of a program that spends
+# its time inside a real library with symbols.
 #
 #   bench/report_bench.sh [BUILD_DIR]
 #
-# Writes two IBS captures of the example's model (examples/README.md) with
-# make-ibs-example into a temporary directory: BENCH_SAMPLES samples
-# (default 10 million, about 1.1 GB) and BENCH_PEER_SAMPLES (default 1
-# million). Times, on the same machine in the same run:
-#   - tagop report on both (best of 3; peak RSS of each, to show that memory
-#     does not grow with the samples);
-#   - perf script on the large one (best of 3, as tagop report);
-#   - perf report -D on the small one (it takes minutes on the large one:
-#     its time there is extrapolated per sample, and said so; BENCH_FULL=1
-#     times it there too);
-#   - cat FILE > /dev/null on both: the floor (best of 3);
-#   - tagop report and cat on a copy of the large capture written 4 KiB at a
-#     time. The tagop writer writes 4 MiB at a time, so where the kernel and
-#     filesystem have large folios (here Linux 6.18 and ext4) the page cache
-#     holds its captures in 2 MiB folios, which cost the reader's kernel
-#     about a twentieth of 4 KiB ones to map and unmap; a file written in
-#     small pieces is in 4 KiB folios. Both are shown.
-# Prints wall and CPU time, samples per second and the ratios. The page
-# cache is warm for everything (each file is read once before timing).
+# In one run, on the same files (the page cache warm for all):
+#   - the floor: bench/walk-records, a plain mmap walk of the record headers;
+#   - tagop report (its default threads: one per CPU but one, so one on 2
+#     CPUs; and --threads 2), with its peak RSS;
+#   - perf script, and perf report --stdio --sort sym (the question a perf
+#     user asks of the same file);
+#   - on captures whose IBS samples fall on K distinct addresses inside
+#     BENCH_ELF (default libLLVM-15.so.1, 35k functions, a build-id, Zipf
+#     over functions: bench/make_symbol_capture.cpp), for K in
+#     BENCH_ADDRESSES (10000 100000 1000000);
+#   - --by line against perf report --sort srcline, on a capture inside an
+#     ELF with DWARF lines (BENCH_LINE_ELF, default BUILD_DIR/tools/tagop),
+#     perf's time capped at BENCH_SRCLINE_CAP seconds (default 120);
+#   - whether the function names agree with perf's (--no-demangle in both):
+#     the top 20 rows, and how many of all.
+# Best of BENCH_REPEATS (3) for the walk and tagop, of BENCH_PEER_REPEATS
+# (1) for perf. BENCH_SAMPLES (10 M) samples a capture (about 1.1 GB).
 set -euo pipefail
 
 build=${1:-build}
-big=${BENCH_SAMPLES:-10000000}
-small=${BENCH_PEER_SAMPLES:-1000000}
+samples=${BENCH_SAMPLES:-10000000}
+addresses=${BENCH_ADDRESSES:-10000 100000 1000000}
+elf=${BENCH_ELF:-/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1}
+line_elf=${BENCH_LINE_ELF:-$build/tools/tagop}
+line_samples=${BENCH_LINE_SAMPLES:-1000000}
+repeats=${BENCH_REPEATS:-3}
+peer_repeats=${BENCH_PEER_REPEATS:-1}
+srcline_cap=${BENCH_SRCLINE_CAP:-120}
 tagop=$build/tools/tagop
-gen=$build/examples/make-ibs-example
-for f in "$tagop" "$gen"; do
-  [ -x "$f" ] || { echo "report_bench: $f is missing: build first (ninja -C $build)" >&2; exit 2; }
+for f in "$tagop" "$build/examples/make-ibs-example" "$build/bench/make-symbol-capture" "$build/bench/walk-records"; do
+  [ -x "$f" ] || { echo "report_bench: $f is missing: configure with -Dbench=true and build first" >&2; exit 2; }
 done
+[ -r "$elf" ] || { echo "report_bench: $elf is missing (Debian: libllvm15), or give BENCH_ELF" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "report_bench: needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
+have_perf=0
+command -v perf > /dev/null && have_perf=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagop-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "writing $big and $small IBS samples into $tmp ..."
-"$gen" "$tmp/big.data" --samples "$big"
-"$gen" "$tmp/small.data" --samples "$small"
-dd if="$tmp/big.data" of="$tmp/big-4k.data" bs=4k status=none
-# Written back before timing: the disk's writeback of 2.3 GB otherwise
-# overlaps the first runs (those of cat and tagop, not perf's).
-sync
-cat "$tmp/big.data" "$tmp/small.data" "$tmp/big-4k.data" > /dev/null
-
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+ratio() { calc "($1 + 0.005) / ($2 + 0.005)" 1; }
 
-# run VAR LABEL SAMPLES REPEATS COMMAND...: the best wall time of REPEATS
-# runs, with its CPU time and peak RSS, into VAR_wall, VAR_cpu, VAR_rss;
-# the median wall time into VAR_median.
+# run VAR LABEL REPEATS COMMAND...: the best wall time of REPEATS runs and
+# its CPU time and peak RSS, into VAR_wall, VAR_cpu, VAR_rss (KiB).
 run() {
-  local var=$1 label=$2 samples=$3 repeats=$4
-  shift 4
-  local best_wall="" best_cpu="" best_rss="" walls=""
-  for _ in $(seq "$repeats"); do
-    /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" ||
+  local var=$1 label=$2 n=$3
+  shift 3
+  local best="" cpu="" rss=""
+  for _ in $(seq "$n"); do
+    /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err" ||
       { echo "report_bench: failed: $*" >&2; tail -5 "$tmp/err" >&2; exit 1; }
-    read -r wall user sys rss < "$tmp/time"
-    walls+="$wall"$'\n'
-    if [ -z "$best_wall" ] || [ "$(calc "$wall < $best_wall" 0)" = 1 ]; then
-      best_wall=$wall best_cpu=$(calc "$user + $sys") best_rss=$rss
-    fi
+    read -r wall user sys peak < "$tmp/time"
+    if [ -z "$best" ] || [ "$(calc "$wall < $best" 0)" = 1 ]; then best=$wall cpu=$(calc "$user + $sys") rss=$peak; fi
   done
-  local median
-  median=$(printf %s "$walls" | sort -n | sed -n "$(( (repeats + 1) / 2 ))p")
-  printf -v "${var}_wall" %s "$best_wall"
-  printf -v "${var}_median" %s "$median"
-  printf -v "${var}_cpu" %s "$best_cpu"
-  printf -v "${var}_rss" %s "$best_rss"
-  printf '%-22s %9s samples  wall %6.2f s (median %6.2f)  cpu %6.2f s  %10s samples/s (wall)  %10s samples/s (cpu)  peak RSS %6s MiB\n' \
-    "$label" "$samples" "$best_wall" "$median" "$best_cpu" "$(calc "$samples / ($best_wall + 0.005)" 0)" \
-    "$(calc "$samples / ($best_cpu + 0.005)" 0)" "$(calc "$best_rss / 1024" 1)"
+  printf -v "${var}_wall" %s "$best"
+  printf -v "${var}_cpu" %s "$cpu"
+  printf -v "${var}_rss" %s "$rss"
+  printf '  %-34s wall %7.2f s  cpu %7.2f s  peak RSS %7.1f MiB\n' "$label" "$best" "$cpu" "$(calc "$rss / 1024" 1)"
 }
 
-echo
-echo "file sizes: $(du -h "$tmp/big.data" | cut -f1) ($big samples), $(du -h "$tmp/small.data" | cut -f1) ($small samples)"
-run cat_big "cat" "$big" 3 cat "$tmp/big.data"
-run tagop_big "tagop report" "$big" 3 "$tagop" report "$tmp/big.data"
-run one_big "tagop report -t1" "$big" 3 "$tagop" report --threads 1 "$tmp/big.data"
-run cat_small "cat" "$small" 3 cat "$tmp/small.data"
-run tagop_small "tagop report" "$small" 3 "$tagop" report "$tmp/small.data"
-run cat_4k "cat (4 KiB folios)" "$big" 3 cat "$tmp/big-4k.data"
-run tagop_4k "tagop (4 KiB folios)" "$big" 3 "$tagop" report "$tmp/big-4k.data"
-have_perf=0
-if command -v perf > /dev/null; then
-  have_perf=1
-  run script_big "perf script" "$big" 3 perf script -i "$tmp/big.data"
-  run dump_small "perf report -D" "$small" 1 perf report -D -i "$tmp/small.data"
-  [ "${BENCH_FULL:-0}" = 1 ] && run dump_big "perf report -D" "$big" 1 perf report -D -i "$tmp/big.data"
-else
-  echo "perf is not installed: the peers are not timed"
-fi
-
-# Ratios; the + 0.005 keeps a time that rounds to 0.00 from dividing by 0.
-ratio() { calc "($1 + 0.005) / ($2 + 0.005)" 1; }
-echo
-cpus=$(nproc)
-echo "tagop report vs the floor (cat), same file ($cpus CPUs; tagop report uses one thread per CPU):"
-echo "  $big samples: $(ratio "$tagop_big_wall" "$cat_big_wall")x the wall time of cat, $(ratio "$tagop_big_cpu" "$cat_big_cpu")x its CPU time" \
-     "(--threads 1: $(ratio "$one_big_wall" "$cat_big_wall")x wall)"
-echo "  $small samples: $(ratio "$tagop_small_wall" "$cat_small_wall")x wall, $(ratio "$tagop_small_cpu" "$cat_small_cpu")x CPU"
-echo "  $big samples in 4 KiB page-cache folios: $(ratio "$tagop_4k_wall" "$cat_4k_wall")x wall, $(ratio "$tagop_4k_cpu" "$cat_4k_cpu")x CPU" \
-     "(tagop report $tagop_4k_wall s there, $tagop_big_wall s in the writer's folios)"
-if [ "$have_perf" = 1 ]; then
-  echo "peers vs tagop report, same file:"
-  echo "  perf script ($big samples): $(ratio "$script_big_wall" "$tagop_big_wall")x the wall time of tagop report" \
-       "(best to best; median to median $(ratio "$script_big_median" "$tagop_big_median")x)," \
-       "$(ratio "$script_big_cpu" "$tagop_big_cpu")x its CPU time; $(ratio "$script_big_wall" "$one_big_wall")x the wall time of --threads 1;" \
-       "$(ratio "$script_big_wall" "$tagop_4k_wall")x tagop report's on the copy in 4 KiB folios"
-  echo "  perf report -D ($small samples): $(ratio "$dump_small_wall" "$tagop_small_wall")x wall, $(ratio "$dump_small_cpu" "$tagop_small_cpu")x CPU"
-  if [ "${BENCH_FULL:-0}" = 1 ]; then
-    echo "  perf report -D ($big samples): $(ratio "$dump_big_wall" "$tagop_big_wall")x wall, $(ratio "$dump_big_cpu" "$tagop_big_cpu")x CPU"
+# The same, for a peer that may be cut off after CAP seconds: VAR_wall is
+# then the cap, and VAR_capped 1.
+run_capped() {
+  local var=$1 label=$2 cap=$3
+  shift 3
+  local start end status=0
+  start=$(date +%s.%N)
+  timeout "$cap" "$@" > /dev/null 2> "$tmp/err" || status=$?
+  end=$(date +%s.%N)
+  printf -v "${var}_wall" %s "$(calc "$end - $start")"
+  if [ "$status" = 124 ]; then
+    printf -v "${var}_capped" 1
+    printf '  %-34s did not finish in %s s\n' "$label" "$cap"
   else
-    scale=$(calc "$big / $small" 4)
-    echo "  perf report -D on $big samples, extrapolated from $small (x$(calc "$scale" 0)): ~$(calc "$dump_small_wall * $scale" 0) s," \
-         "$(ratio "$(calc "$dump_small_wall * $scale")" "$tagop_big_wall")x tagop report's $tagop_big_wall s (measured)"
+    printf -v "${var}_capped" 0
+    printf '  %-34s wall %7.2f s\n' "$label" "$(calc "$end - $start")"
+  fi
+}
+
+# (Parenthesised: in awk's printf a bare > is a redirection.)
+verdict() { [ "$(calc "(($1) ? 1 : 0)" 0)" = 1 ] && echo met || echo "NOT met"; }
+
+# Functions by name and op samples, as each tool counts them.
+perf_functions() {  # FILE -> "count name" of the op event
+  perf report -i "$1" --no-demangle --stdio --sort sym -n -g none 2> /dev/null |
+    awk '/^# Samples: .* of event .ibs_op/ { on = 1; next } /^# Samples:/ { on = 0 }
+         on && /^ +[0-9.]+%/ { name = $0; sub(/^ +[0-9.]+% +[0-9]+ +\[\.\] /, "", name); sub(/ +$/, "", name);
+                               print $2, name }'
+}
+tagop_functions() {  # FILE -> "count name"
+  "$tagop" report "$1" --no-demangle --events 0xF100 --top 0 --format csv |
+    awk -F, 'NR > 1 && $1 != "[total]" && $3 > 0 { print $3, $1 }'
+}
+agreement() {  # FILE: top 20 equal?, and how many functions agree
+  perf_functions "$1" | sort -k2 > "$tmp/perf.fn"
+  tagop_functions "$1" | sort -k2 > "$tmp/tagop.fn"
+  local top_perf top_tagop
+  top_perf=$(sort -k1,1nr -k2 "$tmp/perf.fn" | head -20 | awk '{ print $2 }')
+  top_tagop=$(sort -k1,1nr -k2 "$tmp/tagop.fn" | head -20 | awk '{ print $2 }')
+  local same all
+  same=$(comm -12 "$tmp/perf.fn" "$tmp/tagop.fn" | wc -l)
+  all=$(wc -l < "$tmp/perf.fn")
+  if [ "$top_perf" = "$top_tagop" ]; then echo "top 20 the same; $same of $all functions with the same name and count"
+  else echo "top 20 DIFFER; $same of $all functions with the same name and count"; fi
+}
+
+echo "tagop report bench: $samples samples a capture, $(nproc) CPUs, $(uname -r)"
+echo
+
+# 1. The example's model: 19 addresses.
+f=$tmp/example.data
+"$build/examples/make-ibs-example" "$f" --samples "$samples"
+cat "$f" > /dev/null
+echo "the example's model ($(du -h "$f" | cut -f1), 19 distinct addresses):"
+run ex_walk "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$f"
+run ex_tagop "tagop report" "$repeats" "$tagop" report "$f"
+run ex_two "tagop report --threads 2" "$repeats" "$tagop" report --threads 2 "$f"
+if [ "$have_perf" = 1 ]; then
+  run ex_script "perf script" "$peer_repeats" perf script -i "$f"
+  echo "  tagop: $(ratio "$ex_script_wall" "$ex_tagop_wall")x faster than perf script, $(ratio "$ex_tagop_wall" "$ex_walk_wall")x the walk"
+fi
+rm -f "$f"
+echo
+
+# 2. Captures inside a real library, by distinct addresses.
+summary=()
+for k in $addresses; do
+  f=$tmp/symbols-$k.data
+  made=$("$build/bench/make-symbol-capture" "$f" --elf "$elf" --samples "$samples" --addresses "$k")
+  cat "$f" > /dev/null
+  echo "$made; $(du -h "$f" | cut -f1):"
+  run walk "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$f"
+  run t "tagop report --by function" "$repeats" "$tagop" report "$f"
+  run t2 "tagop report --threads 2" "$repeats" "$tagop" report --threads 2 "$f"
+  line="$k addresses: tagop ${t_wall} s, $(ratio "$t_wall" "$walk_wall")x the walk (--threads 2: $(ratio "$t2_wall" "$walk_wall")x), peak $(calc "$t_rss / 1024" 1) MiB"
+  if [ "$have_perf" = 1 ]; then
+    run script "perf script" "$peer_repeats" perf script -i "$f"
+    run sym "perf report --stdio --sort sym" "$peer_repeats" perf report -i "$f" --stdio --sort sym
+    echo "  names: $(agreement "$f")"
+    line+="; perf script $(ratio "$script_wall" "$t_wall")x, perf report --sort sym $(ratio "$sym_wall" "$t_wall")x"
+    if [ "$k" = 10000 ]; then
+      targets="10 k addresses: >= 50x perf script: $(verdict "($script_wall + 0.005) / ($t_wall + 0.005) >= 50");"
+      targets+=" >= 20x perf report --sort sym: $(verdict "($sym_wall + 0.005) / ($t_wall + 0.005) >= 20");"
+    fi
+  fi
+  if [ "$k" = 10000 ]; then
+    targets+=" within 3x the walk: $(verdict "($t_wall + 0.005) / ($walk_wall + 0.005) <= 3")"
+    rss_10k=$t_rss
+    # The same bytes written 4 KiB at a time, as a file written in small
+    # pieces is: the page cache then holds them in 4 KiB folios, which cost
+    # any reader's kernel more to map than the writer's 2 MiB ones.
+    dd if="$f" of="$tmp/small-folios.data" bs=4k status=none
+    cat "$tmp/small-folios.data" > /dev/null
+    echo "  the same capture in 4 KiB page-cache folios:"
+    run walk4k "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$tmp/small-folios.data"
+    run t4k "tagop report --by function" "$repeats" "$tagop" report "$tmp/small-folios.data"
+    rm -f "$tmp/small-folios.data"
+    targets+=" (in 4 KiB folios: $(ratio "$t4k_wall" "$walk4k_wall")x the walk: $(verdict "($t4k_wall + 0.005) / ($walk4k_wall + 0.005) <= 3"))"
+  fi
+  [ "$k" = 100000 ] && targets100k="100 k addresses: within 5x the walk: $(verdict "($t_wall + 0.005) / ($walk_wall + 0.005) <= 5")"
+  [ "$k" = 1000000 ] && rss_1m=$t_rss
+  summary+=("$line")
+  rm -f "$f"
+  echo
+done
+
+# Memory: flat in samples (10 k addresses, a tenth of the samples), and per
+# distinct address (1 M against 10 k).
+f=$tmp/symbols-small.data
+"$build/bench/make-symbol-capture" "$f" --elf "$elf" --samples "$((samples / 10))" --addresses 10000 > /dev/null
+echo "memory, 10 k addresses at $((samples / 10)) samples:"
+run small "tagop report --by function" "$repeats" "$tagop" report "$f"
+rm -f "$f"
+echo
+
+# 3. Source lines: a capture inside an ELF with DWARF.
+f=$tmp/lines.data
+"$build/bench/make-symbol-capture" "$f" --elf "$line_elf" --samples "$line_samples" --addresses 10000 > /dev/null
+echo "--by line, $line_samples samples at 10 k addresses in $line_elf:"
+run line "tagop report --by line" "$repeats" "$tagop" report --by line "$f"
+if [ "$have_perf" = 1 ]; then
+  run_capped srcline "perf report --sort srcline" "$srcline_cap" perf report -i "$f" --stdio --sort srcline
+  if [ "$srcline_capped" = 1 ]; then
+    line_target="--by line >= 10x perf report --sort srcline: at least $(ratio "$srcline_wall" "$line_wall")x (perf cut off): $(verdict "($srcline_wall + 0.005) / ($line_wall + 0.005) >= 10")"
+  else
+    line_target="--by line >= 10x perf report --sort srcline: $(ratio "$srcline_wall" "$line_wall")x: $(verdict "($srcline_wall + 0.005) / ($line_wall + 0.005) >= 10")"
   fi
 fi
-echo "peak RSS of tagop report: $(calc "$tagop_small_rss / 1024" 1) MiB at $small samples, $(calc "$tagop_big_rss / 1024" 1) MiB at $big samples"
-# (Parenthesised: in awk's printf a bare > is a redirection.)
-verdict() { [ "$(calc "($1)" 0)" = 1 ] && echo met || echo "not met"; }
-targets() {  # tagop's and cat's wall times
-  local t="within 3x of cat: $(verdict "($1 + 0.005) / ($2 + 0.005) <= 3")"
-  [ "$have_perf" = 1 ] && t+="; 50x perf script: $(verdict "($script_big_wall + 0.005) / ($1 + 0.005) >= 50")"
-  echo "$t"
-}
-echo "targets of issue 3 in this run: $(targets "$tagop_big_wall" "$cat_big_wall") (in 4 KiB folios:" \
-     "$(targets "$tagop_4k_wall" "$cat_4k_wall"))"
+rm -f "$f"
+echo
+
+echo "summary (wall time, best of runs; ratios of wall times):"
+for s in "${summary[@]}"; do echo "  $s"; done
+echo "  peak RSS at 10 k addresses: $(calc "$small_rss / 1024" 1) MiB with $((samples / 10)) samples, $(calc "${rss_10k:-0} / 1024" 1) MiB with $samples"
+if [ -n "${rss_1m:-}" ] && [ -n "${rss_10k:-}" ]; then
+  per=$(calc "(${rss_1m} - ${rss_10k}) * 1024 / 990000" 0)
+  echo "  memory per distinct address (1 M against 10 k): $per B: <= ~200 B: $(verdict "$per <= 220")"
+fi
+echo "targets in this run:"
+echo "  ${targets:-}"
+echo "  ${targets100k:-}"
+echo "  ${line_target:-}"

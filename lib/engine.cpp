@@ -1,6 +1,6 @@
 #include <tagop/engine.hpp>
 
-#include <algorithm>  // std::all_of
+#include <algorithm>  // std::any_of
 
 namespace tagop {
 
@@ -41,6 +41,35 @@ Decision decide(const Predicate& predicate, const ConditionSet& conditions, cons
     undecided = true;
   }
   return undecided ? Decision::unknown : Decision::no;
+}
+
+CompiledQuery::CompiledQuery(const Query& query) : query_(&query), kinds_(required_kinds(query.predicate)) {}
+
+bool CompiledQuery::decidable_with(const ConditionSet& observed) const {
+  const auto& terms = query_->predicate.terms();
+  return terms.empty() || std::any_of(terms.begin(), terms.end(),
+                                      [&](const Term& t) { return observed.contains_all(t.require | t.forbid); });
+}
+
+void ObservedTogether::add(const ConditionSet& conditions, const ConditionSet& observed) {
+  const ConditionSet kind = conditions & ConditionSet{condition("fetch"), condition("op")};
+  for (auto& [k, seen] : by_kind_)
+    if (k == kind) {
+      seen |= observed;
+      return;
+    }
+  by_kind_.emplace_back(kind, observed);
+}
+
+bool ObservedTogether::undecidable(const CompiledQuery& query) const {
+  ConditionSet seen;
+  bool any = false;
+  for (const auto& [kind, observed] : by_kind_)
+    if (query.selects_kind(kind)) {
+      seen |= observed;
+      any = true;
+    }
+  return any && !query.decidable_with(seen);
 }
 
 Aggregator::Aggregator() : slots_(64, 0) {}
@@ -98,56 +127,30 @@ void Aggregator::merge(const Aggregator& other) {
 
 std::vector<std::vector<QueryResult>> Aggregator::evaluate_by_row(std::span<const Query> queries) const {
   std::vector<std::vector<QueryResult>> out(rows_, std::vector<QueryResult>(queries.size()));
-  std::vector<ConditionSet> kinds;
-  for (const Query& q : queries) kinds.push_back(required_kinds(q.predicate));
-  // A condition that no sample of the kind observes (a bit the processor
-  // lacks) rules nothing out: an event whose every term needs it cannot be
-  // counted, even where a sample decides it false without it.
-  struct Seen {
-    ConditionSet kinds, observed;
-    bool any = false;
-  };
-  std::vector<Seen> seen_by_kinds;  // a few: the queries ask for fetch, op or either
-  auto seen_for = [&](const ConditionSet& k) -> const Seen& {
-    for (const Seen& s : seen_by_kinds)
-      if (s.kinds == k) return s;
-    Seen s{k, {}, false};
-    for (const Entry& e : entries_) {
-      if (!e.signature.conditions.contains_all(k)) continue;
-      s.observed |= e.signature.observed;
-      s.any = true;
-    }
-    seen_by_kinds.push_back(s);
-    return seen_by_kinds.back();
-  };
-  std::vector<bool> uncountable(queries.size(), false);
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    const Seen sk = seen_for(kinds[q]);
-    const ConditionSet& seen = sk.observed;
-    const bool any = sk.any;
-    const auto& terms = queries[q].predicate.terms();
-    uncountable[q] = any && !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](const Term& t) {
-      return !seen.contains_all(t.require | t.forbid);
-    });
-  }
+  std::vector<CompiledQuery> compiled(queries.begin(), queries.end());
+  ObservedTogether together;
+  for (const Entry& e : entries_) together.add(e.signature.conditions, e.signature.observed);
+  std::vector<bool> undecidable;
+  for (const CompiledQuery& q : compiled) undecidable.push_back(together.undecidable(q));
   for (const Entry& e : entries_) {
     const Signature& s = e.signature;
     for (std::size_t q = 0; q < queries.size(); ++q) {
-      if (!s.conditions.contains_all(kinds[q])) continue;
       QueryResult& r = out[s.row][q];
-      if (uncountable[q]) {
+      const QueryOutcome outcome = compiled[q].outcome(s.conditions, s.observed, s.measured);
+      if (outcome == QueryOutcome::other_kind) continue;
+      if (undecidable[q]) {
         r.available = false;
         continue;
       }
-      const auto& sums = queries[q].sums;
-      const Decision d = decide(queries[q].predicate, s.conditions, s.observed);
-      if (d == Decision::no) continue;
-      if (d == Decision::unknown || (sums && !((s.measured >> sums->index) & 1))) {
-        r.available = false;
-        continue;
+      switch (outcome) {
+        case QueryOutcome::other_kind:
+        case QueryOutcome::no_match: break;
+        case QueryOutcome::unavailable: r.available = false; break;
+        case QueryOutcome::match:
+          r.count += e.tally.count;
+          if (const auto& sums = queries[q].sums) r.total += e.tally.totals[sums->index];
+          break;
       }
-      r.count += e.tally.count;
-      if (sums) r.total += e.tally.totals[sums->index];
     }
   }
   return out;

@@ -7,7 +7,7 @@
 #include <sys/stat.h>          // ::fstat, S_ISREG
 #include <unistd.h>            // ::close
 
-#include <algorithm>      // std::all_of, std::stable_sort, std::unique, std::upper_bound
+#include <algorithm>      // std::all_of, std::stable_sort, std::upper_bound
 #include <cerrno>         // errno
 #include <cstdlib>        // std::free
 #include <cstring>        // std::strerror
@@ -116,7 +116,7 @@ struct FunctionSymbol {
   std::uint64_t start = 0;  // libdwfl address (bias included)
   std::uint64_t end = 0;    // one past the last byte
   const char* name = nullptr;  // in libelf's string table, alive with the Dwfl
-  int binding_rank = 0;
+  int binding = STB_LOCAL;
   bool sizeless = false;
 };
 
@@ -142,41 +142,56 @@ class FunctionIndex {
       symbols_.push_back({.start = address,
                           .end = sizeless ? section_end(elf, section, bias) : address + sym.st_size,
                           .name = name,
-                          .binding_rank = binding_rank(GELF_ST_BIND(sym.st_info)),
+                          .binding = GELF_ST_BIND(sym.st_info),
                           .sizeless = sizeless});
     }
-    // Of aliases at one address, a sized one before a sizeless one, then
-    // the best-bound one, names the function.
+    // As perf reads a symbol table (dso__load_sym in its util/): by
+    // address, aliases in table order; a sizeless symbol runs up to the next
+    // one (hand-written assembly and _init often leave the size 0), within
+    // its own section; then, of aliases at one address, the one that
+    // choose_best_symbol() keeps names the function.
     std::stable_sort(symbols_.begin(), symbols_.end(),
-                     [](const FunctionSymbol& a, const FunctionSymbol& b) {
-                       if (a.start != b.start) return a.start < b.start;
-                       if (a.sizeless != b.sizeless) return b.sizeless;
-                       return a.binding_rank > b.binding_rank;
-                     });
-    symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
-                               [](const FunctionSymbol& a, const FunctionSymbol& b) {
-                                 return a.start == b.start;
-                               }),
-                   symbols_.end());
-    // Hand-written assembly (and _init) often leaves the size 0: such a
-    // function runs up to the next symbol, within its own section (as
-    // libdwfl's own lookup has it).
+                     [](const FunctionSymbol& a, const FunctionSymbol& b) { return a.start < b.start; });
     for (std::size_t i = 0; i + 1 < symbols_.size(); ++i)
       if (symbols_[i].sizeless) symbols_[i].end = std::min(symbols_[i].end, symbols_[i + 1].start);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < symbols_.size(); ++i) {
+      if (kept && symbols_[kept - 1].start == symbols_[i].start) {
+        if (!better_alias(symbols_[kept - 1], symbols_[i])) symbols_[kept - 1] = symbols_[i];
+        continue;
+      }
+      symbols_[kept++] = symbols_[i];
+    }
+    symbols_.resize(kept);
   }
+
+  static constexpr std::size_t none = ~std::size_t{0};
+
+  /// The function holding `address`, or none; `from`: an index no greater
+  /// than the answer's (for addresses in ascending order).
+  std::size_t index_at(std::uint64_t address, std::size_t from = 0) const {
+    auto after = std::upper_bound(
+        symbols_.begin() + static_cast<std::ptrdiff_t>(std::min(from, symbols_.size())), symbols_.end(), address,
+        [](std::uint64_t a, const FunctionSymbol& s) { return a < s.start; });
+    if (after == symbols_.begin()) return none;
+    const FunctionSymbol& symbol = *std::prev(after);
+    if (address >= symbol.end && !(symbol.end == symbol.start && address == symbol.start)) return none;
+    return static_cast<std::size_t>(std::prev(after) - symbols_.begin());
+  }
+
+  /// The demangled name of a function (by index_at()).
+  const std::string& name(std::size_t index) const {
+    auto cached = demangled_.find(index);
+    if (cached == demangled_.end()) cached = demangled_.emplace(index, demangle(symbols_[index].name)).first;
+    return cached->second;
+  }
+
+  const char* symbol(std::size_t index) const { return symbols_[index].name; }
 
   /// The demangled name of the function holding `address`, "" if none.
   std::string name_at(std::uint64_t address) const {
-    auto after = std::upper_bound(
-        symbols_.begin(), symbols_.end(), address,
-        [](std::uint64_t a, const FunctionSymbol& s) { return a < s.start; });
-    if (after == symbols_.begin()) return {};
-    const FunctionSymbol& symbol = *std::prev(after);
-    if (address >= symbol.end && !(symbol.sizeless && address == symbol.start)) return {};
-    auto index = static_cast<std::size_t>(std::prev(after) - symbols_.begin());
-    auto cached = demangled_.find(index);
-    if (cached == demangled_.end()) cached = demangled_.emplace(index, demangle(symbol.name)).first;
-    return cached->second;
+    const std::size_t index = index_at(address);
+    return index == none ? std::string() : name(index);
   }
 
  private:
@@ -187,12 +202,19 @@ class FunctionIndex {
     return header.sh_addr + header.sh_size + bias;
   }
 
-  static int binding_rank(int binding) {
-    switch (binding) {
-      case STB_GLOBAL: return 2;
-      case STB_WEAK: return 1;
-      default: return 0;
-    }
+  // Whether `a` names the function rather than `b`, at the same address
+  // (perf's choose_best_symbol): one that spans bytes, then one that is not
+  // weak, then a global one, then fewer leading underscores, then the
+  // longer name; on a tie, the first.
+  static bool better_alias(const FunctionSymbol& a, const FunctionSymbol& b) {
+    const bool a_spans = a.end > a.start, b_spans = b.end > b.start;
+    if (a_spans != b_spans) return a_spans;
+    if ((a.binding == STB_WEAK) != (b.binding == STB_WEAK)) return b.binding == STB_WEAK;
+    if ((a.binding == STB_GLOBAL) != (b.binding == STB_GLOBAL)) return a.binding == STB_GLOBAL;
+    const std::string_view an(a.name), bn(b.name);
+    const std::size_t au = an.find_first_not_of('_'), bu = bn.find_first_not_of('_');
+    if (au != bu) return au < bu;
+    return an.size() >= bn.size();
   }
 
   std::vector<FunctionSymbol> symbols_;
@@ -232,6 +254,69 @@ class DwflModuleSymbols final : public ModuleSymbols {
 
   std::string build_id() const override { return build_id_; }
 
+  void find_functions(std::span<const std::uint64_t> file_offsets, std::span<std::uint32_t> out) const override {
+    std::size_t from = 0;
+    std::uint64_t last = 0;
+    for (std::size_t i = 0; i < file_offsets.size(); ++i) {
+      out[i] = none;
+      const std::optional<std::uint64_t> address = address_of(file_offsets[i]);
+      if (!address) continue;
+      if (*address < last) from = 0;  // another segment, lower in memory
+      last = *address;
+      const std::size_t index = functions_.index_at(*address, from);
+      if (index == FunctionIndex::none) continue;
+      from = index;
+      out[i] = static_cast<std::uint32_t>(index);
+    }
+  }
+
+  std::string function_name(std::uint32_t function) const override { return functions_.name(function); }
+  std::string symbol_name(std::uint32_t function) const override { return functions_.symbol(function); }
+
+  void find_lines(std::span<const std::uint64_t> file_offsets, std::span<LineRef> out) const override {
+    // The compile unit of the last address, and its line table's addresses.
+    Dwarf_Die* unit = nullptr;
+    Dwarf_Die unit_die{};
+    Dwarf_Addr bias = 0;
+    Dwarf_Lines* lines = nullptr;
+    std::vector<Dwarf_Addr> line_addresses;
+    for (std::size_t i = 0; i < file_offsets.size(); ++i) {
+      out[i] = LineRef{};
+      const std::optional<std::uint64_t> address = address_of(file_offsets[i]);
+      if (!address) continue;
+      Dwarf_Addr die_bias = 0;
+      Dwarf_Die* die = dwfl_module_addrdie(module_, *address, &die_bias);
+      if (die == nullptr) continue;
+      if (unit == nullptr || die->addr != unit_die.addr) {
+        unit_die = *die;
+        unit = &unit_die;
+        bias = die_bias;
+        std::size_t count = 0;
+        line_addresses.clear();
+        if (dwarf_getsrclines(unit, &lines, &count) != 0) lines = nullptr;
+        for (std::size_t l = 0; lines && l < count; ++l) {
+          Dwarf_Addr a = 0;
+          dwarf_lineaddr(dwarf_onesrcline(lines, l), &a);
+          line_addresses.push_back(a);
+        }
+      }
+      if (!lines) continue;
+      // The last row at or before the address, unless it ends a sequence.
+      const Dwarf_Addr at = *address - bias;
+      const auto after = std::upper_bound(line_addresses.begin(), line_addresses.end(), at);
+      if (after == line_addresses.begin()) continue;
+      Dwarf_Line* line = dwarf_onesrcline(lines, static_cast<std::size_t>(after - line_addresses.begin() - 1));
+      bool end_sequence = false;
+      int number = 0;
+      if (dwarf_lineendsequence(line, &end_sequence) != 0 || end_sequence) continue;
+      const char* file = dwarf_linesrc(line, nullptr, nullptr);
+      if (file == nullptr || dwarf_lineno(line, &number) != 0) continue;
+      out[i] = LineRef{file_index(file), number > 0 ? static_cast<std::uint32_t>(number) : 0};
+    }
+  }
+
+  std::string_view file_name(std::uint32_t file) const override { return files_[file]; }
+
  private:
   // A file offset names an address through the loadable segment holding it;
   // libdwfl addresses are that plus where it placed the module (the bias).
@@ -242,12 +327,22 @@ class DwflModuleSymbols final : public ModuleSymbols {
     return std::nullopt;
   }
 
+  std::uint32_t file_index(const char* file) const {
+    auto [it, fresh] = file_indexes_.try_emplace(file, static_cast<std::uint32_t>(files_.size()));
+    // Build systems compile "../src/x.cpp" from the build directory; the
+    // normal form is what a reader recognises.
+    if (fresh) files_.push_back(std::filesystem::path(file).lexically_normal().string());
+    return it->second;
+  }
+
   DwflHandle dwfl_;
   Dwfl_Module* module_;  // owned by dwfl_
   std::vector<LoadSegment> segments_;
   std::uint64_t bias_;
   std::string build_id_;
   FunctionIndex functions_;  // after dwfl_: its names live in dwfl_'s ELF
+  mutable std::vector<std::string> files_;
+  mutable std::unordered_map<std::string, std::uint32_t> file_indexes_;  // by libdw's spelling
 };
 
 std::vector<LoadSegment> load_segments(Elf* elf) {

@@ -333,14 +333,18 @@ void PerfDataReader::parse_features() {
   }
   std::vector<FileSection> sections(bits.size());
   std::memcpy(sections.data(), bytes_.data() + index, index_size);
-  // perf writes the sections one after another from the index's end (so
-  // does tagop): a first section anywhere else says that the index is not
-  // where the header puts it (a wrong data size), and that no section of
-  // it can be trusted.
+  // perf writes the sections one after another from the end of an index
+  // sized for the features it meant to write; one whose writer failed
+  // loses its bit and its entry but not its room (perf_header__adds_write),
+  // so whole unused entries may lie between. A first section anywhere else
+  // says that the index is not where the header puts it (a wrong data
+  // size), and that no section of it can be trusted.
   std::uint64_t first = ~std::uint64_t{0};
   for (const FileSection& sec : sections)
     if (sec.size) first = std::min(first, sec.offset);
-  if (first != ~std::uint64_t{0} && first != index + index_size) {
+  const std::uint64_t room = first - (index + index_size);
+  if (first != ~std::uint64_t{0} &&
+      (first < index + index_size || room % sizeof(FileSection) || room / sizeof(FileSection) >= feature_bits)) {
     info_.warnings.push_back(fmt::format(
         "{}: the feature index at offset {} (the data section's offset {} plus its size {}) does not point at the "
         "features: its first section would start at offset {}, not right after it at {}; the header's data size is "

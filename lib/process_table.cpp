@@ -61,8 +61,12 @@ void ProcessTable::mmap(const perf_data::MmapRecord& r) {
 void ProcessTable::task(const perf_data::TaskRecord& r) {
   last_ = nullptr;
   if (!r.fork || r.pid == r.ppid) return;  // a new thread shares its process's maps
+  // A new process (perhaps a pid used before) starts as a copy of its
+  // parent, its name included, as in perf.
   if (auto it = maps_.find(r.ppid); it != maps_.end()) maps_[r.pid] = it->second;
-  if (auto it = comms_.find(r.ppid); it != comms_.end() && !comms_.count(r.pid)) comms_[r.pid] = it->second;
+  else maps_.erase(r.pid);
+  if (auto it = comms_.find(r.ppid); it != comms_.end()) comms_[r.pid] = it->second;
+  else comms_.erase(r.pid);
 }
 
 std::string_view ProcessTable::comm_of(std::uint32_t pid) const {

@@ -22,6 +22,7 @@ packages=(
   golang-go             # `go tool pprof`, the peer that reads and merges the pprof exports in the tests
   python3-jsonschema    # validates JSON outputs against their schemas in the tests
   chromium              # headless: renders the HTML report in the tests
+  libllvm15             # bench/report_bench.sh: a large library with symbols and a build-id to sample in
 )
 
 sudo=""

@@ -104,7 +104,10 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    say(fmt::format("tagop: {}\nRun 'tagop --help' for usage.\n", tagop::cli::printable(e.what())));
+    // The hint names the command whose options were wrong, if any.
+    std::string help = "tagop --help";
+    for (const CLI::App* command : app.get_subcommands()) help = "tagop " + command->get_name() + " --help";
+    say(fmt::format("tagop: {}\nRun '{}' for usage.\n", tagop::cli::printable(e.what()), help));
     return 2;
   } catch (const tagop::Error& e) {
     say(fmt::format("tagop: {}\n", tagop::cli::printable(e.what())));

@@ -1,58 +1,52 @@
-// tagop report FILE: an IBS capture (perf.data) as CodeAnalyst reported it:
-// IBS derived events by function, module, process, address or source line,
-// the ratios people read them for, and estimates with their intervals.
+// tagop report [-i] FILE: a capture (perf.data) by function, module,
+// process, address, source line or call chain. Of an IBS capture, the IBS
+// derived events as CodeAnalyst reported them, the ratios people read them
+// for, and estimates with their intervals; of any other, each event's
+// samples weighted by period, as perf report counts them. The work is one
+// library call (tagop::report::Report); this is its options and printing.
 
 #include <unistd.h>  // isatty
 
-#include <algorithm>  // std::sort, std::max
+#include <algorithm>  // std::max
+#include <charconv>   // std::from_chars
+#include <cstdio>     // stderr
 #include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
 
-#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
-#include <tagop/amd_ibs/perf_capture.hpp>    // IbsCapture
-#include <tagop/emulate/marker.hpp>          // emulation_of
-#include <tagop/error.hpp>                   // Error
-#include <tagop/perf_data_reader.hpp>        // PerfDataReader
+#include <tagop/emulate/marker.hpp>    // emulation_of
+#include <tagop/error.hpp>             // Error
+#include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/report/report.hpp>     // Report
 
 #include "commands.hpp"
 #include "output.hpp"
-#include "report_builder.hpp"
-#include "report_columns.hpp"
-#include "report_result.hpp"
-#include "report_samples.hpp"
+#include "report_output.hpp"
 
 namespace tagop::cli {
 
 namespace {
 
-using amd_ibs::IbsUnit;
-
 struct ReportOptions {
-  std::string file;
+  std::string file, input;
   std::string by = "function";
   std::string view = "overview";
   std::string events;
   std::string where;
   std::string sort;
+  std::string time;
   std::size_t top = 20;
-  std::vector<std::string> cpus, pids, comms;
+  double percent_limit = 0;
+  std::vector<std::string> cpus, pids, tids, comms;
   std::string family, model;
   std::size_t threads = 0;
   bool strict = false;
   bool estimates = false;
+  bool children = false;
+  bool no_demangle = false;
   OutputOptions output;
 };
-
-RowKind parse_by(const std::string& by) {
-  if (by == "function") return RowKind::function;
-  if (by == "module") return RowKind::module;
-  if (by == "process") return RowKind::process;
-  if (by == "address") return RowKind::address;
-  if (by == "line") return RowKind::line;
-  usage_error(fmt::format("--by '{}': expected function, module, process, address or line", by));
-}
 
 std::vector<std::uint32_t> numbers(const std::vector<std::string>& texts, const char* what) {
   std::vector<std::uint32_t> out;
@@ -64,20 +58,59 @@ std::vector<std::uint32_t> numbers(const std::vector<std::string>& texts, const 
   return out;
 }
 
-UnitPeriod unit_period(const amd_ibs::IbsCapture& capture, const ReportBuilder& b, IbsUnit unit) {
-  const PeriodSeen& seen = b.period(unit);
-  UnitPeriod p;
-  p.unit = unit == IbsUnit::fetch ? "fetches" : (seen.counts_ops ? "dispatched ops" : "cycles");
-  if (const std::uint64_t requested = capture.requested_period(unit)) {
-    p.value = static_cast<double>(requested);
-    p.source = "attr.sample_period";
-  } else if (seen.samples) {
-    p.value = seen.mean();
-    p.source = fmt::format("{} * 16 in the samples", unit == IbsUnit::fetch ? "IbsFetchMaxCnt" : "IbsOpMaxCnt");
-    if (seen.min != seen.max)
-      p.source += fmt::format(" (it varies from {} to {}: the mean is used)", seen.min, seen.max);
+// "12.5" (seconds, as perf prints sample times) -> ns.
+std::optional<std::uint64_t> seconds_to_ns(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  std::string_view fraction = dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
+  if (whole.empty() || fraction.size() > 9) return std::nullopt;
+  std::uint64_t s = 0, ns = 0;
+  auto parse = [](std::string_view digits, std::uint64_t& out) {
+    if (digits.empty()) return true;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return ec == std::errc{} && end == digits.data() + digits.size();
+  };
+  if (!parse(whole, s) || !parse(fraction, ns) || s > 18000000000u) return std::nullopt;
+  for (std::size_t i = fraction.size(); i < 9; ++i) ns *= 10;
+  return s * 1000000000u + ns;
+}
+
+// perf's --time START,STOP: either may be empty.
+report::TimeRange parse_time(const std::string& text) {
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    usage_error(fmt::format("--time '{}': expected START,STOP in seconds (perf's form: 12.5,13 or 12.5, or ,13)", text));
+  report::TimeRange range;
+  const std::string_view start = std::string_view(text).substr(0, comma), stop = std::string_view(text).substr(comma + 1);
+  auto bound = [&](std::string_view part, std::uint64_t& out) {
+    if (part.empty()) return;
+    const std::optional<std::uint64_t> ns = seconds_to_ns(part);
+    if (!ns) usage_error(fmt::format("--time '{}': '{}' is not a time in seconds (such as 12.345678)", text, part));
+    out = *ns;
+  };
+  bound(start, range.start);
+  bound(stop, range.stop);
+  if (range.start > range.stop) usage_error(fmt::format("--time '{}': the start is after the stop", text));
+  return range;
+}
+
+template <typename Resolve>
+auto columns_or_usage(Resolve resolve) {
+  try {
+    return resolve();
+  } catch (const report::ColumnError& e) {
+    usage_error(e.what());
   }
-  return p;
+}
+
+void print_progress(std::uint64_t done, std::uint64_t total) {
+  if (done >= total) {
+    fmt::print(stderr, "\r{:60}\r", "");
+    return;
+  }
+  fmt::print(stderr, "\rtagop report: {:3.0f}% of {:.1f} MiB read", 100.0 * static_cast<double>(done) / static_cast<double>(total),
+             static_cast<double>(total) / (1 << 20));
+  std::fflush(stderr);
 }
 
 // What --strict refuses, or nullopt: any damage the reader or the decoder
@@ -96,28 +129,26 @@ std::optional<std::string> damage(const perf_data::FileInfo& info, const perf_da
   return fmt::format("--strict: the capture is damaged ({})", fmt::join(parts, ", "));
 }
 
-bool less_for_sort(const Column& sort, const RowResult& a, const RowResult& b) {
-  const auto va = column_value(sort, a.results), vb = column_value(sort, b.results);
-  // Highest first; rows without a value last; then by name.
-  if (va.has_value() != vb.has_value()) return va.has_value();
-  if (va && vb && *va != *vb) return *va > *vb;
-  return a.row.name < b.row.name;
-}
+// More threads than CPUs only wait their turn, and each takes memory: a
+// few per CPU is the most that can help.
+std::size_t max_threads() { return std::max<std::size_t>(16, 4 * std::thread::hardware_concurrency()); }
 
 void run_report(const ReportOptions& o) {
-  const RowKind by = parse_by(o.by);
-  std::vector<Column> columns = o.events.empty() ? view_columns(o.view) : resolve_columns(o.events);
-  Column sort = o.sort.empty() ? columns.front() : resolve_column(o.sort);
-  if (o.sort.empty())
-    for (const Column& c : columns)
-      if (c.event) {
-        sort = c;
-        break;
-      }
-  ReportFilters filters;
+  if (!o.file.empty() && !o.input.empty()) usage_error("give the capture once: -i FILE or FILE, not both");
+  const std::string file = !o.input.empty() ? o.input : !o.file.empty() ? o.file : "perf.data";
+  report::Options options;
+  const std::optional<report::GroupBy> by = report::parse_group_by(o.by);
+  if (!by) usage_error(fmt::format("--by '{}': expected function, module, process, address, line or callchain", o.by));
+  options.by = *by;
+  options.children = o.children;
+  options.demangle = !o.no_demangle;
+  options.threads = o.threads;
+  report::Filters& filters = options.filters;
   filters.cpus = numbers(o.cpus, "--cpu");
   filters.pids = numbers(o.pids, "--pid");
+  filters.tids = numbers(o.tids, "--tid");
   filters.comms = o.comms;
+  if (!o.time.empty()) filters.time = parse_time(o.time);
   if (!o.where.empty()) {
     try {
       filters.where = Predicate::parse(o.where);
@@ -125,100 +156,86 @@ void run_report(const ReportOptions& o) {
       usage_error(fmt::format("--where: {}", e.what()));
     }
   }
-  std::optional<CpuId> cpu;
+  if (o.percent_limit < 0 || o.percent_limit > 100) usage_error("--percent-limit: a percentage, from 0 to 100");
   if (!o.family.empty())
-    cpu = CpuId{"AuthenticAMD", parse_cpu_number(o.family, "--family"),
-                o.model.empty() ? 0 : parse_cpu_number(o.model, "--model"), 0};
+    options.cpu = CpuId{"AuthenticAMD", parse_cpu_number(o.family, "--family"),
+                        o.model.empty() ? 0 : parse_cpu_number(o.model, "--model"), 0};
   else if (!o.model.empty())
     usage_error("--model needs --family");
 
-  perf_data::PerfDataReader reader(o.file);
-  const perf_data::FileInfo& info = reader.info();
-  if (!holds_ibs_events(info)) {
-    if (filters.where) usage_error(fmt::format("--where: {} has no IBS events, so no conditions to test", o.file));
-    const perf_data::ReadSummary summary =
-        report_plain_samples(reader, o.file, by, std::move(filters), o.top, o.output.resolved());
-    if (const auto damaged = damage(info, summary, summary.skipped.count); o.strict && damaged) throw Error(*damaged);
-    return;
+  perf_data::PerfDataReader reader(file);
+  const bool ibs = report::holds_ibs_events(reader.info());
+  ReportView v;
+  v.file = file;
+  v.cpu_source = options.cpu ? "--family/--model" : "HEADER_CPUID";
+  v.damaged_features = reader.info().damaged_features;
+  if (const auto emulation = emulate::emulation_of(reader.info())) v.emulated = emulation->label();
+  v.estimates = o.estimates;
+  v.children = o.children;
+  if (ibs) {
+    v.columns = columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });
+    v.sort = v.columns.front();
+    if (!o.sort.empty()) v.sort = columns_or_usage([&] { return report::resolve_column(o.sort); });
+    else
+      for (const report::Column& c : v.columns)
+        if (c.event) {
+          v.sort = c;
+          break;
+        }
+  } else {
+    if (filters.where) usage_error(fmt::format("--where: {} has no IBS events, so no conditions to test", file));
+    if (!o.events.empty() || o.view != "overview")
+      usage_error(fmt::format("--events and --view choose IBS derived events, and {} has no IBS events: its columns "
+                              "are its events, by period",
+                              file));
   }
+  if (isatty(2) && reader.info().header.data.size > (64u << 20)) options.progress = print_progress;
   // The header's warnings explain why a capture may not be readable.
-  const auto capture_of = [&] {
+  const auto report_of = [&] {
     try {
-      return amd_ibs::IbsCapture(info, cpu);
+      return report::Report(reader, options);
     } catch (const Error&) {
-      for (const std::string& w : info.warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
+      for (const std::string& w : reader.info().warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
       throw;
     }
   };
-  const amd_ibs::IbsCapture capture = capture_of();
-  ReportBuilder builder(reader, &capture, by, filters, isatty(2) && info.header.data.size > (64u << 20), o.threads);
-  const perf_data::ReadSummary summary = reader.read(builder);
-  builder.finish();
-
-  ReportResult r;
-  r.file = o.file;
-  if (const auto emulation = emulate::emulation_of(info)) r.emulated = emulation->label();
-  r.cpu = capture.cpu();
-  r.cpu_source = cpu ? "--family/--model" : "HEADER_CPUID";
-  r.by = o.by;
-  r.columns = columns;
-  r.sort = sort;
-  r.read_fetch = builder.read(IbsUnit::fetch);
-  r.read_op = builder.read(IbsUnit::op);
-  r.fetch = builder.kept(IbsUnit::fetch);
-  r.op = builder.kept(IbsUnit::op);
-  r.other_samples = builder.other_samples();
-  r.where_undecided = builder.where_undecided();
-  r.where = filters.where ? filters.where->to_string() : "";
-  for (const std::string& c : o.cpus) r.filters.push_back("cpu " + c);
-  for (const std::string& p : o.pids) r.filters.push_back("pid " + p);
-  for (const std::string& c : o.comms) r.filters.push_back("comm " + c);
-  r.fetch_period = unit_period(capture, builder, IbsUnit::fetch);
-  r.op_period = unit_period(capture, builder, IbsUnit::op);
-  r.lost = summary.lost;
-  r.truncated = summary.truncated;
-  r.unread_bytes = summary.unread_bytes;
-  r.resyncs = summary.resyncs;
-  r.shrunk_to = summary.shrunk_to;
-  r.damaged_features = info.damaged_features;
-
-  // Damage from the reader and from the IBS payloads, as one count.
-  r.skipped = summary.skipped;
-  r.skipped.merge(builder.damaged());
-  for (const auto* list : {&info.warnings, &summary.warnings, &capture.warnings()})
-    r.warnings.insert(r.warnings.end(), list->begin(), list->end());
-  for (const std::string& w : builder.warnings()) r.warnings.push_back(w);
-  if (r.skipped.count)
-    r.warnings.push_back(fmt::format("skipped {} damaged record{} (the first at offset {}: {})", r.skipped.count,
-                                     r.skipped.count == 1 ? "" : "s", r.skipped.first_offset, r.skipped.first_reason));
-  if (r.other_samples)
-    r.warnings.push_back(fmt::format("{} samples of events that are not IBS were left out: IBS samples and event "
-                                     "counts are not to be mixed",
-                                     r.other_samples));
-  if (r.lost) r.warnings.push_back(fmt::format("the kernel lost {} samples while recording", r.lost));
-  for (const std::string& w : r.warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
-
-  if (r.read_fetch + r.read_op == 0)
-    throw Error(fmt::format("{}: no usable IBS samples{}", o.file,
-                            r.skipped.count ? " (every IBS record was damaged)" : ""));
-
-  const auto queries = amd_ibs::derived_event_queries();
-  const auto& aggregator = builder.aggregator();
-  r.totals = aggregator.evaluate(queries);
-  auto by_row = aggregator.evaluate_by_row(queries);
-  std::vector<RowResult> rows;
-  for (std::size_t i = 0; i < by_row.size(); ++i) rows.push_back(RowResult{builder.rows()[i], std::move(by_row[i])});
-  std::sort(rows.begin(), rows.end(), [&](const RowResult& a, const RowResult& b) { return less_for_sort(sort, a, b); });
-  r.row_count = rows.size();
-  if (o.top && rows.size() > o.top) rows.resize(o.top);
-  r.rows = std::move(rows);
-
-  switch (o.output.resolved()) {
-    case Format::text: print_text(r, o.estimates); break;
-    case Format::csv: print_csv(r); break;
-    case Format::json: print_json(r); break;
+  const report::Report r = report_of();
+  if (!ibs) {
+    std::vector<std::string> events = r.query_names();
+    v.sort = columns_or_usage([&] { return report::resolve_event_column(events, o.sort.empty() ? events.front() : o.sort); });
   }
-  if (const auto damaged = damage(info, summary, r.skipped.count); o.strict && damaged) throw Error(*damaged);
+  if (o.children && !r.content().callchains)
+    throw Error(fmt::format("--children: {} has no call chains (record with perf record -g)", file));
+  if (options.by == report::GroupBy::callchain && !r.content().callchains)
+    throw Error(fmt::format("--by callchain: {} has no call chains (record with perf record -g)", file));
+  for (const std::string& c : o.cpus) v.filters.push_back("cpu " + c);
+  for (const std::string& p : o.pids) v.filters.push_back("pid " + p);
+  for (const std::string& t : o.tids) v.filters.push_back("tid " + t);
+  for (const std::string& c : o.comms) v.filters.push_back("comm " + c);
+  if (!o.time.empty()) v.filters.push_back("time " + o.time);
+  v.where = filters.where ? filters.where->to_string() : "";
+  for (const std::string& w : r.warnings()) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
+  const perf_data::Skipped& skipped = r.skipped();
+  if (skipped.count)
+    fmt::print(stderr, "tagop: warning: skipped {} damaged record{} (the first at offset {}: {})\n", skipped.count,
+               skipped.count == 1 ? "" : "s", skipped.first_offset, skipped.first_reason);
+
+  const report::Counts& n = r.counts();
+  if (ibs && n.read_fetch + n.read_op == 0)
+    throw Error(fmt::format("{}: no usable IBS samples{}", file,
+                            n.other_samples  ? fmt::format(" (its {} samples are of other events)", n.other_samples)
+                            : skipped.count ? " (every IBS record was damaged)"
+                                            : " (no IBS sample was read)"));
+  if (!ibs && n.read == 0) throw Error(fmt::format("{}: no samples{}", file, r.truncated() ? " (the file is truncated)" : ""));
+
+  v.rows = r.select(v.sort, o.top, o.percent_limit, o.children);
+  switch (o.output.resolved()) {
+    case Format::text: print_text(r, v); break;
+    case Format::csv: print_csv(r, v); break;
+    case Format::json: print_json(r, v); break;
+  }
+  if (const auto damaged = damage(reader.info(), r.read_summary(), skipped.count); o.strict && damaged)
+    throw Error(*damaged);
 }
 
 }  // namespace
@@ -226,35 +243,43 @@ void run_report(const ReportOptions& o) {
 void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "Report an IBS capture (perf.data) as CodeAnalyst did: derived events by function, module, process, "
-                "address or source line");
-  cmd->add_option("file", o->file, "perf.data from: perf record -e ibs_op/cnt_ctl=1/ -e ibs_fetch// --raw-samples -a")
-      ->required();
-  cmd->add_option("--by", o->by, "Rows: function, module, process, address or line")->capture_default_str();
+      "report", "Report a capture (perf.data): IBS derived events as CodeAnalyst did, or any events as perf report "
+                "counts them, by function, module, process, address, source line or call chain");
+  cmd->add_option("file", o->file, "The capture (as -i)");
+  cmd->add_option("-i,--input", o->input,
+                  "The capture (default ./perf.data), e.g. from: perf record -e ibs_op/cnt_ctl=1/ -e ibs_fetch// "
+                  "--raw-samples -a");
+  cmd->add_option("--by", o->by, "Rows: function, module, process (pid and name), address, line or callchain")
+      ->capture_default_str();
   std::string views;
-  for (const ViewSpec& v : view_table()) views += fmt::format("\n  {:9} {}", v.name, v.description);
-  cmd->add_option("--view", o->view, "Columns, a named set:" + views)->capture_default_str();
+  for (const report::ViewSpec& v : report::view_table()) views += fmt::format("\n  {:9} {}", v.name, v.description);
+  cmd->add_option("--view", o->view, "IBS columns, a named set:" + views)->capture_default_str();
   cmd->add_option("--events", o->events,
-                  "Columns, a list: select values (0xF206), event names or abbreviations, ratios "
+                  "IBS columns, a list: select values (0xF206), event names or abbreviations, 'samples', ratios "
                   "(dc_miss_rate, mispredict_rate, itlb_miss_rate, dtlb_miss_rate, dtlb_walk_rate, "
                   "avg_dc_miss_latency, avg_tag_to_retire, avg_fetch_latency)");
-  cmd->add_option("--where", o->where, "Only samples that meet this predicate, e.g. 'load & dc.miss & !dtlb.l1_miss'");
-  cmd->add_option("--sort", o->sort, "Sort rows by this column, highest first (default: the first event column)");
+  cmd->add_option("--where", o->where, "IBS: only samples that meet this predicate, e.g. 'load & dc.miss & !dtlb.l1_miss'");
+  cmd->add_option("--sort", o->sort,
+                  "Sort rows by this column, highest first: an IBS column, 'samples', or an event of a capture "
+                  "without IBS (default: the first event column)");
   cmd->add_option("--top", o->top, "Show the first N rows (0: all)")->capture_default_str();
+  cmd->add_option("--percent-limit", o->percent_limit, "Hide rows whose overhead is below this percentage (as perf)");
+  cmd->add_flag("--children", o->children,
+                "Add each row's callees' samples to it (inclusive), from the call chains (perf record -g)");
+  cmd->add_flag("--no-demangle", o->no_demangle, "Functions by their symbols' names, not demangled (as perf)");
   cmd->add_option("--cpu", o->cpus, "Only samples from these CPUs")->delimiter(',');
   cmd->add_option("--pid", o->pids, "Only samples from these processes")->delimiter(',');
+  cmd->add_option("--tid", o->tids, "Only samples from these threads")->delimiter(',');
   cmd->add_option("--comm", o->comms, "Only samples from processes of these names")->delimiter(',');
+  cmd->add_option("--time", o->time, "Only samples from START to STOP, in seconds as perf script prints them: START,STOP");
   cmd->add_option("--family", o->family, "The processor family, when the file does not say (10h, 0x19, 25)");
   cmd->add_option("--model", o->model, "The processor model, with --family");
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
-  // More threads than CPUs only wait their turn, and each takes memory:
-  // a few per CPU is the most that can help.
-  const std::size_t max_threads = std::max<std::size_t>(16, 4 * std::thread::hardware_concurrency());
   cmd->add_option("--threads", o->threads,
-                  fmt::format("Threads that decode and tally samples, up to {} (4 per CPU, at least 16; 0: one per "
-                              "CPU); the result does not depend on it",
-                              max_threads))
-      ->check(CLI::Range(std::size_t{0}, max_threads))
+                  fmt::format("Threads that tally, up to {} (4 per CPU, at least 16; 0: one per CPU but one, 1 to "
+                              "3); the result does not depend on it",
+                              max_threads()))
+      ->check(CLI::Range(std::size_t{0}, max_threads()))
       ->capture_default_str();
   cmd->add_flag("--strict", o->strict,
                 "Exit with status 1 when the capture is damaged: a record skipped, data not read, the file truncated "
@@ -262,10 +287,11 @@ void add_report_command(CLI::App& app) {
   add_output_options(*cmd, o->output, /*with_csv=*/true);
   cmd->footer(
       "Examples:\n"
-      "  tagop report perf.data\n"
+      "  tagop report -i perf.data\n"
       "  tagop report perf.data --view dc --by module\n"
       "  tagop report perf.data --where 'load & dc.miss & !dtlb.l1_miss' --events 0xF100,0xF219\n"
-      "  tagop report perf.data --json");
+      "  tagop report perf.data --by process --json\n"
+      "  tagop report perf.data --children --percent-limit 5   (a capture of perf record -g)");
   cmd->callback([o] { run_report(*o); });
 }
 

@@ -1,16 +1,19 @@
-// `tagop report` as text (a table, then the totals with estimates), CSV
-// (the table) and JSON (everything).
+// `tagop report` as text, CSV and JSON.
 
-#include <cmath>  // std::llround
+#include "report_output.hpp"
+
+#include <array>   // std::array
+#include <cmath>   // std::llround, std::fabs
+#include <cstdio>  // std::fwrite
 
 #include <fmt/format.h>       // fmt::print
+#include <fmt/ranges.h>       // fmt::join
 #include <nlohmann/json.hpp>  // JSON output
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
 #include <tagop/estimate.hpp>                // estimate_from_samples
 
 #include "output.hpp"
-#include "report_result.hpp"
 
 namespace tagop::cli {
 
@@ -19,15 +22,27 @@ namespace {
 using json = nlohmann::ordered_json;
 using amd_ibs::derived_event_table;
 using amd_ibs::IbsUnit;
+using report::Column;
+using report::Report;
 
 constexpr const char* estimate_note =
     "Estimates are IBS sample counts times the sampling period, with a 95% Poisson score interval; they count "
     "sampled ops (or fetches), and are never to be added to, subtracted from or compared with event counts "
     "(CodeAnalyst: arithmetic between IBS derived events and event-based samples is not meaningful).";
 
-const UnitPeriod& period_of(const ReportResult& r, std::size_t event) {
-  return derived_event_table()[event].unit == IbsUnit::fetch ? r.fetch_period : r.op_period;
+const std::vector<QueryResult>& shown(const report::Row& row, const ReportView& v) {
+  return v.children ? row.children : row.results;
 }
+
+// The periods of the two units, made once per printing.
+struct Periods {
+  explicit Periods(const Report& r) : units{r.period(IbsUnit::fetch), r.period(IbsUnit::op)} {}
+  std::array<report::UnitPeriod, 2> units;
+  /// A derived event's.
+  const report::UnitPeriod& of(std::size_t event) const {
+    return units[static_cast<std::size_t>(derived_event_table()[event].unit)];
+  }
+};
 
 bool is_rate(const Column& c) { return c.ratio && !c.ratio->numerator_sums; }
 
@@ -50,6 +65,8 @@ json json_value(const Column& c, const std::optional<double>& v) {
   return static_cast<std::uint64_t>(std::llround(*v));
 }
 
+std::string percent(double p) { return fmt::format("{:.2f}%", p); }
+
 // 1234567 -> "1.23M"
 std::string human(double v) {
   const char* suffix[] = {"", "k", "M", "G", "T", "P"};
@@ -58,90 +75,160 @@ std::string human(double v) {
   return i == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}{}", v, suffix[i]);
 }
 
-std::string csv_field(const std::string& s) {
+std::string csv_field(const std::string& text) {
+  const std::string s = printable(text);
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
-std::string by_title(const std::string& by) { return by == "line" ? "source line" : by; }
+std::string by_title(report::GroupBy by) {
+  return by == report::GroupBy::line ? "source line" : by == report::GroupBy::callchain ? "call chain"
+                                                                                          : std::string(report::name_of(by));
+}
 
-json period_json(const UnitPeriod& p) {
+json period_json(const report::UnitPeriod& p) {
   if (p.value == 0) return nullptr;
   return json{{"value", p.value}, {"unit", p.unit}, {"source", p.source}};
 }
 
-json estimate_json(const QueryResult& q, const UnitPeriod& p) {
+json estimate_json(const QueryResult& q, const report::UnitPeriod& p) {
   if (!q.available || p.value == 0) return nullptr;
   const Estimate e = estimate_from_samples(q.count, p.value);
   return json{{"samples", q.count}, {"estimate", e.value}, {"low", e.low}, {"high", e.high}, {"unit", p.unit}};
 }
 
-}  // namespace
-
-void print_text(const ReportResult& r, bool estimates) {
-  fmt::print("IBS report of {}\n", printable(r.file));
-  if (!r.emulated.empty()) fmt::print("capture: {}\n", r.emulated);
-  fmt::print("processor: {} (from {})\n", r.cpu.to_string(), r.cpu_source);
-  fmt::print("IBS samples: {} fetch, {} op", r.fetch, r.op);
-  if (r.fetch != r.read_fetch || r.op != r.read_op)
-    fmt::print(" (of {} fetch, {} op read; filtered by {}{}{})", r.read_fetch, r.read_op,
-               fmt::join(r.filters, ", "), r.filters.empty() || r.where.empty() ? "" : ", ",
-               r.where.empty() ? "" : "where " + r.where);
-  fmt::print("\n");
-  for (const auto* p : {&r.fetch_period, &r.op_period})
-    if (p->value != 0)
-      fmt::print("{} period: {:.0f} {} ({})\n", p == &r.fetch_period ? "fetch" : "op", p->value, p->unit, p->source);
-  fmt::print("\n{} rows by {}{}, sorted by {} ({})\n\n", r.row_count, by_title(r.by),
-             r.rows.size() < r.row_count ? fmt::format(", the first {}", r.rows.size()) : "", r.sort.id, r.sort.title);
-
-  // The table.
-  std::vector<std::string> header{by_title(r.by)};
-  for (const Column& c : r.columns) header.push_back(c.title);
-  std::vector<std::vector<std::string>> cells;
-  for (const RowResult& row : r.rows) {
-    std::vector<std::string> line{printable(row.row.name)};
-    for (const Column& c : r.columns) line.push_back(text_value(c, column_value(c, row.results)));
-    cells.push_back(std::move(line));
-  }
-  std::vector<std::string> total{"[total]"};
-  for (const Column& c : r.columns) total.push_back(text_value(c, column_value(c, r.totals)));
-  cells.push_back(total);
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    width[i] = header[i].size();
-    for (const auto& line : cells) width[i] = std::max(width[i], line[i].size());
-  }
-  width[0] = std::min<std::size_t>(width[0], 60);
-  auto print_line = [&](const std::vector<std::string>& line) {
-    std::string name = line[0];
-    if (name.size() > width[0]) {
-      // Cut at a character's start, not inside its UTF-8 bytes.
-      std::size_t cut = width[0] - 3;
-      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
-      name = name.substr(0, cut) + "...";
+// A table: the first column left-aligned and at most 60 wide, the others
+// right-aligned; the last line (the total) under a rule. The rows are
+// made twice (once for the widths) rather than all kept.
+// `name` cut to `width` columns with "..." at the end, never inside an
+// escape printable() wrote (\xNN) or a UTF-8 sequence.
+std::string shortened(const std::string& name, std::size_t width) {
+  if (name.size() <= width) return name;
+  std::size_t cut = width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  for (std::size_t i = cut >= 3 ? cut - 3 : 0; i < cut; ++i)
+    if (name.compare(i, 2, "\\x") == 0) {
+      cut = i;
+      break;
     }
-    fmt::print("{:<{}}", name, width[0]);
-    for (std::size_t i = 1; i < line.size(); ++i) fmt::print("  {:>{}}", line[i], width[i]);
+  return name.substr(0, cut) + "...";
+}
+
+template <typename Line>
+void print_table(const std::vector<std::string>& header, std::size_t rows, Line line, const std::vector<std::string>& total) {
+  std::vector<std::size_t> width(header.size());
+  auto widen = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      width[i] = std::max(width[i], printable(cells[i]).size());
+  };
+  widen(header);
+  for (std::size_t i = 0; i < rows; ++i) widen(line(i));
+  widen(total);
+  width[0] = std::min<std::size_t>(width[0], 60);
+  auto print_line = [&](const std::vector<std::string>& cells) {
+    const std::string name = printable(cells[0]);
+    fmt::print("{:<{}}", shortened(name, width[0]), width[0]);
+    for (std::size_t i = 1; i < cells.size(); ++i) fmt::print("  {:>{}}", printable(cells[i]), width[i]);
     fmt::print("\n");
   };
   print_line(header);
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (i + 1 == cells.size()) {
-      std::size_t all = width[0];
-      for (std::size_t w = 1; w < width.size(); ++w) all += 2 + width[w];
-      fmt::print("{}\n", std::string(all, '-'));
-    }
-    print_line(cells[i]);
+  for (std::size_t i = 0; i < rows; ++i) print_line(line(i));
+  std::size_t all = width[0];
+  for (std::size_t w = 1; w < width.size(); ++w) all += 2 + width[w];
+  fmt::print("{}\n", std::string(all, '-'));
+  print_line(total);
+}
+
+// A JSON document whose "rows" (last) are made one at a time as printed,
+// each on a line of its own.
+template <typename RowJson>
+void print_json_rows(const json& head, std::size_t rows, RowJson row) {
+  std::string text = head.dump(2, ' ', false, json::error_handler_t::replace);
+  text.resize(text.size() - 2);  // "\n}"
+  fmt::print("{},\n  \"rows\": [", text);
+  for (std::size_t i = 0; i < rows; ++i) {
+    std::string line = i ? ",\n    " : "\n    ";
+    line += row(i).dump(-1, ' ', false, json::error_handler_t::replace);
+    std::fwrite(line.data(), 1, line.size(), stdout);
   }
+  fmt::print("{}]\n}}\n", rows ? "\n  " : "");
+}
+
+json common_json(const Report& r, const ReportView& v) {
+  json j;
+  j["file"] = v.file;
+  j["emulated"] = v.emulated.empty() ? json(nullptr) : json(v.emulated);
+  j["by"] = std::string(report::name_of(r.by()));
+  j["sort"] = v.sort.id;
+  j["row_count"] = r.row_count();
+  j["children"] = v.children;
+  j["callchains"] = r.content().callchains;
+  j["skipped"] = {{"count", r.skipped().count},
+                  {"first_offset", r.skipped().count ? json(r.skipped().first_offset) : json(nullptr)},
+                  {"first_reason", r.skipped().count ? json(r.skipped().first_reason) : json(nullptr)}};
+  j["truncated"] = r.truncated();
+  const perf_data::ReadSummary& read = r.read_summary();
+  j["unread_bytes"] = read.unread_bytes;
+  j["resyncs"] = read.resyncs;
+  j["shrunk_to"] = read.shrunk_to ? json(*read.shrunk_to) : json(nullptr);
+  j["damaged_features"] = v.damaged_features;
+  j["lost"] = r.lost();
+  j["warnings"] = r.warnings();
+  return j;
+}
+
+void name_json(json& jr, const report::Row& row, const Report& r) {
+  jr["name"] = row.name;
+  if (r.by() == report::GroupBy::process) jr["pid"] = row.pid;
+  else if (r.by() != report::GroupBy::callchain) jr["module"] = row.module;
+  if (row.has_offset) jr["offset"] = fmt::format("{:#x}", row.offset);
+}
+
+// IBS captures.
+
+void ibs_text(const Report& r, const ReportView& v) {
+  const report::Counts& n = r.counts();
+  const Periods periods(r);
+  fmt::print("IBS report of {}\n", printable(v.file));
+  if (!v.emulated.empty()) fmt::print("capture: {}\n", v.emulated);
+  fmt::print("processor: {} (from {})\n", r.cpu().to_string(), v.cpu_source);
+  fmt::print("IBS samples: {} fetch, {} op", n.kept_fetch, n.kept_op);
+  if (n.kept_fetch != n.read_fetch || n.kept_op != n.read_op)
+    fmt::print(" (of {} fetch, {} op read; filtered by {}{}{})", n.read_fetch, n.read_op, fmt::join(v.filters, ", "),
+               v.filters.empty() || v.where.empty() ? "" : ", ", v.where.empty() ? "" : "where " + v.where);
+  fmt::print("\n");
+  for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op}) {
+    const report::UnitPeriod& p = periods.units[static_cast<std::size_t>(unit)];
+    if (p.value != 0)
+      fmt::print("{} period: {:.0f} {} ({})\n", unit == IbsUnit::fetch ? "fetch" : "op", p.value, p.unit, p.source);
+  }
+  fmt::print("\n{} rows by {}{}, sorted by {} ({}){}\n\n", r.row_count(), by_title(r.by()),
+             v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", v.sort.id,
+             v.sort.title, v.children ? ", each with its callees' samples (--children)" : "");
+
+  std::vector<std::string> header{by_title(r.by()), v.children ? "Children" : "Overhead"};
+  if (v.children) header.push_back("Self");
+  for (const Column& c : v.columns) header.push_back(c.title);
+  std::vector<report::Row> rows;
+  auto cells = [&](const std::string& name, const std::vector<QueryResult>& values, const std::vector<QueryResult>& self) {
+    std::vector<std::string> line{name, percent(r.overhead(values))};
+    if (v.children) line.push_back(percent(r.overhead(self)));
+    for (const Column& c : v.columns) line.push_back(text_value(c, column_value(c, values)));
+    return line;
+  };
+  print_table(header, v.rows.size(), [&](std::size_t i) {
+    const report::Row row = r.row(v.rows[i]);
+    return cells(row.name, shown(row, v), row.results);
+  }, cells("[total]", r.totals(), r.totals()));
 
   // Estimates of the count columns, over the whole report and per row.
   fmt::print("\nEstimated ops (samples x period, 95% interval):\n");
-  for (const Column& c : r.columns) {
+  for (const Column& c : v.columns) {
     if (!c.event || c.sums()) continue;
-    const QueryResult& q = r.totals[*c.event];
-    const UnitPeriod& p = period_of(r, *c.event);
+    const QueryResult& q = r.totals()[*c.event];
+    const report::UnitPeriod& p = periods.of(*c.event);
     if (!q.available || p.value == 0) {
       fmt::print("  {} {}: n/a\n", c.id, c.title);
       continue;
@@ -149,104 +236,208 @@ void print_text(const ReportResult& r, bool estimates) {
     const Estimate e = estimate_from_samples(q.count, p.value);
     fmt::print("  {} {}: {} samples -> {} {} [{}, {}]\n", c.id, c.title, q.count, human(e.value), p.unit, human(e.low),
                human(e.high));
-    if (!estimates) continue;
-    for (const RowResult& row : r.rows) {
-      const QueryResult& rq = row.results[*c.event];
+    if (!v.estimates) continue;
+    for (std::uint32_t id : v.rows) {
+      const report::Row row = r.row(id);
+      const QueryResult& rq = shown(row, v)[*c.event];
       if (!rq.available || rq.count == 0) continue;
       const Estimate re = estimate_from_samples(rq.count, p.value);
-      fmt::print("      {}: {} [{}, {}]\n", printable(row.row.name), human(re.value), human(re.low), human(re.high));
+      fmt::print("      {}: {} [{}, {}]\n", printable(row.name), human(re.value), human(re.low), human(re.high));
     }
   }
   fmt::print("{}\n", estimate_note);
-  for (const Column& c : r.columns)
+  for (const Column& c : v.columns)
     if (c.ratio) fmt::print("{}: {}\n", c.ratio->id, c.ratio->definition);
 }
 
-void print_csv(const ReportResult& r) {
-  std::vector<std::string> header{r.by};
-  if (r.by != "process" && r.by != "module") header.push_back("module");
-  for (const Column& c : r.columns) header.push_back(c.id);
-  if (!r.emulated.empty()) header.emplace_back("capture");  // every row says it
-  fmt::print("{}\n", fmt::join(header, ","));
-  auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
-    std::vector<std::string> cells{csv_field(printable(name))};
-    if (r.by != "process" && r.by != "module") cells.push_back(csv_field(printable(module)));
-    for (const Column& c : r.columns) cells.push_back(csv_value(c, column_value(c, results)));
-    if (!r.emulated.empty()) cells.push_back(csv_field(r.emulated));
-    fmt::print("{}\n", fmt::join(cells, ","));
-  };
-  for (const RowResult& row : r.rows) line(row.row.name, row.row.module, row.results);
-  line("[total]", "", r.totals);
+// By module the row's name is the file's, and this column its path.
+bool has_module_column(const Report& r) {
+  return r.by() != report::GroupBy::process && r.by() != report::GroupBy::callchain;
 }
 
-void print_json(const ReportResult& r) {
+void ibs_csv(const Report& r, const ReportView& v) {
+  std::vector<std::string> header{std::string(report::name_of(r.by()))};
+  if (has_module_column(r)) header.emplace_back(r.by() == report::GroupBy::module ? "path" : "module");
+  for (const Column& c : v.columns) header.push_back(c.id);
+  header.push_back(v.children ? "children" : "overhead");
+  if (!v.emulated.empty()) header.emplace_back("capture");  // every row says it
+  fmt::print("{}\n", fmt::join(header, ","));
+  auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
+    std::vector<std::string> cells{csv_field(name)};
+    if (has_module_column(r)) cells.push_back(csv_field(module));
+    for (const Column& c : v.columns) cells.push_back(csv_value(c, column_value(c, results)));
+    cells.push_back(fmt::format("{:.4f}", r.overhead(results)));
+    if (!v.emulated.empty()) cells.push_back(csv_field(v.emulated));
+    fmt::print("{}\n", fmt::join(cells, ","));
+  };
+  for (std::uint32_t id : v.rows) {
+    const report::Row row = r.row(id);
+    line(row.name, row.module, shown(row, v));
+  }
+  line("[total]", "", r.totals());
+}
+
+void ibs_json(const Report& r, const ReportView& v) {
+  const report::Counts& n = r.counts();
+  const Periods periods(r);
   json j;
-  j["file"] = r.file;
-  j["emulated"] = r.emulated.empty() ? json(nullptr) : json(r.emulated);
-  j["cpu"] = {{"vendor", r.cpu.vendor}, {"family", r.cpu.family}, {"model", r.cpu.model},
-              {"stepping", r.cpu.stepping}, {"source", r.cpu_source}};
-  j["samples"] = {{"fetch", r.fetch}, {"op", r.op}};
-  j["samples_read"] = {{"fetch", r.read_fetch}, {"op", r.read_op}, {"not_ibs", r.other_samples}};
-  j["period"] = {{"fetch", period_json(r.fetch_period)}, {"op", period_json(r.op_period)}};
-  j["filters"] = r.filters;
-  j["where"] = r.where.empty() ? json(nullptr) : json(r.where);
-  if (!r.where.empty()) j["where_undecided"] = r.where_undecided;
+  j["ibs"] = true;
+  j["cpu"] = {{"vendor", r.cpu().vendor}, {"family", r.cpu().family}, {"model", r.cpu().model},
+              {"stepping", r.cpu().stepping}, {"source", v.cpu_source}};
+  j["samples"] = {{"fetch", n.kept_fetch}, {"op", n.kept_op}};
+  j["samples_read"] = {{"fetch", n.read_fetch}, {"op", n.read_op}, {"not_ibs", n.other_samples}};
+  j["inexact_ip"] = n.inexact_ip;
+  j["period"] = {{"fetch", period_json(periods.units[0])}, {"op", period_json(periods.units[1])}};
+  j["filters"] = v.filters;
+  j["where"] = v.where.empty() ? json(nullptr) : json(v.where);
+  if (!v.where.empty()) j["where_undecided"] = n.where_undecided;
 
   const auto table = derived_event_table();
   json events = json::object(), counts = json::object(), estimates = json::object();
   for (std::size_t i = 0; i < table.size(); ++i) {
     const std::string id = amd_ibs::select_string(table[i].select);
-    const QueryResult& q = r.totals[i];
+    const QueryResult& q = r.totals()[i];
     const bool sums = !table[i].sums.empty();
     events[id] = q.available ? json(sums ? q.total : q.count) : json(nullptr);
     counts[id] = q.available ? json(q.count) : json(nullptr);
-    if (!sums) estimates[id] = estimate_json(q, period_of(r, i));
+    if (!sums) estimates[id] = estimate_json(q, periods.of(i));
   }
   j["events"] = std::move(events);
   j["event_samples"] = std::move(counts);
   json ratios = json::object();
-  for (const RatioSpec& ratio : ratio_table()) {
-    const Column c{std::string(ratio.id), std::string(ratio.title), std::nullopt, &ratio};
-    ratios[std::string(ratio.id)] = json_value(c, column_value(c, r.totals));
+  for (const report::RatioSpec& ratio : report::ratio_table()) {
+    const Column c{std::string(ratio.id), std::string(ratio.title), std::nullopt, &ratio, false, {}};
+    ratios[std::string(ratio.id)] = json_value(c, column_value(c, r.totals()));
   }
   j["ratios"] = std::move(ratios);
   j["estimates"] = std::move(estimates);
   j["estimate_note"] = estimate_note;
-
-  j["by"] = r.by;
   json columns = json::array();
-  for (const Column& c : r.columns) columns.push_back({{"id", c.id}, {"title", c.title}});
+  for (const Column& c : v.columns) columns.push_back({{"id", c.id}, {"title", c.title}});
   j["columns"] = std::move(columns);
-  j["sort"] = r.sort.id;
-  j["row_count"] = r.row_count;
-  json rows = json::array();
-  for (const RowResult& row : r.rows) {
+  j.update(common_json(r, v));
+  print_json_rows(j, v.rows.size(), [&](std::size_t i) {
+    const report::Row row = r.row(v.rows[i]);
     json jr;
-    jr["name"] = row.row.name;
-    if (r.by == "process") jr["pid"] = row.row.pid;
-    else jr["module"] = row.row.module;
-    if (row.row.has_offset) jr["offset"] = fmt::format("{:#x}", row.row.offset);
+    name_json(jr, row, r);
+    jr["overhead"] = r.overhead(row.results);
+    if (v.children) jr["children"] = r.overhead(row.children);
     json values = json::object(), row_estimates = json::object();
-    for (const Column& c : r.columns) {
-      values[c.id] = json_value(c, column_value(c, row.results));
-      if (c.event && !c.sums()) row_estimates[c.id] = estimate_json(row.results[*c.event], period_of(r, *c.event));
+    for (const Column& c : v.columns) {
+      values[c.id] = json_value(c, column_value(c, shown(row, v)));
+      if (c.event && !c.sums())
+        row_estimates[c.id] = estimate_json(shown(row, v)[*c.event], periods.of(*c.event));
     }
     jr["values"] = std::move(values);
     jr["estimates"] = std::move(row_estimates);
-    rows.push_back(std::move(jr));
-  }
-  j["rows"] = std::move(rows);
-  j["skipped"] = {{"count", r.skipped.count},
-                  {"first_offset", r.skipped.count ? json(r.skipped.first_offset) : json(nullptr)},
-                  {"first_reason", r.skipped.count ? json(r.skipped.first_reason) : json(nullptr)}};
-  j["truncated"] = r.truncated;
-  j["unread_bytes"] = r.unread_bytes;
-  j["resyncs"] = r.resyncs;
-  j["shrunk_to"] = r.shrunk_to ? json(*r.shrunk_to) : json(nullptr);
-  j["damaged_features"] = r.damaged_features;
-  j["lost"] = r.lost;
-  j["warnings"] = r.warnings;
-  print_json(j);
+    return jr;
+  });
 }
+
+// Other captures: each event's samples, weighted by their periods.
+
+double share(const QueryResult& part, const QueryResult& whole) {
+  return whole.total ? 100.0 * static_cast<double>(part.total) / static_cast<double>(whole.total) : 0.0;
+}
+
+void events_text(const Report& r, const ReportView& v) {
+  const report::Counts& n = r.counts();
+  const auto& events = r.query_names();
+  std::vector<std::string> each;
+  for (std::size_t e = 0; e < events.size(); ++e) each.push_back(fmt::format("{} {}", events[e], r.totals()[e].count));
+  fmt::print("{}: no IBS events, so no derived events: {} samples of {} ({} kept, {} lost), each event in its own "
+             "columns, weighted by period as perf report does\n",
+             printable(v.file), n.read, fmt::join(each, ", "), n.kept, r.lost());
+  if (!v.emulated.empty()) fmt::print("capture: {}\n", v.emulated);
+  fmt::print("\n{} rows by {}{}, sorted by {}{}\n\n", r.row_count(), by_title(r.by()),
+             v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", v.sort.id,
+             v.children ? ", each with its callees' periods (--children)" : "");
+  std::vector<std::string> header{by_title(r.by())};
+  for (const std::string& e : events) {
+    header.push_back(fmt::format("{} {}", e, v.children ? "children" : "overhead"));
+    if (v.children) header.push_back("self");
+    header.push_back("samples");
+  }
+  auto cells = [&](const std::string& name, const std::vector<QueryResult>& values, const std::vector<QueryResult>& self) {
+    std::vector<std::string> line{name};
+    for (std::size_t e = 0; e < events.size(); ++e) {
+      line.push_back(percent(share(values[e], r.totals()[e])));
+      if (v.children) line.push_back(percent(share(self[e], r.totals()[e])));
+      line.push_back(fmt::format("{}", values[e].count));
+    }
+    return line;
+  };
+  print_table(header, v.rows.size(), [&](std::size_t i) {
+    const report::Row row = r.row(v.rows[i]);
+    std::vector<std::string> line = cells(row.name, shown(row, v), row.results);
+    const bool module_differs = !row.module.empty() && row.module != row.name && r.by() != report::GroupBy::module;
+    if (module_differs) line[0] += "  (" + row.module + ")";
+    return line;
+  }, cells("[total]", r.totals(), r.totals()));
+}
+
+void events_csv(const Report& r, const ReportView& v) {
+  const auto& events = r.query_names();
+  std::vector<std::string> header{std::string(report::name_of(r.by()))};
+  if (has_module_column(r)) header.emplace_back(r.by() == report::GroupBy::module ? "path" : "module");
+  for (const std::string& e : events)
+    for (const char* what : {"percent", "samples", "period"}) header.push_back(csv_field(e + " " + what));
+  if (!v.emulated.empty()) header.emplace_back("capture");  // every row says it
+  fmt::print("{}\n", fmt::join(header, ","));
+  auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
+    std::vector<std::string> cells{csv_field(name)};
+    if (has_module_column(r)) cells.push_back(csv_field(module));
+    for (std::size_t e = 0; e < events.size(); ++e) {
+      cells.push_back(fmt::format("{:.4f}", share(results[e], r.totals()[e])));
+      cells.push_back(fmt::format("{}", results[e].count));
+      cells.push_back(fmt::format("{}", results[e].total));
+    }
+    if (!v.emulated.empty()) cells.push_back(csv_field(v.emulated));
+    fmt::print("{}\n", fmt::join(cells, ","));
+  };
+  for (std::uint32_t id : v.rows) {
+    const report::Row row = r.row(id);
+    line(row.name, row.module, shown(row, v));
+  }
+  line("[total]", "", r.totals());
+}
+
+json event_values(const Report& r, const std::vector<QueryResult>& results) {
+  json out = json::object();
+  const auto& events = r.query_names();
+  for (std::size_t e = 0; e < events.size(); ++e)
+    out[events[e]] = {{"samples", results[e].count}, {"period", results[e].total},
+                      {"percent", share(results[e], r.totals()[e])}};
+  return out;
+}
+
+void events_json(const Report& r, const ReportView& v) {
+  const report::Counts& n = r.counts();
+  json j;
+  j["ibs"] = false;
+  j["events"] = r.query_names();
+  j["samples"] = n.read;
+  j["kept"] = n.kept;
+  j["filters"] = v.filters;
+  j["event_totals"] = event_values(r, r.totals());
+  j.update(common_json(r, v));
+  print_json_rows(j, v.rows.size(), [&](std::size_t i) {
+    const report::Row row = r.row(v.rows[i]);
+    json jr;
+    name_json(jr, row, r);
+    std::uint64_t samples = 0;
+    for (const QueryResult& q : row.results) samples += q.count;
+    jr["samples"] = samples;
+    jr["events"] = event_values(r, row.results);
+    if (v.children) jr["children"] = event_values(r, row.children);
+    return jr;
+  });
+}
+
+}  // namespace
+
+void print_text(const Report& r, const ReportView& v) { r.ibs() ? ibs_text(r, v) : events_text(r, v); }
+void print_csv(const Report& r, const ReportView& v) { r.ibs() ? ibs_csv(r, v) : events_csv(r, v); }
+void print_json(const Report& r, const ReportView& v) { r.ibs() ? ibs_json(r, v) : events_json(r, v); }
 
 }  // namespace tagop::cli

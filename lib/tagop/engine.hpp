@@ -47,6 +47,54 @@ enum class Decision : std::uint8_t { no, yes, unknown };
 /// `src.cache & src.remote` (no: it is local) but not `src.cache`.
 Decision decide(const Predicate& predicate, const ConditionSet& conditions, const ConditionSet& observed);
 
+/// How a query counts the samples of one signature.
+enum class QueryOutcome : std::uint8_t {
+  other_kind,   // of a kind (fetch, op) the predicate never selects: not at all
+  unavailable,  // it did not observe a condition the query tests, or lacks its measure
+  no_match,
+  match,
+};
+
+/// A query with what its outcomes need computed once.
+class CompiledQuery {
+ public:
+  explicit CompiledQuery(const Query& query);
+  const Query& query() const { return *query_; }
+  /// Whether samples of these conditions are of a kind (fetch, op) the
+  /// predicate can select.
+  bool selects_kind(const ConditionSet& conditions) const { return conditions.contains_all(kinds_); }
+  QueryOutcome outcome(const ConditionSet& conditions, const ConditionSet& observed, std::uint32_t measured) const {
+    if (!selects_kind(conditions)) return QueryOutcome::other_kind;
+    switch (decide(query_->predicate, conditions, observed)) {
+      case Decision::no: return QueryOutcome::no_match;
+      case Decision::unknown: return QueryOutcome::unavailable;
+      case Decision::yes: break;
+    }
+    const auto& sums = query_->sums;
+    return sums && !((measured >> sums->index) & 1) ? QueryOutcome::unavailable : QueryOutcome::match;
+  }
+  /// Whether samples that together observe `observed` can decide some term.
+  bool decidable_with(const ConditionSet& observed) const;
+
+ private:
+  const Query* query_;
+  ConditionSet kinds_;  // the kind conditions every term requires
+};
+
+/// What the samples of each kind (fetch, op) observe, together. A condition
+/// that no sample of the kind observes (a bit the processor lacks) rules
+/// nothing out: a query none of whose terms they can decide is not
+/// available at all, even where a sample decides it false without that bit.
+class ObservedTogether {
+ public:
+  void add(const ConditionSet& conditions, const ConditionSet& observed);
+  /// Some sample is of a kind the query selects, and none can decide it.
+  bool undecidable(const CompiledQuery& query) const;
+
+ private:
+  std::vector<std::pair<ConditionSet, ConditionSet>> by_kind_;  // kind conditions, observed together
+};
+
 struct Tally {
   std::uint64_t count = 0;
   std::array<std::uint64_t, measure_count> totals{};

@@ -5,7 +5,9 @@
 #include <cstdint>   // std::uint64_t
 #include <memory>    // std::unique_ptr
 #include <optional>  // std::optional
+#include <span>      // std::span
 #include <string>    // std::string
+#include <string_view>  // std::string_view
 
 namespace tagop {
 
@@ -30,6 +32,28 @@ class ModuleSymbols {
   /// (what perf's MMAP records give: ip - start + pgoff). nullopt when no
   /// loaded segment covers it.
   virtual std::optional<SourceLocation> lookup(std::uint64_t file_offset) const = 0;
+
+  // Many offsets at once, for a report: each module's symbol table and line
+  // tables are read once, in address order, and names are made only for
+  // what is shown.
+
+  static constexpr std::uint32_t none = 0xFFFFFFFFu;
+  /// For each of `file_offsets` (ascending), the function that holds it:
+  /// an index for function_name(), or none. Reads symbols only.
+  virtual void find_functions(std::span<const std::uint64_t> file_offsets, std::span<std::uint32_t> out) const = 0;
+  /// A function's name, demangled.
+  virtual std::string function_name(std::uint32_t function) const = 0;
+  /// The same as the symbol table has it (mangled).
+  virtual std::string symbol_name(std::uint32_t function) const = 0;
+  struct LineRef {
+    std::uint32_t file = none;  // an index for file_name(), or none
+    std::uint32_t line = 0;
+  };
+  /// For each of `file_offsets` (ascending), its source line: each compile
+  /// unit's line table is decoded once.
+  virtual void find_lines(std::span<const std::uint64_t> file_offsets, std::span<LineRef> out) const = 0;
+  /// A source file's path, in normal form.
+  virtual std::string_view file_name(std::uint32_t file) const = 0;
 
   /// The file's GNU build-id in lowercase hex, or "" when it has none.
   virtual std::string build_id() const = 0;

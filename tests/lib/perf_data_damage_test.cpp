@@ -565,6 +565,21 @@ TEST_CASE("a feature index that is not where the data size puts it: no feature i
   }
 }
 
+TEST_CASE("an index with room left by a feature perf failed to write is believed", "[perfdata]") {
+  // perf sizes the index for every feature it means to write, then clears
+  // the bit (and writes no entry) of one whose writer fails: the sections
+  // start past unused entries. Clearing HEADER_EVENT_DESC's bit (the last
+  // one set) leaves the file in that shape.
+  auto file = good_file();
+  const FileHeader h = header_of(file);
+  poke<std::uint64_t>(file, offsetof(FileHeader, features) + 8 * (feature_event_desc / 64),
+                      h.features[feature_event_desc / 64] & ~(std::uint64_t{1} << feature_event_desc % 64));
+  PerfDataReader r(file, "room.data");
+  CHECK(r.info().cpuid);
+  CHECK(r.info().damaged_features.empty());
+  CHECK(r.info().warnings.empty());
+}
+
 TEST_CASE("a malformed feature section is named, and listed as damaged", "[perfdata][hostile]") {
   auto file = good_file();
   const FileHeader h = header_of(file);

@@ -255,8 +255,8 @@ TEST_CASE("report text and CSV", "[perfdata]") {
   CHECK_THAT(text.out, Catch::Contains("ibs-example+0x1304"));
   const RunResult csv = run_tagop("report " + example() + " --format csv --by module --events 0xF100,dc_miss_rate");
   REQUIRE(csv.exit_code == 0);
-  CHECK_THAT(csv.out, Catch::StartsWith("module,0xF100,dc_miss_rate\nibs-example,6900,"));
-  CHECK_THAT(csv.out, Catch::Contains("\n[total],7400,"));
+  CHECK_THAT(csv.out, Catch::StartsWith("module,path,0xF100,dc_miss_rate,overhead\nibs-example,/opt/ibs-example/bin/ibs-example,6900,"));
+  CHECK_THAT(csv.out, Catch::Contains("\n[total],,7400,"));
 }
 
 TEST_CASE("report refuses bad arguments with exit status 2", "[perfdata]") {
@@ -500,4 +500,26 @@ TEST_CASE("report: the period from the samples' MaxCnt when the events give none
                Catch::Contains(fmt::format("varies from {} to {}", 0x800 * 16, 0x2000 * 16)));
   }
   fs::remove(capture);
+}
+
+TEST_CASE("report says what a capture cannot answer", "[perfdata]") {
+  // Family 10h reports no L2 miss (IbsL2Miss is Zen's): not 0 rows, an error.
+  const RunResult l2 = run_tagop("report " + example() + " --where 'load & l2.miss'");
+  CHECK(l2.exit_code == 1);
+  CHECK_THAT(l2.err, Catch::Contains("l2.miss is not available on this processor") &&
+                         Catch::Contains("family 0x10"));
+  // A predicate no unit observes whole: fetch conditions and op ones.
+  const RunResult mixed = run_tagop("report " + example() + " --where 'ic.miss & load'");
+  CHECK(mixed.exit_code == 1);
+  CHECK_THAT(mixed.err, Catch::Contains("no IBS unit"));
+  // Usage errors point at the subcommand's help.
+  const RunResult bad = run_tagop("report " + example() + " --by nothing");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("Run 'tagop report --help'"));
+  // 'samples' is a column to sort by: fetch and op samples.
+  const json by_samples = report_json(example() + " --sort samples --by module --events samples,0xF100,0xF000");
+  REQUIRE(by_samples["rows"].size() == 2);
+  CHECK(by_samples["rows"][0]["values"]["samples"] ==
+        by_samples["rows"][0]["values"]["0xF100"].get<std::uint64_t>() +
+            by_samples["rows"][0]["values"]["0xF000"].get<std::uint64_t>());
 }

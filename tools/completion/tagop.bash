@@ -41,12 +41,14 @@ _tagop() {
       COMPREPLY=($(compgen -W "--format --json --help" -- "$cur")) ;;
     report)
       case "$prev" in
-        --by) COMPREPLY=($(compgen -W "function module process address line" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "function module process address line callchain" -- "$cur")); return ;;
+        -i|--input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--by --view --events --where --sort --top --cpu --pid --comm --family --model
-                                 --estimates --threads --strict --format --json --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-demangle
+                                 --cpu --pid --tid --comm --time --family --model --estimates --threads --strict
+                                 --format --json --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
       fi ;;

@@ -75,6 +75,9 @@ class IbsCapture {
 
   // decode() in parts, for callers that split the work across threads.
 
+  /// The unit of a sample of event `event` (its FileInfo::attrs index)
+  /// whose raw payload has `raw_size` bytes; nullopt when it is not IBS.
+  std::optional<IbsUnit> unit_of(std::uint32_t event, std::size_t raw_size) const;
   /// Whether a sample is IBS, and of which unit (by record.event);
   /// `damaged` (with `problem`) when it is but has no raw payload. Its
   /// payload is checked by decoding.
@@ -88,6 +91,9 @@ class IbsCapture {
   /// (decoding it reports the damage). What decode() puts in Sample::ip
   /// and Sample::ip_exact, and what a report must attribute the sample to.
   SampleIp ip_of(IbsUnit unit, const perf_data::SampleRecord& record) const;
+  /// The same from a payload and the record's ip (nullopt when the record
+  /// has none), for readers that take records apart themselves.
+  SampleIp ip_of(IbsUnit unit, std::span<const std::byte> raw, std::optional<std::uint64_t> record_ip) const;
   /// Where ip_of() reads, for readers that take samples in place: the
   /// address's offset in a payload of `size` bytes, and the word and bits
   /// that say it is not valid (IbsOpData's IbsRipInvalid; a mask of 0 where
@@ -178,20 +184,22 @@ std::vector<std::pair<CapsProblem, std::string>> caps_problems(IbsUnit unit, std
 
 // Once per sample: inline.
 
-inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
-                                               std::string_view& problem) const {
-  const Route route = r.event < routes_.size() ? routes_[r.event] : Route::not_ibs;
+inline std::optional<IbsUnit> IbsCapture::unit_of(std::uint32_t event, std::size_t raw_size) const {
+  const Route route = event < routes_.size() ? routes_[event] : Route::not_ibs;
   switch (route) {
     case Route::fetch:
-    case Route::op: unit = static_cast<IbsUnit>(route); break;
-    case Route::by_size:
-      if (const std::optional<IbsUnit> by_size = unit_from_raw_size(r.raw.size())) {
-        unit = *by_size;
-        break;
-      }
-      return Result::not_ibs;
-    case Route::not_ibs: return Result::not_ibs;
+    case Route::op: return static_cast<IbsUnit>(route);
+    case Route::by_size: return unit_from_raw_size(raw_size);
+    case Route::not_ibs: break;
   }
+  return std::nullopt;
+}
+
+inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r, IbsUnit& unit,
+                                               std::string_view& problem) const {
+  const std::optional<IbsUnit> u = unit_of(r.event, r.raw.size());
+  if (!u) return Result::not_ibs;
+  unit = *u;
   if (!(r.sample_type & PERF_SAMPLE_RAW)) {
     problem = "IBS sample without its raw registers (record with --raw-samples)";
     return Result::damaged;
@@ -199,15 +207,20 @@ inline IbsCapture::Result IbsCapture::classify(const perf_data::SampleRecord& r,
   return Result::ok;
 }
 
-inline SampleIp IbsCapture::ip_of(IbsUnit unit, const perf_data::SampleRecord& r) const {
-  const std::optional<IpPlace> place = ip_offset(unit, r.raw.size());
+inline SampleIp IbsCapture::ip_of(IbsUnit unit, std::span<const std::byte> raw,
+                                  std::optional<std::uint64_t> record_ip) const {
+  const std::optional<IpPlace> place = ip_offset(unit, raw.size());
   if (!place) return {};
   std::uint64_t word = 0;
-  if (place->invalid_mask) std::memcpy(&word, r.raw.data() + place->invalid_at, 8);
-  if (word & place->invalid_mask) return {(r.sample_type & PERF_SAMPLE_IP) ? r.ip : 0, false};
+  if (place->invalid_mask) std::memcpy(&word, raw.data() + place->invalid_at, 8);
+  if (word & place->invalid_mask) return {record_ip.value_or(0), false};
   SampleIp out{0, true};
-  std::memcpy(&out.ip, r.raw.data() + place->at, 8);
+  std::memcpy(&out.ip, raw.data() + place->at, 8);
   return out;
+}
+
+inline SampleIp IbsCapture::ip_of(IbsUnit unit, const perf_data::SampleRecord& r) const {
+  return ip_of(unit, r.raw, (r.sample_type & PERF_SAMPLE_IP) ? std::optional<std::uint64_t>(r.ip) : std::nullopt);
 }
 
 inline IbsCapture::Period IbsCapture::period_of(IbsUnit unit, std::uint64_t control) const {

@@ -1,4 +1,4 @@
-#include "report_columns.hpp"
+#include <tagop/report/columns.hpp>
 
 #include <cctype>    // std::tolower
 #include <charconv>  // std::from_chars
@@ -7,9 +7,8 @@
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
 
-#include "output.hpp"
 
-namespace tagop::cli {
+namespace tagop::report {
 
 namespace {
 
@@ -86,15 +85,21 @@ std::optional<std::size_t> event_index(std::uint16_t select) {
 
 Column event_column(std::size_t i) {
   const auto& e = derived_event_table()[i];
-  return Column{amd_ibs::select_string(e.select), std::string(e.abbreviation), i, nullptr};
+  return Column{amd_ibs::select_string(e.select), std::string(e.abbreviation), i, nullptr,
+                !e.sums.empty(), {}};
+}
+
+Column ratio_column(const RatioSpec& r) { return Column{std::string(r.id), std::string(r.title), std::nullopt, &r, false, {}}; }
+
+// Fetch and op samples: 0xF000 and 0xF100 count every sample of their unit.
+Column ibs_samples_column() {
+  return Column{"samples", "Samples", std::nullopt, nullptr, false, {*event_index(0xF000), *event_index(0xF100)}};
 }
 
 }  // namespace
 
 std::span<const RatioSpec> ratio_table() { return ratios; }
 std::span<const ViewSpec> view_table() { return views; }
-
-bool Column::sums() const { return event && !derived_event_table()[*event].sums.empty(); }
 
 Column resolve_column(std::string_view token) {
   const std::string t = lower(trim(token));
@@ -105,18 +110,19 @@ Column resolve_column(std::string_view token) {
     const auto [end, ec] = std::from_chars(hex.data(), hex.data() + 4, v, 16);
     if (ec == std::errc{} && end == hex.data() + 4) {
       if (auto i = event_index(static_cast<std::uint16_t>(v))) return event_column(*i);
-      usage_error(fmt::format("there is no IBS derived event 0x{:04X} (see 'tagop events list --backend amd-ibs')", v));
+      throw ColumnError(fmt::format("there is no IBS derived event 0x{:04X} (see 'tagop events list --backend amd-ibs')", v));
     }
   }
   const auto table = derived_event_table();
   for (std::size_t i = 0; i < table.size(); ++i)
     if (lower(table[i].name) == t || lower(table[i].abbreviation) == t) return event_column(i);
   for (const RatioSpec& r : ratios)
-    if (r.id == t) return Column{std::string(r.id), std::string(r.title), std::nullopt, &r};
+    if (r.id == t) return ratio_column(r);
+  if (t == "samples") return ibs_samples_column();
   std::string ratio_names;
   for (const RatioSpec& r : ratios) ratio_names += (ratio_names.empty() ? "" : ", ") + std::string(r.id);
-  usage_error(fmt::format("unknown column '{}': give a derived event's select value (0xF206), name or "
-                          "abbreviation ('IBS DC miss'), or a ratio: {}",
+  throw ColumnError(fmt::format("unknown column '{}': give a derived event's select value (0xF206), name or "
+                          "abbreviation ('IBS DC miss'), 'samples', or a ratio: {}",
                           trim(token), ratio_names));
 }
 
@@ -130,7 +136,7 @@ std::vector<Column> resolve_columns(std::string_view list) {
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  if (out.empty()) usage_error("--events needs at least one event or ratio");
+  if (out.empty()) throw ColumnError("--events needs at least one event or ratio");
   return out;
 }
 
@@ -140,21 +146,51 @@ std::vector<Column> view_columns(std::string_view view) {
     if (v.name == "all") {
       std::vector<Column> out;
       for (std::size_t i = 0; i < derived_event_table().size(); ++i) out.push_back(event_column(i));
-      for (const RatioSpec& r : ratios) out.push_back(Column{std::string(r.id), std::string(r.title), std::nullopt, &r});
+      for (const RatioSpec& r : ratios) out.push_back(ratio_column(r));
       return out;
     }
     return resolve_columns(v.columns);
   }
   std::string names;
   for (const ViewSpec& v : views) names += (names.empty() ? "" : ", ") + std::string(v.name);
-  usage_error(fmt::format("unknown view '{}': expected one of {}", view, names));
+  throw ColumnError(fmt::format("unknown view '{}': expected one of {}", view, names));
 }
 
-std::optional<double> column_value(const Column& c, const std::vector<QueryResult>& results) {
+Column resolve_event_column(std::span<const std::string> events, std::string_view token) {
+  const std::string t = trim(token);
+  std::vector<std::size_t> all;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i] == t) return Column{events[i], events[i], i, nullptr, true, {}};
+    all.push_back(i);
+  }
+  if (lower(t) == "samples") return Column{"samples", "Samples", std::nullopt, nullptr, false, all};
+  std::string names;
+  for (const std::string& e : events) names += (names.empty() ? "" : ", ") + e;
+  throw ColumnError(fmt::format("unknown column '{}': this capture has no IBS events; sort by 'samples' or by an "
+                                "event: {}",
+                                t, names));
+}
+
+std::vector<std::size_t> Column::queries() const {
+  if (!samples_of.empty()) return samples_of;
+  if (event) return {*event};
+  std::vector<std::size_t> out;
+  for (const auto* part : {&ratio->numerator, &ratio->denominator})
+    for (std::uint16_t sel : *part)
+      if (sel) out.push_back(*event_index(sel));
+  return out;
+}
+
+std::optional<double> column_value(const Column& c, std::span<const QueryResult> results) {
+  if (!c.samples_of.empty()) {
+    double n = 0;
+    for (std::size_t q : c.samples_of) n += static_cast<double>(results[q].count);
+    return n;
+  }
   if (c.event) {
     const QueryResult& r = results[*c.event];
     if (!r.available) return std::nullopt;
-    return static_cast<double>(c.sums() ? r.total : r.count);
+    return static_cast<double>(c.total ? r.total : r.count);
   }
   const RatioSpec& ratio = *c.ratio;
   double num = 0, den = 0;
@@ -174,4 +210,4 @@ std::optional<double> column_value(const Column& c, const std::vector<QueryResul
   return num / den;
 }
 
-}  // namespace tagop::cli
+}  // namespace tagop::report

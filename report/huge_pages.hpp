@@ -1,0 +1,43 @@
+#pragma once
+// An allocator for the report's large tables: above a few MiB it maps
+// memory of its own and asks for transparent huge pages, so that random
+// probes into a table of tens of MiB do not also miss the TLB (on a
+// virtual machine a TLB miss walks two sets of page tables). Smaller
+// blocks come from the heap.
+
+#include <sys/mman.h>  // mmap, madvise, munmap
+
+#include <cstddef>  // std::size_t
+#include <new>      // std::bad_alloc, operator new
+
+namespace tagop::report {
+
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  static constexpr std::size_t threshold = std::size_t{4} << 20;
+
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < threshold) return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes, MADV_HUGEPAGE);
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < threshold) ::operator delete(p, std::align_val_t{alignof(T)});
+    else munmap(p, bytes);
+  }
+  template <typename U>
+  bool operator==(const HugePageAllocator<U>&) const {
+    return true;
+  }
+};
+
+}  // namespace tagop::report

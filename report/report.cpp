@@ -1,0 +1,378 @@
+#include <tagop/report/report.hpp>
+
+#include <algorithm>  // std::partial_sort, std::sort
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
+#include <tagop/error.hpp>                   // Error
+
+#include "report_state.hpp"
+#include "walk.hpp"
+
+namespace tagop::report {
+
+namespace {
+
+constexpr std::pair<GroupBy, std::string_view> group_names[] = {
+    {GroupBy::function, "function"}, {GroupBy::module, "module"}, {GroupBy::process, "process"},
+    {GroupBy::address, "address"},   {GroupBy::line, "line"},     {GroupBy::callchain, "callchain"},
+};
+
+std::string event_name(const perf_data::EventAttr& a) {
+  return a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config) : a.name;
+}
+
+// --where on conditions no IBS unit of this processor observes cannot
+// select anything: say so rather than print no rows.
+void check_where(const Predicate& where, const amd_ibs::IbsCapture& capture) {
+  const ConditionSet used = where.used();
+  const ConditionSet fetch = capture.decoder().observable(amd_ibs::IbsUnit::fetch);
+  const ConditionSet op = capture.decoder().observable(amd_ibs::IbsUnit::op);
+  if (fetch.contains_all(used) || op.contains_all(used)) return;
+  std::string missing;
+  std::size_t count = 0;
+  for (Condition c : used.members())
+    if (!fetch.contains(c) && !op.contains(c)) missing += (count++ ? ", " : "") + std::string(c.name());
+  if (count)
+    throw Error(fmt::format("--where '{}': {} {} not available on this processor ({}): no IBS sample can tell",
+                            where.to_string(), missing, count == 1 ? "is" : "are", capture.cpu().to_string()));
+  throw Error(fmt::format("--where '{}': no IBS unit of this processor ({}) observes all of {}: fetch samples know "
+                          "nothing of ops, and op samples nothing of fetches",
+                          where.to_string(), capture.cpu().to_string(), used.to_string()));
+}
+
+}  // namespace
+
+std::string_view name_of(GroupBy by) {
+  for (const auto& [b, name] : group_names)
+    if (b == by) return name;
+  return {};
+}
+
+std::optional<GroupBy> parse_group_by(std::string_view name) {
+  for (const auto& [b, n] : group_names)
+    if (n == name) return b;
+  return std::nullopt;
+}
+
+bool holds_ibs_events(const perf_data::FileInfo& info) {
+  const auto fetch = info.pmu_type("ibs_fetch"), op = info.pmu_type("ibs_op");
+  for (const perf_data::EventAttr& a : info.attrs) {
+    if ((fetch && a.attr.type == *fetch) || (op && a.attr.type == *op)) return true;
+    if (!fetch && !op && a.attr.type >= PERF_TYPE_MAX && (a.attr.sample_type & PERF_SAMPLE_RAW)) return true;
+  }
+  return false;
+}
+
+Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  const perf_data::FileInfo& info = reader.info();
+  s.by = o.by;
+  s.children = o.children;
+  s.demangle = o.demangle;
+  s.ibs = holds_ibs_events(info);
+  std::uint32_t needed = 0;
+  if (s.ibs) {
+    s.capture.emplace(info, o.cpu);
+    s.cpu = s.capture->cpu();
+    s.cpu_source = o.cpu ? "--family/--model" : "HEADER_CPUID";
+    if (o.filters.where) check_where(*o.filters.where, *s.capture);
+    for (const auto& e : amd_ibs::derived_event_table()) s.query_names.push_back(amd_ibs::select_string(e.select));
+    for (const Query& q : amd_ibs::derived_event_queries()) {
+      s.queries.emplace_back(q);
+      if (q.sums) needed |= 1u << q.sums->index;
+    }
+    s.samples_column = resolve_column("samples");
+    for (amd_ibs::IbsUnit u : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op})
+      s.requested_period[static_cast<std::size_t>(u)] = s.capture->requested_period(u);
+  } else {
+    if (o.filters.where)
+      throw ColumnError(fmt::format("--where: {} has no IBS events, so no conditions to test", info.path));
+    for (const perf_data::EventAttr& a : info.attrs) s.query_names.push_back(event_name(a));
+  }
+  for (const perf_data::EventAttr& a : info.attrs) {
+    s.content.callchains = s.content.callchains || (a.attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+    s.content.stack_user = s.content.stack_user || (a.attr.sample_type & PERF_SAMPLE_STACK_USER);
+    s.content.branch_stack = s.content.branch_stack || (a.attr.sample_type & PERF_SAMPLE_BRANCH_STACK);
+    if (o.filters.time && !(a.attr.sample_type & PERF_SAMPLE_TIME))
+      throw Error(fmt::format("--time: the samples of {} have no time (PERF_SAMPLE_TIME)", event_name(a)));
+  }
+
+  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.progress);
+  const perf_data::ReadSummary summary = reader.read(walk);
+  std::vector<Tally>& tallies = walk.finish();
+
+  s.lost = summary.lost;
+  s.truncated = summary.truncated;
+  s.skipped = summary.skipped;
+  s.summary = summary;
+  s.skipped.merge(walk.damaged());
+  // The shards as one: their kinds by key, their entries renumbered.
+  KindUnion kinds;
+  s.sums_width = tallies.front().entries().width();
+  std::size_t entries = 0;
+  for (Tally& t : tallies) entries += t.entries().size();
+  s.entries.reserve(entries);
+  s.sums.reserve(entries * s.sums_width);
+  for (Tally& t : tallies) {
+    const std::vector<std::uint32_t> renumbered = kinds.add(t.kinds().kinds());
+    const std::size_t first = s.entries.size();
+    t.entries().take(s.entries, s.sums);
+    for (std::size_t e = first; e < s.entries.size(); ++e) s.entries[e].kind = renumbered[s.entries[e].kind];
+    for (std::size_t u = 0; u < 2; ++u) s.periods[u].merge(t.periods()[u]);
+    s.skipped.merge(t.damaged());
+  }
+  s.kinds = std::move(kinds.kinds());
+  s.counts.read_fetch = s.periods[0].samples;
+  s.counts.read_op = s.periods[1].samples;
+  s.counts.other_samples = walk.other_samples();
+  s.counts.read = summary.samples;
+  for (const Kind& k : s.kinds) {
+    if (k.verdict == Verdict::undecided) s.counts.where_undecided += k.samples;
+    if (k.verdict != Verdict::passes) continue;
+    if (k.ibs) (k.unit == amd_ibs::IbsUnit::fetch ? s.counts.kept_fetch : s.counts.kept_op) += k.samples;
+    else s.counts.kept += k.samples;
+    if (k.rip_invalid) s.counts.inexact_ip += k.samples;
+  }
+  for (const auto* list : {&info.warnings, &summary.warnings}) s.warnings.insert(s.warnings.end(), list->begin(), list->end());
+  if (s.capture) s.warnings.insert(s.warnings.end(), s.capture->warnings().begin(), s.capture->warnings().end());
+
+  // How each kind counts toward each query: once per kind, not per tally.
+  s.outcomes.resize(s.kinds.size());
+  ObservedTogether together;  // of the kinds that are counted
+  for (const Kind& kind : s.kinds)
+    if (kind.ibs && kind.verdict == Verdict::passes && kind.samples) together.add(kind.conditions, kind.observed);
+  std::vector<bool> undecidable;
+  for (const CompiledQuery& q : s.queries) undecidable.push_back(together.undecidable(q));
+  for (std::size_t k = 0; k < s.kinds.size(); ++k) {
+    const Kind& kind = s.kinds[k];
+    KindOutcomes& out = s.outcomes[k];
+    if (!kind.ibs) {
+      out.matches.push_back({kind.event, 0});
+      continue;
+    }
+    for (std::uint32_t q = 0; q < s.queries.size(); ++q) {
+      if (undecidable[q] && s.queries[q].selects_kind(kind.conditions)) {
+        out.unavailable.push_back(q);
+        continue;
+      }
+      switch (s.queries[q].outcome(kind.conditions, kind.observed, kind.measured)) {
+        case QueryOutcome::other_kind:
+        case QueryOutcome::no_match: break;
+        case QueryOutcome::unavailable: out.unavailable.push_back(q); break;
+        case QueryOutcome::match: {
+          std::int32_t sum = -1;
+          if (const auto& m = s.queries[q].query().sums)
+            for (std::uint8_t i = 0; i < kind.sum_count; ++i)
+              if (kind.sums[i] == m->index) sum = i;
+          out.matches.push_back({q, sum});
+        }
+      }
+    }
+  }
+
+  s.chains = std::move(walk.chains());
+  // The totals: each kind's sums, then its outcomes once.
+  {
+    std::vector<std::uint64_t> kind_count(s.kinds.size());
+    std::vector<std::uint64_t> kind_sums(s.kinds.size() * s.sums_width);
+    for (std::size_t e = 0; e < s.entries.size(); ++e) {
+      const std::uint32_t k = s.entries[e].kind;
+      kind_count[k] += s.entries[e].count;
+      for (std::size_t i = 0; i < s.sums_width; ++i) kind_sums[k * s.sums_width + i] += s.sums[e * s.sums_width + i];
+    }
+    s.totals.assign(s.query_names.size(), QueryResult{});
+    for (std::size_t k = 0; k < s.kinds.size(); ++k) {
+      if (!kind_count[k]) continue;
+      const KindOutcomes& o = s.outcomes[k];
+      for (const KindOutcomes::Match& m : o.matches) {
+        s.totals[m.query].count += kind_count[k];
+        if (m.sum >= 0) s.totals[m.query].total += kind_sums[k * s.sums_width + static_cast<std::size_t>(m.sum)];
+      }
+      for (std::uint32_t q : o.unavailable) s.totals[q].available = false;
+    }
+  }
+
+  std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
+  sources.push_back(elf_symbol_source());
+  make_rows(s, walk.spaces(), sources);
+
+  if (s.counts.other_samples)
+    s.warnings.push_back(fmt::format("{} samples of events that are not IBS were left out: IBS samples and event "
+                                     "counts are not to be mixed",
+                                     s.counts.other_samples));
+  if (s.counts.inexact_ip)
+    s.warnings.push_back(fmt::format("{} op samples had IbsRipInvalid (no valid IbsOpRip): they are at the address "
+                                     "perf recorded for the interrupt, which is not exact",
+                                     s.counts.inexact_ip));
+  if (s.content.stack_user)
+    s.warnings.push_back("the samples carry user stacks (PERF_SAMPLE_STACK_USER, perf record --call-graph dwarf): "
+                         "DWARF unwinding is not supported yet, so only the frame-pointer call chain is used");
+  if (s.content.branch_stack)
+    s.warnings.push_back("the samples carry branch stacks (PERF_SAMPLE_BRANCH_STACK): they are not used yet");
+  if (s.lost) s.warnings.push_back(fmt::format("the kernel lost {} samples while recording", s.lost));
+}
+
+Report::~Report() = default;
+Report::Report(Report&&) noexcept = default;
+Report& Report::operator=(Report&&) noexcept = default;
+
+void Report::State::add(std::size_t entry, const KindOutcomes& k, std::vector<QueryResult>& out) const {
+  const Entry& e = entries[entry];
+  const std::uint64_t* entry_sums = sums.data() + entry * sums_width;
+  for (const KindOutcomes::Match& m : k.matches) {
+    QueryResult& r = out[m.query];
+    r.count += e.count;
+    if (m.sum >= 0) r.total += entry_sums[m.sum];
+  }
+  for (std::uint32_t q : k.unavailable) out[q].available = false;
+}
+
+void Report::State::results(std::uint32_t row, bool with_children, const std::vector<KindOutcomes>& by_kind,
+                            std::vector<QueryResult>& out) const {
+  out.assign(query_names.size(), QueryResult{});
+  const bool inclusive = with_children && !child_start.empty();
+  const auto& start = inclusive ? child_start : row_start;
+  const auto& items = inclusive ? child_entries : row_entries;
+  for (std::uint32_t i = start[row]; i < start[row + 1]; ++i) add(items[i], by_kind[entries[items[i]].kind], out);
+}
+
+std::vector<QueryResult> Report::State::results(std::uint32_t row, bool with_children) const {
+  std::vector<QueryResult> out;
+  results(row, with_children, outcomes, out);
+  return out;
+}
+
+std::vector<KindOutcomes> Report::State::outcomes_of(const std::vector<std::size_t>& queries) const {
+  std::vector<bool> wanted(query_names.size());
+  for (std::size_t q : queries) wanted[q] = true;
+  std::vector<KindOutcomes> out(outcomes.size());
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
+    for (const KindOutcomes::Match& m : outcomes[k].matches)
+      if (wanted[m.query]) out[k].matches.push_back(m);
+    for (std::uint32_t q : outcomes[k].unavailable)
+      if (wanted[q]) out[k].unavailable.push_back(q);
+  }
+  return out;
+}
+
+bool Report::ibs() const { return state_->ibs; }
+GroupBy Report::by() const { return state_->by; }
+const CpuId& Report::cpu() const { return state_->cpu; }
+const std::vector<std::string>& Report::query_names() const { return state_->query_names; }
+const std::vector<QueryResult>& Report::totals() const { return state_->totals; }
+const Counts& Report::counts() const { return state_->counts; }
+const SampleContent& Report::content() const { return state_->content; }
+std::uint64_t Report::lost() const { return state_->lost; }
+bool Report::truncated() const { return state_->truncated; }
+const perf_data::ReadSummary& Report::read_summary() const { return state_->summary; }
+const perf_data::Skipped& Report::skipped() const { return state_->skipped; }
+const std::vector<std::string>& Report::warnings() const { return state_->warnings; }
+
+std::size_t Report::row_count() const {
+  // With callers' sums, a caller that was never sampled itself is a row too.
+  const auto& start = state_->child_start.empty() ? state_->row_start : state_->child_start;
+  std::size_t n = 0;
+  for (std::size_t r = 0; r + 1 < start.size(); ++r) n += start[r + 1] > start[r];
+  return n;
+}
+
+UnitPeriod Report::period(amd_ibs::IbsUnit unit) const {
+  const State& s = *state_;
+  const PeriodSeen& seen = s.periods[static_cast<std::size_t>(unit)];
+  UnitPeriod p;
+  p.unit = unit == amd_ibs::IbsUnit::fetch ? "fetches" : (seen.counts_ops ? "dispatched ops" : "cycles");
+  if (const std::uint64_t requested = s.requested_period[static_cast<std::size_t>(unit)]) {
+    p.value = static_cast<double>(requested);
+    p.source = "attr.sample_period";
+  } else if (seen.samples) {
+    p.value = seen.mean();
+    p.source = fmt::format("{} * 16 in the samples", unit == amd_ibs::IbsUnit::fetch ? "IbsFetchMaxCnt" : "IbsOpMaxCnt");
+    if (seen.min != seen.max)
+      p.source += fmt::format(" (it varies from {} to {}: the mean is used)", seen.min, seen.max);
+  }
+  return p;
+}
+
+double Report::overhead(std::span<const QueryResult> results) const {
+  const State& s = *state_;
+  auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  if (!s.ibs) return results.empty() ? 0 : share(static_cast<double>(results[0].total), static_cast<double>(s.totals[0].total));
+  return share(*column_value(s.samples_column, results), *column_value(s.samples_column, s.totals));
+}
+
+std::vector<std::uint32_t> Report::select(const Column& sort, std::size_t top, double percent_limit,
+                                          bool children) const {
+  const State& s = *state_;
+  const bool inclusive = children && !s.child_start.empty();
+  const auto& start = inclusive ? s.child_start : s.row_start;
+  struct Ranked {
+    std::uint32_t row;
+    bool has;
+    double value;
+  };
+  std::vector<Ranked> ranked;
+  // Each row's value, from only the queries that the sort (and the
+  // overhead, for --percent-limit) read.
+  std::vector<std::size_t> queries = sort.queries();
+  if (percent_limit > 0) {
+    const std::vector<std::size_t> more = s.ibs ? s.samples_column.queries() : std::vector<std::size_t>{0};
+    queries.insert(queries.end(), more.begin(), more.end());
+  }
+  const std::vector<KindOutcomes> by_kind = s.outcomes_of(queries);
+  std::vector<QueryResult> results;
+  for (std::uint32_t r = 0; r + 1 < start.size(); ++r) {
+    if (start[r] == start[r + 1]) continue;
+    s.results(r, inclusive, by_kind, results);
+    if (percent_limit > 0 && overhead(results) < percent_limit) continue;
+    const std::optional<double> v = column_value(sort, results);
+    ranked.push_back({r, v.has_value(), v.value_or(0)});
+  }
+  // Highest first; rows without a value last; then by name (made only for ties).
+  std::unordered_map<std::uint32_t, std::string> names;
+  auto name = [&](std::uint32_t r) -> const std::string& {
+    auto it = names.find(r);
+    if (it == names.end()) it = names.emplace(r, s.name(s.rows[r])).first;
+    return it->second;
+  };
+  auto before = [&](const Ranked& a, const Ranked& b) {
+    if (a.has != b.has) return a.has;
+    if (a.value != b.value) return a.value > b.value;
+    return name(a.row) < name(b.row);
+  };
+  const std::size_t keep = top && top < ranked.size() ? top : ranked.size();
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), before);
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < keep; ++i) out.push_back(ranked[i].row);
+  return out;
+}
+
+Row Report::row(std::uint32_t id) const {
+  const State& s = *state_;
+  const RowKey& key = s.rows[id];
+  Row r;
+  r.id = id;
+  r.name = s.name(key);
+  r.results = s.results(id, false);
+  if (!s.child_start.empty()) r.children = s.results(id, true);
+  switch (key.type) {
+    case RowKey::Type::address:
+      r.offset = key.value;
+      r.has_offset = true;
+      [[fallthrough]];
+    case RowKey::Type::function:
+    case RowKey::Type::line:
+    case RowKey::Type::module: r.module = s.identity_path(key.owner); break;
+    case RowKey::Type::unmapped:
+      r.module = key.owner ? "[kernel]" : "[unknown]";
+      r.offset = key.value;
+      r.has_offset = s.by != GroupBy::module;
+      break;
+    case RowKey::Type::process: r.pid = key.owner; break;
+    case RowKey::Type::chain: break;
+  }
+  return r;
+}
+
+}  // namespace tagop::report

@@ -1,0 +1,337 @@
+// Rows from the walk's tallies. Every distinct (space, address), of the
+// samples and of their call chains, is resolved once, with the mappings of
+// its space's time; each module's addresses are named in one pass over its
+// symbol table, in address order; rows are integers (RowKey), named only
+// when shown.
+
+#include <sys/stat.h>  // stat
+
+#include <algorithm>      // std::sort, std::unique
+#include <map>            // chain rows
+#include <unordered_map>  // std::unordered_map
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/error.hpp>  // Error
+
+#include "report_state.hpp"
+
+namespace tagop::report {
+
+namespace {
+
+// A call chain's context markers (PERF_CONTEXT_KERNEL, _USER ...) lie
+// above PERF_CONTEXT_MAX (-4095).
+constexpr std::uint64_t context_max = static_cast<std::uint64_t>(-4095);
+constexpr std::uint32_t none = 0xFFFFFFFFu;
+constexpr std::uint32_t frame_bit = 0x80000000u;
+
+bool kernel_address(std::uint64_t ip) { return ip >> 63; }
+
+// An address of a sample (tag: its entry) or of a call chain's frame (tag:
+// the frame's slot | frame_bit).
+struct AddressRef {
+  std::uint64_t ip;
+  std::uint32_t space, tag;
+};
+
+std::string identity_key(const MappedModule& m) {
+  if (!m.build_id.empty()) {
+    // perf pads a 16-byte id to 20 bytes with zeros in some records only.
+    std::string id = m.build_id;
+    while (id.size() > 32 && id.ends_with("00")) id.resize(id.size() - 2);
+    return "b" + id;
+  }
+  struct stat st {};
+  if (!m.kernel && !m.filename.empty() && m.filename[0] == '/' && ::stat(m.filename.c_str(), &st) == 0)
+    return fmt::format("i{}:{}", st.st_dev, st.st_ino);
+  return (m.kernel ? "k" : "p") + m.filename;
+}
+
+class RowMaker {
+ public:
+  RowMaker(Report::State& s, const SpaceLog& spaces, std::span<const std::shared_ptr<SymbolSource>> sources)
+      : s_(s), spaces_(spaces), sources_(sources) {}
+
+  void make() {
+    const std::size_t count = s_.entries.size();
+    if (count >= frame_bit) throw Error("more than 2^31 distinct tallies in one report");
+    s_.entry_row.assign(count, 0);
+    if (s_.by == GroupBy::process) {
+      for (std::size_t i = 0; i < count; ++i) {
+        const Space& space = spaces_.space(s_.entries[i].space);
+        s_.entry_row[i] = row({RowKey::Type::process, space.pid, space.comm});
+      }
+      s_.comms = spaces_.comms();
+      group(s_.row_start, s_.row_entries, [&](auto add) {
+        for (std::uint32_t i = 0; i < count; ++i) add(s_.entry_row[i], i);
+      });
+      return;
+    }
+    collect_addresses();
+    resolve();
+    name_addresses();
+    const bool callchain = s_.by == GroupBy::callchain;
+    for (std::size_t i = 0; i < count; ++i)
+      s_.entry_row[i] = callchain ? chain_row(static_cast<std::uint32_t>(i)) : address_row_[entry_address_[i]];
+    group(s_.row_start, s_.row_entries, [&](auto add) {
+      for (std::uint32_t i = 0; i < count; ++i) add(s_.entry_row[i], i);
+    });
+    if (s_.children && !callchain) children();
+  }
+
+ private:
+  std::uint32_t row(const RowKey& key) {
+    auto [it, fresh] = row_ids_.try_emplace(key, static_cast<std::uint32_t>(s_.rows.size()));
+    if (fresh) s_.rows.push_back(key);
+    return it->second;
+  }
+
+  // Rows -> items as offsets and a list (compressed rows): `each(add)`
+  // calls add(row, item) for every pair.
+  template <typename Each>
+  void group(std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& items, Each each) {
+    start.assign(s_.rows.size() + 1, 0);
+    each([&](std::uint32_t r, std::uint32_t) { ++start[r + 1]; });
+    for (std::size_t r = 0; r < s_.rows.size(); ++r) start[r + 1] += start[r];
+    items.assign(start.back(), 0);
+    std::vector<std::uint32_t> at(start.begin(), start.end() - 1);
+    each([&](std::uint32_t r, std::uint32_t item) { items[at[r]++] = item; });
+  }
+
+  bool chains_needed() const { return (s_.children || s_.by == GroupBy::callchain) && s_.chains.size() > 1; }
+
+  // Every distinct (space, ip): entry_address_ and frame_address_ name them.
+  void collect_addresses() {
+    std::vector<AddressRef> refs;
+    refs.reserve(s_.entries.size());
+    for (std::uint32_t i = 0; i < s_.entries.size(); ++i) refs.push_back({s_.entries[i].ip, s_.entries[i].space, i});
+    if (chains_needed()) {
+      std::unordered_map<std::uint64_t, std::uint32_t> uses;  // space << 32 | chain
+      use_start_.push_back(0);
+      use_of_entry_.assign(s_.entries.size(), none);
+      for (std::uint32_t i = 0; i < s_.entries.size(); ++i) {
+        const Entry& e = s_.entries[i];
+        if (!e.chain) continue;
+        auto [it, fresh] = uses.try_emplace(std::uint64_t{e.space} << 32 | e.chain,
+                                            static_cast<std::uint32_t>(use_start_.size() - 1));
+        use_of_entry_[i] = it->second;
+        if (!fresh) continue;
+        std::uint32_t slot = use_start_.back();
+        for (std::uint64_t ip : s_.chains.frames(e.chain)) {
+          if (ip >= context_max) continue;
+          if (slot + 1 >= frame_bit) throw Error("more than 2^31 call chain frames in one report");
+          refs.push_back({ip, e.space, slot++ | frame_bit});
+        }
+        use_start_.push_back(slot);
+      }
+      frame_address_.assign(use_start_.back(), 0);
+    }
+    // In the order the replay meets the spaces' states.
+    std::sort(refs.begin(), refs.end(), [&](const AddressRef& a, const AddressRef& b) {
+      if (a.space == b.space) return a.ip < b.ip;
+      const std::uint32_t pa = spaces_.space(a.space).position, pb = spaces_.space(b.space).position;
+      return pa != pb ? pa < pb : a.space < b.space;
+    });
+    entry_address_.assign(s_.entries.size(), 0);
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      const AddressRef& r = refs[i];
+      if (i == 0 || r.space != refs[i - 1].space || r.ip != refs[i - 1].ip) {
+        address_ip_.push_back(r.ip);
+        address_space_.push_back(r.space);
+      }
+      const auto a = static_cast<std::uint32_t>(address_ip_.size() - 1);
+      if (r.tag & frame_bit) frame_address_[r.tag & ~frame_bit] = a;
+      else entry_address_[r.tag] = a;
+    }
+  }
+
+  // Each address's module and offset, with the mappings of its space's time.
+  void resolve() {
+    SpaceLog::Replay replay(spaces_);
+    module_.assign(address_ip_.size(), none);
+    offset_.assign(address_ip_.size(), 0);
+    const ProcessTable* table = nullptr;
+    for (std::size_t a = 0; a < address_ip_.size(); ++a) {
+      if (a == 0 || address_space_[a] != address_space_[a - 1]) table = &replay.at(address_space_[a]);
+      const std::uint64_t ip = address_ip_[a];
+      if (const Mapping* m = table->find(spaces_.space(address_space_[a]).pid, ip)) {
+        module_[a] = m->module;
+        offset_[a] = m->file_offset(ip);
+      } else {
+        offset_[a] = ip;
+      }
+    }
+    s_.modules = replay.table().modules();
+    std::unordered_map<std::string, std::uint32_t> identities;
+    for (std::uint32_t m = 0; m < s_.modules.size(); ++m) {
+      auto [it, fresh] = identities.try_emplace(identity_key(s_.modules[m]), static_cast<std::uint32_t>(s_.identities.size()));
+      if (fresh) s_.identities.emplace_back();
+      s_.identities[it->second].modules.push_back(m);
+      s_.identity_of_module.push_back(it->second);
+    }
+  }
+
+  SymbolTable* symbols(std::uint32_t identity) {
+    ModuleIdentity& id = s_.identities[identity];
+    if (id.tried) return id.symbols.get();
+    id.tried = true;
+    // The first of its paths that a source opens; one warning at most.
+    std::string said;
+    for (std::uint32_t m : id.modules) {
+      const MappedModule& mm = s_.modules[m];
+      const ModuleRef ref{mm.filename, mm.build_id, mm.kernel};
+      for (const auto& source : sources_) {
+        std::string problem;
+        id.symbols = source->open(ref, problem);
+        if (id.symbols) return id.symbols.get();
+        if (!problem.empty() && said.empty()) said = fmt::format("{} is not used for symbols ({}): its samples show as "
+                                                                 "module+offset", mm.filename, problem);
+      }
+    }
+    if (!said.empty()) s_.warnings.push_back(said);
+    return nullptr;
+  }
+
+  // Each address's row, by what the report groups by.
+  void name_addresses() {
+    const std::size_t count = address_ip_.size();
+    address_row_.assign(count, 0);
+    const GroupBy by = s_.by == GroupBy::callchain ? GroupBy::function : s_.by;
+    struct Placed {
+      std::uint32_t identity;
+      std::uint64_t offset;
+      std::uint32_t address;
+    };
+    std::vector<Placed> placed;
+    for (std::uint32_t a = 0; a < count; ++a) {
+      if (module_[a] == none) {
+        const std::uint64_t ip = address_ip_[a];
+        address_row_[a] = row({RowKey::Type::unmapped, kernel_address(ip) ? 1u : 0u, by == GroupBy::module ? 0 : ip});
+        continue;
+      }
+      const std::uint32_t identity = s_.identity_of_module[module_[a]];
+      if (by == GroupBy::module) address_row_[a] = row({RowKey::Type::module, identity, 0});
+      else if (by == GroupBy::address) address_row_[a] = row({RowKey::Type::address, identity, offset_[a]});
+      else placed.push_back({identity, offset_[a], a});
+    }
+    std::sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) {
+      return x.identity != y.identity ? x.identity < y.identity : x.offset < y.offset;
+    });
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> functions;
+    std::vector<SymbolTable::Line> lines;
+    for (std::size_t begin = 0, end = 0; begin < placed.size(); begin = end) {
+      const std::uint32_t identity = placed[begin].identity;
+      offsets.clear();
+      for (end = begin; end < placed.size() && placed[end].identity == identity; ++end) offsets.push_back(placed[end].offset);
+      const SymbolTable* table = symbols(identity);
+      if (table && by == GroupBy::function) {
+        functions.resize(offsets.size());
+        table->functions(offsets, functions);
+      } else if (table) {
+        lines.resize(offsets.size());
+        table->lines(offsets, lines);
+      }
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t k = i - begin;
+        RowKey key{RowKey::Type::address, identity, placed[i].offset};
+        if (table && by == GroupBy::function && functions[k] != SymbolTable::none)
+          key = {RowKey::Type::function, identity, functions[k]};
+        else if (table && by == GroupBy::line && lines[k].file != SymbolTable::none)
+          key = {RowKey::Type::line, identity, std::uint64_t{lines[k].file} << 32 | lines[k].line};
+        address_row_[placed[i].address] = row(key);
+      }
+    }
+  }
+
+  // The rows of an entry's call chain, from its sample's own row outward;
+  // the chain's first frame is usually the sample's address itself.
+  void chain_of(std::uint32_t entry, std::vector<std::uint32_t>& out) const {
+    out.clear();
+    out.push_back(address_row_[entry_address_[entry]]);
+    if (use_of_entry_.empty() || use_of_entry_[entry] == none) return;
+    const std::uint32_t use = use_of_entry_[entry];
+    for (std::uint32_t slot = use_start_[use]; slot < use_start_[use + 1]; ++slot) {
+      const std::uint32_t a = frame_address_[slot];
+      if (slot == use_start_[use] && a == entry_address_[entry]) continue;
+      out.push_back(address_row_[a]);
+    }
+  }
+
+  std::uint32_t chain_row(std::uint32_t entry) {
+    chain_of(entry, scratch_);
+    std::vector<std::uint32_t> root_first(scratch_.rbegin(), scratch_.rend());
+    auto [it, fresh] = chain_ids_.try_emplace(std::move(root_first), static_cast<std::uint32_t>(s_.chain_rows.size()));
+    if (fresh) s_.chain_rows.push_back(it->first);
+    return row({RowKey::Type::chain, 0, it->second});
+  }
+
+  // Each row's entries whose call chains pass through it, each once.
+  void children() {
+    std::vector<std::uint32_t> rows;
+    group(s_.child_start, s_.child_entries, [&](auto add) {
+      for (std::uint32_t i = 0; i < s_.entries.size(); ++i) {
+        chain_of(i, rows);
+        std::sort(rows.begin(), rows.end());
+        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+        for (std::uint32_t r : rows) add(r, i);
+      }
+    });
+  }
+
+  Report::State& s_;
+  const SpaceLog& spaces_;
+  std::span<const std::shared_ptr<SymbolSource>> sources_;
+  std::unordered_map<RowKey, std::uint32_t, RowKeyHash> row_ids_;
+  std::vector<std::uint32_t> entry_address_, frame_address_;
+  std::vector<std::uint32_t> use_of_entry_, use_start_;  // an entry's (space, chain), and its frames' slots
+  std::vector<std::uint64_t> address_ip_;
+  std::vector<std::uint32_t> address_space_;
+  std::vector<std::uint32_t> module_;  // by address; none: unmapped
+  std::vector<std::uint64_t> offset_;  // by address: in its module, or the ip
+  std::vector<std::uint32_t> address_row_;
+  std::map<std::vector<std::uint32_t>, std::uint32_t> chain_ids_;
+  std::vector<std::uint32_t> scratch_;
+};
+
+}  // namespace
+
+void make_rows(Report::State& s, const SpaceLog& spaces, std::span<const std::shared_ptr<SymbolSource>> sources) {
+  RowMaker(s, spaces, sources).make();
+}
+
+std::string Report::State::name(const RowKey& key) const {
+  auto base = [](const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  switch (key.type) {
+    case RowKey::Type::address: return fmt::format("{}+{:#x}", base(identity_path(key.owner)), key.value);
+    case RowKey::Type::function: {
+      const SymbolTable& symbols = *identities[key.owner].symbols;
+      const auto function = static_cast<std::uint32_t>(key.value);
+      return demangle ? symbols.function_name(function) : symbols.symbol_name(function);
+    }
+    case RowKey::Type::line:
+      return fmt::format("{}:{}", identities[key.owner].symbols->file_name(static_cast<std::uint32_t>(key.value >> 32)),
+                         key.value & 0xFFFFFFFFu);
+    case RowKey::Type::module: return base(identity_path(key.owner));
+    case RowKey::Type::unmapped: {
+      const char* what = key.owner ? "[kernel]" : "[unknown]";
+      return by == GroupBy::module ? std::string(what) : fmt::format("{}+{:#x}", what, key.value);
+    }
+    case RowKey::Type::process: {
+      const std::string& comm = comms[key.value];
+      return comm.empty() ? fmt::format("[{}]", key.owner) : fmt::format("{} [{}]", comm, key.owner);
+    }
+    case RowKey::Type::chain: {
+      std::string out;
+      for (std::uint32_t r : chain_rows[key.value]) out += (out.empty() ? "" : ";") + name(rows[r]);
+      return out;
+    }
+  }
+  return {};
+}
+
+}  // namespace tagop::report

@@ -1,0 +1,121 @@
+#pragma once
+// Items dealt to states by shard: every item of a shard goes to that
+// shard's state, so that no two states hold the same key (the report's
+// tallies are sharded by address). The adding thread works shard 0 itself,
+// item by item; each other shard has a worker thread, fed in batches
+// through a short queue. The adding thread waits when a queue is full, so
+// memory does not grow with the input. With one shard nothing is queued.
+
+#include <condition_variable>  // std::condition_variable
+#include <cstddef>             // std::size_t
+#include <deque>               // std::deque
+#include <memory>              // std::unique_ptr, std::make_unique_for_overwrite
+#include <mutex>               // std::mutex
+#include <span>                // std::span
+#include <thread>              // std::jthread
+#include <vector>              // std::vector
+
+namespace tagop::report {
+
+/// State: `void add(const Item&)`, which must not throw.
+template <typename Item, typename State>
+class ShardPool {
+ public:
+  static constexpr std::size_t batch_size = 2048;
+  static constexpr std::size_t queue_depth = 4;  // batches waiting, per worker
+
+  /// `shards` states (the adding thread's first), each from make().
+  template <typename Make>
+  ShardPool(std::size_t shards, Make make) {
+    if (shards == 0) shards = 1;
+    states_.reserve(shards);
+    for (std::size_t i = 0; i < shards; ++i) states_.push_back(make());
+    lanes_ = std::vector<Lane>(shards - 1);
+    for (std::size_t i = 1; i < shards; ++i) lanes_[i - 1].worker = std::jthread([this, i] { work(lanes_[i - 1], states_[i]); });
+  }
+  ShardPool(const ShardPool&) = delete;
+  ShardPool& operator=(const ShardPool&) = delete;
+  ~ShardPool() { stop(); }
+
+  std::size_t shards() const { return states_.size(); }
+  State& first() { return states_[0]; }
+
+  /// Once per item: shard 0's is worked now; another's is stored, and its
+  /// batch handed on when full.
+  [[gnu::always_inline]] void add(std::size_t shard, const Item& item) {
+    if (shard == 0) return states_[0].add(item);
+    Lane& lane = lanes_[shard - 1];
+    lane.filling[lane.size] = item;
+    if (++lane.size == batch_size) submit(lane);
+  }
+
+  /// Hands on what is left and joins the workers: the states are final.
+  std::vector<State>& finish() {
+    for (Lane& lane : lanes_) submit(lane);
+    stop();
+    return states_;
+  }
+
+ private:
+  using Batch = std::unique_ptr<Item[]>;
+  struct Queued {
+    Batch items;
+    std::size_t size;
+  };
+  struct Lane {
+    Batch filling = std::make_unique_for_overwrite<Item[]>(batch_size);
+    std::size_t size = 0;
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<Queued> queue;
+    std::vector<Batch> spares;
+    bool stopping = false;
+    std::jthread worker;  // last: joined before the rest goes
+  };
+
+  void submit(Lane& lane) {
+    if (lane.size == 0) return;
+    std::unique_lock lock(lane.mutex);
+    lane.changed.wait(lock, [&] { return lane.queue.size() < queue_depth; });
+    lane.queue.push_back({std::move(lane.filling), lane.size});
+    if (lane.spares.empty()) {
+      lane.filling = std::make_unique_for_overwrite<Item[]>(batch_size);
+    } else {
+      lane.filling = std::move(lane.spares.back());
+      lane.spares.pop_back();
+    }
+    lane.size = 0;
+    lane.changed.notify_all();
+  }
+
+  static void work(Lane& lane, State& state) {
+    std::unique_lock lock(lane.mutex);
+    for (;;) {
+      lane.changed.wait(lock, [&] { return lane.stopping || !lane.queue.empty(); });
+      if (lane.queue.empty()) return;  // stopping, and nothing left
+      Queued batch = std::move(lane.queue.front());
+      lane.queue.pop_front();
+      lane.changed.notify_all();
+      lock.unlock();
+      for (std::size_t i = 0; i < batch.size; ++i) state.add(batch.items[i]);
+      lock.lock();
+      lane.spares.push_back(std::move(batch.items));
+    }
+  }
+
+  void stop() {
+    for (Lane& lane : lanes_) {
+      {
+        std::lock_guard lock(lane.mutex);
+        lane.stopping = true;
+      }
+      lane.changed.notify_all();
+      if (lane.worker.joinable()) lane.worker.join();
+    }
+  }
+
+  std::vector<State> states_;
+  std::vector<Lane> lanes_;
+};
+
+}  // namespace tagop::report

@@ -1,0 +1,180 @@
+#pragma once
+// A report of a perf.data capture, as `tagop report` prints it: rows (by
+// function, module, process, address, source line or call chain) x
+// columns. An IBS capture's columns are CodeAnalyst's derived events (and
+// their ratios and estimates); any other capture's are its events, each
+// sample weighted by its period, as `perf report` counts them.
+//
+//   perf_data::PerfDataReader reader("perf.data");
+//   report::Report r(reader, {.by = report::GroupBy::function});
+//   for (std::uint32_t id : r.select(report::resolve_column("0xF206"), 10))
+//     fmt::print("{} {}\n", r.row(id).name, r.row(id).results[...].count);
+//
+// The capture is read once, in one pass that keeps a 32-byte tally per
+// distinct (process, address, kind of sample, call chain); rows, symbols
+// and names come after it, and a row's name and results are made only when
+// it is asked for. Not thread-safe: one thread uses a Report at a time.
+
+#include <array>       // std::array
+#include <cstdint>     // std::uint32_t, std::uint64_t
+#include <functional>  // std::function
+#include <memory>      // std::unique_ptr, std::shared_ptr
+#include <optional>    // std::optional
+#include <span>        // std::span
+#include <string>      // std::string
+#include <string_view>  // std::string_view
+#include <vector>      // std::vector
+
+#include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture, IbsUnit
+#include <tagop/cpu.hpp>                   // CpuId
+#include <tagop/engine.hpp>                // QueryResult
+#include <tagop/perf_data_reader.hpp>      // PerfDataReader, Skipped
+#include <tagop/predicate.hpp>             // Predicate
+#include <tagop/report/columns.hpp>        // Column
+#include <tagop/report/symbols.hpp>        // SymbolSource
+
+namespace tagop::report {
+
+/// Whether a capture has IBS events: an event of the ibs_op or ibs_fetch
+/// PMU, or (without PMU mappings) a raw-sampling event of a dynamic PMU.
+bool holds_ibs_events(const perf_data::FileInfo& info);
+
+enum class GroupBy { function, module, process, address, line, callchain };
+
+/// "function", "module", "process", "address", "line", "callchain".
+std::string_view name_of(GroupBy by);
+/// The GroupBy of a name, or nullopt.
+std::optional<GroupBy> parse_group_by(std::string_view name);
+
+/// Sample times, as the capture's clock counts them (ns), both inclusive.
+struct TimeRange {
+  std::uint64_t start = 0;
+  std::uint64_t stop = ~std::uint64_t{0};
+};
+
+// Every member has an initializer, so that a designated initializer may
+// name any of them alone.
+struct Filters {
+  std::vector<std::uint32_t> cpus{}, pids{}, tids{};
+  std::vector<std::string> comms{};  // process names (as COMM records give them)
+  std::optional<Predicate> where{};  // IBS only
+  std::optional<TimeRange> time{};
+};
+
+struct Options {
+  GroupBy by = GroupBy::function;
+  Filters filters{};
+  /// IBS: the processor, when the file's HEADER_CPUID is missing or wrong.
+  std::optional<CpuId> cpu{};
+  /// Sums of callees into callers: Row::children, from the call chains.
+  bool children = false;
+  /// Functions by their demangled names (false: as the symbol tables have them).
+  bool demangle = true;
+  /// Called every few tens of MiB with the data bytes read and their total.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
+  /// Threads that tally the samples (0: chosen by the CPUs, one each but
+  /// one, from 1 to 3); the result does not depend on it.
+  std::size_t threads = 0;
+  /// Tried, in order, before the ELF files on this machine (a kernel's
+  /// symbols, a build-id cache ...).
+  std::vector<std::shared_ptr<SymbolSource>> symbol_sources{};
+};
+
+/// The sampling period of one IBS unit's samples, as read from them.
+struct PeriodSeen {
+  std::uint64_t samples = 0;
+  std::uint64_t sum = 0, min = ~std::uint64_t{0}, max = 0;
+  bool counts_ops = false;
+  /// `n` samples of period `p`.
+  void add(const amd_ibs::IbsCapture::Period& p, std::uint64_t n = 1);
+  void merge(const PeriodSeen& o);
+  double mean() const { return samples ? static_cast<double>(sum) / static_cast<double>(samples) : 0; }
+};
+
+/// The period one IBS unit's samples stand for, and where it came from.
+struct UnitPeriod {
+  double value = 0;    // 0: no samples of the unit
+  std::string source;  // "attr.sample_period", "IbsOpMaxCnt * 16 in the samples"
+  std::string unit;    // "fetches", "dispatched ops", "cycles"
+};
+
+/// What the walk counted besides the rows.
+struct Counts {
+  std::uint64_t read_fetch = 0, read_op = 0;  // IBS samples decoded
+  std::uint64_t kept_fetch = 0, kept_op = 0;  // ... that passed the filters
+  std::uint64_t other_samples = 0;            // IBS captures: samples of events that are not IBS
+  std::uint64_t where_undecided = 0;          // samples that did not observe what --where tests
+  std::uint64_t inexact_ip = 0;               // IBS op samples with IbsRipInvalid: at the record's ip
+  std::uint64_t read = 0, kept = 0;           // other captures: samples read, and kept
+};
+
+/// What the capture's samples carry besides their address.
+struct SampleContent {
+  bool callchains = false;    // PERF_SAMPLE_CALLCHAIN (frame pointers)
+  bool stack_user = false;    // PERF_SAMPLE_STACK_USER: DWARF unwinding, not done yet
+  bool branch_stack = false;  // PERF_SAMPLE_BRANCH_STACK: not used yet
+};
+
+struct Row {
+  std::uint32_t id = 0;
+  std::string name;    // what the report shows
+  std::string module;  // the module's path; "" for processes and call chains
+  std::uint64_t offset = 0;
+  bool has_offset = false;  // the name is module+offset
+  std::uint32_t pid = 0;    // by process
+  std::vector<QueryResult> results;   // one per query
+  std::vector<QueryResult> children;  // with Options::children: its callees' samples added
+};
+
+class Report {
+ public:
+  /// Reads the capture. Throws tagop::Error when it cannot be read at all
+  /// (no IBS processor known, a filter the capture cannot answer ...).
+  Report(perf_data::PerfDataReader& reader, const Options& options);
+  ~Report();
+  Report(Report&&) noexcept;
+  Report& operator=(Report&&) noexcept;
+
+  /// IBS: the columns are derived events; otherwise the capture's events.
+  bool ibs() const;
+  GroupBy by() const;
+  /// IBS: the processor and where it came from ("HEADER_CPUID", "--family/--model").
+  const CpuId& cpu() const;
+  /// The names of the queries (IBS: the derived events' select values;
+  /// otherwise the events' names, as HEADER_EVENT_DESC gives them).
+  const std::vector<std::string>& query_names() const;
+  /// Over every row.
+  const std::vector<QueryResult>& totals() const;
+  const Counts& counts() const;
+  UnitPeriod period(amd_ibs::IbsUnit unit) const;
+  const SampleContent& content() const;
+  std::uint64_t lost() const;
+  bool truncated() const;
+  /// Damaged records, from the reader and in IBS payloads, as one count.
+  const perf_data::Skipped& skipped() const;
+  /// What the reader met: bytes not read, resyncs, a file that shrank.
+  const perf_data::ReadSummary& read_summary() const;
+  /// Everything the user should be told, in order.
+  const std::vector<std::string>& warnings() const;
+
+  /// Rows with samples (with Options::children, of their own or of their callees).
+  std::size_t row_count() const;
+  /// The share of the samples (IBS: of fetch and op samples kept; otherwise
+  /// of the first event's periods) that `results` hold, in percent.
+  double overhead(std::span<const QueryResult> results) const;
+  /// The rows to show, by id: sorted by `sort` (highest first, rows
+  /// without a value last, then by name), those whose overhead is at least
+  /// `percent_limit`, the first `top` (0: all). With `children`, by the
+  /// inclusive values.
+  std::vector<std::uint32_t> select(const Column& sort, std::size_t top, double percent_limit = 0,
+                                    bool children = false) const;
+  /// A row, named, with its results.
+  Row row(std::uint32_t id) const;
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace tagop::report

@@ -1,0 +1,60 @@
+#pragma once
+// Where a report's names come from: a symbol source opens a module's
+// symbol table, which names the functions (and source lines) at many
+// offsets at once, in ascending order. The ELF files on this machine are
+// one source; a kernel's symbols (/proc/kallsyms, a vmlinux) or a build-id
+// cache plug in as others (Options::symbol_sources).
+
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <memory>       // std::unique_ptr, std::shared_ptr
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+namespace tagop::report {
+
+/// A module as the capture names it (a MMAP record's file).
+struct ModuleRef {
+  std::string_view path;      // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]_text"
+  std::string_view build_id;  // lowercase hex, as perf records it; "" when unknown
+  bool kernel = false;        // mapped by the kernel (pid -1, kernel cpumode)
+};
+
+class SymbolTable {
+ public:
+  static constexpr std::uint32_t none = 0xFFFFFFFFu;
+  virtual ~SymbolTable() = default;
+
+  /// For each of `offsets` (ascending), the function that holds it: an index
+  /// for function_name(), or none. An offset is what perf's MMAP records
+  /// give (ip - start + pgoff): a file offset, or for the kernel's map,
+  /// whose pgoff is its start, the address itself.
+  virtual void functions(std::span<const std::uint64_t> offsets, std::span<std::uint32_t> out) const = 0;
+  /// A function's name, demangled.
+  virtual std::string function_name(std::uint32_t function) const = 0;
+  /// The same as the symbol table has it (mangled); by default function_name().
+  virtual std::string symbol_name(std::uint32_t function) const { return function_name(function); }
+
+  struct Line {
+    std::uint32_t file = none;  // an index for file_name(), or none
+    std::uint32_t line = 0;
+  };
+  /// For each of `offsets` (ascending), its source line. By default none.
+  virtual void lines(std::span<const std::uint64_t> offsets, std::span<Line> out) const;
+  virtual std::string file_name(std::uint32_t file) const;
+};
+
+class SymbolSource {
+ public:
+  virtual ~SymbolSource() = default;
+  /// The symbols of a module, or nullptr: with `problem` set when the
+  /// user should be told why (a file whose build-id is not the recorded
+  /// one), left empty when the source has nothing for such a module.
+  virtual std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) = 0;
+};
+
+/// The ELF files on this machine at the recorded paths, used only when
+/// their build-ids are the recorded ones (tagop::ModuleSymbols).
+std::shared_ptr<SymbolSource> elf_symbol_source();
+
+}  // namespace tagop::report

@@ -1,0 +1,78 @@
+#include "tally.hpp"
+
+#include <algorithm>  // std::min, std::max
+#include <bit>        // std::popcount
+
+namespace tagop::report {
+
+void PeriodSeen::add(const amd_ibs::IbsCapture::Period& p, std::uint64_t n) {
+  if (n == 0) return;
+  samples += n;
+  sum += p.period * n;
+  min = std::min(min, p.period);
+  max = std::max(max, p.period);
+  counts_ops = counts_ops || p.counts_ops;
+}
+
+void PeriodSeen::merge(const PeriodSeen& o) {
+  samples += o.samples;
+  sum += o.sum;
+  min = std::min(min, o.min);
+  max = std::max(max, o.max);
+  counts_ops = counts_ops || o.counts_ops;
+}
+
+Tally::Tally(const amd_ibs::IbsCapture* capture, const Predicate* where, std::uint32_t needed_measures,
+             std::uint8_t width, std::size_t events, const std::byte* file)
+    : capture_(capture), file_(file), kinds_(where, needed_measures), entries_(width) {
+  if (capture_) kinds_.use_ibs(*capture_);
+  else
+    for (std::uint32_t e = 0; e < events; ++e) event_kinds_.push_back(kinds_.event_kind(e));
+  end_period_runs();  // sets the masks
+}
+
+Tally::Tally(Tally&& o) noexcept
+    : capture_(o.capture_),
+      file_(o.file_),
+      kinds_(std::move(o.kinds_)),
+      event_kinds_(std::move(o.event_kinds_)),
+      entries_(std::move(o.entries_)),
+      pending_(o.pending_),
+      queued_(o.queued_),
+      damaged_(std::move(o.damaged_)),
+      period_runs_(o.period_runs_),
+      periods_(o.periods_) {}
+
+void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
+  std::uint64_t ip = 0;
+  std::array<std::uint64_t, max_sums> values{};
+  const std::uint32_t id = kinds_.decode(item.unit, raw, ip, values);
+  Kind& kind = kinds_.kinds()[id];
+  ++kind.samples;
+  if (kind.verdict != Verdict::passes) return;
+  if (kind.rip_invalid) ip = item.ip;
+  // At once: its sums are values of its own, not in the payload at offsets.
+  const std::size_t slot = entries_.find(ip, item.space, id, item.chain, EntryTable::hash(ip, item.space, id, item.chain));
+  ++entries_.at(slot).count;
+  std::uint64_t* sums = entries_.sums(slot);
+  for (std::size_t i = 0; i < kind.sum_count; ++i) sums[i] += values[i];
+}
+
+void Tally::end_period_runs() {
+  if (!capture_) return;
+  for (std::size_t u = 0; u < period_runs_.size(); ++u) {
+    periods_[u].add(period_runs_[u].period, period_runs_[u].samples);
+    period_runs_[u] = PeriodRun{};
+    period_runs_[u].mask = capture_->period_bits(static_cast<amd_ibs::IbsUnit>(u));
+  }
+}
+
+void Tally::finish() {
+  for (std::uint64_t i = queued_ > pending_depth ? queued_ - pending_depth : 0; i < queued_; ++i)
+    count(pending_[i & (pending_depth - 1)]);
+  queued_ = 0;
+  end_period_runs();
+  kinds_.settle();
+}
+
+}  // namespace tagop::report

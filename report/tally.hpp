@@ -1,0 +1,163 @@
+#pragma once
+// One shard of a report's tallies: the samples whose addresses hash to it,
+// each reduced to its kind (an IBS payload's key -> kind in one probe)
+// and counted in its entry, with its measures or period summed beside it.
+// The reading thread hands samples over as Items (walk.hpp); a Tally is
+// one thread's, and nothing in it is shared.
+
+#include <array>    // std::array
+#include <cstddef>  // std::byte
+#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <cstring>  // std::memcpy
+#include <span>     // std::span
+#include <vector>   // std::vector
+
+#include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
+#include <tagop/error.hpp>                 // Error
+#include <tagop/perf_data_reader.hpp>      // Skipped
+#include <tagop/report/report.hpp>         // PeriodSeen
+
+#include "entry_table.hpp"
+#include "kinds.hpp"
+
+namespace tagop::report {
+
+/// A sample as the reading thread hands it on: 32 bytes.
+struct Item {
+  /// IBS: the raw payload; other events: the period.
+  std::uint64_t payload_or_period = 0;
+  std::uint64_t ip = 0;  // the record's (IBS: the interrupt's, for IbsRipInvalid)
+  std::uint32_t space = 0, chain = 0;
+  std::uint16_t raw_size = 0;  // IBS
+  std::uint16_t raw_at = 0;    // IBS: of the payload in its record
+  std::uint16_t event = 0;     // other events
+  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
+  std::uint8_t flags = 0;
+  static constexpr std::uint8_t ibs = 1, filtered_out = 2;  // flags
+
+  const std::byte* raw() const { return reinterpret_cast<const std::byte*>(payload_or_period); }
+};
+static_assert(sizeof(Item) == 32);
+
+class Tally {
+ public:
+  /// `file`: the capture as mapped (damaged payloads' offsets); `width`:
+  /// the sums of each entry (EntryTable).
+  Tally(const amd_ibs::IbsCapture* capture, const Predicate* where, std::uint32_t needed_measures,
+        std::uint8_t width, std::size_t events, const std::byte* file);
+  Tally(Tally&&) noexcept;
+  Tally& operator=(Tally&&) = delete;
+
+  void add(const Item& item);
+  /// Counts the samples in flight and ends the period runs.
+  void finish();
+
+  KindTable& kinds() { return kinds_; }
+  EntryTable& entries() { return entries_; }
+  const std::array<PeriodSeen, 2>& periods() const { return periods_; }
+  const perf_data::Skipped& damaged() const { return damaged_; }
+
+ private:
+  void ibs(const Item& item);
+  void decoded(const Item& item, std::span<const std::byte> raw);
+  void count_period(amd_ibs::IbsUnit unit, std::uint64_t control);
+  void end_period_runs();
+
+  // A sample is counted a few samples after it is queued, so that the
+  // cache misses of its entry overlap the work of the samples between.
+  struct Pending {
+    std::uint64_t ip, hash, period;
+    std::uint32_t space, kind, chain;
+    const KeyKind* key_kind;  // IBS: where the payload has the measures
+    const std::byte* raw;
+  };
+  static constexpr std::size_t pending_depth = 8;  // a power of two
+  void queue(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain, std::uint64_t period,
+             const KeyKind* key_kind, const std::byte* raw);
+  void count(const Pending& p);
+
+  const amd_ibs::IbsCapture* capture_;
+  const std::byte* file_;
+  KindTable kinds_;
+  std::vector<std::uint32_t> event_kinds_;  // other events: their kinds
+  EntryTable entries_;
+  std::array<Pending, pending_depth> pending_{};
+  std::uint64_t queued_ = 0;
+  perf_data::Skipped damaged_;
+  // By unit: the period of the last control register and the samples
+  // since that had it; added to the counts when it changes, which is rare.
+  struct PeriodRun {
+    std::uint64_t mask = 0;                  // IbsCapture::period_bits
+    std::uint64_t bits = ~std::uint64_t{0};  // of the control: none yet
+    amd_ibs::IbsCapture::Period period;
+    std::uint64_t samples = 0;
+  };
+  std::array<PeriodRun, 2> period_runs_{};
+  std::array<PeriodSeen, 2> periods_{};
+};
+
+// Once per sample: inline.
+
+[[gnu::always_inline]] inline void Tally::count_period(amd_ibs::IbsUnit unit, std::uint64_t control) {
+  PeriodRun& run = period_runs_[static_cast<std::size_t>(unit)];
+  const std::uint64_t bits = control & run.mask;
+  if (bits != run.bits) [[unlikely]] {
+    periods_[static_cast<std::size_t>(unit)].add(run.period, run.samples);
+    run = {run.mask, bits, capture_->period_of(unit, control), 0};
+  }
+  ++run.samples;
+}
+
+[[gnu::always_inline]] inline void Tally::count(const Pending& p) {
+  const std::size_t slot = entries_.find(p.ip, p.space, p.kind, p.chain, p.hash);
+  ++entries_.at(slot).count;
+  std::uint64_t* sums = entries_.sums(slot);
+  if (p.key_kind) p.key_kind->add_measures(p.raw, sums);
+  else sums[0] += p.period;
+}
+
+[[gnu::always_inline]] inline void Tally::queue(std::uint64_t ip, std::uint32_t space, std::uint32_t kind,
+                                                std::uint32_t chain, std::uint64_t period, const KeyKind* key_kind,
+                                                const std::byte* raw) {
+  const std::uint64_t hash = EntryTable::hash(ip, space, kind, chain);
+  // A table that fits in the L2 cache has no misses to hide.
+  if (entries_.cached()) return count(Pending{ip, hash, period, space, kind, chain, key_kind, raw});
+  entries_.prefetch(hash);
+  Pending& slot = pending_[queued_++ & (pending_depth - 1)];
+  if (queued_ > pending_depth) count(slot);
+  slot = Pending{ip, hash, period, space, kind, chain, key_kind, raw};
+}
+
+[[gnu::always_inline]] inline void Tally::ibs(const Item& item) {
+  const std::span<const std::byte> raw{item.raw(), item.raw_size};
+  // A caps word that disagrees with its payload or processor is said once.
+  kinds_.capture().check_payload(item.unit, raw, static_cast<std::uint64_t>(raw.data() - item.raw_at - file_));
+  amd_ibs::FastIbsDecoder::Key key;
+  std::uint64_t control = 0;
+  bool keyed;
+  try {
+    keyed = kinds_.decoder().key_of(item.unit, raw, key, control);
+  } catch (const Error& e) {
+    damaged_.add(static_cast<std::uint64_t>(raw.data() - item.raw_at - file_), e.what());
+    return;
+  }
+  // Filtered-out samples are read all the same: their period counts.
+  count_period(item.unit, control);
+  if (item.flags & Item::filtered_out) return;
+  const KeyKind* key_kind = keyed ? kinds_.find(key, raw) : nullptr;
+  if (!key_kind) return decoded(item, raw);
+  ++key_kind->samples;
+  if (key_kind->verdict != Verdict::passes) return;
+  std::uint64_t ip = item.ip;  // IbsRipInvalid: the interrupted ip, as perf recorded it
+  if (!key_kind->rip_invalid) std::memcpy(&ip, raw.data() + key_kind->ip_at, 8);
+  queue(ip, item.space, key_kind->kind, item.chain, 0, key_kind, raw.data());
+}
+
+[[gnu::always_inline]] inline void Tally::add(const Item& item) {
+  if (item.flags & Item::ibs) return ibs(item);
+  const std::uint32_t kind = event_kinds_[item.event];
+  ++kinds_.kinds()[kind].samples;
+  queue(item.ip, item.space, kind, item.chain, item.payload_or_period, nullptr, nullptr);
+}
+
+}  // namespace tagop::report

@@ -1,0 +1,171 @@
+#include "walk.hpp"
+
+#include <algorithm>  // std::max, std::min
+#include <bit>        // std::popcount
+#include <thread>     // std::thread::hardware_concurrency
+
+#include <tagop/amd_ibs/layout.hpp>  // field_table
+
+namespace tagop::report {
+
+namespace {
+
+// The sums an entry keeps: a non-IBS event's period; of IBS, the most
+// measures that the queries sum in one unit's samples.
+std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed) {
+  if (!capture) return 1;
+  std::array<std::uint32_t, 2> of_unit{};
+  for (const amd_ibs::FieldSpec& f : amd_ibs::field_table())
+    if (f.measure && f.exists_on(capture->cpu().family, capture->cpu().model) && (needed >> f.measure->index & 1))
+      of_unit[static_cast<std::size_t>(amd_ibs::info(f.reg).unit)] |= 1u << f.measure->index;
+  const int most = std::max(std::popcount(of_unit[0]), std::popcount(of_unit[1]));
+  return static_cast<std::uint8_t>(std::min<int>(most, max_sums));
+}
+
+// Whether every record says when it happened: samples by TIME, the others
+// by their sample_id_all trailer.
+bool timed(const perf_data::FileInfo& info) {
+  for (const perf_data::EventAttr& a : info.attrs)
+    if (!a.attr.sample_id_all || !(a.attr.sample_type & PERF_SAMPLE_TIME)) return false;
+  return !info.attrs.empty();
+}
+
+// The reading thread's share of the tallies (of 2^32), so that it ends
+// with the workers: reading and handing on a sample costs it about 0.7 of
+// what tallying one costs a worker (profiles of two threads on 10 M IBS
+// samples: the reader 56% of the time and the worker 43% with 0.6, 54% and
+// 40% with 0.7), so with one worker it keeps a tenth, with more none.
+std::uint64_t own_share(std::size_t shards) {
+  constexpr double reading = 0.8;
+  const double t = static_cast<double>(shards);
+  const double share = shards == 1 ? 1.0 : std::max(0.0, (1 - reading * (t - 1)) / t);
+  return static_cast<std::uint64_t>(share * 4294967296.0);
+}
+
+// By default a thread for each CPU but one (the kernel and the page keeper
+// need some), and at most three: past two workers the reading thread is
+// the slower. On 2 CPUs that is one thread: a worker there cost 36% more
+// CPU time (each sample's payload crosses cores) for no shorter wall time.
+std::size_t shard_count(std::size_t threads) {
+  if (threads) return threads;
+  const unsigned cpus = std::thread::hardware_concurrency();
+  return cpus <= 2 ? 1 : std::min(cpus - 1, 3u);
+}
+
+}  // namespace
+
+Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
+           std::uint32_t needed_measures, std::size_t threads,
+           std::function<void(std::uint64_t, std::uint64_t)> progress)
+    : capture_(capture),
+      file_(reader.bytes().data()),
+      filters_(filters),
+      timed_(timed(reader.info())),
+      spaces_(reader.info().build_ids,
+              [this](std::uint32_t pid, std::string_view comm) {
+                const Filters& x = filters_;
+                if (!x.pids.empty() && std::find(x.pids.begin(), x.pids.end(), pid) == x.pids.end()) return false;
+                return x.comms.empty() || std::find(x.comms.begin(), x.comms.end(), comm) != x.comms.end();
+              },
+              timed_),
+      delayed_(timed_ ? delay_depth : 0),
+      shards_(shard_count(threads)),
+      // Of 2^32: 1 / (2 * shards - 1), half a worker's share.
+      own_share_(own_share(shards_)),
+      pool_(shards_,
+            [&, width = sums_width(capture, needed_measures)] {
+              return Tally(capture_, filters_.where ? &*filters_.where : nullptr, needed_measures, width,
+                           reader.info().attrs.size(), file_);
+            }),
+      progress_(std::move(progress)) {
+  filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
+  const auto& attrs = reader.info().attrs;
+  for (std::uint32_t e = 0; e < attrs.size(); ++e) {
+    EventPlan p;
+    p.layout = SampleLayout::of(attrs[e].attr);
+    p.ibs = capture_ != nullptr;
+    // The unit of an event whose payloads all have one: its route (fetch or
+    // op) does not depend on the payload's size.
+    const auto unit = p.ibs ? capture_->unit_of(e, 0) : std::nullopt;
+    const SampleLayout& l = p.layout;
+    const auto ip_at = unit ? capture_->ip_offset(*unit, 0xFFFF) : std::nullopt;
+    p.direct = !filtering_ && unit && ip_at && l.in_place && l.raw && !l.chain && l.pid_at && (l.time_at || !timed_);
+    if (p.direct) {
+      p.unit = *unit;
+      p.payload_ip_at = static_cast<std::uint16_t>(ip_at->at);
+      p.payload_ip_end = static_cast<std::uint32_t>(std::max(ip_at->at, ip_at->invalid_at) + 8);
+    }
+    plans_.push_back(p);
+  }
+}
+
+std::uint64_t Walk::sample_fields() const {
+  return PERF_SAMPLE_TID | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+}
+
+void Walk::sample(const perf_data::SampleRecord& r) {
+  const EventPlan& plan = plans_[r.event];
+  Fields f;
+  // Without TID, pid 0 (the record's unwritten field stays 0).
+  f.pid = r.id.pid;
+  f.tid = r.id.tid;
+  f.cpu = r.id.cpu;
+  f.time = r.id.time;
+  f.ip = r.ip;
+  f.period = (r.sample_type & PERF_SAMPLE_PERIOD) ? r.period : plan.layout.fixed_period;
+  f.chain = r.callchain.data();
+  f.chain_nr = r.callchain_nr;
+  f.raw = r.raw;
+  take(r.event, plan, f, file_ + r.offset);
+}
+
+void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record) {
+  const bool kept = !filtering_ || passes(f);
+  Item item;
+  item.ip = f.ip;
+  item.event = static_cast<std::uint16_t>(event);
+  std::uint64_t address = f.ip;  // that picks the shard
+  if (plan.ibs) {
+    const std::optional<amd_ibs::IbsUnit> unit = capture_->unit_of(event, f.raw.size());
+    if (!unit) {
+      ++other_;
+      return;
+    }
+    if (f.raw.empty()) {
+      damaged_.add(static_cast<std::uint64_t>(record - file_),
+                   "IBS sample without its raw registers (record with --raw-samples)");
+      return;
+    }
+    item.payload_or_period = reinterpret_cast<std::uint64_t>(f.raw.data());
+    item.raw_size = static_cast<std::uint16_t>(f.raw.size());
+    item.raw_at = static_cast<std::uint16_t>(f.raw.data() - record);
+    item.unit = *unit;
+    item.flags = Item::ibs;
+    address = capture_->ip_of(*unit, f.raw, f.ip).ip;
+  } else {
+    item.payload_or_period = f.period;
+  }
+  if (!kept) {
+    // IBS: read all the same, for the period; any other: not at all.
+    if (!plan.ibs) return;
+    item.flags |= Item::filtered_out;
+    return pool_.add(0, item);
+  }
+  if (f.chain_nr) item.chain = chains_.intern(f.chain, f.chain_nr);
+  Delayed& d = next_delayed();
+  d = Delayed{item, address, f.time, f.pid};
+  hand_on(d);
+}
+
+std::vector<Tally>& Walk::finish() {
+  for (std::uint64_t i = delayed_count_ > delay_depth ? delayed_count_ - delay_depth : 0; i < delayed_count_; ++i)
+    release(delayed_[i & (delay_depth - 1)]);
+  delayed_count_ = 0;
+  spaces_.take_all();
+  std::vector<Tally>& tallies = pool_.finish();
+  for (Tally& t : tallies) t.finish();
+  return tallies;
+}
+
+}  // namespace tagop::report

@@ -1,0 +1,239 @@
+// tagop report against perf report on captures that real `perf record`
+// writes here: per process (COMM, FORK, exec), per event (each weighted by
+// its period), and call graphs (frame-pointer chains), sample for sample.
+// Software events only (the VM has no hardware PMU). Kernel samples are
+// left out of the per-symbol comparisons: naming them is another part's
+// work (kernel symbols), and perf names them.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "../run_command.hpp"
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("tagop-peer-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+// Whether perf is here and may sample software events.
+bool perf_can_record() {
+  static const bool can = [] {
+    const std::string file = temp("probe.data");
+    const bool ok = run_shell("perf record -q -o " + file + " -e cpu-clock -- true").exit_code == 0;
+    fs::remove(file);
+    return ok;
+  }();
+  return can;
+}
+
+// Records the call-graph fixture for `milliseconds` with perf (its call
+// chains by `options`): the capture's path.
+std::string record_fixture(const std::string& name, const std::string& options, int milliseconds) {
+  const char* fixture = std::getenv("TAGOP_CALLCHAIN_FIXTURE");
+  REQUIRE(fixture);
+  const std::string file = temp(name);
+  const RunResult rec = run_shell(fmt::format("perf record -q -o {} {} -- {} {}", file, options, fixture, milliseconds));
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  return file;
+}
+
+json tagop_json(const std::string& args) {
+  const RunResult r = run_tagop("report " + args + " --json --top 0");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// One event's section of `perf report --stdio`: its rows (the line after
+// the percentages and the sample count) and its event count.
+struct PerfSection {
+  std::map<std::string, std::uint64_t> samples;  // by the row's key
+  std::map<std::string, double> percent, self;   // self: with --children
+  std::uint64_t event_count = 0;
+};
+
+std::map<std::string, PerfSection> perf_sections(const std::string& out, bool children) {
+  std::map<std::string, PerfSection> sections;
+  PerfSection* s = nullptr;
+  const std::regex event(R"(^# Samples: .* of event '(.*)'$)"), count(R"(^# Event count \(approx.\): (\d+)$)");
+  const std::regex row(children ? R"(^ +([\d.]+)% +([\d.]+)% +(\d+)  (.*\S) *$)" : R"(^ +([\d.]+)% +(\d+)  (.*\S) *$)");
+  std::istringstream lines(out);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_match(line, m, event)) s = &sections[m[1]];
+    else if (s && std::regex_match(line, m, count)) s->event_count = std::stoull(m[1]);
+    else if (s && std::regex_match(line, m, row)) {
+      const std::string key = m[children ? 4 : 3];
+      s->percent[key] = std::stod(m[1]);
+      if (children) s->self[key] = std::stod(m[2]);
+      s->samples[key] = std::stoull(m[children ? 3 : 2]);
+    }
+  }
+  return sections;
+}
+
+}  // namespace
+
+TEST_CASE("by process and by event: perf report's numbers, on a capture of perf record", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: the comparison with perf report is not run");
+    return;
+  }
+  // Two processes that run at once, each started by a timeout that forks
+  // and execs it: COMM, FORK and exec's COMM as perf record writes them.
+  const std::string file = temp("processes.data");
+  const RunResult rec = run_shell("perf record -q -o " + file +
+                                  " -e cpu-clock -c 250000 -e page-faults -c 1 -- sh -c 'timeout 0.3 sha1sum "
+                                  "/dev/zero & timeout 0.3 yes > /dev/null; wait'");
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio --no-children -g none -n --sort comm,pid");
+  REQUIRE(perf.exit_code == 0);
+  const auto sections = perf_sections(perf.out, false);
+  REQUIRE(sections.count("cpu-clock"));
+  REQUIRE(sections.count("page-faults"));
+  const json t = tagop_json(file + " --by process");
+  REQUIRE(t["events"] == json::array({"cpu-clock", "page-faults"}));
+  for (const auto& [event, section] : sections) {
+    INFO(event);
+    CHECK(t["event_totals"][event]["period"] == section.event_count);
+    // perf's rows are "comm pid:comm", tagop's "comm [pid]". perf cuts a
+    // name to its column's width, which it takes from a thread's first
+    // name ("perf-ex" for perf-exec, when the process is sh later).
+    std::map<std::string, std::uint64_t> rows;  // "comm [pid]" -> samples
+    for (const json& row : t["rows"])
+      if (const std::uint64_t n = row["events"][event]["samples"]; n) rows[row["name"]] = n;
+    std::size_t matched = 0;
+    for (const auto& [key, n] : section.samples) {
+      std::smatch m;
+      REQUIRE(std::regex_match(key, m, std::regex(R"((.*\S) +(\d+):.*)")));
+      const std::string comm = m[1], pid = m[2];
+      INFO("perf: " << comm << " " << pid << ": " << n);
+      std::vector<std::string> candidates;
+      for (const auto& [name, count] : rows)
+        if (name.starts_with(comm) && name.ends_with(" [" + pid + "]")) candidates.push_back(name);
+      REQUIRE(candidates.size() == 1);
+      CHECK(rows[candidates[0]] == n);
+      ++matched;
+    }
+    CHECK(matched == rows.size());
+    for (const json& row : t["rows"]) {
+      INFO(row["name"]);
+      CHECK(row["events"][event]["percent"].get<double>() ==
+            Approx(100.0 * double(row["events"][event]["period"].get<std::uint64_t>()) / double(section.event_count)));
+    }
+  }
+  // sha1sum and yes run as processes of their own names, after their
+  // timeouts forked them (as "timeout").
+  bool sha1sum = false, yes = false;
+  for (const json& row : t["rows"]) {
+    const std::string name = row["name"];
+    sha1sum = sha1sum || name.starts_with("sha1sum [");
+    yes = yes || name.starts_with("yes [");
+  }
+  CHECK(sha1sum);
+  CHECK(yes);
+
+  // The same capture cut in its data: warned, marked, and --strict fails.
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::uint64_t data_offset = 0, data_size = 0;
+  std::memcpy(&data_offset, bytes.data() + 40, 8);
+  std::memcpy(&data_size, bytes.data() + 48, 8);
+  const std::string cut = temp("processes-cut.data");
+  std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(data_offset + data_size / 2 + 3));
+  const RunResult truncated = run_tagop("report " + cut + " --json --by process");
+  INFO(truncated.err);
+  REQUIRE(truncated.exit_code == 0);
+  CHECK_THAT(truncated.err, Catch::Contains("warning") && Catch::Contains("truncated"));
+  const json tj = json::parse(truncated.out);
+  CHECK(tj["truncated"] == true);
+  CHECK(tj["skipped"]["count"] == 1);
+  CHECK(tj["samples"].get<std::uint64_t>() < t["samples"].get<std::uint64_t>());
+  const RunResult strict = run_tagop("report " + cut + " --strict");
+  CHECK(strict.exit_code == 1);
+  CHECK_THAT(strict.err, Catch::Contains("--strict") && Catch::Contains("truncated"));
+  fs::remove(cut);
+  fs::remove(file);
+}
+
+TEST_CASE("call graphs: perf report --children and -g caller, on frame-pointer chains", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: the comparison with perf report is not run");
+    return;
+  }
+  const std::string file = record_fixture("callchain.data", "-e cpu-clock:u -c 100000 -g", 300);
+  const std::string event = "cpu-clock:u";
+
+  // Children and self, per function.
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio --children -g none -n --sort sym");
+  REQUIRE(perf.exit_code == 0);
+  const PerfSection s = perf_sections(perf.out, true).at(event);
+  const json t = tagop_json(file + " --children");
+  std::map<std::string, const json*> rows;
+  for (const json& row : t["rows"]) rows[row["name"]] = &row;
+  for (const char* function : {"main", "middle_a", "middle_b", "leaf", "__libc_start_call_main"}) {
+    INFO(function);
+    const std::string key = std::string("[.] ") + function;
+    REQUIRE(s.percent.count(key));
+    REQUIRE(rows.count(function));
+    const json& row = *rows[function];
+    // Both round to two decimals the same fractions of the same samples.
+    CHECK(fmt::format("{:.2f}", row["children"][event]["percent"].get<double>()) == fmt::format("{:.2f}", s.percent.at(key)));
+    CHECK(fmt::format("{:.2f}", row["events"][event]["percent"].get<double>()) == fmt::format("{:.2f}", s.self.at(key)));
+    CHECK(row["events"][event]["samples"] == s.samples.at(key));
+  }
+  CHECK(rows["leaf"]->at("events")[event]["samples"].get<std::uint64_t>() > 100);
+  CHECK(rows["main"]->at("children")[event]["samples"] >= rows["leaf"]->at("events")[event]["samples"]);
+
+  // Whole chains, callers first: perf's folded call graph of each symbol.
+  const RunResult folded =
+      run_shell("perf report -i " + file + " --stdio --no-children -g folded,0,caller,count --sort sym");
+  REQUIRE(folded.exit_code == 0);
+  std::map<std::string, std::uint64_t> perf_chains;
+  std::istringstream lines(folded.out);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_match(line, m, std::regex(R"(^(\d+) (\S*;leaf)$)"))) perf_chains[m[2]] += std::stoull(m[1]);
+  REQUIRE(perf_chains.count("__libc_start_call_main;main;middle_a;leaf"));
+  REQUIRE(perf_chains.count("__libc_start_call_main;main;middle_b;leaf"));
+  const json chains = tagop_json(file + " --by callchain");
+  std::map<std::string, std::uint64_t> tagop_chains;
+  for (const json& row : chains["rows"]) {
+    const std::string name = row["name"];
+    if (name.ends_with(";leaf")) tagop_chains[name] = row["events"][event]["samples"];
+  }
+  CHECK(tagop_chains == perf_chains);
+  // The same with any number of threads.
+  CHECK(tagop_json(file + " --by callchain --threads 3")["rows"] == chains["rows"]);
+  CHECK(tagop_json(file + " --children --threads 3")["rows"] == t["rows"]);
+  fs::remove(file);
+}
+
+TEST_CASE("a capture with DWARF user stacks says they are not unwound", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: not checked");
+    return;
+  }
+  const std::string file = record_fixture("dwarf.data", "-e cpu-clock:u -c 1000000 --call-graph dwarf,4096", 50);
+  const RunResult r = run_tagop("report " + file + " --json");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("PERF_SAMPLE_STACK_USER") && Catch::Contains("not supported yet"));
+  CHECK_THAT(json::parse(r.out)["warnings"].dump(), Catch::Contains("DWARF unwinding"));
+  fs::remove(file);
+}

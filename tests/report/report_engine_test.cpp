@@ -1,0 +1,358 @@
+// The report engine on IBS captures written here, whose every count is
+// known: processes that fork, exec and exit (and a pid used twice),
+// mappings replaced at the same addresses, one file under many spellings,
+// samples with IbsRipInvalid, and perf's filters and conventions.
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <tagop/amd_ibs/perf_capture.hpp>
+#include <tagop/amd_ibs/programmer.hpp>
+#include <tagop/perf_data_writer.hpp>
+
+#include "../run_command.hpp"
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+using namespace tagop::amd_ibs;
+
+namespace {
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("tagop-engine-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+json report_json(const std::string& args) {
+  const RunResult r = run_tagop("report " + args + " --json --top 0");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+IbsRegisters op_at(std::uint64_t ip) {
+  IbsRegisters op;
+  op.unit = IbsUnit::op;
+  op.set(IbsRegister::IbsOpRip, ip);
+  return op;
+}
+
+IbsRegisters fetch_at(std::uint64_t ip) {
+  IbsRegisters fetch;
+  fetch.unit = IbsUnit::fetch;
+  fetch.set(IbsRegister::IbsFetchLinAd, ip);
+  return fetch;
+}
+
+// Row name -> (fetch samples, op samples), from --events 0xF000,0xF100.
+std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> unit_counts(const json& j) {
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const json& row : j["rows"]) out[row["name"]] = {row["values"]["0xF000"], row["values"]["0xF100"]};
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("by process: processes that fork, exec and exit, and a pid used again", "[report][ibs]") {
+  // pid 100 ("shell") forks 101, which samples as "shell", execs "worker",
+  // samples, and exits; pid 101 comes back forked again (as "shell"). Each
+  // phase has its own number of fetch and op samples.
+  const std::string file = temp("processes.data");
+  std::uint64_t t = 1000;
+  {
+    IbsCaptureWriter w(file, {});
+    auto& p = w.perf();
+    p.comm(100, 100, "shell", true, {.pid = 100, .tid = 100, .cpu = 0, .time = t++});
+    auto samples = [&](std::uint32_t pid, int fetches, int ops) {
+      for (int i = 0; i < fetches; ++i) w.sample(fetch_at(0x401000 + i), pid, pid, 0, t++);
+      for (int i = 0; i < ops; ++i) w.sample(op_at(0x402000 + i), pid, pid, 1, t++);
+    };
+    samples(100, 3, 5);
+    p.fork(101, 100, 101, 100, t++);
+    samples(101, 2, 7);
+    p.comm(101, 101, "worker", true, {.pid = 101, .tid = 101, .cpu = 1, .time = t++});
+    samples(101, 11, 13);
+    p.exit(101, 100, 101, 100, t++);
+    samples(100, 1, 1);
+    p.fork(101, 100, 101, 100, t++);
+    samples(101, 17, 19);
+    w.finish();
+  }
+  const json j = report_json(file + " --by process --events 0xF000,0xF100");
+  const auto rows = unit_counts(j);
+  const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> expected{
+      {"shell [100]", {3 + 1, 5 + 1}}, {"shell [101]", {2 + 17, 7 + 19}}, {"worker [101]", {11, 13}}};
+  CHECK(rows == expected);
+  for (const json& row : j["rows"]) CHECK(row["pid"] == (row["name"] == "shell [100]" ? 100 : 101));
+  CHECK(j["row_count"] == 3);
+  // The overhead column: each row's share of the fetch and op samples.
+  for (const json& row : j["rows"]) {
+    const auto& [fetches, ops] = rows.at(row["name"]);
+    CHECK(row["overhead"].get<double>() == Approx(100.0 * double(fetches + ops) / (3 + 5 + 2 + 7 + 11 + 13 + 1 + 1 + 17 + 19)));
+  }
+
+  // perf report on the same file, per process and event.
+  if (run_shell("command -v perf").exit_code == 0) {
+    const RunResult perf = run_shell("perf report -i " + file + " --stdio -n --sort comm,pid");
+    REQUIRE(perf.exit_code == 0);
+    std::map<std::string, std::map<std::string, std::uint64_t>> by_event;
+    std::string event;
+    std::istringstream lines(perf.out);
+    std::smatch m;
+    for (std::string line; std::getline(lines, line);) {
+      if (std::regex_match(line, m, std::regex(R"(^# Samples: .* of event '(.*)'$)"))) event = m[1];
+      else if (std::regex_match(line, m, std::regex(R"(^ +[\d.]+% +(\d+) +(\S+) +(\d+):.*)")))
+        by_event[event][fmt::format("{} [{}]", m[2].str(), m[3].str())] = std::stoull(m[1]);
+    }
+    std::map<std::string, std::uint64_t> fetch, op;
+    for (const auto& [name, counts] : expected) fetch[name] = counts.first, op[name] = counts.second;
+    CHECK(by_event["ibs_fetch//"] == fetch);
+    CHECK(by_event["ibs_op/cnt_ctl=1/"] == op);
+  }
+  fs::remove(file);
+}
+
+TEST_CASE("an address is read with the mappings of its time", "[report][ibs]") {
+  // One range holds liba.so, then libb.so: the same addresses are liba's
+  // before the second MMAP and libb's after it.
+  const std::string file = temp("remapped.data");
+  {
+    IbsCaptureWriter w(file, {});
+    auto& p = w.perf();
+    p.comm(7, 7, "prog", true, {.pid = 7, .tid = 7, .cpu = 0, .time = 1});
+    p.mmap2(7, 7, 0x10000000, 0x10000, 0, "/nonexistent/liba.so", {}, {.pid = 7, .tid = 7, .cpu = 0, .time = 2});
+    for (int i = 0; i < 6; ++i) w.sample(op_at(0x10000100 + i), 7, 7, 0, 10 + i);
+    p.mmap2(7, 7, 0x10000000, 0x10000, 0x2000, "/nonexistent/libb.so", {}, {.pid = 7, .tid = 7, .cpu = 0, .time = 20});
+    for (int i = 0; i < 9; ++i) w.sample(op_at(0x10000100 + i % 6), 7, 7, 0, 30 + i);
+    w.finish();
+  }
+  const auto modules = unit_counts(report_json(file + " --by module --events 0xF000,0xF100"));
+  CHECK(modules == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{{"liba.so", {0, 6}}, {"libb.so", {0, 9}}});
+  const json addresses = report_json(file + " --by address --events 0xF100");
+  std::map<std::string, std::uint64_t> rows;
+  for (const json& row : addresses["rows"]) rows[row["name"]] = row["values"]["0xF100"];
+  CHECK(rows.at("liba.so+0x100") == 1);
+  CHECK(rows.at("libb.so+0x2100") == 2);  // pgoff 0x2000; offsets 0x100..0x105 twice but 0x102.. once
+  CHECK(rows.size() == 12);
+  fs::remove(file);
+}
+
+TEST_CASE("one file under many spellings is one module, its symbols read once", "[report][ibs][symbols]") {
+  // The non-PIE fixture of the symbols tests, mapped by 300 processes under
+  // 300 spellings of its path, with a build-id that is not its own: one
+  // module row, one warning; and without one: one function row.
+  const std::string fixture = std::getenv("TAGOP_SYMBOLS_NOPIE_FIXTURE");
+  std::istringstream printed(run_shell(fixture).out);
+  unsigned long offset = 0;
+  REQUIRE(printed >> std::hex >> offset);
+  const std::string dir = fs::path(fixture).parent_path().string(), name = fs::path(fixture).filename().string();
+  const std::string file = temp("spellings.data");
+  auto write = [&](const std::string& build_id) {
+    IbsCaptureWriter w(file, {});
+    for (std::uint32_t i = 0; i < 300; ++i) {
+      std::string path = dir;
+      for (std::uint32_t k = 0; k < i; ++k) path += "/.";
+      path += "/" + name;
+      const std::uint32_t pid = 1000 + i;
+      w.perf().comm(pid, pid, "user", true, {.pid = pid, .tid = pid, .cpu = 0, .time = 1 + 3 * i});
+      w.perf().mmap2(pid, pid, 0x10000000, 0x100000, 0, path, build_id, {.pid = pid, .tid = pid, .cpu = 0, .time = 2 + 3 * i});
+      w.sample(op_at(0x10000000 + offset), pid, pid, 0, 3 + 3 * i);
+    }
+    w.finish();
+  };
+  write("");
+  const json functions = report_json(file + " --events 0xF100");
+  REQUIRE(functions["rows"].size() == 1);
+  CHECK(functions["rows"][0]["name"] == "tagop_nopie_probe");
+  CHECK(functions["rows"][0]["values"]["0xF100"] == 300);
+  const json modules = report_json(file + " --by module --events 0xF100");
+  REQUIRE(modules["rows"].size() == 1);
+  CHECK(modules["rows"][0]["values"]["0xF100"] == 300);
+  write("00112233445566778899aabbccddeeff00112233");
+  const json mismatched = report_json(file + " --events 0xF100");
+  CHECK(mismatched["warnings"].size() == 1);
+  CHECK(mismatched["rows"].size() == 1);
+  fs::remove(file);
+}
+
+TEST_CASE("an op with IbsRipInvalid is at the record's ip, and counted as inexact", "[report][ibs]") {
+  // Family 17h: IbsOpData bit 38 is IbsRipInvalid. The payload's IbsOpRip
+  // is garbage; perf recorded the interrupted ip, inside liba.so.
+  const std::string file = temp("rip-invalid.data");
+  {
+    IbsCaptureWriter w(file, {.family = 0x17, .model = 0x31});
+    auto& p = w.perf();
+    p.comm(7, 7, "prog", true, {.pid = 7, .tid = 7, .cpu = 0, .time = 1});
+    p.mmap2(7, 7, 0x10000000, 0x10000, 0, "/nonexistent/liba.so", {}, {.pid = 7, .tid = 7, .cpu = 0, .time = 2});
+    IbsRegisters op = op_at(0xDEAD0000);
+    op.set(IbsRegister::IbsOpCtl, (0x10000 >> 4) | std::uint64_t{3} << 17 | std::uint64_t{1} << 19);
+    op.set(IbsRegister::IbsOpData, std::uint64_t{1} << 38 | 7 << 16);
+    std::vector<std::byte> raw(perf_raw_size(IbsUnit::op, w.capabilities()));
+    write_perf_raw(op, w.capabilities(), raw);
+    for (int i = 0; i < 4; ++i)
+      p.sample(1, {.ip = 0x10000400, .pid = 7, .tid = 7, .time = 10 + std::uint64_t(i), .cpu = 0, .period = 0x10000, .raw = raw});
+    w.sample(op_at(0x10000500), 7, 7, 0, 20);  // a valid one
+    w.finish();
+  }
+  const RunResult r = run_tagop("report " + file + " --by address --events 0xF100 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["inexact_ip"] == 4);
+  std::map<std::string, std::uint64_t> rows;
+  for (const json& row : j["rows"]) rows[row["name"]] = row["values"]["0xF100"];
+  CHECK(rows == std::map<std::string, std::uint64_t>{{"liba.so+0x400", 4}, {"liba.so+0x500", 1}});
+  CHECK_THAT(r.err, Catch::Contains("IbsRipInvalid"));
+  fs::remove(file);
+}
+
+TEST_CASE("perf's filters and conventions: --time, --tid, --percent-limit, -i", "[report][ibs]") {
+  // 40 op samples, one per 0.1 s from 1 s, at 4 addresses (10 each); tid
+  // 8 for every fourth.
+  const std::string dir = temp("conventions");
+  fs::create_directories(dir);
+  const std::string file = dir + "/perf.data";
+  {
+    IbsCaptureWriter w(file, {});
+    w.perf().comm(7, 7, "prog", true, {.pid = 7, .tid = 7, .cpu = 0, .time = 1});
+    w.perf().mmap2(7, 7, 0x10000000, 0x10000, 0, "/nonexistent/liba.so", {}, {.pid = 7, .tid = 7, .cpu = 0, .time = 2});
+    for (std::uint64_t i = 0; i < 40; ++i)
+      w.sample(op_at(0x10000000 + 0x10 * (i % 4)), 7, i % 4 == 3 ? 8 : 7, 0, 1000000000 + i * 100000000);
+    w.finish();
+  }
+  auto ops = [](const json& j) { return j["samples"]["op"].get<std::uint64_t>(); };
+  // 1.5 s to 2.5 s, both inclusive: samples 5 to 15.
+  CHECK(ops(report_json(file + " --time 1.5,2.5")) == 11);
+  CHECK(ops(report_json(file + " --time 4.5,")) == 5);
+  CHECK(ops(report_json(file + " --time ,1.05")) == 1);
+  const json tid = report_json(file + " --tid 8 --by address --events 0xF100");
+  CHECK(ops(tid) == 10);
+  REQUIRE(tid["rows"].size() == 1);
+  CHECK(tid["rows"][0]["name"] == "liba.so+0x30");
+  CHECK(tid["filters"] == json::array({"tid 8"}));
+  // Four rows of 25% each; above 30% none, at 25% all four.
+  CHECK(report_json(file + " --by address --percent-limit 30")["rows"].empty());
+  CHECK(report_json(file + " --by address --percent-limit 25")["rows"].size() == 4);
+  // -i, and ./perf.data without it.
+  CHECK(ops(report_json("-i " + file)) == 40);
+  const RunResult here = run_shell("cd " + dir + " && " + tagop_exe() + " report --json");
+  REQUIRE(here.exit_code == 0);
+  CHECK(ops(json::parse(here.out)) == 40);
+  const RunResult both = run_tagop("report " + file + " -i " + file);
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.err, Catch::Contains("not both") && Catch::Contains("tagop report --help"));
+  for (const char* bad : {"--time 2", "--time 3,2", "--time x,2", "--percent-limit 101"}) {
+    INFO(bad);
+    CHECK(run_tagop("report " + file + " " + bad).exit_code == 2);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an IBS capture without IBS samples says so, not that they were damaged", "[report][ibs]") {
+  const std::string file = temp("empty.data");
+  {
+    IbsCaptureWriter w(file, {});
+    w.perf().comm(7, 7, "prog", true, {.pid = 7, .tid = 7, .cpu = 0, .time = 1});
+    w.finish();
+  }
+  const RunResult r = run_tagop("report " + file);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("no usable IBS samples (no IBS sample was read)"));
+  CHECK_THAT(r.err, !Catch::Contains("damaged"));
+  fs::remove(file);
+}
+
+TEST_CASE("events that are not IBS: one column each, weighted by period", "[report]") {
+  // cpu-clock with periods that vary (as with perf record -F) and
+  // page-faults of period 1, in two processes; computed sums below.
+  const std::string file = temp("events.data");
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> clock, faults;  // row -> (samples, period)
+  {
+    std::vector<tagop::perf_data::WriterEvent> events(2);
+    for (std::size_t e = 0; e < 2; ++e) {
+      perf_event_attr& a = events[e].attr;
+      a.type = PERF_TYPE_SOFTWARE;
+      a.config = e == 0 ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_PAGE_FAULTS;
+      a.sample_period = e == 0 ? 4000 : 1;
+      a.freq = e == 0;
+      a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+      a.sample_id_all = 1;
+      events[e].ids = {10 + e};
+      events[e].name = e == 0 ? "cpu-clock" : "page-faults";
+    }
+    tagop::perf_data::PerfDataWriter w(file, events);
+    std::uint64_t t = 1;
+    w.comm(5, 5, "alpha", true, {.pid = 5, .tid = 5, .cpu = 0, .time = t++});
+    w.comm(6, 6, "beta", true, {.pid = 6, .tid = 6, .cpu = 0, .time = t++});
+    for (std::uint64_t i = 0; i < 300; ++i) {
+      const std::uint32_t pid = i % 3 == 0 ? 6 : 5;
+      const std::string row = pid == 5 ? "alpha [5]" : "beta [6]";
+      const std::uint64_t period = 100000 + 1000 * (i % 7);
+      w.sample(0, {.ip = 0x400000 + i % 5, .pid = pid, .tid = pid, .time = t++, .period = period});
+      clock[row].first += 1;
+      clock[row].second += period;
+      if (i % 4 == 0) {
+        w.sample(1, {.ip = 0x400100, .pid = pid, .tid = pid, .time = t++, .period = 1});
+        faults[row].first += 1;
+        faults[row].second += 1;
+      }
+    }
+    w.finish();
+  }
+  const json j = report_json(file + " --by process");
+  CHECK(j["ibs"] == false);
+  CHECK(j["events"] == json::array({"cpu-clock", "page-faults"}));
+  CHECK(j["samples"] == 300 + 75);
+  std::uint64_t clock_total = 0;
+  for (const auto& [row, c] : clock) clock_total += c.second;
+  CHECK(j["event_totals"]["cpu-clock"]["period"] == clock_total);
+  REQUIRE(j["rows"].size() == 2);
+  for (const json& row : j["rows"]) {
+    const std::string name = row["name"];
+    INFO(name);
+    CHECK(row["events"]["cpu-clock"]["samples"] == clock.at(name).first);
+    CHECK(row["events"]["cpu-clock"]["period"] == clock.at(name).second);
+    CHECK(row["events"]["cpu-clock"]["percent"].get<double>() ==
+          Approx(100.0 * double(clock.at(name).second) / double(clock_total)));
+    CHECK(row["events"]["page-faults"]["samples"] == faults.at(name).first);
+    CHECK(row["samples"] == clock.at(name).first + faults.at(name).first);
+  }
+  // Sorted by the first event's periods; 'samples' and an event name work too.
+  CHECK(j["rows"][0]["name"] == "alpha [5]");
+  CHECK(report_json(file + " --by process --sort samples")["rows"][0]["name"] == "alpha [5]");
+  CHECK(report_json(file + " --by process --sort page-faults")["sort"] == "page-faults");
+  // IBS questions are refused, with what to do.
+  for (const char* ibs_only : {"--view dc", "--events 0xF206", "--where load"}) {
+    INFO(ibs_only);
+    const RunResult r = run_tagop("report " + file + " " + ibs_only);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("no IBS events"));
+  }
+  CHECK(run_tagop("report " + file + " --sort cycles").exit_code == 2);
+  // Text and CSV name each event's columns.
+  const RunResult text = run_tagop("report " + file + " --by process");
+  CHECK_THAT(text.out, Catch::Contains("cpu-clock overhead") && Catch::Contains("page-faults overhead"));
+  const RunResult csv = run_tagop("report " + file + " --by process --format csv");
+  CHECK_THAT(csv.out, Catch::StartsWith("process,cpu-clock percent,cpu-clock samples,cpu-clock period,page-faults percent"));
+
+  // Truncated inside the data: warned, in the JSON, and --strict fails.
+  const auto size = fs::file_size(file);
+  fs::resize_file(file, size * 2 / 3);
+  const RunResult cut = run_tagop("report " + file + " --json");
+  INFO(cut.err);
+  REQUIRE(cut.exit_code == 0);
+  CHECK(json::parse(cut.out)["truncated"] == true);
+  CHECK_THAT(cut.err, Catch::Contains("truncated"));
+  CHECK(run_tagop("report " + file + " --strict").exit_code == 1);
+  fs::remove(file);
+}
