@@ -146,11 +146,13 @@ void print_text(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
     for (std::size_t i = 0; i < shown(c, o.top); ++i) {
       const DiffRow& r = c.rows[i];
       const std::string name = r.module.empty() || r.module == r.name ? r.name : r.name + "  " + r.module;
-      fmt::print("{:>8} {:>8} {:>8} {:>14} {:>14} {:>14} {:>9} {:>7}  {:<6}  {}\n",
-                 c.counted ? fmt::format("{:.2f}%", r.share_a) : "-", c.counted ? fmt::format("{:.2f}%", r.share_b) : "-",
-                 c.counted ? fmt::format("{:+.2f}", r.delta()) : "-", number(r.a), number(r.b), number(r.difference()),
-                 signed_percent(r.relative()), r.z ? fmt::format("{:+.2f}", *r.z) : "-", noise_word(r),
-                 printable(name));
+      const auto if_counted = [&](double v, const char* form) {
+        return c.counted ? fmt::format(fmt::runtime(form), v) : std::string("-");
+      };
+      fmt::print("{:>8} {:>8} {:>8} {:>14} {:>14} {:>14} {:>9} {:>7}  {:<6}  {}\n", if_counted(r.share_a, "{:.2f}%"),
+                 if_counted(r.share_b, "{:.2f}%"), if_counted(r.delta(), "{:+.2f}"), number(r.a), number(r.b),
+                 number(r.difference()), signed_percent(r.relative()), r.z ? fmt::format("{:+.2f}", *r.z) : "-",
+                 noise_word(r), printable(name));
     }
   }
 }

@@ -116,7 +116,9 @@ std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std
         row.z = two_proportion_z(row.samples_a, d.samples_a, row.samples_b, d.samples_b);
         row.beyond_noise = std::fabs(*row.z) > z_95;
       }
-      if (!row.samples_a && !row.samples_b && !row.a && !row.b) continue;
+      // A row with nothing of this column in either capture is not shown.
+      const auto zero = [](std::optional<double> v) { return !v || *v == 0; };
+      if (!row.samples_a && !row.samples_b && zero(row.a) && zero(row.b)) continue;
       d.rows.push_back(std::move(row));
     }
     out.push_back(std::move(d));

@@ -6,8 +6,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <linux/perf_event.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,6 +20,7 @@
 #include <tagop/perf_data_writer.hpp>
 
 #include "../run_command.hpp"
+#include "../software_event_attr.hpp"
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -67,18 +66,12 @@ std::map<std::uint64_t, std::set<std::string>> kallsyms_starts(const std::string
 constexpr std::uint64_t text = 0xffffffff81000000;
 
 // A cpu-clock capture of kernel samples at hand-placed addresses, whose
-// kernel had the build-id `kernel_id` (20 bytes of 0xab: no real kernel's).
+// kernel had the build-id `kernel_id` (20 bytes of 0xaa: no real kernel's).
 const std::string kernel_id(40, 'a');
 std::string synthetic_capture() {
   const std::string path = temp("synthetic.data");
-  perf_event_attr a{};
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.sample_period = 1000;
-  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.sample_id_all = 1;
-  PerfDataWriter w(path, {{.attr = a, .ids = {7}, .name = "cpu-clock"}},
+  PerfDataWriter w(path,
+                   {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}},
                    {.build_ids = {{.pid = -1, .cpumode = misc_kernel, .build_id = kernel_id,
                                    .filename = "[kernel.kallsyms]"}},
                     .hostname = "elsewhere"});
@@ -207,7 +200,8 @@ TEST_CASE("kernel symbols from --kallsyms and the build-id cache, at hand-placed
     const std::string cache = temp("cache");
     fs::create_directories(cache + "/[kernel.kallsyms]/" + kernel_id);
     fs::copy_file(kallsyms, cache + "/[kernel.kallsyms]/" + kernel_id + "/kallsyms");
-    const RunResult r = run_shell("PERF_BUILDID_DIR=" + cache + " " + tagop_exe() + " report " + file + " --json --top 0");
+    const RunResult r =
+        run_shell("PERF_BUILDID_DIR=" + cache + " " + tagop_exe() + " report " + file + " --json --top 0");
     REQUIRE(r.exit_code == 0);
     CHECK(r.err.empty());
     CHECK(kernel_rows(json::parse(r.out), "cpu-clock") == named);

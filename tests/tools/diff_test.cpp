@@ -4,24 +4,26 @@
 
 #include <catch2/catch.hpp>
 
-#include <linux/perf_event.h>
-
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include <tagop/amd_ibs/perf_capture.hpp>
 #include <tagop/perf_data_writer.hpp>
 
 #include "../run_command.hpp"
+#include "../software_event_attr.hpp"
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 using namespace tagop::perf_data;
+using namespace tagop::amd_ibs;
 
 namespace {
 
@@ -29,23 +31,14 @@ std::string temp(const std::string& name) {
   return (fs::temp_directory_path() / ("tagop-diff-" + std::to_string(::getpid()) + "-" + name)).string();
 }
 
-perf_event_attr sw_attr(std::uint64_t config, std::uint64_t period) {
-  perf_event_attr a{};
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = config;
-  a.sample_period = period;
-  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.sample_id_all = 1;
-  return a;
-}
-
 // cpu-clock samples (period 1000) in three libraries that are not on this
 // machine: rows by module. With `page_faults`, a second event too.
 std::string capture(const std::string& name, int in_a, int in_b, int in_c, bool page_faults = false) {
   const std::string path = temp(name);
-  std::vector<WriterEvent> events = {{.attr = sw_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}};
-  if (page_faults) events.push_back({.attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS, 1), .ids = {8}, .name = "page-faults"});
+  std::vector<WriterEvent> events = {
+      {.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}};
+  if (page_faults)
+    events.push_back({.attr = software_event_attr(PERF_COUNT_SW_PAGE_FAULTS, 1), .ids = {8}, .name = "page-faults"});
   PerfDataWriter w(path, events);
   w.comm(10, 10, "prog");
   const char* libs[] = {"/nonexistent/liba.so", "/nonexistent/libb.so", "/nonexistent/libc.so"};
@@ -56,6 +49,25 @@ std::string capture(const std::string& name, int in_a, int in_b, int in_c, bool 
     for (int n = 0; n < counts[i]; ++n)
       w.sample(0, {.ip = 0x10000000u * (i + 1) + 0x10, .pid = 10, .tid = 10, .time = time++, .period = 1000});
   if (page_faults) w.sample(1, {.ip = 0x10000010, .pid = 10, .tid = 10, .time = time++, .period = 1});
+  w.finish();
+  return path;
+}
+
+// IBS op samples of two processes, "prog" and "other", at pids that
+// differ between captures (as between runs), of a processor family.
+std::string ibs_capture(const std::string& name, unsigned family, std::uint32_t pid, int prog, int other) {
+  const std::string path = temp(name);
+  IbsCaptureWriter w(path, {.family = family, .model = family == 0x10 ? 4u : 1u});
+  std::uint64_t t = 1;
+  for (const auto& [comm, offset, n] : {std::tuple{"prog", 0u, prog}, std::tuple{"other", 1u, other}}) {
+    w.perf().comm(pid + offset, pid + offset, comm, true, {.pid = pid + offset, .tid = pid + offset, .time = t++});
+    for (int i = 0; i < n; ++i) {
+      IbsRegisters op;
+      op.unit = IbsUnit::op;
+      op.set(IbsRegister::IbsOpRip, 0x401000 + i);
+      w.sample(op, pid + offset, pid + offset, 0, t++);
+    }
+  }
   w.finish();
   return path;
 }
@@ -115,11 +127,13 @@ TEST_CASE("diff of two synthetic captures: values, shares, deltas and the noise 
     const RunResult text = run_tagop("diff " + a + " " + b + " --by module");
     REQUIRE(text.exit_code == 0);
     CHECK_THAT(text.out, Catch::Contains("two-proportion z-test"));
-    CHECK(std::regex_search(text.out, std::regex(R"(10\.00% +20\.00% +\+10\.00 +10000 +40000 +30000 +\+300\.00% +\+2\.19 +beyond +libc\.so)")));
+    CHECK(std::regex_search(text.out, std::regex(R"(10\.00% +20\.00% +\+10\.00 +10000 +40000 +30000 )"
+                                                 R"(+\+300\.00% +\+2\.19 +beyond +libc\.so)")));
     const RunResult csv = run_tagop("diff " + a + " " + b + " --by module --format csv");
     REQUIRE(csv.exit_code == 0);
     CHECK_THAT(csv.out, Catch::StartsWith("column,name,module,a,b,difference"));
-    CHECK_THAT(csv.out, Catch::Contains("cpu-clock,libb.so,/nonexistent/libb.so,30000,60000,30000,100,30,30,0,30,60,0,no\n"));
+    CHECK_THAT(csv.out,
+               Catch::Contains("cpu-clock,libb.so,/nonexistent/libb.so,30000,60000,30000,100,30,30,0,30,60,0,no\n"));
   }
   SECTION("captures of other events, and a missing file, are refused by name") {
     const std::string other = capture("other.data", 1, 1, 1, true);
@@ -136,6 +150,37 @@ TEST_CASE("diff of two synthetic captures: values, shares, deltas and the noise 
   }
   fs::remove(a);
   fs::remove(b);
+}
+
+TEST_CASE("diff of IBS captures: processes matched by name, and another processor refused", "[diff][ibs]") {
+  const std::string a = ibs_capture("ibs-a.data", 0x10, 7, 8, 2), b = ibs_capture("ibs-b.data", 0x10, 70, 5, 5);
+  const RunResult r = run_tagop("diff " + a + " " + b + " --by process --events 0xF100 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["ibs"] == true);
+  REQUIRE(j["columns"].size() == 1);
+  const json& rows = j["columns"][0]["rows"];
+  REQUIRE(rows.size() == 2);
+  // 8 of 10 ops -> 5 of 10: delta -30 points; pooled 13/20,
+  // se = sqrt(0.65 * 0.35 * 0.2) = 0.21331, z = -0.3 / 0.21331 = -1.4064.
+  CHECK(rows[0]["name"] == "other");  // +30 and -30: by name
+  CHECK(rows[1]["name"] == "prog");
+  CHECK(rows[1]["a"] == 8.0);
+  CHECK(rows[1]["b"] == 5.0);
+  CHECK(rows[1]["delta"].get<double>() == Approx(-30));
+  CHECK(rows[1]["z"].get<double>() == Approx(-1.4064).epsilon(1e-4));
+  CHECK(rows[1]["beyond_noise"] == false);
+  CHECK(rows[0]["z"].get<double>() == Approx(1.4064).epsilon(1e-4));
+
+  const std::string zen = ibs_capture("ibs-zen.data", 0x19, 7, 8, 2);
+  const RunResult other = run_tagop("diff " + a + " " + zen);
+  CHECK(other.exit_code == 1);
+  CHECK_THAT(other.err, Catch::Contains("processors differ") && Catch::Contains(zen));
+  const RunResult mixed = run_tagop("diff " + a + " " + capture("plain.data", 1, 1, 1));
+  CHECK(mixed.exit_code == 1);
+  CHECK_THAT(mixed.err, Catch::Contains("IBS events"));
+  for (const std::string& f : {a, b, zen, temp("plain.data")}) fs::remove(f);
 }
 
 TEST_CASE("diff against perf diff's Baseline and Delta on two perf record captures", "[diff][perf]") {
