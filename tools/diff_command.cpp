@@ -272,7 +272,7 @@ void add_diff_command(CLI::App& app) {
   cmd->footer(std::string(
                   "Columns: of captures without IBS, each event by period (as perf report; both captures must have "
                   "the same events); of IBS captures, derived events and ratios (both of one processor).\n"
-                  "A row's share is its part of the column's total. The noise test: ") +
+                  "A row's share is its part of the column's total; ") +
               test_note +
               "; ratios are not tested.\n"
               "Examples:\n"
