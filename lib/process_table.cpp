@@ -10,6 +10,14 @@ bool is_kernel(const perf_data::MmapRecord& r) {
   return r.pid == 0xFFFFFFFFu || mode == perf_data::misc_kernel;
 }
 
+// perf names the kernel's map "[kernel.kallsyms]_text" (the map's name and
+// the symbol whose address its pgoff is: machine.c, kmmap_prefix) and its
+// DSO, whose HEADER_BUILD_ID entry names it, "[kernel.kallsyms]".
+std::string_view module_name(std::string_view filename, bool kernel) {
+  constexpr std::string_view prefix = "[kernel.kallsyms]";
+  return kernel && filename.starts_with(prefix) ? prefix : filename;
+}
+
 }  // namespace
 
 void ProcessTable::add_build_ids(const std::vector<perf_data::BuildIdEntry>& ids) {
@@ -55,7 +63,7 @@ void ProcessTable::mmap(const perf_data::MmapRecord& r) {
     if (before->second.start + before->second.len > r.start) it = before;
   }
   while (it != maps.end() && it->second.start < end) it = maps.erase(it);
-  maps[r.start] = Mapping{r.start, r.len, r.pgoff, module_of(r.filename, r.build_id, kernel)};
+  maps[r.start] = Mapping{r.start, r.len, r.pgoff, module_of(module_name(r.filename, kernel), r.build_id, kernel)};
 }
 
 void ProcessTable::task(const perf_data::TaskRecord& r) {

@@ -184,6 +184,7 @@ class RowMaker {
       for (const auto& source : sources_) {
         std::string problem;
         id.symbols = source->open(ref, problem);
+        if (id.symbols && !problem.empty()) s_.warnings.push_back(fmt::format("{}: {}", mm.filename, problem));
         if (id.symbols) return id.symbols.get();
         if (!problem.empty() && said.empty()) said = fmt::format("{} is not used for symbols ({}): its samples show as "
                                                                  "module+offset", mm.filename, problem);

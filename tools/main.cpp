@@ -88,6 +88,7 @@ int run(int argc, char** argv) {
   tagop::cli::add_report_command(app);
   tagop::cli::add_record_command(app);
   tagop::cli::add_compare_command(app);
+  tagop::cli::add_diff_command(app);
   tagop::cli::add_cpu_command(app);
   tagop::cli::add_emulate_command(app);
   tagop::cli::add_completion_command(app);

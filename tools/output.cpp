@@ -121,4 +121,12 @@ unsigned parse_cpu_number(const std::string& text, const char* what) {
   return static_cast<unsigned>(v);
 }
 
+std::string csv_field(const std::string& text) {
+  const std::string s = printable(text);
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace tagop::cli

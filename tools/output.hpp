@@ -38,6 +38,9 @@ void print_json(const nlohmann::ordered_json& document);
 ///   printable("bad\xff.data") is the text bad\xff.data (backslash, x, f, f)
 std::string printable(std::string_view text);
 
+/// A CSV field: printable(), quoted when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& text);
+
 /// Thrown for bad arguments that only a command can judge; exits 2.
 [[noreturn]] void usage_error(const std::string& message);
 

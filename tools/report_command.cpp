@@ -21,6 +21,7 @@
 #include <tagop/report/report.hpp>     // Report
 
 #include "commands.hpp"
+#include "kernel_symbol_options.hpp"
 #include "output.hpp"
 #include "report_output.hpp"
 
@@ -45,6 +46,7 @@ struct ReportOptions {
   bool estimates = false;
   bool children = false;
   bool no_demangle = false;
+  KernelSymbolOptions kernel;
   OutputOptions output;
 };
 
@@ -164,6 +166,7 @@ void run_report(const ReportOptions& o) {
     usage_error("--model needs --family");
 
   perf_data::PerfDataReader reader(file);
+  options.symbol_sources.push_back(kernel_symbols_for(o.kernel, reader.info()));
   const bool ibs = report::holds_ibs_events(reader.info());
   ReportView v;
   v.file = file;
@@ -284,6 +287,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_flag("--strict", o->strict,
                 "Exit with status 1 when the capture is damaged: a record skipped, data not read, the file truncated "
                 "or shrinking while it was read, a feature section damaged");
+  add_kernel_symbol_options(*cmd, o->kernel);
   add_output_options(*cmd, o->output, /*with_csv=*/true);
   cmd->footer(
       "Examples:\n"

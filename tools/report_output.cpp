@@ -75,14 +75,6 @@ std::string human(double v) {
   return i == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}{}", v, suffix[i]);
 }
 
-std::string csv_field(const std::string& text) {
-  const std::string s = printable(text);
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::string by_title(report::GroupBy by) {
   return by == report::GroupBy::line ? "source line" : by == report::GroupBy::callchain ? "call chain"
                                                                                           : std::string(report::name_of(by));

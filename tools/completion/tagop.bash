@@ -13,7 +13,7 @@ _tagop() {
     --kind) COMPREPLY=($(compgen -W "fetch op" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
-    COMPREPLY=($(compgen -W "report record emulate decode program events compare cpu completion --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "report diff record emulate decode program events compare cpu completion --help --version" -- "$cur"))
     return
   fi
   case "$cmd" in
@@ -48,9 +48,22 @@ _tagop() {
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-demangle
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict
+                                 --vmlinux --kallsyms --symfs
                                  --format --json --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
+      fi ;;
+    diff)
+      case "$prev" in
+        --by) COMPREPLY=($(compgen -W "function module process address line" -- "$cur")); return ;;
+        --sort) COMPREPLY=($(compgen -W "delta diff relative z" -- "$cur")); return ;;
+        --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
+      esac
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--by --view --events --sort --top --vmlinux --kallsyms --symfs --format --json
+                                 --help" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -f -- "$cur"))  # the two captures
       fi ;;
     record)
       case "$prev" in

@@ -15,7 +15,7 @@ namespace tagop::report {
 
 /// A module as the capture names it (a MMAP record's file).
 struct ModuleRef {
-  std::string_view path;      // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]_text"
+  std::string_view path;      // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]"
   std::string_view build_id;  // lowercase hex, as perf records it; "" when unknown
   bool kernel = false;        // mapped by the kernel (pid -1, kernel cpumode)
 };
@@ -49,7 +49,9 @@ class SymbolSource {
   virtual ~SymbolSource() = default;
   /// The symbols of a module, or nullptr: with `problem` set when the
   /// user should be told why (a file whose build-id is not the recorded
-  /// one), left empty when the source has nothing for such a module.
+  /// one), left empty when the source has nothing for such a module. With
+  /// symbols, a `problem` is a caveat the report warns of (symbols that
+  /// may not be the recorded ones).
   virtual std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) = 0;
 };
 

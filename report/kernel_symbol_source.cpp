@@ -1,0 +1,84 @@
+// The kernel's map named by kallsyms or a vmlinux (tagop::KernelSymbols).
+
+#include <tagop/report/kernel_symbol_source.hpp>
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/error.hpp>  // Error
+
+namespace tagop::report {
+
+namespace {
+
+constexpr std::string_view kernel_map = "[kernel.kallsyms]";
+
+class KernelSymbolTable final : public SymbolTable {
+ public:
+  explicit KernelSymbolTable(KernelSymbols symbols) : symbols_(std::move(symbols)) {}
+  // The kernel map's offsets are addresses: perf's MMAP gives it pgoff = start.
+  void functions(std::span<const std::uint64_t> offsets, std::span<std::uint32_t> out) const override {
+    const auto hits = symbols_.find_sorted(offsets);
+    const KernelSymbol* first = symbols_.symbols().data();
+    for (std::size_t i = 0; i < hits.size(); ++i)
+      out[i] = hits[i] ? static_cast<std::uint32_t>(hits[i]->symbol - first) : none;
+  }
+  std::string function_name(std::uint32_t function) const override {
+    return std::string(symbols_.symbols()[function].name);
+  }
+
+ private:
+  KernelSymbols symbols_;
+};
+
+// A vmlinux has link-time addresses; a kernel moved by KASLR is found by
+// the running kernel's _text, when it is the running kernel.
+void relocate_to_running(KernelSymbols& symbols, const KernelSymbolSearch& search) {
+  const std::string running = running_kernel_build_id(search.running_notes);
+  if (running.empty() || !same_build_id(symbols.build_id(), running)) return;
+  const std::optional<KernelText> text = running_kernel_text(search.running_kallsyms);
+  const std::optional<std::uint64_t> linked = symbols.address_of("_text");
+  if (text && linked) symbols.relocate(static_cast<std::int64_t>(text->start - *linked));
+}
+
+class KernelSymbolSource final : public SymbolSource {
+ public:
+  explicit KernelSymbolSource(KernelSymbolSearch search) : search_(std::move(search)) {}
+
+  std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) override {
+    problem.clear();
+    if (!module.kernel || module.path != kernel_map) return nullptr;
+    const KernelSymbolSearchResult found = find_kernel_symbols(module.build_id, search_);
+    if (!found.found) {
+      problem = "no kernel symbols found";
+      for (const std::string& why : found.rejected) problem += "; " + why;
+      problem += fmt::format("; give --kallsyms or --vmlinux, or put a copy of the recording machine's /proc/kallsyms "
+                             "in {}/[kernel.kallsyms]/{}/kallsyms as perf does",
+                             search_.files.build_id_dir.empty() ? "~/.debug" : search_.files.build_id_dir,
+                             module.build_id.empty() ? "BUILD-ID" : std::string(module.build_id));
+      return nullptr;
+    }
+    try {
+      KernelSymbols symbols = load_kernel_symbols(*found.found);
+      if (found.found->vmlinux) relocate_to_running(symbols, search_);
+      if (module.build_id.empty() && found.found->path == search_.running_kallsyms)
+        problem = fmt::format("the capture records no build-id for the kernel: its samples are named by {} of the "
+                              "running kernel, which is right only if the capture was made on this machine with this "
+                              "kernel", found.found->path);
+      return std::make_unique<KernelSymbolTable>(std::move(symbols));
+    } catch (const Error& e) {
+      problem = fmt::format("{} ({}): {}", found.found->path, found.found->why, e.what());
+      return nullptr;
+    }
+  }
+
+ private:
+  KernelSymbolSearch search_;
+};
+
+}  // namespace
+
+std::shared_ptr<SymbolSource> kernel_symbol_source(KernelSymbolSearch search) {
+  return std::make_shared<KernelSymbolSource>(std::move(search));
+}
+
+}  // namespace tagop::report

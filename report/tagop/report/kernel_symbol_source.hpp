@@ -1,0 +1,28 @@
+#pragma once
+// Names for the samples in the kernel's map ("[kernel.kallsyms]"), found
+// as `perf report` finds them (tagop::find_kernel_symbols): --kallsyms,
+// --vmlinux, the vmlinux paths under --symfs, this machine's
+// /proc/kallsyms when the running kernel is the one recorded (same
+// build-id, or the capture records none: then with a caveat), else the
+// copy perf keeps in its build-id cache (~/.debug/[kernel.kallsyms]/ID/kallsyms).
+// When none can be used, open() says why (a different build-id, addresses
+// hidden by kptr_restrict ...), so the report warns once.
+//
+//   report::Options o;
+//   o.symbol_sources.push_back(report::kernel_symbol_source({.kallsyms = "copy.kallsyms"}));
+//
+// Kernel modules ([ext4]) are not named yet: their maps' offsets are
+// relative to the module's load address, which a ModuleRef does not carry.
+
+#include <memory>  // std::shared_ptr
+
+#include <tagop/kernel_symbols.hpp>  // KernelSymbolSearch
+#include <tagop/report/symbols.hpp>  // SymbolSource
+
+namespace tagop::report {
+
+/// The kernel's symbols, looked for in `search`'s places when a report
+/// first meets the kernel's map.
+std::shared_ptr<SymbolSource> kernel_symbol_source(KernelSymbolSearch search = {});
+
+}  // namespace tagop::report

@@ -1,0 +1,231 @@
+// Kernel symbols in `tagop report`: a capture real `perf record` writes
+// here, named as perf report names it and as /proc/kallsyms says (read by
+// the test itself); a synthetic capture named by a --kallsyms file (and
+// perf's build-id cache) at hand-placed addresses; and the warnings when
+// no symbols fit (another kernel's build-id, --symfs, hidden addresses).
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <tagop/perf_data_writer.hpp>
+
+#include "../run_command.hpp"
+#include "../software_event_attr.hpp"
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+using namespace tagop::perf_data;
+
+namespace {
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("tagop-ksym-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+json report_json(const std::string& args, RunResult* keep = nullptr) {
+  const RunResult r = run_tagop("report " + args + " --json --top 0");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  if (keep) *keep = r;
+  return json::parse(r.out);
+}
+
+// name -> samples of the rows in the kernel's map.
+std::map<std::string, std::uint64_t> kernel_rows(const json& report, const std::string& event) {
+  std::map<std::string, std::uint64_t> rows;
+  for (const json& row : report["rows"])
+    if (row["module"] == "[kernel.kallsyms]") rows[row["name"]] += row["events"][event]["samples"].get<std::uint64_t>();
+  return rows;
+}
+
+// The kernel image's symbols in a kallsyms text (module symbols left out):
+// start -> names.
+std::map<std::uint64_t, std::set<std::string>> kallsyms_starts(const std::string& path) {
+  std::map<std::uint64_t, std::set<std::string>> starts;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string address, type, name, module;
+    words >> address >> type >> name >> module;
+    if (!module.empty() || name.empty()) continue;
+    starts[std::stoull(address, nullptr, 16)].insert(name);
+  }
+  return starts;
+}
+
+constexpr std::uint64_t text = 0xffffffff81000000;
+
+// A cpu-clock capture of kernel samples at hand-placed addresses, whose
+// kernel had the build-id `kernel_id` (20 bytes of 0xaa: no real kernel's).
+const std::string kernel_id(40, 'a');
+std::string synthetic_capture() {
+  const std::string path = temp("synthetic.data");
+  PerfDataWriter w(path,
+                   {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}},
+                   {.build_ids = {{.pid = -1, .cpumode = misc_kernel, .build_id = kernel_id,
+                                   .filename = "[kernel.kallsyms]"}},
+                    .hostname = "elsewhere"});
+  w.mmap(static_cast<std::uint32_t>(-1), 0, text, 0x2000, text, "[kernel.kallsyms]_text");
+  w.comm(10, 10, "worker");
+  // alpha: 0x100..0x200; beta: 0x200..0x400; gamma: 0x400.._etext (0x1000).
+  const std::pair<std::uint64_t, int> samples[] = {{0x150, 3}, {0x200, 2}, {0x3ff, 1}, {0x400, 1}, {0xfff, 3}};
+  std::uint64_t time = 1;
+  for (const auto& [offset, n] : samples)
+    for (int i = 0; i < n; ++i)
+      w.sample(0, {.ip = text + offset, .pid = 10, .tid = 10, .time = time++, .period = 1000, .misc = misc_kernel});
+  w.finish();
+  return path;
+}
+
+const char* synthetic_kallsyms =
+    "ffffffff81000000 T _text\n"
+    "ffffffff81000100 T alpha\n"
+    "ffffffff81000200 t beta\n"
+    "ffffffff81000400 T gamma\n"
+    "ffffffff81001000 T _etext\n";
+
+}  // namespace
+
+TEST_CASE("kernel samples of a perf record capture: perf report's names and /proc/kallsyms'", "[report][kernel]") {
+  if (run_shell("perf record -q -o /dev/null -e cpu-clock -- true").exit_code != 0) {
+    WARN("perf cannot record here: the kernel symbols are not compared with perf report");
+    return;
+  }
+  const auto starts = kallsyms_starts("/proc/kallsyms");
+  if (starts.empty() || starts.begin()->first == 0) {
+    WARN("/proc/kallsyms hides its addresses from this user (kptr_restrict): kernel symbols are not compared");
+    return;
+  }
+  // dd's system calls: most of its time is in the kernel.
+  const std::string file = temp("dd.data");
+  const RunResult rec = run_shell("perf record -q -o " + file +
+                                  " -e cpu-clock -c 200000 -- dd if=/dev/zero of=/dev/null bs=512 count=300000");
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+
+  RunResult run;
+  const json by_function = report_json(file, &run);
+  CHECK_THAT(run.err, !Catch::Contains("kernel"));  // the running kernel's build-id: no warning
+  const auto tagop = kernel_rows(by_function, "cpu-clock");
+  REQUIRE(tagop.size() >= 3);
+
+  // perf report's [k] rows of the kernel's map.
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio --no-children -g none -n --sort dso,sym");
+  REQUIRE(perf.exit_code == 0);
+  std::map<std::string, std::uint64_t> expected;
+  const std::regex row(R"(^ +[\d.]+% +(\d+) +\[kernel\.kallsyms\] +\[k\] (.*\S) *$)");
+  std::istringstream lines(perf.out);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_match(line, m, row)) expected[m[2]] += std::stoull(m[1]);
+  REQUIRE(expected.size() >= 3);
+  CHECK(tagop == expected);
+
+  // Each address, named by the test's own reading of /proc/kallsyms: the
+  // symbol that starts at or before it (any of the names at that start).
+  const json by_address = report_json(file + " --by address");
+  std::map<std::uint64_t, std::uint64_t> at_start;  // symbol start -> samples
+  std::uint64_t kernel_samples = 0;
+  for (const json& r : by_address["rows"]) {
+    if (r["module"] != "[kernel.kallsyms]") continue;
+    const std::uint64_t address = std::stoull(r["offset"].get<std::string>(), nullptr, 16);
+    auto it = starts.upper_bound(address);
+    REQUIRE(it != starts.begin());
+    const std::uint64_t n = r["events"]["cpu-clock"]["samples"];
+    at_start[std::prev(it)->first] += n;
+    kernel_samples += n;
+  }
+  std::uint64_t named = 0;
+  for (const auto& [name, n] : tagop) {
+    INFO(name);
+    std::uint64_t sum = 0;
+    for (const auto& [start, samples] : at_start)
+      if (starts.at(start).count(name)) sum += samples;
+    CHECK(n == sum);
+    named += n;
+  }
+  CHECK(named == kernel_samples);
+  fs::remove(file);
+}
+
+TEST_CASE("kernel symbols from --kallsyms and the build-id cache, at hand-placed addresses", "[report][kernel]") {
+  const std::string file = synthetic_capture();
+  const std::string kallsyms = temp("copy.kallsyms");
+  std::ofstream(kallsyms) << synthetic_kallsyms;
+  const std::string empty_cache = temp("empty-cache");
+  fs::create_directories(empty_cache);
+  const std::string env = "PERF_BUILDID_DIR=" + empty_cache + " ";
+  const std::map<std::string, std::uint64_t> named = {{"alpha", 3}, {"beta", 3}, {"gamma", 4}};
+
+  SECTION("--kallsyms names them, with perf's module name") {
+    RunResult r;
+    const json j = report_json("--kallsyms " + kallsyms + " " + file, &r);
+    CHECK(r.err.empty());
+    CHECK(kernel_rows(j, "cpu-clock") == named);
+    // Sorted by samples, then by name.
+    REQUIRE(j["rows"].size() == 3);
+    CHECK(j["rows"][0]["name"] == "gamma");
+    CHECK(j["rows"][1]["name"] == "alpha");
+    CHECK(j["rows"][2]["name"] == "beta");
+    const RunResult text = run_tagop("report --kallsyms " + kallsyms + " " + file);
+    CHECK_THAT(text.out, Catch::Contains("gamma") && Catch::Contains("[kernel.kallsyms]"));
+    CHECK_THAT(text.out, !Catch::Contains("_text+"));
+  }
+  SECTION("another kernel's build-id: not this machine's kallsyms, and said so once") {
+    const RunResult r = run_shell(env + tagop_exe() + " report " + file + " --json --top 0");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("[kernel.kallsyms]") && Catch::Contains("not the recorded " + kernel_id) &&
+                          Catch::Contains("--kallsyms"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    const json j = json::parse(r.out);
+    std::map<std::string, std::uint64_t> expected = {{"[kernel.kallsyms]+0xffffffff81000150", 3},
+                                                     {"[kernel.kallsyms]+0xffffffff81000200", 2},
+                                                     {"[kernel.kallsyms]+0xffffffff810003ff", 1},
+                                                     {"[kernel.kallsyms]+0xffffffff81000400", 1},
+                                                     {"[kernel.kallsyms]+0xffffffff81000fff", 3}};
+    CHECK(kernel_rows(j, "cpu-clock") == expected);
+    REQUIRE(j["warnings"].size() == 1);
+  }
+  SECTION("perf's build-id cache: ~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms") {
+    const std::string cache = temp("cache");
+    fs::create_directories(cache + "/[kernel.kallsyms]/" + kernel_id);
+    fs::copy_file(kallsyms, cache + "/[kernel.kallsyms]/" + kernel_id + "/kallsyms");
+    const RunResult r =
+        run_shell("PERF_BUILDID_DIR=" + cache + " " + tagop_exe() + " report " + file + " --json --top 0");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(kernel_rows(json::parse(r.out), "cpu-clock") == named);
+    fs::remove_all(cache);
+  }
+  SECTION("--symfs without a vmlinux there") {
+    const RunResult r = run_shell(env + tagop_exe() + " report --symfs " + empty_cache + " " + file);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("--symfs") && Catch::Contains("no kernel symbols"));
+  }
+  SECTION("a kallsyms whose addresses are hidden says kptr_restrict") {
+    const std::string hidden = temp("hidden.kallsyms");
+    std::ofstream(hidden) << "0000000000000000 T _text\n0000000000000000 T alpha\n";
+    const RunResult r = run_tagop("report --kallsyms " + hidden + " " + file);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("kptr_restrict"));
+    fs::remove(hidden);
+  }
+  SECTION("a --vmlinux that is not an ELF file is refused, by name") {
+    const RunResult r = run_shell(env + tagop_exe() + " report --vmlinux " + kallsyms + " " + file);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains(kallsyms));
+  }
+  fs::remove_all(empty_cache);
+  fs::remove(kallsyms);
+  fs::remove(file);
+}

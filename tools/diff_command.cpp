@@ -1,0 +1,285 @@
+// tagop diff A B: two captures side by side, per row (--by, as tagop
+// report) and per column (each event of a capture without IBS, by period;
+// IBS derived events and ratios as report's --view/--events), with the
+// difference and whether it is beyond the samples' noise. For before/after
+// comparisons; perf diff's Delta is the `delta` here.
+
+#include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
+
+#include <algorithm>  // std::set_difference
+#include <cmath>      // std::isfinite, std::floor
+#include <iterator>   // std::back_inserter
+#include <memory>     // std::unique_ptr
+
+#include <nlohmann/json.hpp>  // json
+
+#include <tagop/error.hpp>             // Error
+#include <tagop/estimate.hpp>          // z_95
+#include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/report/report.hpp>     // Report
+
+#include "commands.hpp"
+#include "diff_table.hpp"
+#include "kernel_symbol_options.hpp"
+#include "output.hpp"
+
+namespace tagop::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct DiffOptions {
+  std::string a, b;
+  std::string by = "function";
+  std::string view = "overview";
+  std::string events;
+  std::string sort = "delta";
+  std::size_t top = 20;
+  KernelSymbolOptions kernel;
+  OutputOptions output;
+};
+
+constexpr const char* test_note =
+    "beyond noise: a two-proportion z-test of the row's share of the column's samples in A and in B "
+    "(pooled, two-sided, 95%: |z| > 1.96)";
+
+struct Capture {
+  std::string file;
+  perf_data::PerfDataReader reader;
+  report::Report report;
+  Capture(std::string path, const report::Options& base, const KernelSymbolOptions& kernel)
+      : file(std::move(path)), reader(file), report(read(reader, base, kernel)) {}
+
+ private:
+  static report::Report read(perf_data::PerfDataReader& reader, report::Options options,
+                             const KernelSymbolOptions& kernel) {
+    options.symbol_sources.push_back(kernel_symbols_for(kernel, reader.info()));
+    return report::Report(reader, options);
+  }
+};
+
+std::unique_ptr<Capture> open_capture(const char* which, const std::string& file, const report::Options& options,
+                                      const KernelSymbolOptions& kernel) {
+  try {
+    return std::make_unique<Capture>(file, options, kernel);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} ({}): {}", which, file, e.what()));
+  }
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  return names.empty() ? "nothing" : fmt::format("{}", fmt::join(names, ", "));
+}
+
+// The same columns must mean the same thing in A and in B.
+void check_comparable(const Capture& a, const Capture& b) {
+  const report::Report &ra = a.report, &rb = b.report;
+  if (ra.ibs() != rb.ibs())
+    throw Error(fmt::format("A ({}) {} IBS events and B ({}) {}: their columns cannot be compared", a.file,
+                            ra.ibs() ? "has" : "has no", b.file, rb.ibs() ? "has" : "has none"));
+  if (ra.ibs()) {
+    if (ra.cpu().family != rb.cpu().family || ra.cpu().model != rb.cpu().model)
+      throw Error(fmt::format("the processors differ: A ({}) is {}, B ({}) is {}; their IBS derived events are "
+                              "not the same events",
+                              a.file, ra.cpu().to_string(), b.file, rb.cpu().to_string()));
+    return;
+  }
+  std::vector<std::string> ea = ra.query_names(), eb = rb.query_names();
+  if (ea == eb) return;
+  std::sort(ea.begin(), ea.end());
+  std::sort(eb.begin(), eb.end());
+  std::vector<std::string> only_a, only_b;
+  std::set_difference(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(only_a));
+  std::set_difference(eb.begin(), eb.end(), ea.begin(), ea.end(), std::back_inserter(only_b));
+  throw Error(fmt::format("the events differ: only A ({}) has {}; only B ({}) has {}", a.file, listed(only_a), b.file,
+                          listed(only_b)));
+}
+
+std::vector<report::Column> columns_of(const DiffOptions& o, const report::Report& r) {
+  try {
+    if (r.ibs()) return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events);
+    if (!o.events.empty() || o.view != "overview")
+      usage_error("--events and --view choose IBS derived events, and these captures have no IBS events: their "
+                  "columns are their events, by period");
+    std::vector<report::Column> out;
+    for (const std::string& e : r.query_names()) out.push_back(report::resolve_event_column(r.query_names(), e));
+    return out;
+  } catch (const report::ColumnError& e) {
+    usage_error(e.what());
+  }
+}
+
+DiffSort parse_sort(const std::string& s) {
+  if (s == "delta") return DiffSort::delta;
+  if (s == "diff" || s == "difference") return DiffSort::difference;
+  if (s == "relative") return DiffSort::relative;
+  if (s == "z") return DiffSort::z;
+  usage_error(fmt::format("--sort '{}': expected delta, diff, relative or z", s));
+}
+
+std::string number(std::optional<double> v) {
+  if (!v) return "-";
+  if (!std::isfinite(*v)) return "-";
+  return *v == std::floor(*v) && std::fabs(*v) < 1e15 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);
+}
+
+std::string signed_percent(std::optional<double> v) { return v ? fmt::format("{:+.2f}%", *v) : "-"; }
+
+json optional_json(std::optional<double> v) { return v && std::isfinite(*v) ? json(*v) : json(nullptr); }
+
+std::string noise_word(const DiffRow& r) { return !r.z ? "-" : r.beyond_noise ? "beyond" : "within"; }
+
+std::size_t shown(const DiffColumn& c, std::size_t top) {
+  return top && top < c.rows.size() ? top : c.rows.size();
+}
+
+void print_text(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
+  fmt::print("A: {}\nB: {}\n{}\n", printable(o.a), printable(o.b), test_note);
+  for (const DiffColumn& c : columns) {
+    fmt::print("\n# {}{}: A {} ({} samples), B {} ({} samples)\n", printable(c.column.id),
+               c.column.title.empty() || c.column.title == c.column.id ? "" : " (" + c.column.title + ")",
+               number(c.total_a), c.samples_a, number(c.total_b), c.samples_b);
+    fmt::print("{:>8} {:>8} {:>8} {:>14} {:>14} {:>14} {:>9} {:>7}  {:<6}  {}\n", "A%", "B%", "Delta", "A", "B", "B-A",
+               "B-A %", "z", "noise", "Name");
+    for (std::size_t i = 0; i < shown(c, o.top); ++i) {
+      const DiffRow& r = c.rows[i];
+      const std::string name = r.module.empty() || r.module == r.name ? r.name : r.name + "  " + r.module;
+      const auto if_counted = [&](double v, const char* form) {
+        return c.counted ? fmt::format(fmt::runtime(form), v) : std::string("-");
+      };
+      fmt::print("{:>8} {:>8} {:>8} {:>14} {:>14} {:>14} {:>9} {:>7}  {:<6}  {}\n", if_counted(r.share_a, "{:.2f}%"),
+                 if_counted(r.share_b, "{:.2f}%"), if_counted(r.delta(), "{:+.2f}"), number(r.a), number(r.b),
+                 number(r.difference()), signed_percent(r.relative()), r.z ? fmt::format("{:+.2f}", *r.z) : "-",
+                 noise_word(r), printable(name));
+    }
+  }
+}
+
+void print_csv(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
+  fmt::print("column,name,module,a,b,difference,relative_percent,share_a,share_b,delta,samples_a,samples_b,z,"
+             "beyond_noise\n");
+  for (const DiffColumn& c : columns)
+    for (std::size_t i = 0; i < shown(c, o.top); ++i) {
+      const DiffRow& r = c.rows[i];
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(c.column.id), csv_field(r.name),
+                 csv_field(r.module), number(r.a), number(r.b), number(r.difference()), number(r.relative()),
+                 c.counted ? fmt::format("{}", r.share_a) : "", c.counted ? fmt::format("{}", r.share_b) : "",
+                 c.counted ? fmt::format("{}", r.delta()) : "", r.samples_a, r.samples_b,
+                 r.z ? fmt::format("{}", *r.z) : "", c.counted ? (r.beyond_noise ? "yes" : "no") : "");
+    }
+}
+
+void print_json_diff(const DiffOptions& o, const report::Report& a, const std::vector<DiffColumn>& columns,
+                     const std::vector<std::string>& warnings) {
+  json j;
+  j["a"] = o.a;
+  j["b"] = o.b;
+  j["ibs"] = a.ibs();
+  j["by"] = std::string(report::name_of(a.by()));
+  j["sort"] = o.sort;
+  j["test"] = test_note;
+  j["warnings"] = warnings;
+  json cols = json::array();
+  for (const DiffColumn& c : columns) {
+    json jc;
+    jc["id"] = c.column.id;
+    jc["title"] = c.column.title;
+    jc["counted"] = c.counted;
+    jc["total_a"] = optional_json(c.total_a);
+    jc["total_b"] = optional_json(c.total_b);
+    jc["samples_a"] = c.samples_a;
+    jc["samples_b"] = c.samples_b;
+    jc["row_count"] = c.rows.size();
+    json rows = json::array();
+    for (std::size_t i = 0; i < shown(c, o.top); ++i) {
+      const DiffRow& r = c.rows[i];
+      json jr;
+      jr["name"] = r.name;
+      jr["module"] = r.module;
+      jr["in_a"] = r.in_a;
+      jr["in_b"] = r.in_b;
+      jr["a"] = optional_json(r.a);
+      jr["b"] = optional_json(r.b);
+      jr["difference"] = optional_json(r.difference());
+      jr["relative_percent"] = optional_json(r.relative());
+      jr["samples_a"] = r.samples_a;
+      jr["samples_b"] = r.samples_b;
+      if (c.counted) {
+        jr["share_a"] = r.share_a;
+        jr["share_b"] = r.share_b;
+        jr["delta"] = r.delta();
+        jr["z"] = optional_json(r.z);
+        jr["beyond_noise"] = r.beyond_noise;
+      }
+      rows.push_back(std::move(jr));
+    }
+    jc["rows"] = std::move(rows);
+    cols.push_back(std::move(jc));
+  }
+  j["columns"] = std::move(cols);
+  print_json(j);
+}
+
+void run_diff(const DiffOptions& o) {
+  report::Options options;
+  const std::optional<report::GroupBy> by = report::parse_group_by(o.by);
+  if (!by || *by == report::GroupBy::callchain)
+    usage_error(fmt::format("--by '{}': expected function, module, process, address or line", o.by));
+  options.by = *by;
+  const DiffSort sort = parse_sort(o.sort);
+  const auto a = open_capture("A", o.a, options, o.kernel);
+  const auto b = open_capture("B", o.b, options, o.kernel);
+  check_comparable(*a, *b);
+  std::vector<std::string> warnings;
+  for (const Capture* c : {a.get(), b.get()}) {
+    for (const std::string& w : c->report.warnings()) warnings.push_back(fmt::format("{}: {}", c->file, w));
+    if (c->report.truncated()) warnings.push_back(fmt::format("{}: the file is truncated", c->file));
+  }
+  for (const std::string& w : warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
+  const std::vector<report::Column> columns = columns_of(o, a->report);
+  std::vector<DiffColumn> table = diff_reports(a->report, b->report, columns);
+  for (DiffColumn& c : table) sort_diff_rows(c, sort);
+  switch (o.output.resolved()) {
+    case Format::text: print_text(o, table); break;
+    case Format::csv: print_csv(o, table); break;
+    case Format::json: print_json_diff(o, a->report, table, warnings); break;
+  }
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app) {
+  auto o = std::make_shared<DiffOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "diff", "Two captures side by side (before/after): each row's value in A and B, the difference, and whether "
+              "it is beyond the samples' noise");
+  cmd->add_option("a", o->a, "The first capture (the baseline)")->required();
+  cmd->add_option("b", o->b, "The second capture")->required();
+  cmd->add_option("--by", o->by, "Rows, matched by module and name: function, module, process (by name: pids "
+                                 "differ between runs), address or line")
+      ->capture_default_str();
+  cmd->add_option("--view", o->view, "IBS columns, a named set (as tagop report)")->capture_default_str();
+  cmd->add_option("--events", o->events, "IBS columns, a list (as tagop report)");
+  cmd->add_option("--sort", o->sort,
+                  "Rows by the size of: delta (the change of the row's share, in percentage points: perf diff's "
+                  "Delta), diff (B - A), relative ((B - A) / A) or z (the test's statistic)")
+      ->capture_default_str();
+  cmd->add_option("--top", o->top, "Show the first N rows of each column (0: all)")->capture_default_str();
+  add_kernel_symbol_options(*cmd, o->kernel);
+  add_output_options(*cmd, o->output, /*with_csv=*/true);
+  cmd->footer(std::string(
+                  "Columns: of captures without IBS, each event by period (as perf report; both captures must have "
+                  "the same events); of IBS captures, derived events and ratios (both of one processor).\n"
+                  "A row's share is its part of the column's total; ") +
+              test_note +
+              "; ratios are not tested.\n"
+              "Examples:\n"
+              "  tagop diff before.data after.data\n"
+              "  tagop diff before.data after.data --by module --sort z --json\n"
+              "  tagop diff a.data b.data --view dc --top 10");
+  cmd->callback([o] { run_diff(*o); });
+}
+
+}  // namespace tagop::cli
