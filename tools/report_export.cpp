@@ -173,9 +173,8 @@ profiles::Profile profile_of(const Report& r, const ReportView& v) {
     stack.clear();
     const std::vector<std::uint32_t> frames = r.frames(id);
     for (auto it = frames.rbegin(); it != frames.rend(); ++it) stack.push_back(locations.of(*it));  // leaf first
-    profiles::Labels labels;
-    if (r.by() == report::GroupBy::process) labels.pid = row.pid;
-    p.add_sample(values, stack, labels);
+    // No labels: a row sums its samples over every process and thread.
+    p.add_sample(values, stack);
   }
   return p;
 }

@@ -129,6 +129,23 @@ TEST_CASE("IBS example: go tool pprof's numbers are the report's, per row and in
   }
 }
 
+TEST_CASE("--where is a sample type of its own: the predicate's ops, x the op period", "[export][pprof]") {
+  if (skip_without_go()) return;
+  const std::string where = "load & dc.miss";
+  const std::string prof = in_scratch("where.pb.gz");
+  tagop_ok("report " + quote(example()) + " --where " + quote(where) + " --events 0xF219 --format pprof -o " +
+           quote(prof));
+  const json j = report_json(quote(example()) + " --where " + quote(where) + " --events 0xF219");
+  REQUIRE(j["samples"]["fetch"] == 0);
+  const std::uint64_t ops = j["samples"]["op"];
+  REQUIRE(ops > 0);
+  const double period = j["period"]["op"]["value"];
+  CHECK(pprof_top(prof, "where").total == std::llround(static_cast<double>(ops) * period));
+  CHECK(pprof_top(prof, "ibs_dc_miss_load_latency").total == std::llround(j["events"]["0xF219"].get<double>() * period));
+  const RunResult raw = peers::pprof("-raw " + quote(prof));
+  CHECK(raw.out.find("where: " + where) != std::string::npos);  // the comment names the predicate
+}
+
 TEST_CASE("pprof -proto merges two machines' profiles into their sums", "[export][pprof]") {
   if (skip_without_go()) return;
   // "Two machines": the example's samples split by CPU, each exported apart.
