@@ -8,6 +8,7 @@
 #include <algorithm>  // std::max
 #include <charconv>   // std::from_chars
 #include <cstdio>     // stderr
+#include <filesystem>  // the progress bar's label
 #include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
@@ -190,7 +191,7 @@ void run_report(const ReportOptions& o) {
                               "are its events, by period",
                               file));
   }
-  if (reader.info().header.data.size > (16u << 20)) options.progress = progress_of(reader, "report " + file);
+  if (reader.info().header.data.size > (16u << 20)) options.progress = progress_of(reader, "report " + std::filesystem::path(file).filename().string());
   if (format == ExportFormat::jsonl) {
     ExportTarget target(o.output_file);
     write_sample_lines(reader, options, target.stream());

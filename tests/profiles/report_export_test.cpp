@@ -321,3 +321,25 @@ TEST_CASE("-o: a bad path is a clear error and an old file is not clobbered", "[
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--format pprof, folded or jsonl") != std::string::npos);
 }
+
+TEST_CASE("a large capture's progress bar shows on a terminal only", "[export][progress]") {
+  if (run_shell("command -v script > /dev/null").exit_code != 0) {
+    WARN("SKIPPED: script(1) is not installed (Debian: bsdutils), no terminal to test the bar on");
+    return;
+  }
+  // 200 k samples: past the 16 MiB of data that earn a bar.
+  const std::string capture = in_scratch("large.data");
+  REQUIRE(run_shell(std::string(std::getenv("MAKE_IBS_EXAMPLE")) + " " + quote(capture) + " --samples 200000").exit_code == 0);
+  REQUIRE(fs::file_size(capture) > (16u << 20));
+  const std::string args = "report " + quote(capture) + " --format jsonl -o " + quote(in_scratch("large.jsonl"));
+  const RunResult piped = run_tagop(args);
+  REQUIRE(piped.exit_code == 0);
+  CHECK(piped.err.empty());
+  // On a terminal (script's pty): the rate and the time left, then erased.
+  const RunResult tty = run_shell("script -qec " + quote("stty cols 120; " + tagop_exe() + " " + args) + " /dev/null");
+  INFO(tty.out);
+  CHECK(tty.exit_code == 0);
+  CHECK(tty.out.find("bytes/s") != std::string::npos);
+  CHECK(tty.out.find(" left") != std::string::npos);
+  CHECK(tty.out.find("report large.data ") != std::string::npos);
+}
