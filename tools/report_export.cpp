@@ -329,8 +329,8 @@ void write_profile_export(ExportFormat format, const Report& stacks, const Repor
   } else {
     const std::optional<std::size_t> type = sort_sample_type(stacks, v);
     if (!type)
-      throw Error(fmt::format("--format folded: the stacks' values are one event's samples, and --sort {} is a "
-                              "ratio: sort by an event (--sort 0xF206)",
+      throw Error(fmt::format("--format folded: the stacks' values are one event's, and --sort {} is not an event "
+                              "(a ratio, or every unit's samples): sort by an event (--sort 0xF206)",
                               v.sort.id));
     profiles::write_folded(profile, target.stream(), {.sample_type = *type});
   }
