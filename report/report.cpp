@@ -363,7 +363,10 @@ Row Report::row(std::uint32_t id) const {
       [[fallthrough]];
     case RowKey::Type::function:
     case RowKey::Type::line:
-    case RowKey::Type::module: r.module = s.identity_path(key.owner); break;
+    case RowKey::Type::module:
+      r.module = s.identity_path(key.owner);
+      r.build_id = s.modules[s.identities[key.owner].modules.front()].build_id;
+      break;
     case RowKey::Type::unmapped:
       r.module = key.owner ? "[kernel]" : "[unknown]";
       r.offset = key.value;
@@ -373,6 +376,13 @@ Row Report::row(std::uint32_t id) const {
     case RowKey::Type::chain: break;
   }
   return r;
+}
+
+std::vector<std::uint32_t> Report::frames(std::uint32_t id) const {
+  const State& s = *state_;
+  const RowKey& key = s.rows[id];
+  if (key.type == RowKey::Type::chain) return s.chain_rows[key.value];
+  return {id};
 }
 
 }  // namespace tagop::report

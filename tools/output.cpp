@@ -14,9 +14,11 @@ Format OutputOptions::resolved() const {
   return Format::text;
 }
 
-void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv) {
+void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv,
+                        const std::vector<std::string>& more) {
   std::vector<std::string> formats{"text", "json"};
   if (with_csv) formats.push_back("csv");
+  formats.insert(formats.end(), more.begin(), more.end());
   command.add_option("--format", options.format, "Output format")
       ->check(CLI::IsMember(formats))
       ->capture_default_str();

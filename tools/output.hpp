@@ -18,8 +18,10 @@ struct OutputOptions {
   Format resolved() const;
 };
 
-/// Adds --format (text|json, plus csv where `with_csv`) and --json.
-void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv = false);
+/// Adds --format (text|json, plus csv where `with_csv`, plus `more`: formats
+/// the command handles itself, which resolved() leaves as text) and --json.
+void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv = false,
+                        const std::vector<std::string>& more = {});
 
 /// Prints a JSON document and a newline. Every command's JSON goes through
 /// here, so that every output treats strings the same way: bytes that are

@@ -5,11 +5,10 @@
 // samples weighted by period, as perf report counts them. The work is one
 // library call (tagop::report::Report); this is its options and printing.
 
-#include <unistd.h>  // isatty
-
 #include <algorithm>  // std::max
 #include <charconv>   // std::from_chars
 #include <cstdio>     // stderr
+#include <filesystem>  // the progress bar's label
 #include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
@@ -23,6 +22,7 @@
 #include "commands.hpp"
 #include "kernel_symbol_options.hpp"
 #include "output.hpp"
+#include "report_export.hpp"
 #include "report_output.hpp"
 
 namespace tagop::cli {
@@ -48,6 +48,8 @@ struct ReportOptions {
   bool no_demangle = false;
   KernelSymbolOptions kernel;
   OutputOptions output;
+  std::string output_file;  // -o: an export's file
+  std::string html;         // --html FILE
 };
 
 std::vector<std::uint32_t> numbers(const std::vector<std::string>& texts, const char* what) {
@@ -105,16 +107,6 @@ auto columns_or_usage(Resolve resolve) {
   }
 }
 
-void print_progress(std::uint64_t done, std::uint64_t total) {
-  if (done >= total) {
-    fmt::print(stderr, "\r{:60}\r", "");
-    return;
-  }
-  fmt::print(stderr, "\rtagop report: {:3.0f}% of {:.1f} MiB read", 100.0 * static_cast<double>(done) / static_cast<double>(total),
-             static_cast<double>(total) / (1 << 20));
-  std::fflush(stderr);
-}
-
 // What --strict refuses, or nullopt: any damage the reader or the decoder
 // met, the feature sections included.
 std::optional<std::string> damage(const perf_data::FileInfo& info, const perf_data::ReadSummary& summary,
@@ -165,6 +157,16 @@ void run_report(const ReportOptions& o) {
   else if (!o.model.empty())
     usage_error("--model needs --family");
 
+  const ExportFormat format = o.output.json ? ExportFormat::none : parse_export_format(o.output.format);
+  const bool exporting = format != ExportFormat::none;
+  if (!o.output_file.empty() && !exporting)
+    usage_error("-o: the file of an export: give --format pprof, folded or jsonl (--html FILE writes the page)");
+  if (exporting && format != ExportFormat::jsonl && o.by != "function" && o.by != "callchain")
+    usage_error(fmt::format("--format {}: its stacks are call chains (or functions, without them); --by {} does "
+                            "not apply",
+                            o.output.format, o.by));
+  if (exporting) options.children = false;
+
   perf_data::PerfDataReader reader(file);
   options.symbol_sources.push_back(kernel_symbols_for(o.kernel, reader.info()));
   const bool ibs = report::holds_ibs_events(reader.info());
@@ -192,7 +194,15 @@ void run_report(const ReportOptions& o) {
                               "are its events, by period",
                               file));
   }
-  if (isatty(2) && reader.info().header.data.size > (64u << 20)) options.progress = print_progress;
+  if (reader.info().header.data.size > (16u << 20)) options.progress = progress_of(reader, "report " + std::filesystem::path(file).filename().string());
+  if (format == ExportFormat::jsonl) {
+    ExportTarget target(o.output_file);
+    write_sample_lines(reader, options, target.stream());
+    target.commit();
+    return;
+  }
+  const report::GroupBy stacks = stacks_by(reader.info());
+  if (exporting) options.by = stacks;
   // The header's warnings explain why a capture may not be readable.
   const auto report_of = [&] {
     try {
@@ -232,6 +242,28 @@ void run_report(const ReportOptions& o) {
   if (!ibs && n.read == 0) throw Error(fmt::format("{}: no samples{}", file, r.truncated() ? " (the file is truncated)" : ""));
 
   v.rows = r.select(v.sort, o.top, o.percent_limit, o.children);
+  if (!o.html.empty() || exporting) {
+    // The flame graph's (or the export's) stacks: this report when it is by
+    // them, else a second one.
+    std::optional<report::Report> other;
+    if (r.by() != stacks) {
+      options.by = stacks;
+      options.children = false;
+      other.emplace(reader, options);
+    }
+    const report::Report& stacked = other ? *other : r;
+    if (!o.html.empty()) {
+      ExportTarget page(o.html);
+      write_report_html(r, stacked, v, page.stream());
+      page.commit();
+    }
+    if (exporting) {
+      write_profile_export(format, stacked, v, o.output_file);
+      if (const auto damaged = damage(reader.info(), r.read_summary(), skipped.count); o.strict && damaged)
+        throw Error(*damaged);
+      return;
+    }
+  }
   switch (o.output.resolved()) {
     case Format::text: print_text(r, v); break;
     case Format::csv: print_csv(r, v); break;
@@ -288,14 +320,31 @@ void add_report_command(CLI::App& app) {
                 "Exit with status 1 when the capture is damaged: a record skipped, data not read, the file truncated "
                 "or shrinking while it was read, a feature section damaged");
   add_kernel_symbol_options(*cmd, o->kernel);
-  add_output_options(*cmd, o->output, /*with_csv=*/true);
+  add_output_options(*cmd, o->output, /*with_csv=*/true, export_format_names());
+  cmd->add_option("-o,--output", o->output_file,
+                  "The file of an export (--format pprof, folded or jsonl; default: stdout), written whole or not "
+                  "at all");
+  cmd->add_option("--html", o->html,
+                  "Also write one self-contained HTML page: the table with intervals and bars, and a flame graph");
   cmd->footer(
       "Examples:\n"
       "  tagop report -i perf.data\n"
       "  tagop report perf.data --view dc --by module\n"
       "  tagop report perf.data --where 'load & dc.miss & !dtlb.l1_miss' --events 0xF100,0xF219\n"
       "  tagop report perf.data --by process --json\n"
-      "  tagop report perf.data --children --percent-limit 5   (a capture of perf record -g)");
+      "  tagop report perf.data --children --percent-limit 5   (a capture of perf record -g)\n"
+      "\n"
+      "Exports (values are samples x period: tagop's estimates; call chains where perf record -g took them):\n"
+      "  tagop report perf.data --format pprof -o prof.pb.gz && go tool pprof -http=: prof.pb.gz\n"
+      "      gzipped profile.proto: one sample type per derived event (ibs_dc_miss/count) or sum\n"
+      "      (ibs_dc_miss_load_latency/cycles), 'where' for --where; merge machines: pprof -proto a b > all.pb.gz\n"
+      "  tagop report perf.data --format folded --sort 0xF206 | flamegraph.pl > dc-miss.svg\n"
+      "      folded stacks (a;b;c N) of the --sort event, for flamegraph.pl, inferno, speedscope\n"
+      "  tagop report perf.data --html report.html\n"
+      "      one page, no network: the sortable table, ratio bars with 95% intervals, a flame graph\n"
+      "  tagop report perf.data --format jsonl --where 'load & dc.miss' -o misses.jsonl\n"
+      "      one decoded IBS sample per line, streamed; schema: profiles/schemas/sample-line.schema.json;\n"
+      "      duckdb -c \"select symbol, count(*) from 'misses.jsonl' group by all order by 2 desc\"");
   cmd->callback([o] { run_report(*o); });
 }
 

@@ -17,6 +17,11 @@
 
 using namespace tagop::profiles;
 
+using peers::body_attribute;
+using peers::chromium;
+using peers::console_problems;
+using peers::have_chromium;
+
 namespace {
 
 /// The page `tagop report --html` would write for the synthetic capture:
@@ -51,34 +56,6 @@ HtmlPage synthetic_page(const synthetic::Machine& m) {
   page.profile = &m.profile;
   page.flame_sample_type = synthetic::dc_miss;
   return page;
-}
-
-bool have_chromium() { return run_shell("command -v chromium >/dev/null").exit_code == 0; }
-
-/// Chromium, headless, fresh profile, no background networking.
-RunResult chromium(const std::string& args) {
-  const std::string profile = (peers::scratch() / "chromium-profile").string();
-  return run_shell("chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-                   "--disable-background-networking --disable-component-update --disable-sync "
-                   "--user-data-dir=" + peers::quote(profile) + " --enable-logging=stderr --v=0 " + args);
-}
-
-/// What the page's self-check wrote on <body>.
-std::string body_attribute(const std::string& dom, const std::string& name) {
-  const std::regex re("<body[^>]*\\s" + name + "=\"([^\"]*)\"");
-  std::smatch m;
-  return std::regex_search(dom, m, re) ? m[1].str() : "(missing)";
-}
-
-/// Chromium's log lines that report a console message or an uncaught error.
-std::string console_problems(const std::string& log) {
-  std::istringstream in(log);
-  std::string problems;
-  for (std::string line; std::getline(in, line);)
-    if (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos ||
-        line.find("net::ERR") != std::string::npos)
-      problems += line + "\n";
-  return problems;
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 #pragma once
 // The peers the exporters are tested against: `go tool pprof` (Debian's
 // golang-go), /usr/bin/python3 with jsonschema (python3-jsonschema), and
-// headless chromium; plus a scratch folder per test run.
+// headless chromium (its console problems, and what the page's
+// self-check wrote on <body>); plus a scratch folder per test run.
 
 #include <unistd.h>  // getpid
 
 #include <cstdlib>     // std::getenv
 #include <filesystem>  // temp folders
+#include <fstream>     // the validation script
 #include <map>         // parsed -top rows
 #include <regex>       // parsing pprof's text
 #include <sstream>     // line by line
@@ -73,6 +75,52 @@ inline Top parse_top(const std::string& text) {
 inline std::string python3() {
   const char* p = std::getenv("TAGOP_PYTHON3");
   return p ? p : "/usr/bin/python3";
+}
+
+/// The lines of `path` that fail `schema` (a file under the source root)
+/// with Debian's python3-jsonschema, and their count: "valid N\n" when all
+/// pass.
+inline RunResult validate_lines(const std::string& schema, const std::string& path) {
+  const std::string script =
+      "import json, sys, jsonschema\n"
+      "schema = json.load(open(sys.argv[1]))\n"
+      "v = jsonschema.Draft202012Validator(schema)\n"
+      "jsonschema.Draft202012Validator.check_schema(schema)\n"
+      "n = 0\n"
+      "for line in open(sys.argv[2], encoding='utf-8'):\n"
+      "    v.validate(json.loads(line)); n += 1\n"
+      "print('valid', n)\n";
+  const std::string script_path = (scratch() / "validate.py").string();
+  std::ofstream(script_path) << script;
+  return run_shell(python3() + " " + script_path + " " + quote(source_path(schema)) + " " + quote(path));
+}
+
+inline bool have_chromium() { return run_shell("command -v chromium >/dev/null").exit_code == 0; }
+
+/// Chromium, headless, fresh profile, no background networking.
+inline RunResult chromium(const std::string& args) {
+  const std::string profile = (scratch() / "chromium-profile").string();
+  return run_shell("chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                   "--disable-background-networking --disable-component-update --disable-sync "
+                   "--user-data-dir=" + quote(profile) + " --enable-logging=stderr --v=0 " + args);
+}
+
+/// What the page's self-check wrote on <body>.
+inline std::string body_attribute(const std::string& dom, const std::string& name) {
+  const std::regex re("<body[^>]*\\s" + name + "=\"([^\"]*)\"");
+  std::smatch m;
+  return std::regex_search(dom, m, re) ? m[1].str() : "(missing)";
+}
+
+/// Chromium's log lines that report a console message or an uncaught error.
+inline std::string console_problems(const std::string& log) {
+  std::istringstream in(log);
+  std::string problems;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos ||
+        line.find("net::ERR") != std::string::npos)
+      problems += line + "\n";
+  return problems;
 }
 
 }  // namespace peers

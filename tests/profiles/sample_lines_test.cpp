@@ -160,19 +160,7 @@ TEST_CASE("every line of a varied run validates against the schema (python3-json
     w.flush();
     CHECK(w.lines() == 3000);
   }
-  const std::string script =
-      "import json, sys, jsonschema\n"
-      "schema = json.load(open(sys.argv[1]))\n"
-      "v = jsonschema.Draft202012Validator(schema)\n"
-      "jsonschema.Draft202012Validator.check_schema(schema)\n"
-      "n = 0\n"
-      "for line in open(sys.argv[2], encoding='utf-8'):\n"
-      "    v.validate(json.loads(line)); n += 1\n"
-      "print('valid', n)\n";
-  const std::string script_path = (peers::scratch() / "validate.py").string();
-  std::ofstream(script_path) << script;
-  const RunResult r = run_shell(python + " " + script_path + " " +
-                                source_path("profiles/schemas/sample-line.schema.json") + " " + path);
+  const RunResult r = peers::validate_lines("profiles/schemas/sample-line.schema.json", path);
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out == "valid 3000\n");

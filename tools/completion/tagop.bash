@@ -44,12 +44,14 @@ _tagop() {
         --by) COMPREPLY=($(compgen -W "function module process address line callchain" -- "$cur")); return ;;
         -i|--input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "text json csv pprof folded jsonl" -- "$cur")); return ;;
+        -o|--output|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-demangle
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict
-                                 --vmlinux --kallsyms --symfs
-                                 --format --json --help" -- "$cur"))
+                                --vmlinux --kallsyms --symfs
+                                 --format --json --output --html --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
       fi ;;

@@ -46,6 +46,9 @@ class SampleLineWriter {
   ~SampleLineWriter();
 
   void write(const Sample& sample, const SampleSymbol& symbol = {});
+  /// Changes the scope for the samples written next: an IBS fetch sample
+  /// and an op sample see different conditions.
+  void set_scope(ConditionSet scope) { scope_ = scope; }
   /// Writes what is buffered. Throws tagop::Error when the stream fails.
   void flush();
   std::uint64_t lines() const { return lines_; }

@@ -119,6 +119,7 @@ struct Row {
   std::uint32_t id = 0;
   std::string name;    // what the report shows
   std::string module;  // the module's path; "" for processes and call chains
+  std::string build_id;  // the module's, lowercase hex; "" when not known
   std::uint64_t offset = 0;
   bool has_offset = false;  // the name is module+offset
   std::uint32_t pid = 0;    // by process
@@ -170,6 +171,11 @@ class Report {
                                     bool children = false) const;
   /// A row, named, with its results.
   Row row(std::uint32_t id) const;
+  /// A row's stack, root first, for exporters (pprof, folded stacks):
+  /// with GroupBy::callchain, the rows (by function, or by address where
+  /// no symbol names it) of its call chain, which row() names but which
+  /// hold no samples of their own; otherwise the row alone.
+  std::vector<std::uint32_t> frames(std::uint32_t id) const;
 
   struct State;
 
