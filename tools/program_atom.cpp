@@ -37,7 +37,7 @@ void program_atom(const ProgramOptions& o) {
     // PEBS runs on IA32_PMC0 only: it is for the first event; the others
     // count (or sample) beside it.
     intel_atom::AtomEventRequest e{.event = name, .pebs = o.pebs && r.events.empty(), .offcore_response = std::nullopt};
-    if (intel_atom::find_event(o.uarch, name).offcore_msr != 0) {
+    if (intel_atom::require_event(o.uarch, name).offcore_msr != 0) {
       e.offcore_response = offcore;
       offcore_used = true;
     }
