@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <range/v3/action/sort.hpp>
 #include <range/v3/algorithm/count_if.hpp>
@@ -29,6 +32,8 @@
 #include <tagop/registry.hpp>
 #include <tagop/report/report.hpp>
 #include <tagop/samples_range.hpp>
+
+#include "splitmix.hpp"
 
 using tagop::Sample;
 namespace views = ranges::views;
@@ -109,6 +114,46 @@ TEST_CASE("per-process counts of a custom predicate through the range are the re
   std::uint64_t sum = 0;
   for (const auto& [pid, n] : by_range) sum += n;
   CHECK(sum == r.counts().kept_op);
+}
+
+TEST_CASE("per-process counts through the range are the report's, on a Zen capture of 23 processes",
+          "[samples_range][ibs]") {
+  // Op samples whose IbsOpData, IbsOpData2 and IbsOpData3 are random words:
+  // every condition of the family true in some and false in others; each
+  // process its own number of samples.
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("tagop-samples-range-" + std::to_string(::getpid()) + ".data"))
+                               .string();
+  {
+    tagop::amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1});
+    std::uint64_t state = 18, t = 1000;
+    for (std::uint32_t pid = 200; pid < 223; ++pid) {
+      w.perf().comm(pid, pid, "worker", false, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
+      for (std::uint32_t i = 0; i < 40 + 7 * (pid - 200); ++i) {
+        tagop::amd_ibs::IbsRegisters op;
+        op.unit = tagop::amd_ibs::IbsUnit::op;
+        op.set(tagop::amd_ibs::IbsRegister::IbsOpRip, 0x401000 + (splitmix(state) & 0xFFF));
+        op.set(tagop::amd_ibs::IbsRegister::IbsOpData, splitmix(state));
+        op.set(tagop::amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
+        op.set(tagop::amd_ibs::IbsRegister::IbsOpData3, splitmix(state));
+        w.sample(op, pid, pid, pid % 4, t++);
+      }
+    }
+    w.finish();
+  }
+  for (const char* text : {"load & dc.miss", "branch & branch.mispredicted", "store & !dtlb.l1_miss"}) {
+    INFO(text);
+    const tagop::Predicate p = tagop::Predicate::parse(text);
+    tagop::perf_data::PerfDataReader reader(file);
+    const tagop::amd_ibs::IbsCapture capture(reader.info());
+    const auto by_range = per_pid(samples(reader, capture), p);
+    tagop::perf_data::PerfDataReader again(file);
+    const report::Report r(again, {.by = report::GroupBy::process, .filters = {.where = p}});
+    const auto by_report = report_per_pid(r, "0xF100");
+    CHECK(by_range.size() >= 20);
+    CHECK(by_range == by_report);
+  }
+  std::filesystem::remove(file);
 }
 
 TEST_CASE("a range left early stops its reader; a second begin() and a damaged file are errors", "[samples_range]") {
