@@ -138,9 +138,7 @@ int main(int argc, char** argv) {
     Segment text;
     std::vector<Function> all;
     read_elf(elf_path, text, all);
-    std::string problem;
-    const auto symbols = tagop::ModuleSymbols::open(elf_path, std::nullopt, problem);
-    if (!symbols) throw tagop::Error(problem);
+    const auto symbols = tagop::ModuleSymbols::open(elf_path);
     const std::string build_id = symbols->build_id();
 
     // The functions, in a random order of rank; about three addresses

@@ -154,7 +154,7 @@ class ModelRun {
     std::vector<perf_data::WriterEvent> events;
     const std::vector<std::string> names = o.pebs_events.empty() ? default_pebs_events(spec_) : o.pebs_events;
     for (const std::string& name : names) {
-      const intel_atom::AtomEventSpec& e = intel_atom::find_event(uarch, name);
+      const intel_atom::AtomEventSpec& e = intel_atom::require_event(uarch, name);
       // The attr the programmer makes for this event alone: the hardware
       // has one PEBS counter, so each event would be its own run there.
       const Programming p = intel_atom::program({.uarch = uarch, .events = {{.event = name, .pebs = true}},

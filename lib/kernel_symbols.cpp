@@ -238,7 +238,7 @@ struct KernelSymbolsBuilder {
 KernelSymbols KernelSymbols::from_kallsyms(const std::string& path) {
   std::string problem;
   const auto text = read_small_file(path, problem);
-  if (!text) throw Error(fmt::format("{}: cannot read the kernel's symbols: {}", path, problem));
+  if (!text) throw Error(ErrorCode::io, fmt::format("{}: cannot read the kernel's symbols: {}", path, problem));
   return parse_kallsyms(*text, path);
 }
 
@@ -282,7 +282,7 @@ KernelSymbols KernelSymbols::parse_kallsyms(std::string_view text, const std::st
     b.add(address, 0, symbol, module, type, binding, false);
   }
   if (lines > 0 && !any_address)
-    throw Error(fmt::format("{}: every address is 0: the kernel hides them from this user "
+    throw Error(ErrorCode::permission, fmt::format("{}: every address is 0: the kernel hides them from this user "
                             "(/proc/sys/kernel/kptr_restrict); read it as root, or use a copy made by root",
                             name));
   return b.finish(true, name, "");
@@ -292,7 +292,7 @@ KernelSymbols KernelSymbols::from_vmlinux(const std::string& path) {
   using Binding = KernelSymbolsBuilder::Binding;
   std::string problem;
   const int fd = open_regular_file(path, problem);
-  if (fd < 0) throw Error(fmt::format("{}: cannot read: {}", path, problem));
+  if (fd < 0) throw Error(ErrorCode::io, fmt::format("{}: cannot read: {}", path, problem));
   struct Closer {
     int fd;
     Elf* elf = nullptr;

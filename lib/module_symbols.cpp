@@ -1,5 +1,7 @@
 #include <tagop/module_symbols.hpp>
 
+#include <tagop/error.hpp>  // Error
+
 #include <cxxabi.h>            // abi::__cxa_demangle
 #include <elfutils/libdwfl.h>  // Dwfl, dwfl_report_offline, dwfl_module_*
 #include <fcntl.h>             // ::open, ::fcntl
@@ -74,24 +76,24 @@ std::string demangle(const char* name) {
 }
 
 // Opens `path` to be symbolised as one ELF object: returns the descriptor,
-// or -1 with `problem` saying why not. Only a regular file: a module path
+// or throws Error saying why not. Only a regular file: a module path
 // comes from the capture, and a FIFO or a device there would block the
 // open or the reads for ever, so the open does not wait (O_NONBLOCK) and
 // anything else is refused. libdwfl would accept an archive (reporting
 // every member) and gives only a generic message for a non-ELF file, so
 // the kind is checked here too.
-int open_elf_file(const std::string& path, std::string& problem) {
+int open_elf_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
-    problem = errno == ENOENT ? fmt::format("{}: not found on this machine", path)
-                              : fmt::format("{}: cannot open: {}", path, std::strerror(errno));
-    return -1;
+    const int err = errno;
+    if (err == ENOENT) throw Error(ErrorCode::io, fmt::format("{}: not found on this machine", path));
+    throw Error(err == EACCES ? ErrorCode::permission : ErrorCode::io,
+                fmt::format("{}: cannot open: {}", path, std::strerror(err)));
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    problem = fmt::format("{}: not a regular file", path);
-    return -1;
+    throw Error(ErrorCode::io, fmt::format("{}: not a regular file", path));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   elf_version(EV_CURRENT);
@@ -100,8 +102,7 @@ int open_elf_file(const std::string& path, std::string& problem) {
   if (elf != nullptr) elf_end(elf);
   if (kind != ELF_K_ELF) {
     ::close(fd);
-    problem = fmt::format("{}: not an ELF file", path);
-    return -1;
+    throw Error(ErrorCode::damaged, fmt::format("{}: not an ELF file", path));
   }
   return fd;
 }
@@ -362,17 +363,13 @@ std::vector<LoadSegment> load_segments(Elf* elf) {
 }  // namespace
 
 std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
-    const std::string& path, const std::optional<std::string>& expected_build_id,
-    std::string& problem) {
-  problem.clear();
-  const int fd = open_elf_file(path, problem);
-  if (fd < 0) return nullptr;
+    const std::string& path, const std::optional<std::string>& expected_build_id) {
+  const int fd = open_elf_file(path);
 
   DwflHandle dwfl(dwfl_begin(&offline_callbacks));
   if (!dwfl) {
     ::close(fd);
-    problem = fmt::format("{}: libdwfl: {}", path, libdwfl_error());
-    return nullptr;
+    throw Error(ErrorCode::damaged, fmt::format("{}: libdwfl: {}", path, libdwfl_error()));
   }
   dwfl_report_begin(dwfl.get());
   // The descriptor checked above, not the path again, which could name
@@ -380,12 +377,10 @@ std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
   Dwfl_Module* module = dwfl_report_offline(dwfl.get(), path.c_str(), path.c_str(), fd);
   if (module == nullptr) {
     ::close(fd);
-    problem = fmt::format("{}: cannot read as ELF: {}", path, libdwfl_error());
-    return nullptr;
+    throw Error(ErrorCode::damaged, fmt::format("{}: cannot read as ELF: {}", path, libdwfl_error()));
   }
   if (dwfl_report_end(dwfl.get(), nullptr, nullptr) != 0) {
-    problem = fmt::format("{}: libdwfl: {}", path, libdwfl_error());
-    return nullptr;
+    throw Error(ErrorCode::damaged, fmt::format("{}: libdwfl: {}", path, libdwfl_error()));
   }
 
   const unsigned char* id_bytes = nullptr;
@@ -395,26 +390,22 @@ std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
   if (expected_build_id && !expected_build_id->empty()) {
     std::string recorded = lowercase(*expected_build_id);
     if (build_id.empty()) {
-      problem = fmt::format("{}: has no build-id but the recorded one is {} (not used)", path, recorded);
-      return nullptr;
+      throw Error(ErrorCode::not_found, fmt::format("{}: has no build-id but the recorded one is {} (not used)", path, recorded));
     }
     if (!same_build_id(build_id, recorded)) {
-      problem = fmt::format("{}: build-id {} does not match the recorded {} (not used)", path,
-                            build_id, recorded);
-      return nullptr;
+      throw Error(ErrorCode::not_found, fmt::format("{}: build-id {} does not match the recorded {} (not used)", path,
+                            build_id, recorded));
     }
   }
 
   GElf_Addr bias = 0;
   Elf* elf = dwfl_module_getelf(module, &bias);
   if (elf == nullptr) {
-    problem = fmt::format("{}: libdwfl: {}", path, libdwfl_error());
-    return nullptr;
+    throw Error(ErrorCode::damaged, fmt::format("{}: libdwfl: {}", path, libdwfl_error()));
   }
   std::vector<LoadSegment> segments = load_segments(elf);
   if (segments.empty()) {
-    problem = fmt::format("{}: has no loadable segment (not an executable or shared library)", path);
-    return nullptr;
+    throw Error(ErrorCode::damaged, fmt::format("{}: has no loadable segment (not an executable or shared library)", path));
   }
   return std::make_unique<DwflModuleSymbols>(std::move(dwfl), module, std::move(segments), bias,
                                              std::move(build_id));

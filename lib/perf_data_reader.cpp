@@ -184,15 +184,15 @@ PerfDataReader::PerfDataReader(const std::string& path) : mapping_(std::make_uni
   info_.path = path;
   // Without blocking: a FIFO's open would wait for a writer.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (fd < 0) throw Error(ErrorCode::io, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   mapping_->fd = fd;
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    throw Error(fmt::format("{}: not a regular file (a pipe? record to a file, or 'perf inject -i - -o FILE')", path));
+    throw Error(ErrorCode::io, fmt::format("{}: not a regular file (a pipe? record to a file, or 'perf inject -i - -o FILE')", path));
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size > 0) {
     void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) throw Error(fmt::format("{}: cannot map: {}", path, std::strerror(errno)));
+    if (p == MAP_FAILED) throw Error(ErrorCode::io, fmt::format("{}: cannot map: {}", path, std::strerror(errno)));
     mapping_->address = p;
     mapping_->size = size;
     mapping_->guard.emplace(static_cast<const std::byte*>(p), size);
@@ -215,32 +215,32 @@ void PerfDataReader::parse_header() {
   const std::string& path = info_.path;
   info_.file_size = bytes_.size();
   if (bytes_.size() < 16)
-    throw Error(fmt::format("{}: {} bytes is too short to be perf.data (its header alone is 104 bytes)", path,
+    throw Error(ErrorCode::damaged, fmt::format("{}: {} bytes is too short to be perf.data (its header alone is 104 bytes)", path,
                             bytes_.size()));
   const auto magic = load<std::uint64_t>(bytes_.data());
   const auto header_size = load<std::uint64_t>(bytes_.data() + 8);
   if (magic == file_magic_swapped)
-    throw Error(fmt::format("{}: perf.data from a big-endian machine (magic 'PERFILE2' byte-swapped): tagop reads "
+    throw Error(ErrorCode::not_supported, fmt::format("{}: perf.data from a big-endian machine (magic 'PERFILE2' byte-swapped): tagop reads "
                             "only little-endian files; convert it on a machine of that byte order with "
                             "'perf inject -i IN -o OUT' there, or read it with 'perf script'",
                             path));
   if (std::memcmp(bytes_.data(), "PERFFILE", 8) == 0)
-    throw Error(fmt::format("{}: perf.data version 1 ('PERFFILE', perf before 2010) is not supported", path));
-  if (magic != file_magic) throw Error(fmt::format("{}: not a perf.data file (it does not start with 'PERFILE2')", path));
+    throw Error(ErrorCode::not_supported, fmt::format("{}: perf.data version 1 ('PERFFILE', perf before 2010) is not supported", path));
+  if (magic != file_magic) throw Error(ErrorCode::damaged, fmt::format("{}: not a perf.data file (it does not start with 'PERFILE2')", path));
   if (header_size == pipe_header_size)
-    throw Error(fmt::format("{}: piped perf.data is not supported: record to a file, or 'perf inject -i - -o FILE'",
+    throw Error(ErrorCode::not_supported, fmt::format("{}: piped perf.data is not supported: record to a file, or 'perf inject -i - -o FILE'",
                             path));
   // Headers from before feature bits existed stop where the bits start.
   constexpr std::uint64_t old_header_size = offsetof(FileHeader, features);
   if (header_size != sizeof(FileHeader) && header_size != old_header_size)
-    throw Error(fmt::format("{}: header size {} is neither {} nor {}: not a perf.data file tagop knows", path,
+    throw Error(ErrorCode::damaged, fmt::format("{}: header size {} is neither {} nor {}: not a perf.data file tagop knows", path,
                             header_size, sizeof(FileHeader), old_header_size));
   if (bytes_.size() < header_size)
-    throw Error(fmt::format("{}: the file ends at {} bytes, inside its {}-byte header", path, bytes_.size(),
+    throw Error(ErrorCode::damaged, fmt::format("{}: the file ends at {} bytes, inside its {}-byte header", path, bytes_.size(),
                             header_size));
   std::memcpy(&info_.header, bytes_.data(), header_size);
   if (info_.has_feature(feature_compressed))
-    throw Error(fmt::format("{}: compressed perf.data (perf record -z) is not supported: {}", path,
+    throw Error(ErrorCode::not_supported, fmt::format("{}: compressed perf.data (perf record -z) is not supported: {}", path,
                             compressed_advice));
   parse_attrs();
   parse_features();
@@ -251,14 +251,14 @@ void PerfDataReader::parse_attrs() {
   const std::string& path = info_.path;
   constexpr std::uint64_t section = sizeof(FileSection);
   if (h.attr_size < PERF_ATTR_SIZE_VER0 + section || h.attr_size > 4096)
-    throw Error(fmt::format("{}: attribute entries of {} bytes cannot hold a perf_event_attr and its ids", path,
+    throw Error(ErrorCode::damaged, fmt::format("{}: attribute entries of {} bytes cannot hold a perf_event_attr and its ids", path,
                             h.attr_size));
   if (!in_bounds(h.attrs.offset, h.attrs.size, bytes_.size()))
-    throw Error(fmt::format("{}: the attribute section (offset {}, {} bytes) runs past the end of the {}-byte file: "
+    throw Error(ErrorCode::damaged, fmt::format("{}: the attribute section (offset {}, {} bytes) runs past the end of the {}-byte file: "
                             "the file is truncated",
                             path, h.attrs.offset, h.attrs.size, bytes_.size()));
   const std::uint64_t count = h.attrs.size / h.attr_size;
-  if (count == 0) throw Error(fmt::format("{}: no event attributes: nothing was recorded", path));
+  if (count == 0) throw Error(ErrorCode::damaged, fmt::format("{}: no event attributes: nothing was recorded", path));
   IdLists id_lists(info_);
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::byte* entry = bytes_.data() + h.attrs.offset + i * h.attr_size;

@@ -76,7 +76,7 @@ PerfDataWriter::PerfDataWriter(const std::string& path, std::vector<WriterEvent>
   for (WriterEvent& e : events_)
     if (e.attr.size == 0) e.attr.size = sizeof(perf_event_attr);
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd_ < 0) throw Error(fmt::format("{}: cannot create: {}", path, std::strerror(errno)));
+  if (fd_ < 0) throw Error(ErrorCode::io, fmt::format("{}: cannot create: {}", path, std::strerror(errno)));
 
   // header | ids of every event | attrs | data | feature index | features
   std::uint64_t at = sizeof(FileHeader);
@@ -127,11 +127,11 @@ bool out_of_room(int error) { return error == ENOSPC || error == EDQUOT || error
 void PerfDataWriter::fail(int error, std::string_view what) {
   std::string message = describe_write_failure(path_, error, what);
   if (!write_error_) write_error_ = error, first_failure_ = message;
-  throw Error(message);
+  throw Error(ErrorCode::io, message);
 }
 
 void PerfDataWriter::put(const void* data, std::size_t size) {
-  if (fd_ < 0) throw Error(fmt::format("{}: written after finish()", path_));
+  if (fd_ < 0) throw Error(ErrorCode::internal, fmt::format("{}: written after finish()", path_));
   if (write_error_) fail(write_error_, "data (an earlier write failed)");
   const char* p = static_cast<const char*>(data);
   while (size) {
@@ -484,7 +484,7 @@ void PerfDataWriter::finish() {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0 && problem.empty()) problem = fmt::format("{}: close failed: {}", path_, std::strerror(errno));
-  if (!problem.empty()) throw Error(problem);
+  if (!problem.empty()) throw Error(ErrorCode::io, problem);
 }
 
 }  // namespace tagop::perf_data

@@ -66,7 +66,7 @@ std::vector<std::string> software_event_names() {
 PerfEvent libpfm_event(const std::string& name) {
   // pfm_initialize is idempotent and cheap after the first call.
   if (const int r = pfm_initialize(); r != PFM_SUCCESS)
-    throw Error(fmt::format("libpfm4 cannot start: {}", pfm_strerror(r)));
+    throw Error(ErrorCode::not_supported, fmt::format("libpfm4 cannot start: {}", pfm_strerror(r)));
   PerfEvent e{.pmu = "", .attr = make_perf_attr(), .description = name};
   pfm_perf_encode_arg_t arg{};
   arg.attr = &e.attr;
@@ -75,7 +75,8 @@ PerfEvent libpfm_event(const std::string& name) {
   arg.fstr = &fstr;
   const int r = pfm_get_os_event_encoding(name.c_str(), PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
   if (r != PFM_SUCCESS)
-    throw Error(fmt::format("event '{}': {} (libpfm4 knows the events of this machine's PMUs: see `showevtinfo`)",
+    throw Error(r == PFM_ERR_NOTFOUND ? ErrorCode::not_found : ErrorCode::bad_input,
+                fmt::format("event '{}': {} (libpfm4 knows the events of this machine's PMUs: see `showevtinfo`)",
                             name, pfm_strerror(r)));
   if (fstr) {
     e.description = fstr;

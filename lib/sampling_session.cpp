@@ -51,38 +51,43 @@ int paranoid_needed(const perf_event_attr& a, bool all_cpus) {
 
 [[noreturn]] void throw_open_error(int err, const PerfEvent& e, const perf_event_attr& a, bool all_cpus, pid_t pid) {
   const std::string what = fmt::format("perf_event_open({}: {})", event_name(e), describe(a));
+  const int needed = paranoid_needed(a, all_cpus);
+  bool paranoid_forbids = false;
+  std::string paranoid_text;
+  if (err == EACCES || err == EPERM) {
+    paranoid_text = read_first_line("/proc/sys/kernel/perf_event_paranoid");
+    int paranoid = needed;
+    try {
+      paranoid = std::stoi(paranoid_text);
+    } catch (const std::exception&) {
+    }
+    paranoid_forbids = ::geteuid() != 0 && paranoid > needed;
+  }
+  const ErrorCode code = perf_event_open_error_code(err, paranoid_forbids);
   switch (err) {
     case EACCES:
-    case EPERM: {
-      const std::string text = read_first_line("/proc/sys/kernel/perf_event_paranoid");
-      const int needed = paranoid_needed(a, all_cpus);
-      int paranoid = needed;
-      try {
-        paranoid = std::stoi(text);
-      } catch (const std::exception&) {
-      }
-      if (::geteuid() != 0 && paranoid > needed)
-        throw Error(fmt::format(
+    case EPERM:
+      if (paranoid_forbids)
+        throw Error(code, fmt::format(
             "{}: {}: /proc/sys/kernel/perf_event_paranoid is {}, which does not allow this without privileges; "
             "allow it with `sysctl kernel.perf_event_paranoid={}` (or run with CAP_PERFMON or as root)",
-            what, std::strerror(err), text, needed));
-      throw Error(fmt::format("{}: not permitted ({}): {}", what, std::strerror(err),
-                              all_cpus ? "sampling every CPU needs CAP_PERFMON or root"
-                                       : "the process belongs to another user, or a security policy forbids it"));
-    }
-    case ESRCH: throw Error(fmt::format("{}: no process {}", what, pid));
+            what, std::strerror(err), paranoid_text, needed));
+      throw Error(code, fmt::format("{}: not permitted ({}): {}", what, std::strerror(err),
+                                    all_cpus ? "sampling every CPU needs CAP_PERFMON or root"
+                                             : "the process belongs to another user, or a security policy forbids it"));
+    case ESRCH: throw Error(code, fmt::format("{}: no process {}", what, pid));
     case EINVAL:
     case EOPNOTSUPP:
     case ENOENT:
     case ENODEV:
-      throw Error(fmt::format("{}: the hardware or its PMU driver refused this configuration ({}){}", what,
-                              std::strerror(err),
-                              a.precise_ip ? ": this processor cannot sample it precisely at that precise_ip, or has "
-                                             "no PMU for it"
-                                           : ""));
+      throw Error(code, fmt::format("{}: the hardware or its PMU driver refused this configuration ({}){}", what,
+                                    std::strerror(err),
+                                    a.precise_ip ? ": this processor cannot sample it precisely at that precise_ip, "
+                                                   "or has no PMU for it"
+                                                 : ""));
     case EMFILE:
-      throw Error(fmt::format("{}: too many open files (one per event and CPU): raise `ulimit -n`", what));
-    default: throw Error(fmt::format("{}: {}", what, std::strerror(err)));
+      throw Error(code, fmt::format("{}: too many open files (one per event and CPU): raise `ulimit -n`", what));
+    default: throw Error(code, fmt::format("{}: {}", what, std::strerror(err)));
   }
 }
 
@@ -232,10 +237,10 @@ void SamplingSession::fork_command() {
   // The child waits on `go` before its exec, so that its events exist
   // first; a CLOEXEC pipe tells the parent whether the exec worked.
   int go[2], report[2];
-  if (::pipe2(go, O_CLOEXEC) != 0) throw Error(fmt::format("pipe: {}", std::strerror(errno)));
+  if (::pipe2(go, O_CLOEXEC) != 0) throw Error(ErrorCode::resource, fmt::format("pipe: {}", std::strerror(errno)));
   if (::pipe2(report, O_CLOEXEC) != 0) {
     ::close(go[0]), ::close(go[1]);
-    throw Error(fmt::format("pipe: {}", std::strerror(errno)));
+    throw Error(ErrorCode::resource, fmt::format("pipe: {}", std::strerror(errno)));
   }
   std::vector<char*> argv;
   for (std::string& a : options_.command) argv.push_back(a.data());
@@ -244,7 +249,7 @@ void SamplingSession::fork_command() {
   if (pid < 0) {
     const int err = errno;
     for (int fd : {go[0], go[1], report[0], report[1]}) ::close(fd);
-    throw Error(fmt::format("fork: {}", std::strerror(err)));
+    throw Error(ErrorCode::resource, fmt::format("fork: {}", std::strerror(err)));
   }
   if (pid == 0) {
     // The command starts with the signals as a new process has them, not
@@ -285,7 +290,7 @@ void SamplingSession::open_events() {
     if (!event.pmu.empty()) {
       const int type = sysfs_pmu_type(event.pmu);
       if (type < 0)
-        throw Error(fmt::format("/sys/bus/event_source/devices/{}: no such PMU on this machine{}", event.pmu,
+        throw Error(ErrorCode::no_pmu, fmt::format("/sys/bus/event_source/devices/{}: no such PMU on this machine{}", event.pmu,
                                 ibs_hint(event.pmu)));
       a.type = static_cast<std::uint32_t>(type);
     }
@@ -324,7 +329,7 @@ void SamplingSession::map_buffers() {
     b->size = page + b->data_size;
     b->base = ::mmap(nullptr, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
     if (b->base == MAP_FAILED)
-      throw Error(fmt::format("mmap of CPU {}'s ring buffer ({} pages): {}{}", cpus_[c], options_.buffer_pages + 1,
+      throw Error(ErrorCode::resource, fmt::format("mmap of CPU {}'s ring buffer ({} pages): {}{}", cpus_[c], options_.buffer_pages + 1,
                               std::strerror(errno),
                               errno == EPERM ? " (over /proc/sys/kernel/perf_event_mlock_kb: use fewer pages)" : ""));
     buffers_.push_back(std::move(b));
@@ -332,7 +337,7 @@ void SamplingSession::map_buffers() {
   for (std::size_t e = 1; e < events_.size(); ++e)
     for (std::size_t c = 0; c < cpus_.size(); ++c)
       if (::ioctl(fds_[e * cpus_.size() + c], PERF_EVENT_IOC_SET_OUTPUT, fds_[c]) != 0)
-        throw Error(fmt::format("{}: cannot write into CPU {}'s ring buffer (PERF_EVENT_IOC_SET_OUTPUT): {}",
+        throw Error(ErrorCode::not_supported, fmt::format("{}: cannot write into CPU {}'s ring buffer (PERF_EVENT_IOC_SET_OUTPUT): {}",
                                 event_name(options_.events[e]), cpus_[c], std::strerror(errno)));
 }
 
@@ -341,19 +346,19 @@ void SamplingSession::start() {
   started_ = true;
   if (child_ > 0) {
     const char go = 1;
-    if (::write(go_fd_, &go, 1) != 1) throw Error(fmt::format("cannot start the command: {}", std::strerror(errno)));
+    if (::write(go_fd_, &go, 1) != 1) throw Error(ErrorCode::io, fmt::format("cannot start the command: {}", std::strerror(errno)));
     ::close(go_fd_), go_fd_ = -1;
     int err = 0;
     const ssize_t n = ::read(exec_error_fd_, &err, sizeof err);
     ::close(exec_error_fd_), exec_error_fd_ = -1;
     if (n == static_cast<ssize_t>(sizeof err)) {
       reap(true);  // it exits at once: nothing to signal
-      throw Error(fmt::format("cannot run '{}': {}", options_.command.front(), std::strerror(err)));
+      throw Error(ErrorCode::not_found, fmt::format("cannot run '{}': {}", options_.command.front(), std::strerror(err)));
     }
     return;  // enable_on_exec did the rest
   }
   for (int fd : fds_)
-    if (::ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) throw Error(fmt::format("enabling sampling: {}", std::strerror(errno)));
+    if (::ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) throw Error(ErrorCode::io, fmt::format("enabling sampling: {}", std::strerror(errno)));
 }
 
 void SamplingSession::stop() {
@@ -481,7 +486,7 @@ std::vector<Sample> SamplingSession::collect(std::chrono::milliseconds limit) {
 }
 
 void SamplingSession::set_decoder(std::size_t event, SampleDecoder decoder) {
-  if (event >= decoders_.size()) throw Error(fmt::format("sampling session: no event {}", event));
+  if (event >= decoders_.size()) throw Error(ErrorCode::internal, fmt::format("sampling session: no event {}", event));
   decoders_[event] = std::move(decoder);
 }
 

@@ -32,7 +32,7 @@ std::uint32_t ChainTable::intern(const std::byte* frames, std::uint64_t nr) {
     const auto stored = this->frames(slots_[i].id);
     if (stored.size() == nr && std::memcmp(stored.data(), frames, nr * 8) == 0) return slots_[i].id;
   }
-  if (starts_.size() > 0xFFFFFFFEu) throw Error("more than 2^32 distinct call chains in one capture");
+  if (starts_.size() > 0xFFFFFFFEu) throw Error(ErrorCode::resource, "more than 2^32 distinct call chains in one capture");
   const auto id = static_cast<std::uint32_t>(starts_.size() - 1);
   const std::size_t at = arena_.size();
   arena_.resize(at + nr);

@@ -3,6 +3,7 @@
 #include <filesystem>  // std::filesystem::exists
 #include <vector>      // std::vector
 
+#include <tagop/error.hpp>           // Error
 #include <tagop/module_symbols.hpp>  // ModuleSymbols
 #include <tagop/report/symbols.hpp>
 
@@ -49,9 +50,12 @@ class ElfSymbolSource final : public SymbolSource {
     if (!std::filesystem::exists(path, ec)) return nullptr;
     const std::optional<std::string> expected =
         module.build_id.empty() ? std::nullopt : std::optional<std::string>(module.build_id);
-    std::unique_ptr<ModuleSymbols> symbols = ModuleSymbols::open(path, expected, problem);
-    if (!symbols) return nullptr;
-    return std::make_unique<ElfSymbolTable>(std::move(symbols));
+    try {
+      return std::make_unique<ElfSymbolTable>(ModuleSymbols::open(path, expected));
+    } catch (const Error& e) {
+      problem = e.what();  // a module without symbols is a warning in a report
+      return nullptr;
+    }
   }
 };
 

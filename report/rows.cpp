@@ -55,7 +55,7 @@ class RowMaker {
 
   void make() {
     const std::size_t count = s_.entries.size();
-    if (count >= frame_bit) throw Error("more than 2^31 distinct tallies in one report");
+    if (count >= frame_bit) throw Error(ErrorCode::resource, "more than 2^31 distinct tallies in one report");
     s_.entry_row.assign(count, 0);
     if (s_.by == GroupBy::process) {
       for (std::size_t i = 0; i < count; ++i) {
@@ -120,7 +120,7 @@ class RowMaker {
         std::uint32_t slot = use_start_.back();
         for (std::uint64_t ip : s_.chains.frames(e.chain)) {
           if (ip >= context_max) continue;
-          if (slot + 1 >= frame_bit) throw Error("more than 2^31 call chain frames in one report");
+          if (slot + 1 >= frame_bit) throw Error(ErrorCode::resource, "more than 2^31 call chain frames in one report");
           refs.push_back({ip, e.space, slot++ | frame_bit});
         }
         use_start_.push_back(slot);

@@ -123,7 +123,7 @@ std::uint32_t SpaceLog::find(std::uint32_t pid, std::uint64_t time) {
     while (i > 0 && versions[i].time > time) --i;
   Version& v = versions[i];
   if (v.space == none) {
-    if (spaces_.size() == none) throw Error("more than 2^32 process states in one capture");
+    if (spaces_.size() == none) throw Error(ErrorCode::resource, "more than 2^32 process states in one capture");
     v.space = static_cast<std::uint32_t>(spaces_.size());
     spaces_.push_back(Space{pid, v.comm, v.position, passes_(pid, comms_[v.comm])});
   }

@@ -17,15 +17,8 @@ namespace tagop::cli {
 /// Every event of every registered backend, in registry and table order.
 const std::vector<const EventEntry*>& all_events();
 
-/// The events `text` names, best first; several where a spelling is shared
-/// (perf's r01e6 is an event of Silvermont and of Goldmont). Empty when none.
+/// Registry::lookup of the built-in registry (any spelling, raw ones too).
 std::vector<const EventEntry*> find_events(std::string_view text);
-
-/// The `backend` entries with this Intel event select and unit mask.
-std::vector<const EventEntry*> find_by_intel_code(std::string_view backend, unsigned event, unsigned umask);
-
-/// The backend a libpfm4 PMU name stands for ("slm" -> "silvermont"), or "".
-std::string_view backend_of_libpfm_pmu(std::string_view pmu);
 
 /// Up to `max` distinct event names closest to `text`, best first.
 std::vector<std::string> closest_event_names(std::string_view text, std::size_t max = 3);

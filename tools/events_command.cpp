@@ -263,10 +263,9 @@ void show(const std::string& name, const std::string& backend, const std::option
     if (const auto pfm = libpfm_find(name)) {
       // libpfm4 spells some events of our tables differently: its encoding
       // finds our row, which has the predicate and the programmer.
-      const std::string_view ours = backend_of_libpfm_pmu(pfm->pmu);
-      if (!ours.empty() && pfm->encoding) {
-        const auto same = find_by_intel_code(ours, static_cast<unsigned>(*pfm->encoding & 0xFF),
-                                             static_cast<unsigned>((*pfm->encoding >> 8) & 0xFF));
+      if (pfm->encoding) {
+        // "slm::r01e6": the event select and unit mask in that PMU's table.
+        const auto same = Registry::builtin().lookup(fmt::format("{}::r{:x}", pfm->pmu, *pfm->encoding & 0xFFFF));
         if (!same.empty()) {
           show_entry(*same.front(), {same.begin() + 1, same.end()}, name, processor, format);
           return;

@@ -6,7 +6,7 @@
 
 #include <tagop/amd_ibs/families.hpp>  // find_ibs_family, require_ibs_family
 
-#include "host_cpu.hpp"
+#include <tagop/host.hpp>  // detect_host
 #include "output.hpp"
 
 namespace tagop::cli {

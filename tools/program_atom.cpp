@@ -5,6 +5,7 @@
 #include <fmt/format.h>  // fmt::print
 
 #include <tagop/intel_atom/programmer.hpp>  // intel_atom::program
+#include <tagop/registry.hpp>                // Registry
 
 #include "commands.hpp"
 #include "output.hpp"
@@ -33,11 +34,15 @@ void program_atom(const ProgramOptions& o) {
   std::optional<std::uint64_t> offcore;
   if (!o.offcore_rsp.empty()) offcore = parse_u64(o.offcore_rsp, "offcore response");
   bool offcore_used = false;
-  for (const std::string& name : o.events) {
+  const std::string_view backend = intel_atom::pmu_spec(o.uarch).backend;
+  for (const std::string& spelled : o.events) {
+    // Any spelling the registry knows (perf's r01e6 too) names a row of this table.
+    const EventEntry* entry = Registry::builtin().lookup(spelled, backend);
+    const std::string name = entry ? std::string(entry->name) : spelled;
     // PEBS runs on IA32_PMC0 only: it is for the first event; the others
     // count (or sample) beside it.
     intel_atom::AtomEventRequest e{.event = name, .pebs = o.pebs && r.events.empty(), .offcore_response = std::nullopt};
-    if (intel_atom::find_event(o.uarch, name).offcore_msr != 0) {
+    if (intel_atom::require_event(o.uarch, name).offcore_msr != 0) {
       e.offcore_response = offcore;
       offcore_used = true;
     }
@@ -59,7 +64,7 @@ void add_program_atom_commands(CLI::App& program) {
         std::string(spec.backend),
         fmt::format("Intel {}: IA32_PERFEVTSELx, PEBS and fixed counters, and perf_event_attrs ({})",
                     uarch == intel_atom::Microarchitecture::silvermont ? "Silvermont" : "Goldmont", spec.sdm_table));
-    cmd->add_option("event", o->events, "Events by SDM name (BR_INST_RETIRED.JCC) or code:umask (0xC4:0x7E)")
+    cmd->add_option("event", o->events, "Events by SDM name (BR_INST_RETIRED.JCC), code:umask (0xC4:0x7E) or perf raw (r7ec4)")
         ->required();
     auto* user = cmd->add_flag("--user", o->user_only, "Only user-level events (USR)");
     auto* kernel = cmd->add_flag("--kernel", o->kernel_only, "Only kernel-level events (OS)");

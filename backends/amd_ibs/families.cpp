@@ -56,7 +56,7 @@ std::string ibs_family_list() {
 
 void require_ibs_family(unsigned family) {
   if (find_ibs_family(family)) return;
-  throw Error(fmt::format("family {:#x} has no Instruction-Based Sampling layout; the families with IBS are {}",
+  throw Error(ErrorCode::not_supported, fmt::format("family {:#x} has no Instruction-Based Sampling layout; the families with IBS are {}",
                           family, ibs_family_list()));
 }
 

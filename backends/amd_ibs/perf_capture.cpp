@@ -111,7 +111,7 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
   }
   if (!info.attrs.empty()) first_attr_ = &info.attrs[0];
   if (!any)
-    throw Error(fmt::format("{}: no IBS events (HEADER_PMU_MAPPINGS names no ibs_op or ibs_fetch PMU that an event "
+    throw Error(ErrorCode::not_supported, fmt::format("{}: no IBS events (HEADER_PMU_MAPPINGS names no ibs_op or ibs_fetch PMU that an event "
                             "uses); record with: perf record -e ibs_op/cnt_ctl=1/ -e ibs_fetch// --raw-samples -a",
                             info.path));
   if (!fetch_type && !op_type)
@@ -122,18 +122,18 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
   } else if (info.cpuid) {
     cpu_ = CpuId::parse(*info.cpuid);
   } else {
-    throw Error(fmt::format("{}: the file does not say which processor recorded it (no HEADER_CPUID; a truncated "
+    throw Error(ErrorCode::damaged, fmt::format("{}: the file does not say which processor recorded it (no HEADER_CPUID; a truncated "
                             "file loses it), and the IBS layout depends on it: give --family (and --model)",
                             info.path));
   }
   // Hygon's Dhyana is a Zen 1 with AMD's IBS (Linux drives both alike).
   if (!cpu && cpu_.vendor != "AuthenticAMD" && cpu_.vendor != "HygonGenuine")
-    throw Error(fmt::format("{}: recorded on a {} processor ({}): IBS is AMD's", info.path, cpu_.vendor,
+    throw Error(ErrorCode::not_supported, fmt::format("{}: recorded on a {} processor ({}): IBS is AMD's", info.path, cpu_.vendor,
                             cpu_.to_string()));
   try {
     require_ibs_family(cpu_.family);
   } catch (const Error& e) {
-    throw Error(fmt::format("{}: {} ({}); give --family (and --model) to decode it as another", info.path, e.what(),
+    throw Error(e.code(), fmt::format("{}: {} ({}); give --family (and --model) to decode it as another", info.path, e.what(),
                             cpu ? "from --family" : "HEADER_CPUID says " + cpu_.to_string()));
   }
   decoder_ = std::make_unique<FastIbsDecoder>(cpu_.family, cpu_.model);

@@ -1,6 +1,9 @@
 #include <tagop/intel_atom/backend.hpp>
 
-#include <tagop/intel_atom/events.hpp>  // event_entries, pmu_spec
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/intel_atom/events.hpp>      // event_entries, pmu_spec
+#include <tagop/intel_atom/programmer.hpp>  // program
 
 namespace tagop::intel_atom {
 
@@ -12,6 +15,23 @@ void register_backends(Registry& registry) {
         .title = spec.title,
         .mechanism = Mechanism::precise_event,
         .events = [uarch] { return event_entries(uarch); },
+        .program =
+            [uarch](const EventEntry& e, std::string_view) {
+              AtomRequest request;
+              request.uarch = uarch;
+              request.events.push_back({.event = std::string(e.name), .pebs = e.precise, .offcore_response = {}});
+              return program(request);
+            },
+        .program_command =
+            [](const EventEntry& e, std::string_view) {
+              return fmt::format("tagop program {} {}{}", e.backend, e.name, e.precise ? " --pebs" : "");
+            },
+        .tables_for =
+            [uarch](const CpuId& cpu) {
+              return cpu.vendor == "GenuineIntel" && microarchitecture_of(cpu.family, cpu.model) == uarch
+                         ? std::string(pmu_spec(uarch).sdm_table)
+                         : std::string();
+            },
     });
   }
 }

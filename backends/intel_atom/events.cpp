@@ -140,19 +140,25 @@ std::optional<Microarchitecture> microarchitecture_of(unsigned family, unsigned 
   return std::nullopt;
 }
 
-const AtomEventSpec& find_event(Microarchitecture uarch, std::string_view text) {
+const AtomEventSpec* find_event(Microarchitecture uarch, std::string_view text) {
   const AtomPmuSpec& spec = pmu_spec(uarch);
   const std::string wanted = lower(text);
   for (const AtomEventSpec& e : spec.events)
-    if (lower(e.name) == wanted) return e;
+    if (lower(e.name) == wanted) return &e;
   if (const auto colon = text.find(':'); colon != std::string_view::npos) {
     const auto event = parse_hex_byte(text.substr(0, colon));
     const auto umask = parse_hex_byte(text.substr(colon + 1));
     if (event && umask)
       for (const AtomEventSpec& e : spec.events)
-        if (e.event == *event && e.umask == *umask) return e;
+        if (e.event == *event && e.umask == *umask) return &e;
   }
-  throw Error(fmt::format("no event '{}' in the {} table ({}): give an SDM name such as BR_INST_RETIRED.JCC or a "
+  return nullptr;
+}
+
+const AtomEventSpec& require_event(Microarchitecture uarch, std::string_view text) {
+  if (const AtomEventSpec* e = find_event(uarch, text)) return *e;
+  const AtomPmuSpec& spec = pmu_spec(uarch);
+  throw Error(ErrorCode::not_found, fmt::format("no event '{}' in the {} table ({}): give an SDM name such as BR_INST_RETIRED.JCC or a "
                           "code:umask such as 0xC4:0x7E (see 'tagop events list --backend {}')",
                           text, spec.backend, spec.sdm_table, spec.backend));
 }

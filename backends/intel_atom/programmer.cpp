@@ -56,7 +56,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
   // PEBS events first: they are the ones with a single possible counter.
   out.resize(r.events.size());
   for (std::size_t i = 0; i < r.events.size(); ++i) {
-    const AtomEventSpec& e = find_event(r.uarch, r.events[i].event);
+    const AtomEventSpec& e = require_event(r.uarch, r.events[i].event);
     out[i].event = &e;
     if (!r.events[i].pebs) continue;
     if (!e.precise)

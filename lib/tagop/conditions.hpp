@@ -3,6 +3,9 @@
 // vendor's precise-sampling hardware can report about one sampled operation.
 // It is written once, here; decoders, predicates and event tables refer to
 // it by name, checked at compile time with `condition("dc.miss")`.
+//
+// Thread safety: the condition tables are constants and Condition/ConditionSet are values: safe to
+// share.
 
 #include <array>        // std::array
 #include <cstddef>      // std::size_t

@@ -1,6 +1,9 @@
 #pragma once
 // Which processor: the family, model and stepping that select register
 // layouts and event tables.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <string>       // std::string
 #include <string_view>  // std::string_view

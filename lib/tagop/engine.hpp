@@ -7,6 +7,9 @@
 // additions, and predicates are evaluated once per signature at the end,
 // however many events are asked for. The result is exact: a count is a sum
 // of signature counts, a measure total a sum of signature totals.
+//
+// Thread safety: a CompiledQuery is immutable after construction: safe to share; an Aggregator is not
+// thread-safe: one per thread.
 
 #include <array>     // std::array
 #include <cstdint>   // std::uint32_t, std::uint64_t

@@ -12,6 +12,9 @@
 // estimate of N is period * k, its interval period times that of lambda.
 // The period is the one the samples were taken with (attr.sample_period,
 // or MaxCnt * 16 from the samples' control registers).
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>  // std::uint64_t
 

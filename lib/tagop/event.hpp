@@ -2,6 +2,8 @@
 // The vendor-neutral view of one event of one backend's table: what the
 // lookup tool lists and what `compare` matches across vendors. Each backend
 // keeps its own richer table and publishes these views of it.
+//
+// Thread safety: EventEntry rows live in static constant tables: immutable, safe to share.
 
 #include <cstdint>      // std::uint8_t
 #include <string_view>  // std::string_view

@@ -13,6 +13,9 @@
 //     tagop::KernelSymbols table = tagop::load_kernel_symbols(*search.found);
 //     if (auto hit = table.find(0xffffffff8120a2b0)) print(hit->symbol->name, hit->offset);
 //   }
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional

@@ -2,6 +2,9 @@
 // Numeric facts about a sampled operation (latencies, counts), written once.
 // Latency-style events sum one of these over the samples their predicate
 // selects.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint8_t

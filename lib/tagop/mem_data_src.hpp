@@ -9,6 +9,9 @@
 //
 //   const auto r = tagop::read_data_src(record.data_src);
 //   sample.conditions |= r.conditions;  sample.observed |= r.observed;
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>  // std::uint64_t
 

@@ -17,15 +17,17 @@ struct SourceLocation {
   unsigned line = 0;
 };
 
+/// Thread safety: not thread-safe (libdwfl caches as it reads): one
+/// ModuleSymbols per thread, or a lock around it.
 class ModuleSymbols {
  public:
-  /// Opens the ELF file at `path`. Returns nullptr, with `problem` saying
-  /// why, when the file is missing or not ELF, or when `expected_build_id`
-  /// (lowercase hex, as perf records it) is given and differs from the
-  /// file's: a mismatched file is never used.
+  /// Opens the ELF file at `path`; never returns nullptr. Throws
+  /// tagop::Error saying why not: io when the file is missing or cannot be
+  /// opened, damaged when it is not ELF (or has nothing loadable),
+  /// not_found when `expected_build_id` (lowercase hex, as perf records it)
+  /// is given and differs from the file's: a mismatched file is never used.
   static std::unique_ptr<ModuleSymbols> open(const std::string& path,
-                                             const std::optional<std::string>& expected_build_id,
-                                             std::string& problem);
+                                             const std::optional<std::string>& expected_build_id = std::nullopt);
   virtual ~ModuleSymbols() = default;
 
   /// The location of the instruction at `file_offset` bytes into the file

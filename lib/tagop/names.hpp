@@ -1,5 +1,8 @@
 #pragma once
 // Distance between names, for "did you mean" answers everywhere.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstddef>      // std::size_t
 #include <string_view>  // std::string_view

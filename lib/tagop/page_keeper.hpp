@@ -6,6 +6,9 @@
 // behind it are given back (MADV_DONTNEED), so that RSS stays flat however
 // long the file. Pages given back stay readable: touching one again reads
 // it from the file.
+//
+// Thread safety: not thread-safe for its user: one reading thread calls reached() (the keeper's helper
+// thread is its own business).
 
 #include <condition_variable>  // std::condition_variable
 #include <cstddef>             // std::byte

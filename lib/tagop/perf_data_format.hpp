@@ -3,6 +3,9 @@
 // tools/perf/Documentation/perf.data-file-format.txt and
 // include/uapi/linux/perf_event.h describe it: what the reader and the
 // writer share. Native byte order (little-endian x86) only.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>    // std::array
 #include <cstddef>  // std::size_t

@@ -93,8 +93,10 @@ struct SampleId {
 };
 
 /// A PERF_RECORD_SAMPLE, every field its attr's sample_type selects, in
-/// the kernel's order. Variable parts are views into the mapping, valid
-/// only during the handler call.
+/// the kernel's order. The reader reuses one SampleRecord per event, so the
+/// object itself (its numbers and its spans) is valid only during the
+/// handler call: copy what is kept. The bytes its spans view are the
+/// mapping's, and stay readable until read() returns (see RecordHandler).
 struct SampleRecord {
   std::uint64_t offset = 0;  // of the record in the file
   std::uint16_t misc = 0;
@@ -160,9 +162,12 @@ struct LostRecord {
   SampleId id;
 };
 
-/// The reader calls these in file order. Spans into the file (a sample's
-/// raw payload, its callchain ...) stay readable until read() returns, so a
-/// handler may queue them for other threads.
+/// The reader calls these in file order. The records handed over are
+/// valid during the call only (they are reused); the bytes their spans
+/// view (a sample's raw payload, its callchain ...) stay readable until
+/// read() returns, so a handler may copy the spans (not the records) and
+/// queue them for other threads. After read() returns, a file that shrank
+/// would fault on them: do not keep them longer.
 class RecordHandler {
  public:
   virtual ~RecordHandler() = default;
@@ -281,6 +286,8 @@ bool parse_sample_id(const perf_event_attr& attr, std::span<const std::byte> bod
 /// Bytes of the sample_id_all trailer that `attr` gives every non-sample record.
 std::size_t sample_id_size(const perf_event_attr& attr);
 
+/// Thread safety: not thread-safe: one read() at a time per reader;
+/// info() is immutable after construction and safe to share.
 class PerfDataReader {
  public:
   /// Maps the file and reads its header, attributes and features. Throws

@@ -13,6 +13,8 @@
 //   w.comm(42, 42, "a.out", true);
 //   w.sample(0, {.ip = 0x401000, .pid = 42, .tid = 42, .raw = payload});
 //   w.finish();
+//
+// Thread safety: a PerfDataWriter is not thread-safe: one writing thread.
 
 #include <linux/perf_event.h>  // perf_event_attr
 

@@ -3,6 +3,9 @@
 // every table takes. Written as `load & dc.miss & !dtlb.l1_miss`, with `|`,
 // `!` and parentheses; kept as a small OR of conjunctions (disjunctive
 // normal form) so that a test is a few ANDs per term.
+//
+// Thread safety: a Predicate is immutable after parsing: safe to share and to evaluate from several
+// threads.
 
 #include <string>       // std::string
 #include <string_view>  // std::string_view

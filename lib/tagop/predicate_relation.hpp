@@ -6,6 +6,9 @@
 // The relations are purely logical: conditions are free booleans. Facts of
 // the hardware (an L2 miss is also a DC miss) are not assumed, so
 // `l2.miss` and `dc.miss & l2.miss` are "wider", not "same".
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstddef>      // std::size_t
 #include <optional>     // std::optional

@@ -2,6 +2,9 @@
 // The processes of a perf.data capture as its COMM, FORK, EXIT, MMAP and
 // MMAP2 records describe them: each process's name and the files mapped
 // into it, so that a sample's pid and ip give a module and an offset.
+//
+// Thread safety: a ProcessTable is not thread-safe, not even its const lookups (they cache the last
+// process found): one per thread.
 
 #include <cstdint>        // std::uint32_t, std::uint64_t
 #include <map>            // std::map

@@ -2,6 +2,9 @@
 // What every backend's programmer produces: the register writes that set the
 // hardware up directly, and the Linux perf_event_attr that does the same
 // through perf_event_open.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <linux/perf_event.h>  // perf_event_attr
 

@@ -1,6 +1,9 @@
 #pragma once
 // One sampled operation in vendor-neutral terms: what every decoder produces
 // and what the engine aggregates.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>    // std::array
 #include <cstdint>  // std::uint32_t, std::uint64_t

@@ -18,6 +18,9 @@
 //     s.read_samples([&](const tagop::Sample&) { ++samples; });
 //   }
 //   s.read_samples([&](const tagop::Sample&) { ++samples; });  // what was left in the buffers
+//
+// Thread safety: a SamplingSession is not thread-safe: one thread drives it (start, wait, read_*); its
+// callbacks run on that thread.
 
 #include <sys/types.h>  // pid_t
 

@@ -17,6 +17,8 @@
 //   session.stop();
 //   out.drain(session);
 //   out.finish();
+//
+// Thread safety: a SessionRecorder is not thread-safe: use it from the thread that drives its session.
 
 #include <sys/types.h>  // pid_t
 

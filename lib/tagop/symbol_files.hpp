@@ -9,6 +9,9 @@
 //   auto found = tagop::find_symbol_files("/usr/lib/libc.so.6", "93ac61ec...", {.symfs = "/mnt/box"});
 //   if (!found.files.empty()) read_symbols(found.files.front().path);
 //   else for (const auto& why : found.rejected) std::cerr << why << '\n';
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <optional>     // std::optional
 #include <string>       // std::string

@@ -104,3 +104,21 @@ TEST_CASE("tagop events show finds an Atom event by name", "[slm]") {
   CHECK(j.at("predicate") == "load & stlf.blocked");
   CHECK(j.at("precise") == true);
 }
+
+TEST_CASE("tagop program silvermont takes perf's raw and PMU-term spellings of an event", "[slm]") {
+  // BR_INST_RETIRED.JCC is event 0xC4, umask 0x7E (SDM Table 19-25): perf
+  // spells it r7ec4 (umask in bits 15:8), r537ec4 with USR/OS/INT/EN, or
+  // cpu/event=0xc4,umask=0x7e/.
+  const RunResult by_name = run_tagop("program silvermont BR_INST_RETIRED.JCC --pebs --period 10007 --json");
+  REQUIRE(by_name.exit_code == 0);
+  for (const char* spelling : {"r7ec4", "r537ec4", "cpu/event=0xc4,umask=0x7e/"}) {
+    INFO(spelling);
+    const RunResult r = run_tagop(std::string("program silvermont ") + spelling + " --pebs --period 10007 --json");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == by_name.out);
+  }
+  // A code this table has no row for is refused, naming it.
+  const RunResult none = run_tagop("program silvermont r01c4 --json");
+  CHECK(none.exit_code != 0);
+  CHECK(none.err.find("r01c4") != std::string::npos);
+}

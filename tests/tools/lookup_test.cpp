@@ -57,7 +57,7 @@ TEST_CASE("show: every spelling of an IBS event finds 0xF206", "[lookup][ibs]") 
 }
 
 TEST_CASE("show: SDM, libpfm4 and perf spellings of BACLEARS.ALL", "[lookup][slm][glm]") {
-  const auto& slm = tagop::intel_atom::find_event(tagop::intel_atom::Microarchitecture::silvermont, "BACLEARS.ALL");
+  const auto& slm = tagop::intel_atom::require_event(tagop::intel_atom::Microarchitecture::silvermont, "BACLEARS.ALL");
   REQUIRE(slm.event == 0xE6);
   REQUIRE(slm.umask == 0x01);
   // perf's raw config puts the umask in bits 15:8 and the event in 7:0.

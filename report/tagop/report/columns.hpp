@@ -3,6 +3,9 @@
 // IBS data for, named views of them (CodeAnalyst's), a capture's other
 // events (counted by period, as perf report does), and how a column's value
 // comes from a row's query results.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint16_t

@@ -13,7 +13,10 @@
 // The capture is read once, in one pass that keeps a 32-byte tally per
 // distinct (process, address, kind of sample, call chain); rows, symbols
 // and names come after it, and a row's name and results are made only when
-// it is asked for. Not thread-safe: one thread uses a Report at a time.
+// it is asked for.
+//
+// Thread safety: not thread-safe (rows are named when asked for): one
+// thread uses a Report at a time; its constructor runs threads of its own.
 
 #include <array>       // std::array
 #include <cstdint>     // std::uint32_t, std::uint64_t

@@ -4,6 +4,9 @@
 // offsets at once, in ascending order. The ELF files on this machine are
 // one source; a kernel's symbols (/proc/kallsyms, a vmlinux) or a build-id
 // cache plug in as others (Options::symbol_sources).
+//
+// Thread safety: the report asks a SymbolSource and its SymbolTables from one thread at a time; an
+// implementation need not lock.
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <memory>       // std::unique_ptr, std::shared_ptr

@@ -151,34 +151,39 @@ TEST_CASE("CPUID signatures select the table", "[slm][glm]") {
 
 TEST_CASE("Events are found by name or by code:umask", "[slm]") {
   const auto slm = Microarchitecture::silvermont;
-  CHECK(find_event(slm, "br_inst_retired.jcc").umask == 0x7E);
-  for (const char* code : {"0xC4:0x7E", "c4:7e", "C4H:7EH"}) CHECK(find_event(slm, code).name == "BR_INST_RETIRED.JCC");
+  CHECK(require_event(slm, "br_inst_retired.jcc").umask == 0x7E);
+  for (const char* code : {"0xC4:0x7E", "c4:7e", "C4H:7EH"})
+    CHECK(require_event(slm, code).name == "BR_INST_RETIRED.JCC");
   // The row without edge detect comes first.
-  CHECK(find_event(slm, "05:01").name == "PAGE_WALKS.D_SIDE_CYCLES");
-  CHECK(find_event(slm, "page_walks.d_side_walks").edge);
+  CHECK(require_event(slm, "05:01").name == "PAGE_WALKS.D_SIDE_CYCLES");
+  CHECK(require_event(slm, "page_walks.d_side_walks").edge);
+  // The lookup convention: find_event says "none" with nullptr, require_event with not_found.
+  CHECK(find_event(slm, "MEM_LOAD_UOPS_RETIRED.L1_MISS") == nullptr);  // a Goldmont event
   try {
-    find_event(slm, "MEM_LOAD_UOPS_RETIRED.L1_MISS");  // a Goldmont event
+    require_event(slm, "MEM_LOAD_UOPS_RETIRED.L1_MISS");
     FAIL("no error");
   } catch (const Error& e) {
+    CHECK(e.code() == tagop::ErrorCode::not_found);
     CHECK_THAT(e.what(), Catch::Contains("MEM_LOAD_UOPS_RETIRED.L1_MISS") && Catch::Contains("Table 19-25"));
   }
-  CHECK_THROWS_AS(find_event(slm, "c4:7e7"), Error);
-  CHECK_THROWS_AS(find_event(slm, "zz:7e"), Error);
+  CHECK(find_event(slm, "c4:7e7") == nullptr);
+  CHECK(find_event(slm, "zz:7e") == nullptr);
+  CHECK_THROWS_AS(require_event(slm, "zz:7e"), Error);
 }
 
 TEST_CASE("PERFEVTSEL and perf raw config bits", "[slm][glm]") {
   const auto slm = Microarchitecture::silvermont;
   // USR bit 16, OS 17, edge 18, INT 20, EN 22, inv 23, cmask 24-31.
-  CHECK(perfevtsel(find_event(slm, "BR_INST_RETIRED.JCC"), Privilege::both, true) ==
+  CHECK(perfevtsel(require_event(slm, "BR_INST_RETIRED.JCC"), Privilege::both, true) ==
         (0xC4 | 0x7E << 8 | 1 << 16 | 1 << 17 | 1 << 20 | 1 << 22));
-  CHECK(perfevtsel(find_event(slm, "PAGE_WALKS.D_SIDE_WALKS"), Privilege::user, false) ==
+  CHECK(perfevtsel(require_event(slm, "PAGE_WALKS.D_SIDE_WALKS"), Privilege::user, false) ==
         (0x05 | 0x01 << 8 | 1 << 16 | 1 << 18 | 1 << 22));
-  CHECK(perfevtsel(find_event(slm, "REHABQ.LD_SPLITS"), Privilege::kernel, false) ==
+  CHECK(perfevtsel(require_event(slm, "REHABQ.LD_SPLITS"), Privilege::kernel, false) ==
         (0x03 | 0x08 << 8 | 1 << 17 | 1 << 22));
-  CHECK(perf_raw_config(find_event(slm, "PAGE_WALKS.WALKS")) == (0x05 | 0x03 << 8 | 1 << 18));
-  CHECK(perf_raw_config(find_event(slm, "INST_RETIRED.ANY")) == 0xC0);
-  CHECK(perf_raw_config(find_event(slm, "CPU_CLK_UNHALTED.CORE")) == 0x3C);
-  CHECK(perf_raw_config(find_event(Microarchitecture::goldmont, "CPU_CLK_UNHALTED.REF_TSC")) == 0x0300);
+  CHECK(perf_raw_config(require_event(slm, "PAGE_WALKS.WALKS")) == (0x05 | 0x03 << 8 | 1 << 18));
+  CHECK(perf_raw_config(require_event(slm, "INST_RETIRED.ANY")) == 0xC0);
+  CHECK(perf_raw_config(require_event(slm, "CPU_CLK_UNHALTED.CORE")) == 0x3C);
+  CHECK(perf_raw_config(require_event(Microarchitecture::goldmont, "CPU_CLK_UNHALTED.REF_TSC")) == 0x0300);
 }
 
 TEST_CASE("The registry publishes both tables", "[slm][glm]") {

@@ -2,6 +2,9 @@
 // Raw IBS registers -> a model sample, for one processor family, model and
 // set of IBS capabilities. Everything the decoder knows comes from the
 // field table (layout.hpp).
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>     // std::array
 #include <cstdint>   // std::uint32_t, std::uint64_t

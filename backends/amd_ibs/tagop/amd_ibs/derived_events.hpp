@@ -1,6 +1,9 @@
 #pragma once
 // CodeAnalyst's IBS derived events (0xF000-0xF24C): the table's row type,
 // the table, and its rows compiled into engine queries.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint16_t, std::uint32_t

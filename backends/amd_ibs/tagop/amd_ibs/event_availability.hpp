@@ -4,6 +4,9 @@
 // gates and errata that leave a condition undecided for some samples), with
 // the event table's readings for that processor beside it. What `tagop
 // events show 0xF244 --family 17h` prints.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <string>       // std::string
 #include <string_view>  // std::string_view

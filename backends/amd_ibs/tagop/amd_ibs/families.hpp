@@ -2,6 +2,9 @@
 // The processor families that have IBS, and what each generation's CPUID
 // 8000_001B reports by default: the list every family given on the command
 // line or read from HEADER_CPUID is checked against.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>      // std::uint8_t, std::uint32_t
 #include <span>         // std::span

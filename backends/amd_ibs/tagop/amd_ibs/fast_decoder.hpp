@@ -11,6 +11,9 @@
 // payload is decoded with the layout its own caps word picks (a capture's
 // samples carry the processor's CPUID 8000_001B): Zen 4's five-bit data
 // source needs capability bit 11, Zen 5's DTLB page size bit 19.
+//
+// Thread safety: a FastIbsDecoder is not thread-safe, not even decode() (it caches layouts): one per
+// thread.
 
 #include <array>     // std::array
 #include <cstdint>   // std::uint64_t

@@ -5,6 +5,9 @@
 // the hardware says so in CPUID 8000_001B, only with some capabilities; the
 // errata of a processor are fields of their own, with the rule that says
 // when the hardware's bits are not to be believed.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint32_t, std::uint64_t

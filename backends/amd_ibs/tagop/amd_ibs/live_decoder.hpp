@@ -6,6 +6,9 @@
 //   SamplingSession s({.events = amd_ibs::program(request).perf_events, .all_cpus = true});
 //   amd_ibs::decode_ibs_samples(s);
 //   s.read_samples([](const Sample& x) { ... x.conditions ... });
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <optional>  // std::optional
 

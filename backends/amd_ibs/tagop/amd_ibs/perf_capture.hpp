@@ -3,6 +3,9 @@
 // ibs_op (HEADER_PMU_MAPPINGS), which processor recorded them
 // (HEADER_CPUID), and each PERF_SAMPLE_RAW payload decoded to a model
 // sample. And the other way: writing IBS captures that perf reads.
+//
+// Thread safety: an IbsCapture is not thread-safe for decode() (its FastIbsDecoder caches): one per
+// thread; an IbsCaptureWriter is not thread-safe.
 
 #include <atomic>    // std::atomic
 #include <cstdint>   // std::uint32_t, std::uint64_t

@@ -1,6 +1,9 @@
 #pragma once
 // Vendor-neutral request -> IbsFetchCtl / IbsOpCtl values and the
 // perf_event_attr for the ibs_fetch / ibs_op PMUs.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>   // std::uint32_t, std::uint64_t
 #include <optional>  // std::optional

@@ -2,6 +2,9 @@
 // The IBS registers: their names as the AMD manuals spell them, their MSR
 // addresses, and a raw sample as the hardware (or perf's raw payload) gives
 // it.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>        // std::array
 #include <cstddef>      // std::size_t

@@ -3,6 +3,9 @@
 // 19-24, plus the architectural events of Table 19-1 and the fixed
 // counters), the facts about each core's PMU that the programmer needs, and
 // the lookups over them.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint16_t, std::uint64_t
@@ -70,10 +73,13 @@ std::optional<Microarchitecture> parse_microarchitecture(std::string_view name);
 std::optional<Microarchitecture> microarchitecture_of(unsigned family, unsigned model);
 
 /// An event by its SDM name (any case) or by code and umask ("0xC4:0x7E",
-/// "c4:7e", "C4H:7EH"). Throws tagop::Error naming the table when there is
-/// none. Where several rows share a code and umask, the first (the one
-/// without edge/cmask settings) is taken.
-const AtomEventSpec& find_event(Microarchitecture uarch, std::string_view text);
+/// "c4:7e", "C4H:7EH"); nullptr when the table has none (the lookup
+/// convention of tagop/registry.hpp; Registry::lookup knows perf's
+/// spellings too). Where several rows share a code and umask, the first
+/// (the one without edge/cmask settings) is taken.
+const AtomEventSpec* find_event(Microarchitecture uarch, std::string_view text);
+/// find_event, or tagop::Error(not_found) naming the table and what it holds.
+const AtomEventSpec& require_event(Microarchitecture uarch, std::string_view text);
 
 /// "0xC4:0x7E"
 std::string code_string(const AtomEventSpec& e);

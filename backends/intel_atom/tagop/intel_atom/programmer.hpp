@@ -3,6 +3,9 @@
 // (IA32_PERFEVTSELx, IA32_PMCx, IA32_FIXED_CTR_CTRL, IA32_PEBS_ENABLE,
 // MSR_OFFCORE_RSP_x, IA32_PERF_GLOBAL_CTRL) and the perf_event_attrs that
 // do the same through perf_event_open.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>   // std::uint64_t
 #include <optional>  // std::optional

@@ -3,6 +3,9 @@
 // counters, IA32_PEBS_ENABLE, MSR_PEBS_MATRIX_VERT, MSR_TC_PRECISE_EVENT)
 // and the Linux perf_event_attrs, with ESCRs and counters allocated so that
 // every requested event fits, or the reason it cannot.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>   // std::uint32_t, std::uint64_t
 #include <optional>  // std::optional

@@ -3,6 +3,9 @@
 // at-retirement tagging uses and the 19 metrics of SDM Tables 19-31, 19-32
 // and 19-33. The rows live in events/intel_p4_events.hpp and
 // events/intel_p4_metrics.hpp; these are their types and lookups.
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint32_t

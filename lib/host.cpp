@@ -1,4 +1,4 @@
-#include "host_cpu.hpp"
+#include <tagop/host.hpp>
 
 #include <algorithm>   // std::sort
 #include <filesystem>  // directory_iterator
@@ -9,7 +9,7 @@
 #include <cpuid.h>  // __get_cpuid, __get_cpuid_max
 #endif
 
-namespace tagop::cli {
+namespace tagop {
 
 namespace {
 
@@ -87,4 +87,4 @@ HostCpu detect_host() {
   return h;
 }
 
-}  // namespace tagop::cli
+}  // namespace tagop
