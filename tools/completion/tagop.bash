@@ -50,7 +50,7 @@ _tagop() {
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-demangle
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict
-                                --vmlinux --kallsyms --symfs
+                                 --vmlinux --kallsyms --symfs
                                  --format --json --output --html --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
