@@ -85,7 +85,7 @@ void cpu(Format format) {
                          h.ibs_capabilities ? std::optional(record::Hex{*h.ibs_capabilities}) : std::nullopt,
                          h.pmus, h.perf_event_paranoid,
                          v.backend.empty() ? std::nullopt : std::optional(v.backend), v.tables, v.sampling, v.reasons};
-    print_record(record::to_json(out), host_report_schema, format);
+    print_record(record::to_json(out), host_report_contract.schema, format);
     return;
   }
   const std::size_t width = terminal_width();

@@ -68,7 +68,7 @@ void print_sample(const IbsDecoder& decoder, const IbsProcessor& processor, cons
     for (Condition c : sample.conditions.members()) out.conditions.emplace_back(c.name());
     for (auto [e, amount] : events.counted) out.events.emplace_back(select_string(e->select), amount);
     for (const auto* e : events.unavailable) out.not_available.push_back(select_string(e->select));
-    print_record(record::to_json(out), decoded_sample_schema, format);
+    print_record(record::to_json(out), decoded_sample_contract.schema, format);
     return;
   }
 

@@ -30,11 +30,10 @@ struct DecodedSample {
     (record::Entries<std::uint64_t>, events),  // derived events counted, by select value
     (std::vector<std::string>, not_available));
 };
-inline constexpr const char* decoded_sample_schema = "tagop.decode/1";
-inline constexpr const char* decoded_sample_title = "tagop decode";
-inline constexpr const char* decoded_sample_description =
+inline constexpr record::Contract decoded_sample_contract{
+    "tagop.decode/1", "tagop decode",
     "One IBS sample decoded: its registers, fields, conditions and the derived events it counts toward "
-    "(tagop decode ibs-fetch|ibs-op REG=VALUE ... --json).";
+    "(tagop decode ibs-fetch|ibs-op REG=VALUE ... --json)."};
 
 /// `tagop cpu --json`.
 struct HostReport {
@@ -55,10 +54,9 @@ struct HostReport {
     (bool, hardware_sampling),
     (std::vector<std::string>, reasons));
 };
-inline constexpr const char* host_report_schema = "tagop.cpu/1";
-inline constexpr const char* host_report_title = "tagop cpu";
-inline constexpr const char* host_report_description =
+inline constexpr record::Contract host_report_contract{
+    "tagop.cpu/1", "tagop cpu",
     "This machine's processor, the backend that applies, and why hardware sampling is or is not available "
-    "(tagop cpu --json).";
+    "(tagop cpu --json)."};
 
 }  // namespace tagop::cli

@@ -131,10 +131,17 @@ json to_json(const T& value) {
   }
 }
 
+/// What a command's output record promises: the "schema" value it carries
+/// ("tagop.cpu/1", also the schema's $id), and its schema's title and description.
+struct Contract {
+  std::string_view schema, title, description;
+};
+
 /// The schema document of a command's output record: schema_of<T>() with
 /// the "schema" key first, its $id, title and description.
 template <typename T>
-json schema_document(std::string_view id, std::string_view title, std::string_view description) {
+json schema_document(const Contract& contract) {
+  const auto [id, title, description] = contract;
   json record = schema_of<T>();
   json properties = json::object();
   properties["schema"] = {{"const", id}, {"description", "this output's shape and major version"}};

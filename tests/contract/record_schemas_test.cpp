@@ -36,14 +36,12 @@ void check_file(const std::string& file, const json& generated) {
 
 TEST_CASE("schemas/decode.schema.json is DecodedSample's declaration", "[contract]") {
   using namespace tagop::cli;
-  check_file("decode.schema.json", record::schema_document<DecodedSample>(
-                                       decoded_sample_schema, decoded_sample_title, decoded_sample_description));
+  check_file("decode.schema.json", record::schema_document<DecodedSample>(decoded_sample_contract));
 }
 
 TEST_CASE("schemas/cpu.schema.json is HostReport's declaration", "[contract]") {
   using namespace tagop::cli;
-  check_file("cpu.schema.json",
-             record::schema_document<HostReport>(host_report_schema, host_report_title, host_report_description));
+  check_file("cpu.schema.json", record::schema_document<HostReport>(host_report_contract));
 }
 
 TEST_CASE("a record's JSON is what its schema says, field by field", "[contract]") {
