@@ -20,7 +20,8 @@ packages=(
   time                  # /usr/bin/time: peak memory in bench/report_bench.sh
   libprotobuf-dev protobuf-compiler  # pprof export: profile.proto's generated C++ (gzip via its zlib)
   golang-go             # `go tool pprof`, the peer that reads and merges the pprof exports in the tests
-  python3-jsonschema    # validates JSON outputs against their schemas in the tests
+  python3-jsonschema    # validates every command's JSON output against schemas/ in the tests
+  doxygen               # the API reference (scripts/check-docs.sh, warnings fail CI)
   chromium              # headless: renders the HTML report in the tests
   libllvm15             # bench/report_bench.sh: a large library with symbols and a build-id to sample in
 )

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>  // CLI::App
 
+namespace tagop { struct Programming; }
+
 namespace tagop::cli {
 
 void add_decode_command(CLI::App& app);
@@ -20,5 +22,9 @@ void add_completion_command(CLI::App& app);
 void add_program_ibs_commands(CLI::App& program);
 void add_program_atom_commands(CLI::App& program);
 void add_program_p4_commands(CLI::App& program);
+
+struct OutputOptions;
+/// What every `program` target prints: the Programming as text, JSON (schema tagop.program/1) or CSV.
+void print_programming(const Programming& p, const OutputOptions& output);
 
 }  // namespace tagop::cli

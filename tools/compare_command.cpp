@@ -242,7 +242,7 @@ void compare(const std::string& text, bool all, Format format, const std::string
     j["cannot_measure_exactly"] = cannot;
     if (!counts.empty()) j["measured"] = measured_counts_json(target.predicate, counts);
     j["caveat"] = never_mix_caveat;
-    print_json(j);
+    print_json(j, "tagop.compare/1");
   } else if (format == Format::text) {
     std::string names;
     for (const auto& n : cannot) names += (names.empty() ? "" : ", ") + n.get<std::string>();
@@ -335,7 +335,7 @@ void matrix(Format format) {
     j["backends"] = names;
     j["rows"] = rows;
     j["caveat"] = never_mix_caveat;
-    print_json(j);
+    print_json(j, "tagop.compare.matrix/1");
   } else if (format == Format::text) {
     fmt::print("caveat: {}\n", wrap(never_mix_caveat, width, 8));
   }

@@ -3,43 +3,30 @@
 
 #include <memory>  // std::make_shared
 
-#include <fmt/format.h>       // fmt::print
-#include <nlohmann/json.hpp>  // JSON output
+#include <fmt/format.h>  // fmt::print
 
 #include <tagop/host.hpp>      // detect_host, check_host
 #include <tagop/registry.hpp>  // Registry
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "output_records.hpp"  // HostReport
 #include "terminal.hpp"
 
 namespace tagop::cli {
 
 namespace {
 
-using json = nlohmann::ordered_json;
-
 void cpu(Format format) {
   const HostCpu h = detect_host();
   const HostChecks v = check_host(h, Registry::builtin());
-  if (format == Format::json) {
-    json j;
-    j["vendor"] = h.vendor;
-    j["family"] = h.family;
-    j["model"] = h.model;
-    j["stepping"] = h.stepping;
-    j["model_name"] = h.model_name;
-    j["source"] = h.source;
-    j["hypervisor"] = h.hypervisor;
-    j["ibs"] = h.ibs_flag;
-    if (h.ibs_capabilities) j["ibs_capabilities"] = fmt::format("{:#x}", *h.ibs_capabilities);
-    j["pmus"] = h.pmus;
-    j["perf_event_paranoid"] = h.perf_event_paranoid ? json(*h.perf_event_paranoid) : json(nullptr);
-    j["backend"] = v.backend.empty() ? json(nullptr) : json(v.backend);
-    j["tables"] = v.tables;
-    j["hardware_sampling"] = v.hardware_sampling;
-    j["reasons"] = v.reasons;
-    print_json(j);
+  if (format != Format::text) {
+    const HostReport out{h.vendor, h.family, h.model, h.stepping, h.model_name, h.source, h.hypervisor, h.ibs_flag,
+                         h.ibs_capabilities ? std::optional(record::Hex{*h.ibs_capabilities}) : std::nullopt,
+                         h.pmus, h.perf_event_paranoid,
+                         v.backend.empty() ? std::nullopt : std::optional(v.backend), v.tables, v.hardware_sampling,
+                         v.reasons};
+    print_record(record::to_json(out), host_report_contract.schema, format);
     return;
   }
   const std::size_t width = terminal_width();
@@ -60,7 +47,7 @@ void cpu(Format format) {
 void add_cpu_command(CLI::App& app) {
   auto output = std::make_shared<OutputOptions>();
   CLI::App* cmd = app.add_subcommand("cpu", "This machine's processor, the backend that applies, and what sampling it offers");
-  add_output_options(*cmd, *output);
+  add_output_options(*cmd, *output, /*with_csv=*/true);
   cmd->callback([output] { cpu(output->resolved()); });
 }
 

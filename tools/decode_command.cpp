@@ -12,6 +12,7 @@
 #include "ibs_sample_text.hpp"
 #include "ibs_processor.hpp"
 #include "output.hpp"
+#include "output_records.hpp"  // DecodedSample
 
 namespace tagop::cli {
 
@@ -55,28 +56,19 @@ void print_sample(const IbsDecoder& decoder, const IbsProcessor& processor, cons
   const EventIncrements events = increments(aggregator.evaluate(derived_event_queries()), regs.unit);
   const auto fields = decoder.explain(regs);
 
-  if (format == Format::json) {
-    json j;
-    j["unit"] = unit_name(regs.unit);
-    j["family"] = fmt::format("{:#x}", decoder.family());
-    j["model"] = fmt::format("{:#x}", decoder.model());
-    j["capabilities"] = fmt::format("{:#x}", decoder.caps());
-    j["processor_from"] = processor.source;
-    j["registers"] = json::object();
+  if (format != Format::text) {
+    DecodedSample out{std::string(unit_name(regs.unit)), {decoder.family()}, {decoder.model()}, {decoder.caps()},
+                      processor.source, {}, {}, {}, {}, {}};
     for (const RegisterInfo& r : register_table)
-      if (regs.has(r.id)) j["registers"][std::string(r.name)] = fmt::format("{:#x}", regs.get(r.id));
-    j["fields"] = json::object();
+      if (regs.has(r.id)) out.registers.emplace_back(r.name, record::Hex{regs.get(r.id)});
     for (const DecodedField& f : fields) {
-      if (is_address(*f.spec)) j["fields"][std::string(f.spec->name)] = fmt::format("{:#x}", f.value);
-      else j["fields"][std::string(f.spec->name)] = f.value;
+      if (is_address(*f.spec)) out.fields.emplace_back(f.spec->name, record::Hex{f.value});
+      else out.fields.emplace_back(f.spec->name, f.value);
     }
-    j["conditions"] = json::array();
-    for (Condition c : sample.conditions.members()) j["conditions"].push_back(c.name());
-    j["events"] = json::object();
-    for (auto [e, amount] : events.counted) j["events"][select_string(e->select)] = amount;
-    j["not_available"] = json::array();
-    for (const auto* e : events.unavailable) j["not_available"].push_back(select_string(e->select));
-    print_json(j);
+    for (Condition c : sample.conditions.members()) out.conditions.emplace_back(c.name());
+    for (auto [e, amount] : events.counted) out.events.emplace_back(select_string(e->select), amount);
+    for (const auto* e : events.unavailable) out.not_available.push_back(select_string(e->select));
+    print_record(record::to_json(out), decoded_sample_contract.schema, format);
     return;
   }
 
@@ -121,7 +113,7 @@ void total_file(const IbsDecoder& decoder, const std::string& path, Format forma
   });
   const auto results = aggregator.evaluate(derived_event_queries());
   const auto table = derived_event_table();
-  if (format == Format::json) {
+  if (format != Format::text) {
     json j;
     j["samples"] = {{"fetch", fetch}, {"op", op}};
     j["events"] = json::object();
@@ -130,7 +122,7 @@ void total_file(const IbsDecoder& decoder, const std::string& path, Format forma
       j["events"][select_string(table[i].select)] =
           r.available ? json(table[i].sums.empty() ? r.count : r.total) : json(nullptr);
     }
-    print_json(j);
+    print_record(j, "tagop.decode.input/1", format);
     return;
   }
   fmt::print("{}: {} fetch and {} op samples, Family {:X}h\n", printable(path), fetch, op, decoder.family());
@@ -155,7 +147,7 @@ void add_decode_command(CLI::App& app) {
   add_ibs_processor_options(*cmd, options->processor);
   cmd->add_option("--input", options->input,
                   "Total a file of samples instead, one a line: 'ibs-op IbsOpData3=0x81 ...'");
-  add_output_options(*cmd, options->output);
+  add_output_options(*cmd, options->output, /*with_csv=*/true);
   cmd->footer(
       "Examples:\n"
       "  tagop decode ibs-op IbsOpData=0x3000000000 IbsOpData3=0x100000081 --family 10h\n"

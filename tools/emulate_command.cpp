@@ -125,7 +125,7 @@ void run(const EmulateCommandOptions& o) {
     out << counts.dump(1) << '\n';
     if (!out) throw Error(fmt::format("{}: cannot write the counts", o.counts));
   }
-  if (o.format.resolved() == Format::json) print_json(counts);
+  if (o.format.resolved() != Format::text) print_record(counts, "tagop.emulate/1", o.format.resolved());
   else print_text(r, counts);
 }
 
@@ -158,7 +158,7 @@ void add_emulate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--valgrind", o->valgrind, "The valgrind to run")->capture_default_str();
   cmd->add_option("command", o->command, "The command to emulate, after --")->required();
-  add_output_options(*cmd, o->format);
+  add_output_options(*cmd, o->format, /*with_csv=*/true);
   cmd->footer(
       "The program runs under Valgrind's lackey tool (about 100 times slower than alone); each\n"
       "instruction is one op of the model: L1I, L1D, L2 (L3) caches, L1/L2 ITLB and DTLB, a gshare\n"

@@ -103,7 +103,7 @@ void list(const ListFilter& filter, Format format) {
       }
     }
   }
-  if (format == Format::json) print_json(all);
+  if (format == Format::json) print_json(json{{"events", all}}, "tagop.events.list/1");
 }
 
 std::string mechanism_text(const EventEntry& e) {
@@ -178,7 +178,7 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
     json others = json::array();
     for (const EventEntry* o : also) others.push_back({{"backend", o->backend}, {"name", o->name}, {"code", o->code}});
     j["also"] = others;
-    print_json(j);
+    print_json(j, "tagop.events.show/1");
     return;
   }
   if (format == Format::csv) {
@@ -227,7 +227,7 @@ void show_libpfm(const LibpfmEvent& e, Format format) {
       attrs.push_back({{"name", a.name}, {"kind", a.kind}, {"code", fmt::format("{:#x}", a.code)},
                        {"default", a.is_default}, {"precise", a.precise}, {"description", a.description}});
     j["attributes"] = attrs;
-    print_json(j);
+    print_json(j, "tagop.events.show/1");
     return;
   }
   if (format == Format::csv) {
@@ -290,7 +290,7 @@ void search(const std::string& words, std::size_t limit, Format format) {
       j["score"] = h.score;
       all.push_back(j);
     }
-    print_json(all);
+    print_json(json{{"query", words}, {"events", all}}, "tagop.events.search/1");
     return;
   }
   if (format == Format::csv) {

@@ -1,7 +1,10 @@
 #include "output.hpp"
 
+#include "terminal.hpp"  // csv_row
+
 #include <algorithm>  // std::max
 #include <charconv>   // std::from_chars
+#include <stdexcept>  // std::logic_error
 
 #include <fmt/format.h>  // fmt::format
 
@@ -36,6 +39,55 @@ void print_json_document(const Json& document) {
 
 void print_json(const nlohmann::json& document) { print_json_document(document); }
 void print_json(const nlohmann::ordered_json& document) { print_json_document(document); }
+
+namespace {
+
+template <typename Json>
+Json with_schema(const Json& document, std::string_view schema) {
+  if (!document.is_object()) throw std::logic_error("print_json: a document with a schema must be a JSON object");
+  Json out = Json::object();
+  out["schema"] = schema;
+  for (const auto& [key, value] : document.items()) out[key] = value;
+  return out;
+}
+
+}  // namespace
+
+void print_json(const nlohmann::json& document, std::string_view schema) {
+  print_json_document(with_schema(document, schema));
+}
+void print_json(const nlohmann::ordered_json& document, std::string_view schema) {
+  print_json_document(with_schema(document, schema));
+}
+
+namespace {
+
+void print_csv_leaves(const nlohmann::ordered_json& value, const std::string& path) {
+  if ((value.is_object() || value.is_array()) && !value.empty()) {
+    std::size_t index = 0;
+    for (const auto& [key, item] : value.items()) {
+      const std::string name = value.is_array() ? std::to_string(index++) : key;
+      print_csv_leaves(item, path.empty() ? name : path + "/" + name);
+    }
+    return;
+  }
+  std::string text;
+  if (value.is_string()) text = value.get<std::string>();
+  else if (!value.is_null() && !value.is_object() && !value.is_array()) text = value.dump();
+  fmt::print("{}", csv_row({printable(path), printable(text)}));
+}
+
+}  // namespace
+
+void print_csv_record(const nlohmann::ordered_json& document) {
+  fmt::print("{}", csv_row({"key", "value"}));
+  print_csv_leaves(document, "");
+}
+
+void print_record(const nlohmann::ordered_json& document, std::string_view schema, Format format) {
+  if (format == Format::csv) print_csv_record(document);
+  else print_json(document, schema);
+}
 
 namespace {
 

@@ -29,6 +29,24 @@ void add_output_options(CLI::App& command, OutputOptions& options, bool with_csv
 void print_json(const nlohmann::json& document);
 void print_json(const nlohmann::ordered_json& document);
 
+/// Prints a command's JSON object with its contract first: "schema" names
+/// the output's shape and major version, "tagop.<command>/<major>", and
+/// schemas/<command>.schema.json describes it (tests/contract validates
+/// every command's output against it). The major version changes when a
+/// key is removed, renamed or changes type; new keys keep it.
+void print_json(const nlohmann::json& document, std::string_view schema);
+void print_json(const nlohmann::ordered_json& document, std::string_view schema);
+
+/// A record as CSV: a "key,value" header, then one row per leaf of the
+/// document, its key the path to it ("fields/IbsOpLoad", "pmus/0"); objects
+/// and arrays that are empty give one row with an empty value. The CSV of
+/// commands that print one record rather than rows (decode, cpu), so that
+/// it says what their JSON says.
+void print_csv_record(const nlohmann::ordered_json& document);
+
+/// The JSON (with its schema) or the CSV (print_csv_record) of a record.
+void print_record(const nlohmann::ordered_json& document, std::string_view schema, Format format);
+
 /// `text` made safe to print: control characters and bytes that are not UTF-8 escaped as \xNN.
 ///
 /// The text and CSV forms of every command print names from files (process

@@ -50,7 +50,7 @@ void program_atom(const ProgramOptions& o) {
   }
   if (offcore && !offcore_used) usage_error("--offcore-rsp is for OFFCORE_RESPONSE_0/1 events; none was given");
   const Programming p = intel_atom::program(r);
-  fmt::print("{}", o.output.resolved() == Format::json ? to_json(p) + "\n" : to_text(p));
+  print_programming(p, o.output);
 }
 
 }  // namespace
@@ -72,7 +72,7 @@ void add_program_atom_commands(CLI::App& program) {
     cmd->add_flag("--pebs", o->pebs, "Precise samples of the first EVENT through PEBS (IA32_PMC0)");
     cmd->add_option("--period", o->period, "Sample every N events (counting only when absent)");
     cmd->add_option("--offcore-rsp", o->offcore_rsp, "MSR_OFFCORE_RSP_x value for OFFCORE_RESPONSE_0/1");
-    add_output_options(*cmd, o->output);
+    add_output_options(*cmd, o->output, /*with_csv=*/true);
     cmd->footer(fmt::format("Example:\n  tagop program {} BR_MISP_RETIRED.ALL_BRANCHES --pebs --period 10007 --user",
                             spec.backend));
     cmd->callback([o] { program_atom(*o); });

@@ -1,9 +1,55 @@
 // tagop program TARGET ...: each backend adds its targets as subcommands,
-// each with its own options.
+// each with its own options; all of them print through print_programming.
+
+#include <fmt/format.h>       // fmt::print
+#include <nlohmann/json.hpp>  // the Programming's JSON form
+
+#include <tagop/programming.hpp>  // Programming, to_json, to_text
 
 #include "commands.hpp"
+#include "output.hpp"
+#include "terminal.hpp"  // csv_row
 
 namespace tagop::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string csv_value(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+// One row per fact, in the JSON form's order: each MSR write, each field
+// of each perf_event_attr (numbered, as a request may open several), each note.
+void print_csv(const Programming& p) {
+  fmt::print("{}", csv_row({"what", "index", "name", "value", "note"}));
+  const json j = json::parse(to_json(p));
+  std::size_t index = 0;
+  for (const json& w : j["msr_writes"])
+    fmt::print("{}", csv_row({"msr", std::to_string(index++), w["name"].get<std::string>() + " " + w["msr"].get<std::string>(),
+                              w["value"].get<std::string>(), w.contains("note") ? w["note"].get<std::string>() : ""}));
+  index = 0;
+  for (const json& attr : j["perf_event_attrs"]) {
+    for (const auto& [field, value] : attr.items())
+      fmt::print("{}", csv_row({"perf_event_attr", std::to_string(index), field, csv_value(value), ""}));
+    ++index;
+  }
+  index = 0;
+  for (const json& note : j["notes"]) fmt::print("{}", csv_row({"note", std::to_string(index++), "", "", note.get<std::string>()}));
+}
+
+}  // namespace
+
+void print_programming(const Programming& p, const OutputOptions& output) {
+  switch (output.resolved()) {
+    case Format::json: print_json(json::parse(to_json(p)), "tagop.program/1"); break;
+    case Format::csv: print_csv(p); break;
+    case Format::text: fmt::print("{}", to_text(p)); break;
+  }
+}
 
 void add_program_command(CLI::App& app) {
   CLI::App* program = app.add_subcommand(

@@ -42,7 +42,7 @@ void program_ibs(const ProgramOptions& o) {
   if (processor.source != "--family")
     p.notes.push_back(fmt::format("programmed for Family {:X}h model {:02X}h ({})", r.family, r.model,
                                   processor.source == "assumed" ? "assumed: give --family" : "this host"));
-  fmt::print("{}", o.output.resolved() == Format::json ? to_json(p) + "\n" : to_text(p));
+  print_programming(p, o.output);
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ void add_program_ibs_commands(CLI::App& program) {
     user->excludes(kernel);
     add_ibs_processor_options(*cmd, o->processor);
     cmd->add_option("--stepping", o->stepping, "Processor stepping")->capture_default_str();
-    add_output_options(*cmd, o->output);
+    add_output_options(*cmd, o->output, /*with_csv=*/true);
     cmd->footer(fetch ? "Example:\n  tagop program ibs-fetch --period 4096 --randomize --json"
                       : "Example:\n  tagop program ibs-op --period 0x10000 --count-ops --family 10h --model 4");
     cmd->callback([o] { program_ibs(*o); });

@@ -40,7 +40,7 @@ void program_p4(const ProgramP4Options& o) {
   r.thread = o.thread;
   if (!o.period.empty()) r.period = parse_u64(o.period, "period");
   const Programming p = intel_p4::program(r);
-  fmt::print("{}", o.output.resolved() == Format::json ? to_json(p) + "\n" : to_text(p));
+  print_programming(p, o.output);
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ void add_program_p4_commands(CLI::App& program) {
       ->capture_default_str();
   cmd->add_flag("--pebs", o->pebs, "Precise samples through PEBS (counter 16; one metric only)");
   cmd->add_option("--period", o->period, "Sample every N events (counts when not given)");
-  add_output_options(*cmd, o->output);
+  add_output_options(*cmd, o->output, /*with_csv=*/true);
   cmd->footer(
       "Examples:\n"
       "  tagop program p4 1stL_cache_load_miss_retired --pebs --period 10000\n"

@@ -148,9 +148,18 @@ void print_json_rows(const json& head, std::size_t rows, RowJson row) {
   fmt::print("{}]\n}}\n", rows ? "\n  " : "");
 }
 
+// What IBS and other captures' reports share (schemas/report.schema.json
+// says so): the capture, the grouping, the filters, how many samples were
+// read and kept, and what was damaged or lost.
 json common_json(const Report& r, const ReportView& v) {
+  const report::Counts& n = r.counts();
   json j;
+  j["schema"] = "tagop.report/1";
   j["file"] = v.file;
+  j["filters"] = v.filters;
+  j["where"] = v.where.empty() ? json(nullptr) : json(v.where);
+  j["sample_counts"] = r.ibs() ? json{{"read", n.read_fetch + n.read_op}, {"kept", n.kept_fetch + n.kept_op}}
+                               : json{{"read", n.read}, {"kept", n.kept}};
   j["emulated"] = v.emulated.empty() ? json(nullptr) : json(v.emulated);
   j["by"] = std::string(report::name_of(r.by()));
   j["sort"] = v.sort.id;
@@ -280,8 +289,6 @@ void ibs_json(const Report& r, const ReportView& v) {
   j["samples_read"] = {{"fetch", n.read_fetch}, {"op", n.read_op}, {"not_ibs", n.other_samples}};
   j["inexact_ip"] = n.inexact_ip;
   j["period"] = {{"fetch", period_json(periods.units[0])}, {"op", period_json(periods.units[1])}};
-  j["filters"] = v.filters;
-  j["where"] = v.where.empty() ? json(nullptr) : json(v.where);
   if (!v.where.empty()) j["where_undecided"] = n.where_undecided;
 
   const auto table = derived_event_table();
@@ -410,7 +417,6 @@ void events_json(const Report& r, const ReportView& v) {
   j["events"] = r.query_names();
   j["samples"] = n.read;
   j["kept"] = n.kept;
-  j["filters"] = v.filters;
   j["event_totals"] = event_values(r, r.totals());
   j.update(common_json(r, v));
   print_json_rows(j, v.rows.size(), [&](std::size_t i) {

@@ -72,7 +72,9 @@ TEST_CASE("tagop program goldmont: counters, fixed counters, usage errors", "[gl
 TEST_CASE("tagop events list --backend goldmont --json", "[glm]") {
   const RunResult r = run_tagop("events list --backend goldmont --json");
   REQUIRE(r.exit_code == 0);
-  const auto j = nlohmann::json::parse(r.out);
+  const auto document = nlohmann::json::parse(r.out);
+  CHECK(document.at("schema") == "tagop.events.list/1");
+  const auto& j = document.at("events");
   REQUIRE(j.is_array());
   CHECK(j.size() == 85 + 7 + 3);
   for (const auto& e : j) {

@@ -65,7 +65,9 @@ TEST_CASE("program ibs-op --json: the MSR write and the perf_event_attr", "[cli]
 TEST_CASE("events list --backend amd-ibs --json", "[cli][ibs]") {
   const auto r = run_tagop("events list --backend amd-ibs --json");
   REQUIRE(r.exit_code == 0);
-  const json j = json::parse(r.out);
+  const json document = json::parse(r.out);
+  CHECK(document.at("schema") == "tagop.events.list/1");
+  const json& j = document.at("events");
   REQUIRE(j.size() == 59);
   CHECK(j[0]["select"] == "0xF000");
   const auto dc_miss = std::find_if(j.begin(), j.end(), [](const json& e) { return e["select"] == "0xF206"; });

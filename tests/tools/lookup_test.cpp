@@ -129,12 +129,12 @@ TEST_CASE("show: an unknown name gets the closest names and exit 1", "[lookup]")
 
 TEST_CASE("search: a typo and a partial word find the event", "[lookup]") {
   // "baclers" is BACLEARS with one letter dropped.
-  const json typo = run_json("events search baclers --json");
+  const json typo = run_json("events search baclers --json").at("events");
   REQUIRE(!typo.empty());
   CHECK(typo[0].at("name").get<std::string>().starts_with("BACLEARS."));
-  const json partial = run_json("events search misp retired --json");
+  const json partial = run_json("events search misp retired --json").at("events");
   CHECK(names_event(partial, "BR_MISP_RETIRED.ALL_BRANCHES"));
-  const json words = run_json("events search 'data cache' mised --json");  // "missed", typed wrong
+  const json words = run_json("events search 'data cache' mised --json").at("events");  // "missed", typed wrong
   CHECK(names_event(words, "IBS DC miss"));
   const RunResult none = run_tagop("events search zzzzqqq");
   CHECK(none.exit_code == 1);
@@ -146,19 +146,19 @@ TEST_CASE("list filters count what the tables hold", "[lookup]") {
   for (const auto& e : tagop::intel_atom::pmu_spec(tagop::intel_atom::Microarchitecture::silvermont).events)
     precise_slm += e.precise ? 1 : 0;
   REQUIRE(precise_slm > 0);
-  CHECK(run_json("events list --precise --backend silvermont --json").size() == precise_slm);
+  CHECK(run_json("events list --precise --backend silvermont --json").at("events").size() == precise_slm);
 
   std::size_t fetch_ibs = 0;
   for (const auto& e : registry.find("amd-ibs")->events()) fetch_ibs += e.kind == tagop::SampleKind::fetch ? 1 : 0;
   REQUIRE(fetch_ibs > 0);
-  CHECK(run_json("events list --backend amd-ibs --kind fetch --json").size() == fetch_ibs);
+  CHECK(run_json("events list --backend amd-ibs --kind fetch --json").at("events").size() == fetch_ibs);
 
   std::size_t dc_miss = 0;
   for (const auto& b : registry.backends())
     for (const auto& e : b.events())
       if (!e.predicate.empty() && tagop::Predicate::parse(e.predicate).used().contains(tagop::condition("dc.miss")))
         ++dc_miss;
-  const json with_dc_miss = run_json("events list --condition dc.miss --json");
+  const json with_dc_miss = run_json("events list --condition dc.miss --json").at("events");
   CHECK(with_dc_miss.size() == dc_miss);
   for (const json& e : with_dc_miss) CHECK_THAT(e.at("predicate").get<std::string>(), Catch::Contains("dc.miss"));
 

@@ -1,0 +1,162 @@
+#pragma once
+// Output records declared once: a struct whose fields Boost.Hana reflects
+// (BOOST_HANA_DEFINE_STRUCT) gives both its JSON (to_json) and its JSON
+// Schema (schema_of) from that one declaration, so that the two cannot
+// disagree; tests/contract checks that schemas/ holds what schema_of makes.
+// The same idea as profiles/sample_line_record.hpp, for any record.
+//
+// A field's type says its JSON form:
+//   bool, integers, double, std::string     as themselves
+//   Hex                                      "0x1f" (registers, addresses)
+//   std::optional<T>                         T, or null
+//   std::vector<T>                           an array of T
+//   Entries<T>                               an object of T by name, in order
+//   std::variant<A, B>                       one of A, B
+//   another reflected struct                 an object, every field required
+
+#include <concepts>     // std::integral
+#include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <type_traits>  // std::remove_cvref_t
+#include <utility>      // std::pair
+#include <variant>      // std::variant
+#include <vector>       // std::vector
+
+#include <boost/hana/accessors.hpp>      // hana::accessors
+#include <boost/hana/define_struct.hpp>  // BOOST_HANA_DEFINE_STRUCT, for the records
+#include <boost/hana/first.hpp>          // hana::first
+#include <boost/hana/for_each.hpp>       // hana::for_each
+#include <boost/hana/second.hpp>         // hana::second
+#include <boost/hana/string.hpp>         // hana::to<char const*>
+#include <fmt/format.h>                  // fmt::format
+#include <nlohmann/json.hpp>             // ordered_json
+
+namespace tagop::cli::record {
+
+using json = nlohmann::ordered_json;
+
+/// A number written in hexadecimal: "0x1f".
+struct Hex {
+  std::uint64_t value = 0;
+};
+
+/// An object whose keys are data (register names, event ids), in order.
+template <typename T>
+using Entries = std::vector<std::pair<std::string, T>>;
+
+namespace detail {
+
+template <typename T> struct is_optional : std::false_type {};
+template <typename T> struct is_optional<std::optional<T>> : std::true_type {};
+template <typename T> struct is_vector : std::false_type {};
+template <typename T> struct is_vector<std::vector<T>> : std::true_type {};
+template <typename T> struct is_entries : std::false_type {};
+template <typename T> struct is_entries<std::vector<std::pair<std::string, T>>> : std::true_type {};
+template <typename T> struct is_variant : std::false_type {};
+template <typename... T> struct is_variant<std::variant<T...>> : std::true_type {};
+
+inline constexpr const char* hex_pattern = "^0x[0-9a-f]+$";
+
+}  // namespace detail
+
+template <typename T>
+json to_json(const T& value);
+
+/// The JSON Schema of a field of type T (a record: an object whose fields are all required).
+template <typename T>
+json schema_of() {
+  using namespace detail;
+  if constexpr (std::is_same_v<T, bool>) {
+    return {{"type", "boolean"}};
+  } else if constexpr (std::is_same_v<T, Hex>) {
+    return {{"type", "string"}, {"pattern", hex_pattern}};
+  } else if constexpr (std::integral<T>) {
+    if constexpr (std::is_unsigned_v<T>) return {{"type", "integer"}, {"minimum", 0}};
+    else return {{"type", "integer"}};
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return {{"type", "number"}};
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return {{"type", "string"}};
+  } else if constexpr (is_optional<T>::value) {
+    return {{"oneOf", {schema_of<typename T::value_type>(), {{"type", "null"}}}}};
+  } else if constexpr (is_entries<T>::value) {
+    return {{"type", "object"}, {"additionalProperties", schema_of<typename T::value_type::second_type>()}};
+  } else if constexpr (is_vector<T>::value) {
+    return {{"type", "array"}, {"items", schema_of<typename T::value_type>()}};
+  } else if constexpr (is_variant<T>::value) {
+    json one_of = json::array();
+    [&]<typename... A>(std::variant<A...>*) { (one_of.push_back(schema_of<A>()), ...); }(static_cast<T*>(nullptr));
+    return {{"oneOf", one_of}};
+  } else {
+    json properties = json::object(), required = json::array();
+    boost::hana::for_each(boost::hana::accessors<T>(), [&](auto field) {
+      const std::string name = boost::hana::to<char const*>(boost::hana::first(field));
+      using Field = std::remove_cvref_t<decltype(boost::hana::second(field)(std::declval<const T&>()))>;
+      properties[name] = schema_of<Field>();
+      required.push_back(name);
+    });
+    return {{"type", "object"}, {"properties", properties}, {"required", required}};
+  }
+}
+
+/// A value's JSON form, as schema_of<T>() describes it.
+template <typename T>
+json to_json(const T& value) {
+  using namespace detail;
+  if constexpr (std::is_same_v<T, Hex>) {
+    return fmt::format("{:#x}", value.value);
+  } else if constexpr (std::is_same_v<T, bool> || std::integral<T> || std::is_floating_point_v<T> ||
+                       std::is_same_v<T, std::string>) {
+    return value;
+  } else if constexpr (is_optional<T>::value) {
+    return value ? to_json(*value) : json(nullptr);
+  } else if constexpr (is_entries<T>::value) {
+    json out = json::object();
+    for (const auto& [key, item] : value) out[key] = to_json(item);
+    return out;
+  } else if constexpr (is_vector<T>::value) {
+    json out = json::array();
+    for (const auto& item : value) out.push_back(to_json(item));
+    return out;
+  } else if constexpr (is_variant<T>::value) {
+    return std::visit([](const auto& alternative) { return to_json(alternative); }, value);
+  } else {
+    json out = json::object();
+    boost::hana::for_each(boost::hana::accessors<T>(), [&](auto field) {
+      out[boost::hana::to<char const*>(boost::hana::first(field))] = to_json(boost::hana::second(field)(value));
+    });
+    return out;
+  }
+}
+
+/// What a command's output record promises: the "schema" value it carries
+/// ("tagop.cpu/1", also the schema's $id), and its schema's title and description.
+struct Contract {
+  std::string_view schema, title, description;
+};
+
+/// The schema document of a command's output record: schema_of<T>() with
+/// the "schema" key first, its $id, title and description.
+template <typename T>
+json schema_document(const Contract& contract) {
+  const auto [id, title, description] = contract;
+  json record = schema_of<T>();
+  json properties = json::object();
+  properties["schema"] = {{"const", id}, {"description", "this output's shape and major version"}};
+  for (const auto& [key, value] : record["properties"].items()) properties[key] = value;
+  json required = json::array({"schema"});
+  for (const auto& key : record["required"]) required.push_back(key);
+  return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+          {"$id", id},
+          {"title", title},
+          {"description", std::string(description) +
+                              " Keys may be added within a major version; a key removed, renamed or retyped bumps "
+                              "it. Generated from the record's declaration (tools/record.hpp)."},
+          {"type", "object"},
+          {"properties", properties},
+          {"required", required}};
+}
+
+}  // namespace tagop::cli::record
