@@ -256,18 +256,20 @@ bool has_module_column(const Report& r) {
   return r.by() != report::GroupBy::process && r.by() != report::GroupBy::callchain;
 }
 
-void ibs_csv(const Report& r, const ReportView& v) {
+// A report's CSV: the row's name (and module), `columns` headings and
+// `values(results)` cells, then the capture's label on every row; the rows
+// shown, then the total.
+template <typename Values>
+void print_csv_table(const Report& r, const ReportView& v, const std::vector<std::string>& columns, Values values) {
   std::vector<std::string> header{std::string(report::name_of(r.by()))};
   if (has_module_column(r)) header.emplace_back(r.by() == report::GroupBy::module ? "path" : "module");
-  for (const Column& c : v.columns) header.push_back(c.id);
-  header.push_back(v.children ? "children" : "overhead");
-  if (!v.emulated.empty()) header.emplace_back("capture");  // every row says it
+  header.insert(header.end(), columns.begin(), columns.end());
+  if (!v.emulated.empty()) header.emplace_back("capture");
   fmt::print("{}\n", fmt::join(header, ","));
   auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
     std::vector<std::string> cells{csv_field(name)};
     if (has_module_column(r)) cells.push_back(csv_field(module));
-    for (const Column& c : v.columns) cells.push_back(csv_value(c, column_value(c, results)));
-    cells.push_back(fmt::format("{:.4f}", r.overhead(results)));
+    values(results, cells);
     if (!v.emulated.empty()) cells.push_back(csv_field(v.emulated));
     fmt::print("{}\n", fmt::join(cells, ","));
   };
@@ -276,6 +278,16 @@ void ibs_csv(const Report& r, const ReportView& v) {
     line(row.name, row.module, shown(row, v));
   }
   line("[total]", "", r.totals());
+}
+
+void ibs_csv(const Report& r, const ReportView& v) {
+  std::vector<std::string> columns;
+  for (const Column& c : v.columns) columns.push_back(c.id);
+  columns.emplace_back(v.children ? "children" : "overhead");
+  print_csv_table(r, v, columns, [&](const std::vector<QueryResult>& results, std::vector<std::string>& cells) {
+    for (const Column& c : v.columns) cells.push_back(csv_value(c, column_value(c, results)));
+    cells.push_back(fmt::format("{:.4f}", r.overhead(results)));
+  });
 }
 
 void ibs_json(const Report& r, const ReportView& v) {
@@ -377,28 +389,16 @@ void events_text(const Report& r, const ReportView& v) {
 
 void events_csv(const Report& r, const ReportView& v) {
   const auto& events = r.query_names();
-  std::vector<std::string> header{std::string(report::name_of(r.by()))};
-  if (has_module_column(r)) header.emplace_back(r.by() == report::GroupBy::module ? "path" : "module");
+  std::vector<std::string> columns;
   for (const std::string& e : events)
-    for (const char* what : {"percent", "samples", "period"}) header.push_back(csv_field(e + " " + what));
-  if (!v.emulated.empty()) header.emplace_back("capture");  // every row says it
-  fmt::print("{}\n", fmt::join(header, ","));
-  auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
-    std::vector<std::string> cells{csv_field(name)};
-    if (has_module_column(r)) cells.push_back(csv_field(module));
+    for (const char* what : {"percent", "samples", "period"}) columns.push_back(csv_field(e + " " + what));
+  print_csv_table(r, v, columns, [&](const std::vector<QueryResult>& results, std::vector<std::string>& cells) {
     for (std::size_t e = 0; e < events.size(); ++e) {
       cells.push_back(fmt::format("{:.4f}", share(results[e], r.totals()[e])));
       cells.push_back(fmt::format("{}", results[e].count));
       cells.push_back(fmt::format("{}", results[e].total));
     }
-    if (!v.emulated.empty()) cells.push_back(csv_field(v.emulated));
-    fmt::print("{}\n", fmt::join(cells, ","));
-  };
-  for (std::uint32_t id : v.rows) {
-    const report::Row row = r.row(id);
-    line(row.name, row.module, shown(row, v));
-  }
-  line("[total]", "", r.totals());
+  });
 }
 
 json event_values(const Report& r, const std::vector<QueryResult>& results) {
