@@ -130,7 +130,8 @@ std::vector<SymbolFileCandidate> symbol_file_candidates(std::string_view module_
     if (is_regular(link)) {
       out.push_back({link, SymbolFileOrigin::build_id_cache});
     } else {
-      out.push_back({link + "/elf", SymbolFileOrigin::build_id_cache});
+      // perf keeps the vdso's image as "vdso" (build_id_cache__basename).
+      out.push_back({link + (module_path == "[vdso]" ? "/vdso" : "/elf"), SymbolFileOrigin::build_id_cache});
       out.push_back({link + "/debug", SymbolFileOrigin::build_id_cache_debug});
     }
   }

@@ -1,7 +1,9 @@
 // The default symbol source: ELF files, through tagop::ModuleSymbols.
 
-#include <filesystem>  // std::filesystem::exists
-#include <vector>      // std::vector
+#include <vector>  // std::vector
+
+#include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
 
 #include <tagop/error.hpp>           // Error
 #include <tagop/module_symbols.hpp>  // ModuleSymbols
@@ -39,28 +41,37 @@ class ElfSymbolTable final : public SymbolTable {
 
 class ElfSymbolSource final : public SymbolSource {
  public:
+  explicit ElfSymbolSource(SymbolFileSearch search) : search_(std::move(search)) {}
+
   std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) override {
     problem.clear();
-    // The kernel, [vdso], anonymous memory: no file to read.
-    if (module.kernel || module.path.empty() || module.path[0] != '/') return nullptr;
-    // A module that is not on this machine shows as module+offset, silently:
-    // that is the common case for a capture from elsewhere.
-    std::error_code ec;
-    const std::string path(module.path);
-    if (!std::filesystem::exists(path, ec)) return nullptr;
-    const std::optional<std::string> expected =
-        module.build_id.empty() ? std::nullopt : std::optional<std::string>(module.build_id);
-    try {
-      return std::make_unique<ElfSymbolTable>(ModuleSymbols::open(path, expected));
-    } catch (const Error& e) {
-      problem = e.what();  // a module without symbols is a warning in a report
-      return nullptr;
+    // The kernel has its own source; anonymous memory and [heap] have no
+    // file; [vdso] has one only in perf's build-id cache.
+    if (module.kernel || module.path.empty() || (module.path[0] != '/' && module.path != "[vdso]")) return nullptr;
+    const SymbolFileSearchResult found = find_symbol_files(module.path, module.build_id, search_);
+    std::vector<std::string> rejected = found.rejected;
+    for (const SymbolFile& file : found.files) {
+      const std::optional<std::string> expected =
+          file.build_id_checked ? std::optional<std::string>(module.build_id) : std::nullopt;
+      try {
+        return std::make_unique<ElfSymbolTable>(ModuleSymbols::open(file.path, expected));
+      } catch (const Error& e) {
+        rejected.push_back(e.what());
+      }
     }
+    // A module without symbols is a warning in a report.
+    if (!rejected.empty()) problem = fmt::format("{}", fmt::join(rejected, "; "));
+    return nullptr;
   }
+
+ private:
+  SymbolFileSearch search_;
 };
 
 }  // namespace
 
-std::shared_ptr<SymbolSource> elf_symbol_source() { return std::make_shared<ElfSymbolSource>(); }
+std::shared_ptr<SymbolSource> elf_symbol_source(const SymbolFileSearch& search) {
+  return std::make_shared<ElfSymbolSource>(search);
+}
 
 }  // namespace tagop::report

@@ -55,7 +55,7 @@ struct Capture {
  private:
   static report::Report read(perf_data::PerfDataReader& reader, report::Options options,
                              const KernelSymbolOptions& kernel) {
-    options.symbol_sources.push_back(kernel_symbols_for(kernel, reader.info()));
+    options.symbol_sources = symbol_sources_for(kernel, reader.info());
     return report::Report(reader, options);
   }
 };

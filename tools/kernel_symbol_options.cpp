@@ -9,18 +9,19 @@ void add_kernel_symbol_options(CLI::App& cmd, KernelSymbolOptions& o) {
                  "Kernel symbols from this vmlinux (used only if its build-id is the capture's kernel's)");
   cmd.add_option("--kallsyms", o.kallsyms, "Kernel symbols from this copy of a /proc/kallsyms, used as given");
   cmd.add_option("--symfs", o.symfs,
-                 "The recording machine's files were copied under this directory: its vmlinux paths are looked up "
-                 "there, and this machine's /proc/kallsyms is not used. Without these options the kernel is named "
+                 "The recording machine's files were copied under this directory: its binaries, libraries and vmlinux "
+                 "are looked up there, and this machine's /proc/kallsyms is not used. Without these options the kernel is named "
                  "by this machine's /proc/kallsyms when its build-id is the capture's kernel's, else by perf's "
                  "build-id cache (~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms), as perf report does");
 }
 
-std::shared_ptr<report::SymbolSource> kernel_symbols_for(const KernelSymbolOptions& o,
-                                                         const perf_data::FileInfo& capture) {
+std::vector<std::shared_ptr<report::SymbolSource>> symbol_sources_for(const KernelSymbolOptions& o,
+                                                                      const perf_data::FileInfo& capture) {
   KernelSymbolSearch search{.vmlinux = o.vmlinux, .kallsyms = o.kallsyms};
   search.files.symfs = o.symfs;
   search.os_release = capture.os_release;
-  return report::kernel_symbol_source(std::move(search));
+  const SymbolFileSearch files = search.files;
+  return {report::kernel_symbol_source(std::move(search)), report::elf_symbol_source(files)};
 }
 
 }  // namespace tagop::cli

@@ -4,6 +4,7 @@
 
 #include <memory>  // std::shared_ptr
 #include <string>  // std::string
+#include <vector>  // std::vector
 
 #include <CLI/CLI.hpp>  // CLI::App
 
@@ -18,9 +19,10 @@ struct KernelSymbolOptions {
 
 void add_kernel_symbol_options(CLI::App& cmd, KernelSymbolOptions& o);
 
-/// The kernel's symbol source for a capture (its HEADER_OSRELEASE names
-/// perf's vmlinux paths).
-std::shared_ptr<report::SymbolSource> kernel_symbols_for(const KernelSymbolOptions& o,
-                                                         const perf_data::FileInfo& capture);
+/// The symbol sources for a capture: the kernel's (its HEADER_OSRELEASE
+/// names perf's vmlinux paths), then the ELF files under --symfs and in
+/// the build-id cache.
+std::vector<std::shared_ptr<report::SymbolSource>> symbol_sources_for(const KernelSymbolOptions& o,
+                                                                      const perf_data::FileInfo& capture);
 
 }  // namespace tagop::cli

@@ -168,7 +168,7 @@ void run_report(const ReportOptions& o) {
   if (exporting) options.children = false;
 
   perf_data::PerfDataReader reader(file);
-  options.symbol_sources.push_back(kernel_symbols_for(o.kernel, reader.info()));
+  options.symbol_sources = symbol_sources_for(o.kernel, reader.info());
   const bool ibs = report::holds_ibs_events(reader.info());
   ReportView v;
   v.file = file;

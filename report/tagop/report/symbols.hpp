@@ -14,6 +14,8 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include <tagop/symbol_files.hpp>  // SymbolFileSearch
+
 namespace tagop::report {
 
 /// A module as the capture names it (a MMAP record's file).
@@ -58,8 +60,13 @@ class SymbolSource {
   virtual std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) = 0;
 };
 
-/// The ELF files on this machine at the recorded paths, used only when
-/// their build-ids are the recorded ones (tagop::ModuleSymbols).
-std::shared_ptr<SymbolSource> elf_symbol_source();
+/// ELF files where perf finds them (tagop::find_symbol_files): perf's
+/// build-id cache (which also holds the [vdso] image perf record saved),
+/// the distribution's debug files, and the recorded path (under
+/// `search.symfs` when given); a file is used only when its build-id is the
+/// recorded one. A module found nowhere is left unnamed, silently (the
+/// common case for a capture from elsewhere); one whose files all have
+/// another build-id says so.
+std::shared_ptr<SymbolSource> elf_symbol_source(const SymbolFileSearch& search = {});
 
 }  // namespace tagop::report

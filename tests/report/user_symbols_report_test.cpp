@@ -1,0 +1,170 @@
+// Symbols of user modules where perf finds them: a library copied under
+// --symfs (the capture's path is not on this machine), checked against
+// nm's reading of the same file; and the [vdso] image that perf record
+// keeps in its build-id cache, checked against perf report on the same
+// capture.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <tagop/perf_data_writer.hpp>
+#include <tagop/symbol_files.hpp>
+
+#include "../run_command.hpp"
+#include "../software_event_attr.hpp"
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+using namespace tagop::perf_data;
+
+namespace {
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / ("tagop-usym-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+// A library of this machine with dynamic symbols and no debug file in
+// /usr/lib/debug (which would name it whatever --symfs says: perf reads it
+// too), and its build-id.
+std::pair<std::string, std::string> library_without_debug_file() {
+  for (const char* name : {"libz.so.1", "libpfm.so.4", "libfmt.so.9", "libcapstone.so.4", "libzstd.so.1"}) {
+    const std::string path = std::string("/usr/lib/x86_64-linux-gnu/") + name;
+    std::string problem;
+    const auto id = tagop::file_build_id(path, problem);
+    if (!id || id->size() < 4) continue;
+    if (fs::exists("/usr/lib/debug/.build-id/" + id->substr(0, 2) + "/" + id->substr(2) + ".debug")) continue;
+    return {path, *id};
+  }
+  return {};
+}
+
+// A function of `lib` that nm lists alone at its address (no alias that
+// a reader could pick instead), and its address.
+std::pair<std::string, std::uint64_t> lone_function(const std::string& lib) {
+  const RunResult nm = run_shell("nm -D --defined-only -S " + lib);
+  REQUIRE(nm.exit_code == 0);
+  std::map<std::uint64_t, std::vector<std::string>> by_address;
+  std::map<std::uint64_t, std::uint64_t> size;
+  std::istringstream lines(nm.out);
+  for (std::string l; std::getline(lines, l);) {
+    std::istringstream words(l);
+    std::string address, bytes, type, name;
+    if (!(words >> address >> bytes >> type >> name) || (type != "T" && type != "t")) continue;
+    const std::uint64_t at = std::stoull(address, nullptr, 16);
+    by_address[at].push_back(name.substr(0, name.find('@')));
+    size[at] = std::stoull(bytes, nullptr, 16);
+  }
+  for (const auto& [at, names] : by_address)
+    if (names.size() == 1 && size[at] >= 64) return {names.front(), at};
+  FAIL("no function of " << lib << " stands alone at its address");
+  return {};
+}
+
+// tagop with perf's build-id cache at `cache` (perf record fills the real
+// one, ~/.debug, with this machine's libraries).
+RunResult run_with_cache(const std::string& cache, const std::string& args) {
+  return run_shell("PERF_BUILDID_DIR=" + cache + " " + tagop_exe() + " " + args);
+}
+
+json report_json(const std::string& args, const std::string& cache = "") {
+  const RunResult r = cache.empty() ? run_tagop("report " + args + " --json --top 0")
+                                    : run_with_cache(cache, "report " + args + " --json --top 0");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("--symfs: a library recorded at a path this machine lacks is named from its copy", "[report][symbols]") {
+  const auto [lib, id] = library_without_debug_file();
+  if (lib.empty()) {
+    WARN("every candidate library has a debug file here: --symfs is not tested");
+    return;
+  }
+  const auto [function, address] = lone_function(lib);
+  INFO(lib << ": " << function << " at " << std::hex << address);
+
+  // A shared library's text is mapped at its own file offset (p_offset ==
+  // p_vaddr), so the address nm gives is the offset perf records.
+  const std::string recorded = "/tagop-gone/lib/" + fs::path(lib).filename().string();
+  const std::string capture = temp("symfs.data");
+  const std::uint64_t start = 0x7f0000000000;
+  {
+    PerfDataWriter w(capture,
+                     {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}});
+    w.comm(10, 10, "worker");
+    w.mmap2(10, 10, start, 0x400000, 0, recorded, id);
+    for (int i = 0; i < 3; ++i) w.sample(0, {.ip = start + address + 4, .pid = 10, .tid = 10});
+    w.finish();
+  }
+  const std::string symfs = temp("symfs");
+  fs::create_directories(symfs + "/tagop-gone/lib");
+  fs::copy_file(lib, symfs + recorded);
+
+  // No copy, and an empty build-id cache: the module and offset, as perf
+  // shows it.
+  const std::string cache = temp("cache");
+  fs::create_directories(cache);
+  const json bare = report_json(capture, cache);
+  REQUIRE(bare["rows"].size() == 1);
+  CHECK(bare["rows"][0]["name"] != function);
+
+  const json named = report_json(capture + " --symfs " + symfs, cache);
+  REQUIRE(named["rows"].size() == 1);
+  CHECK(named["rows"][0]["name"] == function);
+  CHECK(named["rows"][0]["events"]["cpu-clock"]["samples"] == 3);
+
+  // A copy with another build-id is not used, and the report says why.
+  fs::remove(symfs + recorded);
+  fs::copy_file("/bin/sh", symfs + recorded, fs::copy_options::overwrite_existing);
+  const RunResult other = run_with_cache(cache, "report " + capture + " --symfs " + symfs);
+  CHECK(other.exit_code == 0);
+  CHECK_THAT(other.err, Catch::Contains("not the recorded " + id));
+  CHECK(other.out.find(function) == std::string::npos);
+  fs::remove_all(symfs);
+  fs::remove_all(cache);
+  fs::remove(capture);
+}
+
+TEST_CASE("[vdso]: named from the image perf record keeps in its build-id cache, as perf report names it",
+          "[report][symbols][perf]") {
+  if (run_shell("perf record -q -o /dev/null -e cpu-clock -- true").exit_code != 0) {
+    WARN("perf cannot record here: [vdso] is not compared with perf report");
+    return;
+  }
+  const std::string capture = temp("vdso.data");
+  // clock_gettime in a loop spends its time in the vdso.
+  const RunResult rec = run_shell("perf record -q -o " + capture +
+                                  " -e cpu-clock -c 100000 -- python3 -c 'import time\n"
+                                  "for i in range(1500000): time.clock_gettime(0)'");
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  // "    16.72%           159  [vdso]  [.] __vdso_clock_gettime"
+  const RunResult perf = run_shell("perf report -i " + capture + " --stdio -n --sort dso,sym 2>/dev/null");
+  REQUIRE(perf.exit_code == 0);
+  const std::regex line(R"(^ +[\d.]+% +(\d+) +\[vdso\] +\[.\] (\S+) *$)");
+  std::map<std::string, std::uint64_t> perf_rows;
+  std::istringstream lines(perf.out);
+  std::smatch m;
+  for (std::string l; std::getline(lines, l);)
+    if (std::regex_match(l, m, line)) perf_rows[m[2]] += std::stoull(m[1]);
+  if (perf_rows.empty() || perf_rows.begin()->first.starts_with("0x")) {
+    WARN("perf names no [vdso] function in this capture: nothing to compare");
+    fs::remove(capture);
+    return;
+  }
+  std::map<std::string, std::uint64_t> tagop_rows;
+  const json report = report_json(capture);
+  for (const json& row : report["rows"])
+    if (row["module"] == "[vdso]") tagop_rows[row["name"]] += row["events"]["cpu-clock"]["samples"].get<std::uint64_t>();
+  CHECK(tagop_rows == perf_rows);
+  fs::remove(capture);
+}
