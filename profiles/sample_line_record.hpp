@@ -21,7 +21,7 @@ struct Address { std::uint64_t value = 0; };                 // "0x401234"
 struct OptionalAddress { std::optional<std::uint64_t> value; };  // "0x..." or null
 struct ConditionNames { ConditionSet set; };                 // ["load", "dc.miss"]
 struct MeasureValues { const Sample* sample = nullptr; };    // {"dc.miss_latency": 180}
-struct Text { std::string_view text; };                      // a string, or null when empty
+struct Text { std::string_view text; };  // a string, or null when empty (the writer gets it as JSON: EscapedSymbol)
 
 struct SampleLine {
   BOOST_HANA_DEFINE_STRUCT(SampleLine,

@@ -28,10 +28,24 @@ bool allowed(const std::vector<T>& only, const T& value) {
   return only.empty() || std::find(only.begin(), only.end(), value) != only.end();
 }
 
-// A module's functions, opened on first use, and their names, made once each.
+// A module's functions, opened on first use, and their lines' symbols,
+// escaped once each (node-based maps: the addresses stay put).
 struct ModuleNames {
   std::unique_ptr<report::SymbolTable> table;
-  std::unordered_map<std::uint32_t, std::string> names;
+  profiles::EscapedSymbol module_only;  // an address outside its functions
+  std::unordered_map<std::uint32_t, profiles::EscapedSymbol> functions;
+};
+
+// Where a sample's address is: its process and address.
+struct AddressKey {
+  std::uint32_t pid;
+  std::uint64_t ip;
+  bool operator==(const AddressKey&) const = default;
+};
+struct AddressKeyHash {
+  std::size_t operator()(const AddressKey& k) const {
+    return std::hash<std::uint64_t>{}(k.ip * 0x9E3779B97F4A7C15ULL ^ k.pid);
+  }
 };
 
 class LineHandler : public perf_data::RecordHandler {
@@ -57,11 +71,18 @@ class LineHandler : public perf_data::RecordHandler {
     if (f.time && (s.time < f.time->start || s.time > f.time->stop)) return;
     if (f.where && decide(*f.where, s.conditions, s.observed) != Decision::yes) return;
     writer_.set_scope(scopes_[static_cast<std::size_t>(info.unit)]);
-    writer_.write(s, symbol_of(s));
+    writer_.write_escaped(s, symbol_at(s));
   }
-  void mmap(const perf_data::MmapRecord& r) override { processes_.mmap(r); }
+  // A new mapping or process can change what an address holds.
+  void mmap(const perf_data::MmapRecord& r) override {
+    processes_.mmap(r);
+    symbols_at_.clear();
+  }
   void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
-  void task(const perf_data::TaskRecord& r) override { processes_.task(r); }
+  void task(const perf_data::TaskRecord& r) override {
+    processes_.task(r);
+    symbols_at_.clear();
+  }
   void progress(std::uint64_t done, std::uint64_t total) override {
     if (options_.progress) options_.progress(done, total);
   }
@@ -72,12 +93,26 @@ class LineHandler : public perf_data::RecordHandler {
   }
 
  private:
-  profiles::SampleSymbol symbol_of(const Sample& s) {
+  // The symbol of a sample's address, looked up once per address (samples
+  // hit the same hot addresses again and again).
+  const profiles::EscapedSymbol& symbol_at(const Sample& s) {
+    const AddressKey key{s.pid, s.ip};
+    if (auto it = symbols_at_.find(key); it != symbols_at_.end()) return *it->second;
+    // Bounded, so memory stays flat on captures with many addresses.
+    if (symbols_at_.size() >= (1u << 16)) symbols_at_.clear();
+    const profiles::EscapedSymbol& symbol = symbol_of(s);
+    symbols_at_.emplace(key, &symbol);
+    return symbol;
+  }
+
+  const profiles::EscapedSymbol& symbol_of(const Sample& s) {
     const Mapping* m = processes_.find(s.pid, s.ip);
-    if (!m) return {};
+    if (!m) return unknown_;
     const MappedModule& module = processes_.modules()[m->module];
-    profiles::SampleSymbol out{{}, module.filename};
     ModuleNames& names = modules_[m->module];
+    if (names.module_only.module == "null")
+      names.module_only = profiles::EscapedSymbol::of({{}, module.filename});
+    const profiles::EscapedSymbol& out = names.module_only;
     if (!names.table && !tried_.contains(m->module)) {
       tried_.insert({m->module, true});
       std::string problem;
@@ -89,14 +124,13 @@ class LineHandler : public perf_data::RecordHandler {
     std::uint32_t function = report::SymbolTable::none;
     names.table->functions({&offset, 1}, {&function, 1});
     if (function == report::SymbolTable::none) return out;
-    auto it = names.names.find(function);
-    if (it == names.names.end())
-      it = names.names
-               .emplace(function, options_.demangle ? names.table->function_name(function)
-                                                    : names.table->symbol_name(function))
-               .first;
-    out.function = it->second;
-    return out;
+    auto it = names.functions.find(function);
+    if (it == names.functions.end()) {
+      const std::string name =
+          options_.demangle ? names.table->function_name(function) : names.table->symbol_name(function);
+      it = names.functions.emplace(function, profiles::EscapedSymbol::of({name, module.filename})).first;
+    }
+    return it->second;
   }
 
   const report::Options& options_;
@@ -107,6 +141,8 @@ class LineHandler : public perf_data::RecordHandler {
   std::vector<std::shared_ptr<report::SymbolSource>> sources_;
   std::unordered_map<std::uint32_t, ModuleNames> modules_;
   std::unordered_map<std::uint32_t, bool> tried_;
+  std::unordered_map<AddressKey, const profiles::EscapedSymbol*, AddressKeyHash> symbols_at_;
+  const profiles::EscapedSymbol unknown_;
   std::string problem_;
 };
 

@@ -12,6 +12,7 @@
 #include <filesystem>  // files
 #include <fstream>     // reading exports
 #include <map>         // rows by name
+#include <sstream>     // lines
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -289,6 +290,36 @@ TEST_CASE("jsonl: one line per sample kept, each valid by the schema", "[export]
   const RunResult out = run_tagop("report " + quote(example()) + " --format jsonl");
   REQUIRE(out.exit_code == 0);
   CHECK(out.out == slurp(lines));
+}
+
+TEST_CASE("jsonl: a line of the bundled example, every byte from its model (examples/ibs_example_model.hpp)",
+          "[export][jsonl]") {
+  // The model's only kind with a 560-cycle miss: pointer_chase's load at
+  // file offset 0x1304 that misses the DC and the L1 DTLB (not the L2),
+  // served by remote DRAM (NbIbsReqSrc 3, NbIbsReqDstProc 1), TagToRet 700,
+  // CompToRet 5. Sample n is written at time 2000 + 1000 n, by thread
+  // 4242 + n % 2 on CPU n / 7 % 4, its data at 0x7fffe0000000 + 64 n
+  // (physical 0x100000000 + 64 n); the program is mapped at 0x555555555000
+  // from file offset 0x1000, so 0x1304 is at 0x555555555304. The module's
+  // file is not on this machine: no symbol.
+  const RunResult r = run_tagop("report " + quote(example()) + " --format jsonl");
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.find("\"dc.miss_latency\":560}") != std::string::npos) break;
+  REQUIRE(!line.empty());
+  const std::uint64_t time = json::parse(line)["time"].get<std::uint64_t>();
+  REQUIRE(time >= 2000);
+  REQUIRE((time - 2000) % 1000 == 0);
+  const std::uint64_t n = (time - 2000) / 1000;
+  CHECK(line == fmt::format(R"({{"kind":"op","time":{},"pid":4242,"tid":{},"cpu":{},"ip":"0x555555555304",)"
+                            R"("ip_exact":true,"ip_physical":null,"data_linear":"{:#x}","data_physical":"{:#x}",)"
+                            R"("branch_target":null,"conditions":["op","load","dc.lin_addr_valid",)"
+                            R"("dc.phys_addr_valid","dtlb.l1_miss","dc.miss","nb.valid","src.dram","src.remote"],)"
+                            R"("unknown":[],"measures":{{"op.tag_to_retire":700,"op.comp_to_retire":5,)"
+                            R"("dc.miss_latency":560}},"symbol":null,"module":"/opt/ibs-example/bin/ibs-example"}})",
+                            time, 4242 + n % 2, n / 7 % 4, 0x7fffe0000000 + 64 * n, 0x100000000 + 64 * n));
 }
 
 TEST_CASE("-o: a bad path is a clear error and an old file is not clobbered", "[export][output]") {

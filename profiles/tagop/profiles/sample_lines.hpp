@@ -12,6 +12,8 @@
 // The record is declared once (profiles/sample_line_record.hpp); the line
 // and its JSON Schema (profiles/schemas/sample-line.schema.json) both come
 // from it. Memory stays flat: lines go through a fixed-size buffer.
+// Speed: one reused buffer that lines are written into in place, each condition
+// list serialized once per set, symbols escaped once by the caller.
 // Strings that are not UTF-8 get U+FFFD for each bad sequence, as every
 // other JSON output of tagop does (nlohmann's replace handler).
 
@@ -19,6 +21,8 @@
 #include <iosfwd>       // std::ostream
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <unordered_map>  // condition lists by set
+#include <vector>         // std::vector
 
 #include <tagop/conditions.hpp>  // ConditionSet
 #include <tagop/sample.hpp>      // Sample
@@ -30,6 +34,18 @@ struct SampleSymbol {
   std::string_view function;
   std::string_view module;
 };
+
+/// A SampleSymbol's two strings as JSON values ("null" when not known),
+/// escaped once: a caller that meets the same symbol for many samples
+/// keeps one and writes it with each (SampleLineWriter::write_escaped).
+struct EscapedSymbol {
+  std::string function = "null", module = "null";
+  static EscapedSymbol of(const SampleSymbol& symbol);
+};
+
+namespace detail {
+struct Text;
+}
 
 /// Every condition of the vocabulary.
 ConditionSet every_condition();
@@ -46,6 +62,8 @@ class SampleLineWriter {
   ~SampleLineWriter();
 
   void write(const Sample& sample, const SampleSymbol& symbol = {});
+  /// The same line, with a symbol escaped beforehand.
+  void write_escaped(const Sample& sample, const EscapedSymbol& symbol);
   /// Changes the scope for the samples written next: an IBS fetch sample
   /// and an op sample see different conditions.
   void set_scope(ConditionSet scope) { scope_ = scope; }
@@ -54,9 +72,24 @@ class SampleLineWriter {
   std::uint64_t lines() const { return lines_; }
 
  private:
+  struct Appender;
+  struct SetHash {
+    std::size_t operator()(const ConditionSet& s) const;
+  };
+  void write_line(const Sample& sample, detail::Text function, detail::Text module);
+  /// `set` as a JSON list of names, made once per set: a capture's samples
+  /// fall in a few hundred kinds, each with the same lists.
+  const std::string& condition_list(const ConditionSet& set);
+
   std::ostream& out_;
   ConditionSet scope_;
-  std::string buffer_;
+  /// Room for `n` more bytes at the buffer's end (flushing to make it).
+  char* room(std::size_t n);
+
+  std::vector<char> buffer_;  // lines are written in place, up to used_
+  std::size_t used_ = 0;
+  std::string scratch_list_;
+  std::unordered_map<ConditionSet, std::string, SetHash> lists_;
   std::uint64_t lines_ = 0;
 };
 
