@@ -1,6 +1,8 @@
 #include <tagop/profiles/sample_lines.hpp>
 
+#include <algorithm>  // std::min
 #include <array>    // std::array
+#include <bit>      // std::countl_zero
 #include <cstring>  // std::memcpy
 #include <vector>   // std::vector
 #include <charconv>  // std::to_chars
@@ -52,33 +54,70 @@ char* put(char* p, std::string_view text) {
 // The longest forms: a decimal or hex number, a condition list, the measures.
 constexpr std::size_t number_size = 20, hex_size = 3 + 16 + 1;
 
+// A key (`,"ip":`) padded to a fixed width, so that copying it is a
+// fixed-size copy the compiler inlines; the line's bound leaves that much
+// room past its end.
+struct Key {
+  static constexpr std::size_t width = 32;
+  std::array<char, width> bytes{};
+  std::string_view text;  // the key itself (long ones are copied from here)
+
+  explicit Key(std::string text) : owned(std::move(text)) {
+    this->text = owned;
+    std::memcpy(bytes.data(), owned.data(), std::min(owned.size(), width));
+  }
+  Key(const Key& o) : Key(o.owned) {}
+  Key& operator=(const Key&) = delete;
+
+ private:
+  std::string owned;
+};
+
+char* put(char* p, const Key& key) {
+  if (key.text.size() > Key::width) return put(p, key.text);
+  std::memcpy(p, key.bytes.data(), Key::width);
+  return p + key.text.size();
+}
+
+// A hex number, nibble by nibble from the lowest.
+char* put_hex(char* p, std::uint64_t v) {
+  static constexpr char digits[] = "0123456789abcdef";
+  const int count = (67 - std::countl_zero(v | 1)) / 4;  // ceil(significant bits / 4), at least 1
+  for (int i = count - 1; i >= 0; --i) {
+    p[i] = digits[v & 15];
+    v >>= 4;
+  }
+  return p + count;
+}
+
 // `"name":` of each field, made once from the record's declaration: `{"`
 // before the first, `,"` before the others.
 template <typename Record>
-std::vector<std::string> field_keys() {
-  std::vector<std::string> keys;
+std::vector<Key> field_keys() {
+  std::vector<Key> keys;
   hana::for_each(hana::accessors<Record>(), [&](auto field) {
-    keys.push_back(std::string(keys.empty() ? "{\"" : ",\"") + hana::to<char const*>(hana::first(field)) + "\":");
+    keys.emplace_back(std::string(keys.empty() ? "{\"" : ",\"") + hana::to<char const*>(hana::first(field)) + "\":");
   });
   return keys;
 }
 
 // `"name":` of each measure.
-std::array<std::string, measure_count> measure_keys() {
-  std::array<std::string, measure_count> keys;
-  for (std::size_t m = 0; m < measure_count; ++m) keys[m] = "\"" + std::string(measure_table[m].name) + "\":";
+std::vector<Key> measure_keys() {
+  std::vector<Key> keys;
+  for (std::size_t m = 0; m < measure_count; ++m) keys.emplace_back("\"" + std::string(measure_table[m].name) + "\":");
   return keys;
 }
 
 // What a line can hold at most, symbol and module aside: every field at
 // its longest form, each condition list holding the whole vocabulary.
-std::size_t line_bound(const std::vector<std::string>& keys, const std::array<std::string, measure_count>& measures) {
-  std::size_t n = 2 + keys.size() * (hex_size + number_size);  // "}\n", and each value's longest scalar form
-  for (const std::string& k : keys) n += k.size();
+std::size_t line_bound(const std::vector<Key>& keys, const std::vector<Key>& measures) {
+  // "}\n", each value's longest scalar form, and a padded key's overhang.
+  std::size_t n = 2 + keys.size() * (hex_size + number_size) + Key::width;
+  for (const Key& k : keys) n += k.text.size();
   std::size_t list = 2;
   for (std::size_t c = 0; c < condition_count; ++c) list += condition_table[c].name.size() + 3;
   n += 2 * list + 2;
-  for (const std::string& m : measures) n += m.size() + number_size + 1;
+  for (const Key& m : measures) n += m.text.size() + number_size + 1;
   return n;
 }
 
@@ -105,7 +144,7 @@ struct SampleLineWriter::Appender {
   }
   void operator()(Address v) const {
     p = put(p, "\"0x");
-    p = std::to_chars(p, p + 16, v.value, 16).ptr;
+    p = put_hex(p, v.value);
     *p++ = '"';
   }
   void operator()(OptionalAddress v) const {
@@ -114,7 +153,7 @@ struct SampleLineWriter::Appender {
   }
   void operator()(ConditionNames v) const { p = put(p, w.condition_list(v.set)); }
   void operator()(MeasureValues v) const {
-    static const std::array<std::string, measure_count> keys = measure_keys();
+    static const std::vector<Key> keys = measure_keys();
     *p++ = '{';
     bool first = true;
     for (std::uint32_t bits = v.sample->measured; bits != 0; bits &= bits - 1) {
