@@ -203,6 +203,9 @@ void run_report(const ReportOptions& o) {
   }
   const report::GroupBy stacks = stacks_by(reader.info());
   if (exporting) options.by = stacks;
+  // pprof's samples are per process, with pid and comm labels (with --html
+  // the table's rows are not split: the profile is then a report of its own).
+  options.by_process = format == ExportFormat::pprof && o.html.empty();
   // The header's warnings explain why a capture may not be readable.
   const auto report_of = [&] {
     try {
@@ -258,7 +261,14 @@ void run_report(const ReportOptions& o) {
       page.commit();
     }
     if (exporting) {
-      write_profile_export(format, stacked, v, o.output_file);
+      std::optional<report::Report> split;
+      if (format == ExportFormat::pprof && !stacked.by_process()) {
+        options.by = stacks;
+        options.children = false;
+        options.by_process = true;
+        split.emplace(reader, options);
+      }
+      write_profile_export(format, split ? *split : stacked, v, o.output_file);
       if (const auto damaged = damage(reader.info(), r.read_summary(), skipped.count); o.strict && damaged)
         throw Error(*damaged);
       return;

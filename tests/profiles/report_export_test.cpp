@@ -237,6 +237,52 @@ TEST_CASE("perf record -g: pprof and folded stacks have the report's numbers, wi
   CHECK(traces.out.find("main") != std::string::npos);
 }
 
+TEST_CASE("pprof: samples per process, labelled pid and comm, with the report's numbers by process", "[export][pprof]") {
+  // Three processes: sh, and two children that exec tagop_busy (a pid
+  // with two comms: sh until its exec).
+  const char* busy = std::getenv("TAGOP_BUSY");
+  REQUIRE(busy);
+  const std::string capture = in_scratch("processes.data");
+  const RunResult rec = run_shell("perf record -q -e cpu-clock -c 100000 -o " + quote(capture) + " -- sh -c " +
+                                  quote(std::string(busy) + " 150 & " + busy + " 250; wait"));
+  if (rec.exit_code != 0) {
+    WARN("SKIPPED: perf record cannot sample cpu-clock here: " << rec.err);
+    return;
+  }
+  if (skip_without_go()) return;
+  // The report's samples by (pid, comm).
+  std::map<std::uint32_t, std::map<std::string, std::int64_t>> expected;
+  const json by_process = report_json(quote(capture) + " --by process");
+  for (const json& row : by_process["rows"]) {
+    const std::string name = row["name"];  // "comm [pid]"
+    expected[row["pid"].get<std::uint32_t>()][name.substr(0, name.rfind(" ["))] +=
+        row["events"]["cpu-clock"]["samples"].get<std::int64_t>();
+  }
+  std::size_t busy_pids = 0;
+  for (const auto& [pid, comms] : expected) busy_pids += comms.count("tagop_busy");
+  REQUIRE(busy_pids == 2);
+
+  const std::string prof = in_scratch("processes.pb.gz");
+  tagop_ok("report " + quote(capture) + " --format pprof -o " + quote(prof));
+  for (const auto& [pid, comms] : expected) {
+    // pprof's -tags of one pid's samples: their comm labels' totals.
+    const RunResult tags =
+        peers::pprof(fmt::format("-tags -sample_index=cpu-clock_samples -tagfocus=pid={} {}", pid, quote(prof)));
+    REQUIRE(tags.exit_code == 0);
+    std::map<std::string, std::int64_t> seen;
+    static const std::regex section(R"(^ (\w+): Total .*$)"), tag_row(R"(^\s+([\d.]+) \(\s*[\d.]+%\): (.+)$)");
+    std::istringstream in(tags.out);
+    std::string label;
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, section)) label = m[1];
+      else if (label == "comm" && std::regex_match(line, m, tag_row)) seen[m[2]] += std::llround(std::stod(m[1]));
+    }
+    INFO("pid " << pid << "\n" << tags.out);
+    CHECK(seen == comms);
+  }
+}
+
 TEST_CASE("--html renders in headless Chromium without console errors", "[export][html]") {
   if (!peers::have_chromium()) {
     WARN("SKIPPED: chromium is not installed (scripts/install-deps.sh installs it), the page was not rendered");
