@@ -161,9 +161,9 @@ void run_report(const ReportOptions& o) {
   const bool exporting = format != ExportFormat::none;
   if (!o.output_file.empty() && !exporting)
     usage_error("-o: the file of an export: give --format pprof, folded or jsonl (--html FILE writes the page)");
-  if (exporting && format != ExportFormat::jsonl && o.by != "function" && o.by != "callchain")
-    usage_error(fmt::format("--format {}: its stacks are call chains (or functions, without them); --by {} does "
-                            "not apply",
+  if (exporting && format != ExportFormat::jsonl && o.by != "function" && o.by != "callchain" && o.by != "line")
+    usage_error(fmt::format("--format {}: its stacks are call chains (or functions, without them; source lines "
+                            "with --by line); --by {} does not apply",
                             o.output.format, o.by));
   if (exporting) options.children = false;
 
@@ -201,7 +201,12 @@ void run_report(const ReportOptions& o) {
     target.commit();
     return;
   }
-  const report::GroupBy stacks = stacks_by(reader.info());
+  // Without call chains, --by line makes the profile's locations source
+  // lines (pprof's Function.filename and Line.line); otherwise functions,
+  // so that an export reads no DWARF unless asked.
+  const report::GroupBy stacks = *by == report::GroupBy::line && stacks_by(reader.info()) == report::GroupBy::function
+                                     ? report::GroupBy::line
+                                     : stacks_by(reader.info());
   if (exporting) options.by = stacks;
   // pprof's samples are per process, with pid and comm labels (with --html
   // the table's rows are not split: the profile is then a report of its own).

@@ -41,8 +41,8 @@ void tagop_ok(const std::string& args) {
   REQUIRE(r.exit_code == 0);
 }
 
-peers::Top pprof_top(const std::string& file, const std::string& sample_index) {
-  const RunResult r = peers::pprof("-top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index=" +
+peers::Top pprof_top(const std::string& file, const std::string& sample_index, const std::string& more = "") {
+  const RunResult r = peers::pprof("-top -nodecount=100000 -nodefraction=0 -edgefraction=0 " + more + " -sample_index=" +
                                    sample_index + " " + quote(file));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -281,6 +281,35 @@ TEST_CASE("pprof: samples per process, labelled pid and comm, with the report's 
     INFO("pid " << pid << "\n" << tags.out);
     CHECK(seen == comms);
   }
+}
+
+TEST_CASE("pprof --by line (no call chains): locations with file and line, the report's numbers by line",
+          "[export][pprof]") {
+  const char* busy = std::getenv("TAGOP_BUSY");
+  REQUIRE(busy);
+  const std::string capture = in_scratch("lines.data");
+  const RunResult rec = run_shell("perf record -q -e cpu-clock -c 100000 -o " + quote(capture) + " -- " + quote(busy) + " 200");
+  if (rec.exit_code != 0) {
+    WARN("SKIPPED: perf record cannot sample cpu-clock here: " << rec.err);
+    return;
+  }
+  if (skip_without_go()) return;
+  const std::string prof = in_scratch("lines.pb.gz");
+  tagop_ok("report " + quote(capture) + " --by line --format pprof -o " + quote(prof));
+  // pprof -lines names a location "function file:line"; tagop's line rows
+  // have no function, so both are the row's "file:line".
+  const peers::Top top = pprof_top(prof, "cpu-clock_samples", "-lines");
+  const json by_line = report_json(quote(capture) + " --by line");
+  std::size_t source_lines = 0;
+  for (const json& row : by_line["rows"]) {
+    const std::string name = row["name"];
+    if (name.find("tagop_busy.cpp:") == std::string::npos) continue;
+    ++source_lines;
+    INFO(name);
+    REQUIRE(top.rows.count(name + " " + name));
+    CHECK(top.rows.at(name + " " + name).flat == row["events"]["cpu-clock"]["samples"].get<std::int64_t>());
+  }
+  CHECK(source_lines > 0);  // the spin loop's lines, from the fixture's DWARF
 }
 
 TEST_CASE("--html renders in headless Chromium without console errors", "[export][html]") {
