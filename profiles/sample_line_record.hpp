@@ -43,6 +43,23 @@ struct SampleLine {
     (Text, module));
 };
 
+struct EventName { std::string_view json; };  // the event's name, as a JSON string
+struct OptionalNumber { std::optional<std::uint32_t> value; };  // a number, or null
+
+/// A line of a capture without IBS: one sample of one of its events.
+struct EventLine {
+  BOOST_HANA_DEFINE_STRUCT(EventLine,
+    (EventName, event),
+    (std::uint64_t, time),
+    (std::uint32_t, pid),
+    (std::uint32_t, tid),
+    (OptionalNumber, cpu),
+    (Address, ip),
+    (std::uint64_t, period),
+    (Text, symbol),
+    (Text, module));
+};
+
 struct FieldDescription {
   std::string_view field, description;
 };
@@ -64,6 +81,18 @@ inline constexpr FieldDescription sample_line_descriptions[] = {
     {"conditions", "the conditions of tagop's vocabulary that hold for the sample"},
     {"unknown", "the conditions the mechanism reports that this sample did not observe (neither true nor false)"},
     {"measures", "the measures the hardware reported, by name (units: see tagop's measure table)"},
+    {"symbol", "the function holding ip, when known"},
+    {"module", "the executable or library holding ip, when known"},
+};
+
+inline constexpr FieldDescription event_line_descriptions[] = {
+    {"event", "the event sampled, as perf names it (cpu-clock, cycles, ...)"},
+    {"time", "the sample's perf timestamp (nanoseconds of the clock perf record used)"},
+    {"pid", "process id"},
+    {"tid", "thread id"},
+    {"cpu", "the CPU the sample was taken on; null when the capture does not say (perf record without -a or -C)"},
+    {"ip", "instruction address"},
+    {"period", "the sample's period: what it stands for, in the event's units (nanoseconds for cpu-clock)"},
     {"symbol", "the function holding ip, when known"},
     {"module", "the executable or library holding ip, when known"},
 };

@@ -39,20 +39,7 @@ EscapedSymbol EscapedSymbol::of(const SampleSymbol& symbol) {
   return out;
 }
 
-namespace {
-
-using namespace detail;
-
-// Lines reach the stream in writes of this size (or more): few system calls.
-constexpr std::size_t flush_size = 1 << 20;
-
-char* put(char* p, std::string_view text) {
-  std::memcpy(p, text.data(), text.size());
-  return p + text.size();
-}
-
-// The longest forms: a decimal or hex number, a condition list, the measures.
-constexpr std::size_t number_size = 20, hex_size = 3 + 16 + 1;
+namespace detail {
 
 // A key (`,"ip":`) padded to a fixed width, so that copying it is a
 // fixed-size copy the compiler inlines; the line's bound leaves that much
@@ -72,6 +59,23 @@ struct Key {
  private:
   std::string owned;
 };
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+// Lines reach the stream in writes of this size (or more): few system calls.
+constexpr std::size_t flush_size = 1 << 20;
+
+char* put(char* p, std::string_view text) {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
+}
+
+// The longest forms: a decimal or hex number, a condition list, the measures.
+constexpr std::size_t number_size = 20, hex_size = 3 + 16 + 1;
 
 char* put(char* p, const Key& key) {
   if (key.text.size() > Key::width) return put(p, key.text);
@@ -167,6 +171,11 @@ struct SampleLineWriter::Appender {
     *p++ = '}';
   }
   void operator()(Text v) const { p = put(p, v.text); }  // escaped by write()
+  void operator()(EventName v) const { p = put(p, v.json); }
+  void operator()(OptionalNumber v) const {
+    if (v.value) (*this)(std::uint64_t{*v.value});
+    else p = put(p, "null");
+  }
 };
 
 SampleLineWriter::SampleLineWriter(std::ostream& out, ConditionSet scope)
@@ -248,11 +257,26 @@ void SampleLineWriter::write_line(const Sample& s, detail::Text function, detail
       function,
       module,
   };
-  char* const start = room(bound + function.text.size() + module.text.size());
+  put_line(line, keys, bound + function.text.size() + module.text.size());
+}
+
+void SampleLineWriter::write_event(const EventSample& e, const EscapedSymbol& symbol) {
+  static const auto keys = field_keys<EventLine>();
+  static const std::size_t bound = line_bound(keys, {});
+  const EventLine line{
+      EventName{e.event_json}, e.time, e.pid, e.tid, OptionalNumber{e.cpu}, Address{e.ip}, e.period,
+      Text{symbol.function},   Text{symbol.module},
+  };
+  put_line(line, keys, bound + e.event_json.size() + symbol.function.size() + symbol.module.size());
+}
+
+template <typename Record>
+void SampleLineWriter::put_line(const Record& line, const std::vector<Key>& keys, std::size_t size) {
+  char* const start = room(size);
   char* p = start;
   const Appender append_value{*this, p};
   std::size_t i = 0;
-  hana::for_each(hana::accessors<SampleLine>(), [&](auto field) {
+  hana::for_each(hana::accessors<Record>(), [&](auto field) {
     p = put(p, keys[i++]);
     append_value(hana::second(field)(line));
   });

@@ -312,6 +312,52 @@ TEST_CASE("pprof --by line (no call chains): locations with file and line, the r
   CHECK(source_lines > 0);  // the spin loop's lines, from the fixture's DWARF
 }
 
+TEST_CASE("jsonl of a capture without IBS: perf script's samples, one line each, valid by event-line's schema",
+          "[export][jsonl]") {
+  if (run_shell(peers::python3() + " -c 'import jsonschema'").exit_code != 0)
+    FAIL(peers::python3() + " has no jsonschema: install python3-jsonschema (scripts/install-deps.sh does)");
+  const std::string capture = perf_capture();
+  if (capture.empty()) {
+    WARN("SKIPPED: perf record cannot sample cpu-clock here");
+    return;
+  }
+  const std::string lines = in_scratch("events.jsonl");
+  tagop_ok("report " + quote(capture) + " --format jsonl -o " + quote(lines));
+  const json j = report_json(quote(capture));
+  const RunResult v = peers::validate_lines("profiles/schemas/event-line.schema.json", lines);
+  INFO(v.err);
+  CHECK(v.out == fmt::format("valid {}\n", j["event_totals"]["cpu-clock"]["samples"].get<std::uint64_t>()));
+  // Line by line, perf script's pid/tid, address and period (perf record
+  // -c: the attr's period), in file order; no cpu (recorded without -a).
+  const RunResult script = run_shell("perf script -G -i " + quote(capture) + " -F pid,tid,ip,period 2>/dev/null");
+  REQUIRE(script.exit_code == 0);
+  std::istringstream theirs(script.out), ours(slurp(lines));
+  std::string their_line, our_line;
+  std::uint64_t period_sum = 0, compared = 0;
+  std::map<std::string, std::int64_t> by_symbol;
+  while (std::getline(theirs, their_line) && std::getline(ours, our_line)) {
+    std::istringstream fields(their_line);
+    std::string pid_tid, ip;
+    std::uint64_t period = 0;
+    fields >> pid_tid >> period >> ip;
+    const json line = json::parse(our_line);
+    INFO(their_line << "\n" << our_line);
+    CHECK(fmt::format("{}/{}", line["pid"].get<std::uint32_t>(), line["tid"].get<std::uint32_t>()) == pid_tid);
+    CHECK(line["ip"] == "0x" + ip);
+    CHECK(line["period"] == period);
+    CHECK(line["cpu"].is_null());
+    CHECK(line["event"] == "cpu-clock");
+    period_sum += period;
+    ++compared;
+    if (line["symbol"].is_string()) ++by_symbol[line["symbol"]];
+  }
+  CHECK(compared == j["event_totals"]["cpu-clock"]["samples"].get<std::uint64_t>());
+  CHECK(period_sum == j["event_totals"]["cpu-clock"]["period"].get<std::uint64_t>());
+  // The report's top function has as many lines as samples.
+  const json top = report_json(quote(capture) + " --by function")["rows"][0];
+  CHECK(by_symbol[top["name"].get<std::string>()] == top["events"]["cpu-clock"]["samples"].get<std::int64_t>());
+}
+
 TEST_CASE("--html renders in headless Chromium without console errors", "[export][html]") {
   if (!peers::have_chromium()) {
     WARN("SKIPPED: chromium is not installed (scripts/install-deps.sh installs it), the page was not rendered");

@@ -19,6 +19,7 @@
 
 #include <cstdint>      // std::uint64_t
 #include <iosfwd>       // std::ostream
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <unordered_map>  // condition lists by set
@@ -43,8 +44,19 @@ struct EscapedSymbol {
   static EscapedSymbol of(const SampleSymbol& symbol);
 };
 
+/// A sample of an event that is not IBS (cpu-clock, cycles ...), as perf
+/// records it.
+struct EventSample {
+  std::string_view event_json;  // the event's name as a JSON string (append_json_string)
+  std::uint64_t time = 0;
+  std::uint32_t pid = 0, tid = 0;
+  std::optional<std::uint32_t> cpu;  // when the capture has PERF_SAMPLE_CPU
+  std::uint64_t ip = 0, period = 0;
+};
+
 namespace detail {
 struct Text;
+struct Key;
 }
 
 /// Every condition of the vocabulary.
@@ -64,6 +76,8 @@ class SampleLineWriter {
   void write(const Sample& sample, const SampleSymbol& symbol = {});
   /// The same line, with a symbol escaped beforehand.
   void write_escaped(const Sample& sample, const EscapedSymbol& symbol);
+  /// A line of a capture without IBS (profiles/schemas/event-line.schema.json).
+  void write_event(const EventSample& sample, const EscapedSymbol& symbol);
   /// Changes the scope for the samples written next: an IBS fetch sample
   /// and an op sample see different conditions.
   void set_scope(ConditionSet scope) { scope_ = scope; }
@@ -77,6 +91,9 @@ class SampleLineWriter {
     std::size_t operator()(const ConditionSet& s) const;
   };
   void write_line(const Sample& sample, detail::Text function, detail::Text module);
+  /// Writes a record's line, of at most `size` bytes.
+  template <typename Record>
+  void put_line(const Record& line, const std::vector<detail::Key>& keys, std::size_t size);
   /// `set` as a JSON list of names, made once per set: a capture's samples
   /// fall in a few hundred kinds, each with the same lists.
   const std::string& condition_list(const ConditionSet& set);
@@ -96,6 +113,8 @@ class SampleLineWriter {
 /// The JSON Schema of one line, generated from the record's declaration:
 /// the text of profiles/schemas/sample-line.schema.json.
 std::string sample_line_schema();
+/// The same of a line of a capture without IBS: event-line.schema.json.
+std::string event_line_schema();
 
 /// `text` as a JSON string literal with its quotes: escapes as nlohmann's
 /// dump() does, and U+FFFD for each sequence that is not UTF-8, as its
