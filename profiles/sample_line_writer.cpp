@@ -1,12 +1,12 @@
 #include <tagop/profiles/sample_lines.hpp>
 
 #include <algorithm>  // std::min
-#include <array>    // std::array
-#include <bit>      // std::countl_zero
-#include <cstring>  // std::memcpy
-#include <vector>   // std::vector
-#include <charconv>  // std::to_chars
-#include <ostream>   // std::ostream
+#include <array>      // std::array
+#include <bit>        // std::countl_zero
+#include <charconv>   // std::to_chars
+#include <cstring>    // std::memcpy
+#include <ostream>    // std::ostream
+#include <vector>     // std::vector
 
 #include <boost/hana/accessors.hpp>  // hana::accessors
 #include <boost/hana/for_each.hpp>   // hana::for_each
@@ -49,8 +49,8 @@ struct Key {
   std::array<char, width> bytes{};
   std::string_view text;  // the key itself (long ones are copied from here)
 
-  explicit Key(std::string text) : owned(std::move(text)) {
-    this->text = owned;
+  explicit Key(std::string key) : owned(std::move(key)) {
+    text = owned;
     std::memcpy(bytes.data(), owned.data(), std::min(owned.size(), width));
   }
   Key(const Key& o) : Key(o.owned) {}
@@ -74,7 +74,7 @@ char* put(char* p, std::string_view text) {
   return p + text.size();
 }
 
-// The longest forms: a decimal or hex number, a condition list, the measures.
+// The longest forms of a decimal number and of a quoted hex one.
 constexpr std::size_t number_size = 20, hex_size = 3 + 16 + 1;
 
 char* put(char* p, const Key& key) {
