@@ -21,7 +21,7 @@ struct Address { std::uint64_t value = 0; };                 // "0x401234"
 struct OptionalAddress { std::optional<std::uint64_t> value; };  // "0x..." or null
 struct ConditionNames { ConditionSet set; };                 // ["load", "dc.miss"]
 struct MeasureValues { const Sample* sample = nullptr; };    // {"dc.miss_latency": 180}
-struct Text { std::string_view text; };                      // a string, or null when empty
+struct Text { std::string_view text; };  // a string, or null when empty (the writer gets it as JSON: EscapedSymbol)
 
 struct SampleLine {
   BOOST_HANA_DEFINE_STRUCT(SampleLine,
@@ -39,6 +39,23 @@ struct SampleLine {
     (ConditionNames, conditions),
     (ConditionNames, unknown),
     (MeasureValues, measures),
+    (Text, symbol),
+    (Text, module));
+};
+
+struct EventName { std::string_view json; };  // the event's name, as a JSON string
+struct OptionalNumber { std::optional<std::uint32_t> value; };  // a number, or null
+
+/// A line of a capture without IBS: one sample of one of its events.
+struct EventLine {
+  BOOST_HANA_DEFINE_STRUCT(EventLine,
+    (EventName, event),
+    (std::uint64_t, time),
+    (std::uint32_t, pid),
+    (std::uint32_t, tid),
+    (OptionalNumber, cpu),
+    (Address, ip),
+    (std::uint64_t, period),
     (Text, symbol),
     (Text, module));
 };
@@ -64,6 +81,18 @@ inline constexpr FieldDescription sample_line_descriptions[] = {
     {"conditions", "the conditions of tagop's vocabulary that hold for the sample"},
     {"unknown", "the conditions the mechanism reports that this sample did not observe (neither true nor false)"},
     {"measures", "the measures the hardware reported, by name (units: see tagop's measure table)"},
+    {"symbol", "the function holding ip, when known"},
+    {"module", "the executable or library holding ip, when known"},
+};
+
+inline constexpr FieldDescription event_line_descriptions[] = {
+    {"event", "the event sampled, as perf names it (cpu-clock, cycles, ...)"},
+    {"time", "the sample's perf timestamp (nanoseconds of the clock perf record used)"},
+    {"pid", "process id"},
+    {"tid", "thread id"},
+    {"cpu", "the CPU the sample was taken on; null when the capture does not say (perf record without -a or -C)"},
+    {"ip", "instruction address"},
+    {"period", "the sample's period: what it stands for, in the event's units (nanoseconds for cpu-clock)"},
     {"symbol", "the function holding ip, when known"},
     {"module", "the executable or library holding ip, when known"},
 };

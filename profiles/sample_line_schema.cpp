@@ -2,6 +2,8 @@
 
 #include <tagop/profiles/sample_lines.hpp>
 
+#include <span>  // std::span
+
 #include <boost/hana/accessors.hpp>  // hana::accessors
 #include <boost/hana/for_each.hpp>   // hana::for_each
 #include <boost/hana/string.hpp>     // hana::to<char const*>
@@ -52,39 +54,58 @@ json schema_of(const MeasureValues*) {
   return {{"type", "object"}, {"properties", properties}, {"additionalProperties", false}};
 }
 json schema_of(const Text*) { return {{"type", {"string", "null"}}}; }
-
-std::string_view description_of(std::string_view field) {
-  for (const FieldDescription& d : sample_line_descriptions)
-    if (d.field == field) return d.description;
-  throw Error(fmt::format("sample lines: field {} has no description in sample_line_descriptions", field));
+json schema_of(const EventName*) { return {{"type", "string"}}; }
+json schema_of(const OptionalNumber*) {
+  return {{"type", {"integer", "null"}}, {"minimum", 0}, {"maximum", 4294967295u}};
 }
 
-}  // namespace
+std::string_view description_of(std::span<const FieldDescription> descriptions, std::string_view field) {
+  for (const FieldDescription& d : descriptions)
+    if (d.field == field) return d.description;
+  throw Error(fmt::format("sample lines: field {} has no description", field));
+}
 
-std::string sample_line_schema() {
+// A record's schema: each field's, described, all of them required.
+template <typename Record>
+std::string schema_of_record(std::span<const FieldDescription> descriptions, std::string_view id,
+                             std::string_view title, std::string_view description) {
   json properties = json::object();
   json required = json::array();
-  hana::for_each(hana::accessors<SampleLine>(), [&](auto field) {
+  hana::for_each(hana::accessors<Record>(), [&](auto field) {
     const std::string name = hana::to<char const*>(hana::first(field));
-    using Type = std::remove_cvref_t<decltype(hana::second(field)(std::declval<const SampleLine&>()))>;
+    using Type = std::remove_cvref_t<decltype(hana::second(field)(std::declval<const Record&>()))>;
     json property = schema_of(static_cast<const Type*>(nullptr));
-    property["description"] = description_of(name);
+    property["description"] = description_of(descriptions, name);
     properties[name] = std::move(property);
     required.push_back(name);
   });
   const json schema = {
       {"$schema", "https://json-schema.org/draft/2020-12/schema"},
-      {"$id", "tagop.sample-line/1"},
-      {"title", "tagop sample line"},
-      {"description",
-       "One decoded sample per line (JSON lines). Generated from profiles/sample_line_record.hpp; "
-       "a test checks that this file and the declaration agree."},
+      {"$id", id},
+      {"title", title},
+      {"description", description},
       {"type", "object"},
       {"properties", properties},
       {"required", required},
       {"additionalProperties", false},
   };
   return schema.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::string sample_line_schema() {
+  return schema_of_record<SampleLine>(sample_line_descriptions, "tagop.sample-line/1", "tagop sample line",
+                                      "One decoded sample per line (JSON lines). Generated from "
+                                      "profiles/sample_line_record.hpp; a test checks that this file and the "
+                                      "declaration agree.");
+}
+
+std::string event_line_schema() {
+  return schema_of_record<EventLine>(event_line_descriptions, "tagop.event-line/1", "tagop event line",
+                                     "One sample of a capture without IBS per line (JSON lines). Generated from "
+                                     "profiles/sample_line_record.hpp; a test checks that this file and the "
+                                     "declaration agree.");
 }
 
 }  // namespace tagop::profiles

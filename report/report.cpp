@@ -70,6 +70,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   const perf_data::FileInfo& info = reader.info();
   s.by = o.by;
   s.children = o.children;
+  s.by_process = o.by_process && o.by != GroupBy::process;
   s.demangle = o.demangle;
   s.ibs = holds_ibs_events(info);
   std::uint32_t needed = 0;
@@ -259,6 +260,7 @@ std::vector<KindOutcomes> Report::State::outcomes_of(const std::vector<std::size
 
 bool Report::ibs() const { return state_->ibs; }
 GroupBy Report::by() const { return state_->by; }
+bool Report::by_process() const { return state_->by_process; }
 const CpuId& Report::cpu() const { return state_->cpu; }
 const std::vector<std::string>& Report::query_names() const { return state_->query_names; }
 const std::vector<QueryResult>& Report::totals() const { return state_->totals; }
@@ -372,8 +374,15 @@ Row Report::row(std::uint32_t id) const {
       r.offset = key.value;
       r.has_offset = s.by != GroupBy::module;
       break;
-    case RowKey::Type::process: r.pid = key.owner; break;
+    case RowKey::Type::process:
+      r.pid = key.owner;
+      r.comm = s.comms[key.value];
+      break;
     case RowKey::Type::chain: break;
+  }
+  if (key.process != 0) {
+    r.pid = key.process - 1;
+    r.comm = s.comms.at(key.comm);
   }
   return r;
 }

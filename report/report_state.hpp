@@ -36,12 +36,15 @@ struct RowKey {
   Type type = Type::address;
   std::uint32_t owner = 0;  // the identity; unmapped: 1 kernel, 0 not; process: the pid
   std::uint64_t value = 0;  // offset, function, file << 32 | line, ip, comm, chain
+  // Options::by_process: the process's pid + 1 (0: a row not split) and its comm.
+  std::uint32_t process = 0, comm = 0;
   bool operator==(const RowKey&) const = default;
 };
 struct RowKeyHash {
   std::size_t operator()(const RowKey& k) const {
     std::uint64_t h = (std::uint64_t{k.owner} << 8 | static_cast<std::uint8_t>(k.type)) * 0x9E3779B97F4A7C15ull;
     h ^= k.value * 0xBF58476D1CE4E5B9ull;
+    h ^= (std::uint64_t{k.process} << 32 | k.comm) * 0x94D049BB133111EBull;
     return static_cast<std::size_t>(h ^ (h >> 31));
   }
 };
@@ -60,6 +63,7 @@ struct Report::State {
   GroupBy by = GroupBy::function;
   bool ibs = false;
   bool children = false;
+  bool by_process = false;  // Options::by_process
   bool demangle = true;
   std::optional<amd_ibs::IbsCapture> capture;
   CpuId cpu;

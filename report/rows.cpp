@@ -74,13 +74,28 @@ class RowMaker {
     const bool callchain = s_.by == GroupBy::callchain;
     for (std::size_t i = 0; i < count; ++i)
       s_.entry_row[i] = callchain ? chain_row(static_cast<std::uint32_t>(i)) : address_row_[entry_address_[i]];
+    if (s_.by_process) split_by_process();
     group(s_.row_start, s_.row_entries, [&](auto add) {
       for (std::uint32_t i = 0; i < count; ++i) add(s_.entry_row[i], i);
     });
-    if (s_.children && !callchain) children();
+    if (s_.children && !callchain && !s_.by_process) children();
   }
 
  private:
+  // Each entry's row, made its row in the entry's process (an entry's
+  // space is one process's). The unsplit rows stay, without entries: call
+  // chains' frames name them.
+  void split_by_process() {
+    for (std::size_t i = 0; i < s_.entries.size(); ++i) {
+      const Space& space = spaces_.space(s_.entries[i].space);
+      RowKey key = s_.rows[s_.entry_row[i]];
+      key.process = space.pid + 1;
+      key.comm = space.comm;
+      s_.entry_row[i] = row(key);
+    }
+    s_.comms = spaces_.comms();
+  }
+
   std::uint32_t row(const RowKey& key) {
     auto [it, fresh] = row_ids_.try_emplace(key, static_cast<std::uint32_t>(s_.rows.size()));
     if (fresh) s_.rows.push_back(key);

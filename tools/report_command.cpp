@@ -161,9 +161,9 @@ void run_report(const ReportOptions& o) {
   const bool exporting = format != ExportFormat::none;
   if (!o.output_file.empty() && !exporting)
     usage_error("-o: the file of an export: give --format pprof, folded or jsonl (--html FILE writes the page)");
-  if (exporting && format != ExportFormat::jsonl && o.by != "function" && o.by != "callchain")
-    usage_error(fmt::format("--format {}: its stacks are call chains (or functions, without them); --by {} does "
-                            "not apply",
+  if (exporting && format != ExportFormat::jsonl && o.by != "function" && o.by != "callchain" && o.by != "line")
+    usage_error(fmt::format("--format {}: its stacks are call chains (or functions, without them; source lines "
+                            "with --by line); --by {} does not apply",
                             o.output.format, o.by));
   if (exporting) options.children = false;
 
@@ -201,8 +201,16 @@ void run_report(const ReportOptions& o) {
     target.commit();
     return;
   }
-  const report::GroupBy stacks = stacks_by(reader.info());
+  // Without call chains, --by line makes the profile's locations source
+  // lines (pprof's Function.filename and Line.line); otherwise functions,
+  // so that an export reads no DWARF unless asked.
+  const report::GroupBy stacks = *by == report::GroupBy::line && stacks_by(reader.info()) == report::GroupBy::function
+                                     ? report::GroupBy::line
+                                     : stacks_by(reader.info());
   if (exporting) options.by = stacks;
+  // pprof's samples are per process, with pid and comm labels (with --html
+  // the table's rows are not split: the profile is then a report of its own).
+  options.by_process = format == ExportFormat::pprof && o.html.empty();
   // The header's warnings explain why a capture may not be readable.
   const auto report_of = [&] {
     try {
@@ -258,7 +266,14 @@ void run_report(const ReportOptions& o) {
       page.commit();
     }
     if (exporting) {
-      write_profile_export(format, stacked, v, o.output_file);
+      std::optional<report::Report> split;
+      if (format == ExportFormat::pprof && !stacked.by_process()) {
+        options.by = stacks;
+        options.children = false;
+        options.by_process = true;
+        split.emplace(reader, options);
+      }
+      write_profile_export(format, split ? *split : stacked, v, o.output_file);
       if (const auto damaged = damage(reader.info(), r.read_summary(), skipped.count); o.strict && damaged)
         throw Error(*damaged);
       return;

@@ -173,8 +173,12 @@ profiles::Profile profile_of(const Report& r, const ReportView& v) {
     stack.clear();
     const std::vector<std::uint32_t> frames = r.frames(id);
     for (auto it = frames.rbegin(); it != frames.rend(); ++it) stack.push_back(locations.of(*it));  // leaf first
-    // No labels: a row sums its samples over every process and thread.
-    p.add_sample(values, stack);
+    // Rows split by process carry its pid and comm; a row sums its samples
+    // over the process's threads and CPUs (tid and cpu labels would need
+    // a pass over every sample, as --format jsonl makes).
+    profiles::Labels labels;
+    if (r.by_process()) labels = {.pid = row.pid, .comm = row.comm};
+    p.add_sample(values, stack, labels);
   }
   return p;
 }

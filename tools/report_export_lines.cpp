@@ -1,7 +1,8 @@
 // `tagop report --format jsonl`: the capture's IBS samples, decoded one at
 // a time and written as they are read (profiles::SampleLineWriter), so
 // memory stays flat whatever the capture's size: only the process table
-// and the symbol tables of the modules met are kept.
+// and the symbol tables of the modules met are kept. A capture without IBS
+// gets a line per sample of its events (event, place, period, symbol).
 
 #include <algorithm>      // std::find
 #include <array>          // std::array
@@ -28,40 +29,47 @@ bool allowed(const std::vector<T>& only, const T& value) {
   return only.empty() || std::find(only.begin(), only.end(), value) != only.end();
 }
 
-// A module's functions, opened on first use, and their names, made once each.
+// A module's functions, opened on first use, and their lines' symbols,
+// escaped once each (node-based maps: the addresses stay put).
 struct ModuleNames {
   std::unique_ptr<report::SymbolTable> table;
-  std::unordered_map<std::uint32_t, std::string> names;
+  profiles::EscapedSymbol module_only;  // an address outside its functions
+  std::unordered_map<std::uint32_t, profiles::EscapedSymbol> functions;
 };
 
-class LineHandler : public perf_data::RecordHandler {
+// Where a sample's address is: its process and address.
+struct AddressKey {
+  std::uint32_t pid;
+  std::uint64_t ip;
+  bool operator==(const AddressKey&) const = default;
+};
+struct AddressKeyHash {
+  std::size_t operator()(const AddressKey& k) const {
+    return std::hash<std::uint64_t>{}(k.ip * 0x9E3779B97F4A7C15ULL ^ k.pid);
+  }
+};
+
+// What the lines of both kinds of capture share: the process table, the
+// filters but --where, and each address's symbol, looked up once.
+class LineHandlerBase : public perf_data::RecordHandler {
  public:
-  LineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
-      : options_(options), capture_(reader.info(), options.cpu), writer_(out) {
+  LineHandlerBase(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
+      : options_(options), writer_(out) {
     processes_.add_build_ids(reader.info().build_ids);
-    // What the decoder can see of each unit: a condition there that a
-    // sample did not observe is "unknown" on its line.
-    for (amd_ibs::IbsUnit u : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op})
-      scopes_[static_cast<std::size_t>(u)] = capture_.decoder().observable(u);
     sources_ = options.symbol_sources;
     sources_.push_back(report::elf_symbol_source());
   }
 
-  void sample(const perf_data::SampleRecord& record) override {
-    Sample s;
-    amd_ibs::IbsSampleInfo info;
-    if (capture_.decode(record, s, info, problem_) != amd_ibs::IbsCapture::Result::ok) return;
-    const report::Filters& f = options_.filters;
-    if (!allowed(f.cpus, s.cpu) || !allowed(f.pids, s.pid) || !allowed(f.tids, s.tid)) return;
-    if (!f.comms.empty() && !allowed(f.comms, std::string(processes_.comm_of(s.pid)))) return;
-    if (f.time && (s.time < f.time->start || s.time > f.time->stop)) return;
-    if (f.where && decide(*f.where, s.conditions, s.observed) != Decision::yes) return;
-    writer_.set_scope(scopes_[static_cast<std::size_t>(info.unit)]);
-    writer_.write(s, symbol_of(s));
+  // A new mapping or process can change what an address holds.
+  void mmap(const perf_data::MmapRecord& r) override {
+    processes_.mmap(r);
+    symbols_at_.clear();
   }
-  void mmap(const perf_data::MmapRecord& r) override { processes_.mmap(r); }
   void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
-  void task(const perf_data::TaskRecord& r) override { processes_.task(r); }
+  void task(const perf_data::TaskRecord& r) override {
+    processes_.task(r);
+    symbols_at_.clear();
+  }
   void progress(std::uint64_t done, std::uint64_t total) override {
     if (options_.progress) options_.progress(done, total);
   }
@@ -71,13 +79,38 @@ class LineHandler : public perf_data::RecordHandler {
     return writer_.lines();
   }
 
+ protected:
+  bool passes(std::uint32_t cpu, std::uint32_t pid, std::uint32_t tid, std::uint64_t time) const {
+    const report::Filters& f = options_.filters;
+    if (!allowed(f.cpus, cpu) || !allowed(f.pids, pid) || !allowed(f.tids, tid)) return false;
+    if (!f.comms.empty() && !allowed(f.comms, std::string(processes_.comm_of(pid)))) return false;
+    return !f.time || (time >= f.time->start && time <= f.time->stop);
+  }
+
+  // The symbol of an address, looked up once per address (samples hit the
+  // same hot addresses again and again).
+  const profiles::EscapedSymbol& symbol_at(std::uint32_t pid, std::uint64_t ip) {
+    const AddressKey key{pid, ip};
+    if (auto it = symbols_at_.find(key); it != symbols_at_.end()) return *it->second;
+    // Bounded, so memory stays flat on captures with many addresses.
+    if (symbols_at_.size() >= (1u << 16)) symbols_at_.clear();
+    const profiles::EscapedSymbol& symbol = symbol_of(pid, ip);
+    symbols_at_.emplace(key, &symbol);
+    return symbol;
+  }
+
+  const report::Options& options_;
+  profiles::SampleLineWriter writer_;
+
  private:
-  profiles::SampleSymbol symbol_of(const Sample& s) {
-    const Mapping* m = processes_.find(s.pid, s.ip);
-    if (!m) return {};
+  const profiles::EscapedSymbol& symbol_of(std::uint32_t pid, std::uint64_t ip) {
+    const Mapping* m = processes_.find(pid, ip);
+    if (!m) return unknown_;
     const MappedModule& module = processes_.modules()[m->module];
-    profiles::SampleSymbol out{{}, module.filename};
     ModuleNames& names = modules_[m->module];
+    if (names.module_only.module == "null")
+      names.module_only = profiles::EscapedSymbol::of({{}, module.filename});
+    const profiles::EscapedSymbol& out = names.module_only;
     if (!names.table && !tried_.contains(m->module)) {
       tried_.insert({m->module, true});
       std::string problem;
@@ -85,41 +118,97 @@ class LineHandler : public perf_data::RecordHandler {
         if ((names.table = source->open({module.filename, module.build_id, module.kernel}, problem))) break;
     }
     if (!names.table) return out;
-    const std::uint64_t offset = m->file_offset(s.ip);
+    const std::uint64_t offset = m->file_offset(ip);
     std::uint32_t function = report::SymbolTable::none;
     names.table->functions({&offset, 1}, {&function, 1});
     if (function == report::SymbolTable::none) return out;
-    auto it = names.names.find(function);
-    if (it == names.names.end())
-      it = names.names
-               .emplace(function, options_.demangle ? names.table->function_name(function)
-                                                    : names.table->symbol_name(function))
-               .first;
-    out.function = it->second;
-    return out;
+    auto it = names.functions.find(function);
+    if (it == names.functions.end()) {
+      const std::string name =
+          options_.demangle ? names.table->function_name(function) : names.table->symbol_name(function);
+      it = names.functions.emplace(function, profiles::EscapedSymbol::of({name, module.filename})).first;
+    }
+    return it->second;
   }
 
-  const report::Options& options_;
-  amd_ibs::IbsCapture capture_;
-  profiles::SampleLineWriter writer_;
-  std::array<ConditionSet, 2> scopes_{};
   ProcessTable processes_;
   std::vector<std::shared_ptr<report::SymbolSource>> sources_;
   std::unordered_map<std::uint32_t, ModuleNames> modules_;
   std::unordered_map<std::uint32_t, bool> tried_;
+  std::unordered_map<AddressKey, const profiles::EscapedSymbol*, AddressKeyHash> symbols_at_;
+  const profiles::EscapedSymbol unknown_;
+};
+
+// IBS: each sample decoded, with its conditions and measures.
+class LineHandler : public LineHandlerBase {
+ public:
+  LineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
+      : LineHandlerBase(reader, options, out), capture_(reader.info(), options.cpu) {
+    // What the decoder can see of each unit: a condition there that a
+    // sample did not observe is "unknown" on its line.
+    for (amd_ibs::IbsUnit u : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op})
+      scopes_[static_cast<std::size_t>(u)] = capture_.decoder().observable(u);
+  }
+
+  void sample(const perf_data::SampleRecord& record) override {
+    Sample s;
+    amd_ibs::IbsSampleInfo info;
+    if (capture_.decode(record, s, info, problem_) != amd_ibs::IbsCapture::Result::ok) return;
+    if (!passes(s.cpu, s.pid, s.tid, s.time)) return;
+    const report::Filters& f = options_.filters;
+    if (f.where && decide(*f.where, s.conditions, s.observed) != Decision::yes) return;
+    writer_.set_scope(scopes_[static_cast<std::size_t>(info.unit)]);
+    writer_.write_escaped(s, symbol_at(s.pid, s.ip));
+  }
+
+ private:
+  amd_ibs::IbsCapture capture_;
+  std::array<ConditionSet, 2> scopes_{};
   std::string problem_;
+};
+
+// Other captures: each sample's event, place, period and symbol.
+class EventLineHandler : public LineHandlerBase {
+ public:
+  EventLineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
+      : LineHandlerBase(reader, options, out) {
+    for (const perf_data::EventAttr& a : reader.info().attrs) {
+      std::string name;
+      profiles::append_json_string(name, a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config)
+                                                        : a.name);
+      events_.push_back(std::move(name));
+      // Without PERF_SAMPLE_PERIOD (perf record -c N) every sample's period
+      // is the attr's, as perf report counts it.
+      fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
+    }
+  }
+
+  void sample(const perf_data::SampleRecord& r) override {
+    if (r.event >= events_.size() || !passes(r.id.cpu, r.id.pid, r.id.tid, r.id.time)) return;
+    const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period : fixed_periods_[r.event];
+    const std::optional<std::uint32_t> cpu =
+        r.sample_type & PERF_SAMPLE_CPU ? std::optional<std::uint32_t>(r.id.cpu) : std::nullopt;
+    writer_.write_event({events_[r.event], r.id.time, r.id.pid, r.id.tid, cpu, r.ip, period},
+                        symbol_at(r.id.pid, r.ip));
+  }
+
+ private:
+  std::vector<std::string> events_;  // by FileInfo::attrs index, as JSON strings
+  std::vector<std::uint64_t> fixed_periods_;
 };
 
 }  // namespace
 
 std::uint64_t write_sample_lines(perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out) {
-  if (!report::holds_ibs_events(reader.info()))
-    throw Error(fmt::format("--format jsonl: {} has no IBS events; its lines are decoded IBS samples (for the "
-                            "events of other captures, use --format json or perf script)",
+  auto run = [&](auto handler) {
+    reader.read(handler);
+    return handler.finish();
+  };
+  if (report::holds_ibs_events(reader.info())) return run(LineHandler(reader, options, out));
+  if (options.filters.where)
+    throw Error(fmt::format("--where: {} has no IBS events (a predicate tests IBS samples' conditions)",
                             reader.info().path));
-  LineHandler handler(reader, options, out);
-  reader.read(handler);
-  return handler.finish();
+  return run(EventLineHandler(reader, options, out));
 }
 
 }  // namespace tagop::cli

@@ -12,6 +12,7 @@
 #include <filesystem>  // files
 #include <fstream>     // reading exports
 #include <map>         // rows by name
+#include <sstream>     // lines
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -40,8 +41,8 @@ void tagop_ok(const std::string& args) {
   REQUIRE(r.exit_code == 0);
 }
 
-peers::Top pprof_top(const std::string& file, const std::string& sample_index) {
-  const RunResult r = peers::pprof("-top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index=" +
+peers::Top pprof_top(const std::string& file, const std::string& sample_index, const std::string& more = "") {
+  const RunResult r = peers::pprof("-top -nodecount=100000 -nodefraction=0 -edgefraction=0 " + more + " -sample_index=" +
                                    sample_index + " " + quote(file));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -236,6 +237,127 @@ TEST_CASE("perf record -g: pprof and folded stacks have the report's numbers, wi
   CHECK(traces.out.find("main") != std::string::npos);
 }
 
+TEST_CASE("pprof: samples per process, labelled pid and comm, with the report's numbers by process", "[export][pprof]") {
+  // Three processes: sh, and two children that exec tagop_busy (a pid
+  // with two comms: sh until its exec).
+  const char* busy = std::getenv("TAGOP_BUSY");
+  REQUIRE(busy);
+  const std::string capture = in_scratch("processes.data");
+  const RunResult rec = run_shell("perf record -q -e cpu-clock -c 100000 -o " + quote(capture) + " -- sh -c " +
+                                  quote(std::string(busy) + " 150 & " + busy + " 250; wait"));
+  if (rec.exit_code != 0) {
+    WARN("SKIPPED: perf record cannot sample cpu-clock here: " << rec.err);
+    return;
+  }
+  if (skip_without_go()) return;
+  // The report's samples by (pid, comm).
+  std::map<std::uint32_t, std::map<std::string, std::int64_t>> expected;
+  const json by_process = report_json(quote(capture) + " --by process");
+  for (const json& row : by_process["rows"]) {
+    const std::string name = row["name"];  // "comm [pid]"
+    expected[row["pid"].get<std::uint32_t>()][name.substr(0, name.rfind(" ["))] +=
+        row["events"]["cpu-clock"]["samples"].get<std::int64_t>();
+  }
+  std::size_t busy_pids = 0;
+  for (const auto& [pid, comms] : expected) busy_pids += comms.count("tagop_busy");
+  REQUIRE(busy_pids == 2);
+
+  const std::string prof = in_scratch("processes.pb.gz");
+  tagop_ok("report " + quote(capture) + " --format pprof -o " + quote(prof));
+  for (const auto& [pid, comms] : expected) {
+    // pprof's -tags of one pid's samples: their comm labels' totals.
+    const RunResult tags =
+        peers::pprof(fmt::format("-tags -sample_index=cpu-clock_samples -tagfocus=pid={} {}", pid, quote(prof)));
+    REQUIRE(tags.exit_code == 0);
+    std::map<std::string, std::int64_t> seen;
+    static const std::regex section(R"(^ (\w+): Total .*$)"), tag_row(R"(^\s+([\d.]+) \(\s*[\d.]+%\): (.+)$)");
+    std::istringstream in(tags.out);
+    std::string label;
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, section)) label = m[1];
+      else if (label == "comm" && std::regex_match(line, m, tag_row)) seen[m[2]] += std::llround(std::stod(m[1]));
+    }
+    INFO("pid " << pid << "\n" << tags.out);
+    CHECK(seen == comms);
+  }
+}
+
+TEST_CASE("pprof --by line (no call chains): locations with file and line, the report's numbers by line",
+          "[export][pprof]") {
+  const char* busy = std::getenv("TAGOP_BUSY");
+  REQUIRE(busy);
+  const std::string capture = in_scratch("lines.data");
+  const RunResult rec = run_shell("perf record -q -e cpu-clock -c 100000 -o " + quote(capture) + " -- " + quote(busy) + " 200");
+  if (rec.exit_code != 0) {
+    WARN("SKIPPED: perf record cannot sample cpu-clock here: " << rec.err);
+    return;
+  }
+  if (skip_without_go()) return;
+  const std::string prof = in_scratch("lines.pb.gz");
+  tagop_ok("report " + quote(capture) + " --by line --format pprof -o " + quote(prof));
+  // pprof -lines names a location "function file:line"; tagop's line rows
+  // have no function, so both are the row's "file:line".
+  const peers::Top top = pprof_top(prof, "cpu-clock_samples", "-lines");
+  const json by_line = report_json(quote(capture) + " --by line");
+  std::size_t source_lines = 0;
+  for (const json& row : by_line["rows"]) {
+    const std::string name = row["name"];
+    if (name.find("tagop_busy.cpp:") == std::string::npos) continue;
+    ++source_lines;
+    INFO(name);
+    REQUIRE(top.rows.count(name + " " + name));
+    CHECK(top.rows.at(name + " " + name).flat == row["events"]["cpu-clock"]["samples"].get<std::int64_t>());
+  }
+  CHECK(source_lines > 0);  // the spin loop's lines, from the fixture's DWARF
+}
+
+TEST_CASE("jsonl of a capture without IBS: perf script's samples, one line each, valid by event-line's schema",
+          "[export][jsonl]") {
+  if (run_shell(peers::python3() + " -c 'import jsonschema'").exit_code != 0)
+    FAIL(peers::python3() + " has no jsonschema: install python3-jsonschema (scripts/install-deps.sh does)");
+  const std::string capture = perf_capture();
+  if (capture.empty()) {
+    WARN("SKIPPED: perf record cannot sample cpu-clock here");
+    return;
+  }
+  const std::string lines = in_scratch("events.jsonl");
+  tagop_ok("report " + quote(capture) + " --format jsonl -o " + quote(lines));
+  const json j = report_json(quote(capture));
+  const RunResult v = peers::validate_lines("profiles/schemas/event-line.schema.json", lines);
+  INFO(v.err);
+  CHECK(v.out == fmt::format("valid {}\n", j["event_totals"]["cpu-clock"]["samples"].get<std::uint64_t>()));
+  // Line by line, perf script's pid/tid, address and period (perf record
+  // -c: the attr's period), in file order; no cpu (recorded without -a).
+  const RunResult script = run_shell("perf script -G -i " + quote(capture) + " -F pid,tid,ip,period 2>/dev/null");
+  REQUIRE(script.exit_code == 0);
+  std::istringstream theirs(script.out), ours(slurp(lines));
+  std::string their_line, our_line;
+  std::uint64_t period_sum = 0, compared = 0;
+  std::map<std::string, std::int64_t> by_symbol;
+  while (std::getline(theirs, their_line) && std::getline(ours, our_line)) {
+    std::istringstream fields(their_line);
+    std::string pid_tid, ip;
+    std::uint64_t period = 0;
+    fields >> pid_tid >> period >> ip;
+    const json line = json::parse(our_line);
+    INFO(their_line << "\n" << our_line);
+    CHECK(fmt::format("{}/{}", line["pid"].get<std::uint32_t>(), line["tid"].get<std::uint32_t>()) == pid_tid);
+    CHECK(line["ip"] == "0x" + ip);
+    CHECK(line["period"] == period);
+    CHECK(line["cpu"].is_null());
+    CHECK(line["event"] == "cpu-clock");
+    period_sum += period;
+    ++compared;
+    if (line["symbol"].is_string()) ++by_symbol[line["symbol"]];
+  }
+  CHECK(compared == j["event_totals"]["cpu-clock"]["samples"].get<std::uint64_t>());
+  CHECK(period_sum == j["event_totals"]["cpu-clock"]["period"].get<std::uint64_t>());
+  // The report's top function has as many lines as samples.
+  const json top = report_json(quote(capture) + " --by function")["rows"][0];
+  CHECK(by_symbol[top["name"].get<std::string>()] == top["events"]["cpu-clock"]["samples"].get<std::int64_t>());
+}
+
 TEST_CASE("--html renders in headless Chromium without console errors", "[export][html]") {
   if (!peers::have_chromium()) {
     WARN("SKIPPED: chromium is not installed (scripts/install-deps.sh installs it), the page was not rendered");
@@ -289,6 +411,36 @@ TEST_CASE("jsonl: one line per sample kept, each valid by the schema", "[export]
   const RunResult out = run_tagop("report " + quote(example()) + " --format jsonl");
   REQUIRE(out.exit_code == 0);
   CHECK(out.out == slurp(lines));
+}
+
+TEST_CASE("jsonl: a line of the bundled example, every byte from its model (examples/ibs_example_model.hpp)",
+          "[export][jsonl]") {
+  // The model's only kind with a 560-cycle miss: pointer_chase's load at
+  // file offset 0x1304 that misses the DC and the L1 DTLB (not the L2),
+  // served by remote DRAM (NbIbsReqSrc 3, NbIbsReqDstProc 1), TagToRet 700,
+  // CompToRet 5. Sample n is written at time 2000 + 1000 n, by thread
+  // 4242 + n % 2 on CPU n / 7 % 4, its data at 0x7fffe0000000 + 64 n
+  // (physical 0x100000000 + 64 n); the program is mapped at 0x555555555000
+  // from file offset 0x1000, so 0x1304 is at 0x555555555304. The module's
+  // file is not on this machine: no symbol.
+  const RunResult r = run_tagop("report " + quote(example()) + " --format jsonl");
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.find("\"dc.miss_latency\":560}") != std::string::npos) break;
+  REQUIRE(!line.empty());
+  const std::uint64_t time = json::parse(line)["time"].get<std::uint64_t>();
+  REQUIRE(time >= 2000);
+  REQUIRE((time - 2000) % 1000 == 0);
+  const std::uint64_t n = (time - 2000) / 1000;
+  CHECK(line == fmt::format(R"({{"kind":"op","time":{},"pid":4242,"tid":{},"cpu":{},"ip":"0x555555555304",)"
+                            R"("ip_exact":true,"ip_physical":null,"data_linear":"{:#x}","data_physical":"{:#x}",)"
+                            R"("branch_target":null,"conditions":["op","load","dc.lin_addr_valid",)"
+                            R"("dc.phys_addr_valid","dtlb.l1_miss","dc.miss","nb.valid","src.dram","src.remote"],)"
+                            R"("unknown":[],"measures":{{"op.tag_to_retire":700,"op.comp_to_retire":5,)"
+                            R"("dc.miss_latency":560}},"symbol":null,"module":"/opt/ibs-example/bin/ibs-example"}})",
+                            time, 4242 + n % 2, n / 7 % 4, 0x7fffe0000000 + 64 * n, 0x100000000 + 64 * n));
 }
 
 TEST_CASE("-o: a bad path is a clear error and an old file is not clobbered", "[export][output]") {

@@ -129,6 +129,28 @@ TEST_CASE("the schema file is the one the record's declaration generates", "[pro
   CHECK(schema["properties"]["conditions"]["items"]["enum"].size() == condition_count);
 }
 
+TEST_CASE("the event lines' schema file is the one their declaration generates", "[profiles][jsonl]") {
+  const std::string file = read_file(source_path("profiles/schemas/event-line.schema.json"));
+  CHECK(file == event_line_schema());
+  CHECK(nlohmann::json::parse(file)["required"].size() == 9);
+}
+
+TEST_CASE("an event line, written out by hand: a null cpu when the capture has none", "[profiles][jsonl]") {
+  std::string event;
+  append_json_string(event, "cpu-clock:u");
+  const std::string line = lines_of([&](SampleLineWriter& w) {
+    w.write_event({event, 99, 7, 8, std::nullopt, 0x401000, 100000}, EscapedSymbol::of({"main", "/bin/a\"b"}));
+    w.write_event({event, 100, 7, 8, 3, 0xffffffff81000000, 1}, EscapedSymbol{});
+  });
+  CHECK(line ==
+        R"({"event":"cpu-clock:u","time":99,"pid":7,"tid":8,"cpu":null,"ip":"0x401000","period":100000,)"
+        R"("symbol":"main","module":"/bin/a\"b"})"
+        "\n"
+        R"({"event":"cpu-clock:u","time":100,"pid":7,"tid":8,"cpu":3,"ip":"0xffffffff81000000","period":1,)"
+        R"("symbol":null,"module":null})"
+        "\n");
+}
+
 TEST_CASE("every line of a varied run validates against the schema (python3-jsonschema)", "[profiles][jsonl]") {
   const std::string python = peers::python3();
   if (run_shell(python + " -c 'import jsonschema'").exit_code != 0)

@@ -12,13 +12,18 @@
 // The record is declared once (profiles/sample_line_record.hpp); the line
 // and its JSON Schema (profiles/schemas/sample-line.schema.json) both come
 // from it. Memory stays flat: lines go through a fixed-size buffer.
+// Speed: one reused buffer that lines are written into in place, each condition
+// list serialized once per set, symbols escaped once by the caller.
 // Strings that are not UTF-8 get U+FFFD for each bad sequence, as every
 // other JSON output of tagop does (nlohmann's replace handler).
 
 #include <cstdint>      // std::uint64_t
 #include <iosfwd>       // std::ostream
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <unordered_map>  // condition lists by set
+#include <vector>         // std::vector
 
 #include <tagop/conditions.hpp>  // ConditionSet
 #include <tagop/sample.hpp>      // Sample
@@ -30,6 +35,29 @@ struct SampleSymbol {
   std::string_view function;
   std::string_view module;
 };
+
+/// A SampleSymbol's two strings as JSON values ("null" when not known),
+/// escaped once: a caller that meets the same symbol for many samples
+/// keeps one and writes it with each (SampleLineWriter::write_escaped).
+struct EscapedSymbol {
+  std::string function = "null", module = "null";
+  static EscapedSymbol of(const SampleSymbol& symbol);
+};
+
+/// A sample of an event that is not IBS (cpu-clock, cycles ...), as perf
+/// records it.
+struct EventSample {
+  std::string_view event_json;  // the event's name as a JSON string (append_json_string)
+  std::uint64_t time = 0;
+  std::uint32_t pid = 0, tid = 0;
+  std::optional<std::uint32_t> cpu;  // when the capture has PERF_SAMPLE_CPU
+  std::uint64_t ip = 0, period = 0;
+};
+
+namespace detail {
+struct Text;
+struct Key;
+}
 
 /// Every condition of the vocabulary.
 ConditionSet every_condition();
@@ -46,6 +74,10 @@ class SampleLineWriter {
   ~SampleLineWriter();
 
   void write(const Sample& sample, const SampleSymbol& symbol = {});
+  /// The same line, with a symbol escaped beforehand.
+  void write_escaped(const Sample& sample, const EscapedSymbol& symbol);
+  /// A line of a capture without IBS (profiles/schemas/event-line.schema.json).
+  void write_event(const EventSample& sample, const EscapedSymbol& symbol);
   /// Changes the scope for the samples written next: an IBS fetch sample
   /// and an op sample see different conditions.
   void set_scope(ConditionSet scope) { scope_ = scope; }
@@ -54,15 +86,35 @@ class SampleLineWriter {
   std::uint64_t lines() const { return lines_; }
 
  private:
+  struct Appender;
+  struct SetHash {
+    std::size_t operator()(const ConditionSet& s) const;
+  };
+  void write_line(const Sample& sample, detail::Text function, detail::Text module);
+  /// Writes a record's line, of at most `size` bytes.
+  template <typename Record>
+  void put_line(const Record& line, const std::vector<detail::Key>& keys, std::size_t size);
+  /// `set` as a JSON list of names, made once per set: a capture's samples
+  /// fall in a few hundred kinds, each with the same lists.
+  const std::string& condition_list(const ConditionSet& set);
+
   std::ostream& out_;
   ConditionSet scope_;
-  std::string buffer_;
+  /// Room for `n` more bytes at the buffer's end (flushing to make it).
+  char* room(std::size_t n);
+
+  std::vector<char> buffer_;  // lines are written in place, up to used_
+  std::size_t used_ = 0;
+  std::string scratch_list_;
+  std::unordered_map<ConditionSet, std::string, SetHash> lists_;
   std::uint64_t lines_ = 0;
 };
 
 /// The JSON Schema of one line, generated from the record's declaration:
 /// the text of profiles/schemas/sample-line.schema.json.
 std::string sample_line_schema();
+/// The same of a line of a capture without IBS: event-line.schema.json.
+std::string event_line_schema();
 
 /// `text` as a JSON string literal with its quotes: escapes as nlohmann's
 /// dump() does, and U+FFFD for each sequence that is not UTF-8, as its

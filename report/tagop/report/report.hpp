@@ -71,6 +71,11 @@ struct Options {
   std::optional<CpuId> cpu{};
   /// Sums of callees into callers: Row::children, from the call chains.
   bool children = false;
+  /// Rows also split by process: a row is one of `by`'s (a function, a
+  /// call chain ...) in one process, Row::pid and Row::comm say which (for
+  /// profiles whose samples carry pid and comm labels). Not with
+  /// `children` (Row::children stays empty) nor GroupBy::process.
+  bool by_process = false;
   /// Functions by their demangled names (false: as the symbol tables have them).
   bool demangle = true;
   /// Called every few tens of MiB with the data bytes read and their total.
@@ -125,7 +130,8 @@ struct Row {
   std::string build_id;  // the module's, lowercase hex; "" when not known
   std::uint64_t offset = 0;
   bool has_offset = false;  // the name is module+offset
-  std::uint32_t pid = 0;    // by process
+  std::uint32_t pid = 0;    // by process, or Options::by_process
+  std::string comm;         // the process's name then ("" when not known)
   std::vector<QueryResult> results;   // one per query
   std::vector<QueryResult> children;  // with Options::children: its callees' samples added
 };
@@ -142,6 +148,8 @@ class Report {
   /// IBS: the columns are derived events; otherwise the capture's events.
   bool ibs() const;
   GroupBy by() const;
+  /// Whether the rows are split by process (Options::by_process).
+  bool by_process() const;
   /// IBS: the processor and where it came from ("HEADER_CPUID", "--family/--model").
   const CpuId& cpu() const;
   /// The names of the queries (IBS: the derived events' select values;
