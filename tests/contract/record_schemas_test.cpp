@@ -44,6 +44,58 @@ TEST_CASE("schemas/cpu.schema.json is HostReport's declaration", "[contract]") {
   check_file("cpu.schema.json", record::schema_document<HostReport>(host_report_contract));
 }
 
+TEST_CASE("schemas/program.schema.json is ProgramRecord's declaration", "[contract]") {
+  using namespace tagop::cli;
+  check_file("program.schema.json", record::schema_document<ProgramRecord>(program_contract));
+}
+
+TEST_CASE("schemas/events.list, .search and .show are EventsList's, EventsSearch's and EventsShow's declarations", "[contract]") {
+  using namespace tagop::cli;
+  check_file("events.list.schema.json", record::schema_document<EventsList>(events_list_contract));
+  check_file("events.search.schema.json", record::schema_document<EventsSearch>(events_search_contract));
+  check_file("events.show.schema.json", record::schema_document<EventsShow>(events_show_contract));
+}
+
+TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {
+  using namespace tagop::cli;
+  EventRow row;
+  row.backend = "silvermont";
+  row.name = "BR_INST_RETIRED.JCC";
+  row.code = "0xC4:0x7E";
+  row.event = std::string("0xC4");
+  row.kind = {"op"};
+  row.precise = true;
+  // By hand: select, umask and sums have no value, so no key; kind is a plain string.
+  CHECK(record::to_json(row).dump() ==
+        R"({"backend":"silvermont","name":"BR_INST_RETIRED.JCC","code":"0xC4:0x7E","event":"0xC4",)"
+        R"("abbreviation":"","kind":"op","predicate":"","mechanism":"","precise":true,"unit":"","description":""})");
+  const json schema = record::schema_of<EventRow>();
+  CHECK(schema["properties"]["kind"]["enum"] == json({"fetch", "op"}));
+  CHECK(schema["properties"]["umask"] == json({{"type", "string"}}));
+  CHECK(schema["required"] == json({"backend", "name", "code", "abbreviation", "kind", "predicate", "mechanism",
+                                    "precise", "unit", "description"}));
+  EventSearchHit hit;
+  hit.event = {row};
+  hit.score = 7;
+  const json j = record::to_json(hit);
+  CHECK(j.size() == 12);  // the row's 11 keys with a value (as above), then score
+  CHECK(j.items().begin().key() == "backend");
+  CHECK(j["score"] == 7);
+  const json hit_schema = record::schema_of<EventSearchHit>();
+  CHECK(hit_schema["properties"].size() == 15);  // the row's 14 and score
+  CHECK(hit_schema["required"].size() == 11);
+  CHECK(hit_schema["required"].back() == "score");
+}
+
+TEST_CASE("a key that is a C++ keyword is declared with a trailing _", "[contract]") {
+  using namespace tagop::cli;
+  LibpfmAttributeRecord a;
+  a.default_ = true;
+  CHECK(record::to_json(a)["default"] == true);
+  CHECK(record::schema_of<LibpfmAttributeRecord>()["properties"].contains("default"));
+  CHECK(!record::to_json(a).contains("default_"));
+}
+
 TEST_CASE("a record's JSON is what its schema says, field by field", "[contract]") {
   using namespace tagop::cli;
   DecodedSample s;
