@@ -7,6 +7,7 @@
 #include <filesystem>  // std::filesystem::path
 #include <fstream>     // std::ifstream, std::ofstream
 #include <string>      // std::string
+#include <string_view> // std::string_view
 
 #include <catch2/catch.hpp>
 
@@ -34,26 +35,22 @@ void check_file(const std::string& file, const json& generated) {
 
 }  // namespace
 
-TEST_CASE("schemas/decode.schema.json is DecodedSample's declaration", "[contract]") {
-  using namespace tagop::cli;
-  check_file("decode.schema.json", record::schema_document<DecodedSample>(decoded_sample_contract));
+// schemas/<command>.schema.json for a contract "tagop.<command>/<major>".
+template <typename Record>
+void check_record(const tagop::cli::record::Contract& contract) {
+  const std::string_view id = contract.schema;
+  const std::string command(id.substr(6, id.find('/') - 6));  // after "tagop."
+  check_file(command + ".schema.json", tagop::cli::record::schema_document<Record>(contract));
 }
 
-TEST_CASE("schemas/cpu.schema.json is HostReport's declaration", "[contract]") {
+TEST_CASE("every record's schema file in schemas/ is what its declaration makes", "[contract]") {
   using namespace tagop::cli;
-  check_file("cpu.schema.json", record::schema_document<HostReport>(host_report_contract));
-}
-
-TEST_CASE("schemas/program.schema.json is ProgramRecord's declaration", "[contract]") {
-  using namespace tagop::cli;
-  check_file("program.schema.json", record::schema_document<ProgramRecord>(program_contract));
-}
-
-TEST_CASE("schemas/events.list, .search and .show are EventsList's, EventsSearch's and EventsShow's declarations", "[contract]") {
-  using namespace tagop::cli;
-  check_file("events.list.schema.json", record::schema_document<EventsList>(events_list_contract));
-  check_file("events.search.schema.json", record::schema_document<EventsSearch>(events_search_contract));
-  check_file("events.show.schema.json", record::schema_document<EventsShow>(events_show_contract));
+  check_record<DecodedSample>(decoded_sample_contract);
+  check_record<HostReport>(host_report_contract);
+  check_record<ProgramRecord>(program_contract);
+  check_record<EventsList>(events_list_contract);
+  check_record<EventsSearch>(events_search_contract);
+  check_record<EventsShow>(events_show_contract);
 }
 
 TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {

@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include <range/v3/view/take.hpp>
@@ -16,17 +15,9 @@
 #include <tagop/live_samples.hpp>
 #include <tagop/sampling_session.hpp>
 
+#include "../busy_child.hpp"
+
 namespace {
-
-// As in sampling_session_test.cpp: a sanitizer's leak checker would add
-// samples of a helper process of its own to the child's.
-const int no_leak_check_in_children = ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-
-std::string busy() {
-  const char* v = std::getenv("TAGOP_BUSY");
-  REQUIRE(v != nullptr);
-  return v;
-}
 
 // cpu-clock every 100000 ns of the child's CPU time: 10 samples per CPU ms.
 tagop::PerfEvent clock_event() {
