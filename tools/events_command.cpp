@@ -65,14 +65,10 @@ bool passes(const EventEntry& e, const ListFilter& f, const std::optional<Condit
   return true;
 }
 
-std::vector<std::string> csv_fields(const EventEntry& e) {
-  return {std::string(e.backend), std::string(e.name), std::string(e.code), std::string(kind_name(e)),
-          std::string(mechanism_name(e.mechanism)), e.precise ? "yes" : "no", std::string(e.predicate),
-          std::string(e.description)};
-}
+// The CSV of events: EventRow's fields as columns (a search hit's: and its score).
+const std::vector<std::string> csv_header = record::csv_header<EventRow>();
 
-const std::vector<std::string> csv_header{"backend", "name", "code", "kind", "mechanism", "precise", "predicate",
-                                          "description"};
+std::vector<std::string> csv_fields(const EventEntry& e) { return record::csv_cells(event_row(e), csv_header); }
 
 std::string list_line(const EventEntry& e) {
   return fmt::format("  {:<10} {:<36} {}{}{}", e.code, e.name, e.precise ? "* " : "  ", predicate_text(e),
@@ -291,27 +287,22 @@ void show(const std::string& name, const std::string& backend, const std::option
 void search(const std::string& words, std::size_t limit, Format format) {
   std::vector<SearchHit> hits = search_events(words);
   if (hits.size() > limit) hits.resize(limit);
+  EventsSearch found;
+  found.query = words;
+  for (const SearchHit& h : hits) {
+    EventSearchHit hit;
+    hit.event = {event_row(*h.entry)};
+    hit.score = h.score;
+    found.events.push_back(std::move(hit));
+  }
   if (format == Format::json) {
-    EventsSearch found;
-    found.query = words;
-    for (const SearchHit& h : hits) {
-      EventSearchHit hit;
-      hit.event = {event_row(*h.entry)};
-      hit.score = h.score;
-      found.events.push_back(std::move(hit));
-    }
     print_json(record::to_json(found), events_search_contract.schema);
     return;
   }
   if (format == Format::csv) {
-    std::vector<std::string> header = csv_header;
-    header.push_back("score");
+    const std::vector<std::string> header = record::csv_header<EventSearchHit>();
     fmt::print("{}", csv_row(header));
-    for (const SearchHit& h : hits) {
-      auto fields = csv_fields(*h.entry);
-      fields.push_back(std::to_string(h.score));
-      fmt::print("{}", csv_row(fields));
-    }
+    for (const EventSearchHit& hit : found.events) fmt::print("{}", csv_row(record::csv_cells(hit, header)));
     return;
   }
   if (hits.empty()) throw Error(fmt::format("no event matches '{}'", words));

@@ -198,6 +198,30 @@ json to_json(const T& value) {
   }
 }
 
+/// A flat record's CSV header: its keys, in the declaration's order.
+template <typename T>
+std::vector<std::string> csv_header() {
+  const json schema = schema_of<T>();
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : schema["properties"].items()) keys.push_back(key);
+  return keys;
+}
+
+/// A flat record's CSV cells under `header` (csv_header<T>()): a string as
+/// itself, another scalar as JSON writes it, a key left out or null as "".
+template <typename T>
+std::vector<std::string> csv_cells(const T& value, const std::vector<std::string>& header) {
+  const json j = to_json(value);
+  std::vector<std::string> cells;
+  cells.reserve(header.size());
+  for (const std::string& key : header) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) cells.emplace_back();
+    else cells.push_back(it->is_string() ? it->template get<std::string>() : it->dump());
+  }
+  return cells;
+}
+
 /// What a command's output record promises: the "schema" value it carries
 /// ("tagop.cpu/1", also the schema's $id), and its schema's title and description.
 struct Contract {
