@@ -4,7 +4,6 @@
 #include <utility>  // std::pair
 
 #include <fmt/format.h>         // fmt::format
-#include <nlohmann/json.hpp>    // the JSON form
 
 namespace tagop {
 
@@ -22,6 +21,8 @@ constexpr std::pair<std::uint64_t, const char*> sample_type_names[] = {
     {PERF_SAMPLE_PHYS_ADDR, "PHYS_ADDR"},
 };
 
+}  // namespace
+
 std::string sample_type_text(std::uint64_t bits) {
   std::string out;
   for (auto [bit, name] : sample_type_names)
@@ -29,9 +30,7 @@ std::string sample_type_text(std::uint64_t bits) {
   return out.empty() ? "0" : out;
 }
 
-std::string hex(std::uint64_t v) { return fmt::format("{:#x}", v); }
-
-const char* type_name(std::uint32_t type) {
+const char* perf_type_name(std::uint32_t type) {
   switch (type) {
     case PERF_TYPE_HARDWARE: return "PERF_TYPE_HARDWARE";
     case PERF_TYPE_SOFTWARE: return "PERF_TYPE_SOFTWARE";
@@ -42,36 +41,6 @@ const char* type_name(std::uint32_t type) {
     default: return nullptr;
   }
 }
-
-nlohmann::ordered_json attr_json(const PerfEvent& e) {
-  const perf_event_attr& a = e.attr;
-  nlohmann::ordered_json j;
-  if (!e.pmu.empty()) {
-    j["pmu"] = e.pmu;
-    const int type = sysfs_pmu_type(e.pmu);
-    j["type"] = type >= 0 ? nlohmann::ordered_json(type) : nlohmann::ordered_json(nullptr);
-    j["type_from"] = "/sys/bus/event_source/devices/" + e.pmu + "/type";
-  } else {
-    j["type"] = a.type;
-    if (const char* name = type_name(a.type)) j["type_name"] = name;
-  }
-  j["config"] = hex(a.config);
-  j["config1"] = hex(a.config1);
-  j["config2"] = hex(a.config2);
-  if (a.freq) j["sample_freq"] = a.sample_freq;
-  else j["sample_period"] = a.sample_period;
-  j["sample_type"] = hex(a.sample_type);
-  j["sample_type_names"] = sample_type_text(a.sample_type);
-  j["precise_ip"] = a.precise_ip;
-  j["exclude_user"] = static_cast<bool>(a.exclude_user);
-  j["exclude_kernel"] = static_cast<bool>(a.exclude_kernel);
-  j["exclude_hv"] = static_cast<bool>(a.exclude_hv);
-  j["disabled"] = static_cast<bool>(a.disabled);
-  if (!e.description.empty()) j["description"] = e.description;
-  return j;
-}
-
-}  // namespace
 
 perf_event_attr make_perf_attr() {
   perf_event_attr a{};
@@ -104,7 +73,7 @@ std::string to_text(const Programming& p) {
                                      "(not on this machine)\n",
                                      e.pmu);
     } else {
-      const char* name = type_name(a.type);
+      const char* name = perf_type_name(a.type);
       out += fmt::format("  type           = {}{}\n", a.type, name ? fmt::format(" ({})", name) : "");
     }
     out += fmt::format("  config         = {:#x}\n", a.config);
@@ -120,21 +89,6 @@ std::string to_text(const Programming& p) {
   }
   for (const std::string& n : p.notes) out += fmt::format("note: {}\n", n);
   return out;
-}
-
-std::string to_json(const Programming& p) {
-  nlohmann::ordered_json j;
-  j["msr_writes"] = nlohmann::ordered_json::array();
-  for (const MsrWrite& w : p.msr_writes) {
-    nlohmann::ordered_json m{{"msr", hex(w.msr)}, {"name", w.name}, {"value", hex(w.value)}};
-    if (!w.note.empty()) m["note"] = w.note;
-    j["msr_writes"].push_back(std::move(m));
-  }
-  j["perf_event_attrs"] = nlohmann::ordered_json::array();
-  for (const PerfEvent& e : p.perf_events) j["perf_event_attrs"].push_back(attr_json(e));
-  j["perf_event_attr"] = p.perf_events.empty() ? nlohmann::ordered_json(nullptr) : j["perf_event_attrs"][0];
-  j["notes"] = p.notes;
-  return j.dump(2);
 }
 
 }  // namespace tagop

@@ -9,23 +9,28 @@ std::string predicate_text(const EventEntry& e) {
   return std::string(e.predicate);
 }
 
-nlohmann::ordered_json entry_json(const EventEntry& e) {
-  nlohmann::ordered_json j;
-  j["backend"] = e.backend;
-  j["name"] = e.name;
-  j["code"] = e.code;
-  if (e.backend == "amd-ibs") j["select"] = e.code;
-  if (!e.event_code.empty()) j["event"] = e.event_code;
-  if (!e.umask.empty()) j["umask"] = e.umask;
-  j["abbreviation"] = e.abbreviation;
-  j["kind"] = kind_name(e);
-  j["predicate"] = e.predicate;
-  if (!e.sums.empty()) j["sums"] = e.sums;
-  j["mechanism"] = mechanism_name(e.mechanism);
-  j["precise"] = e.precise;
-  j["unit"] = counting_unit_name(e.unit);
-  j["description"] = e.description;
-  return j;
+EventRow event_row(const EventEntry& e) {
+  const auto maybe = [](std::string_view text) {
+    return text.empty() ? record::Maybe<std::string>() : record::Maybe<std::string>(std::string(text));
+  };
+  EventRow r;
+  r.backend = e.backend;
+  r.name = e.name;
+  r.code = e.code;
+  if (e.backend == "amd-ibs") r.select = std::string(e.code);
+  r.event = maybe(e.event_code);
+  r.umask = maybe(e.umask);
+  r.abbreviation = e.abbreviation;
+  r.kind = {kind_name(e)};
+  r.predicate = e.predicate;
+  r.sums = maybe(e.sums);
+  r.mechanism = mechanism_name(e.mechanism);
+  r.precise = e.precise;
+  r.unit = counting_unit_name(e.unit);
+  r.description = e.description;
+  return r;
 }
+
+nlohmann::ordered_json entry_json(const EventEntry& e) { return record::to_json(event_row(e)); }
 
 }  // namespace tagop::cli

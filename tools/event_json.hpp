@@ -1,5 +1,6 @@
 #pragma once
-// One table entry as JSON and as text fields, shared by `events` and `compare`.
+// One table entry as its output record (EventRow), as JSON and as text
+// fields, shared by `events` and `compare`.
 
 #include <string>  // std::string
 
@@ -7,8 +8,13 @@
 
 #include <tagop/event.hpp>  // EventEntry
 
+#include "output_records.hpp"  // EventRow
+
 namespace tagop::cli {
 
+EventRow event_row(const EventEntry& e);
+
+/// event_row(e)'s JSON.
 nlohmann::ordered_json entry_json(const EventEntry& e);
 
 /// "fetch" or "op".

@@ -6,7 +6,6 @@
 #include <set>        // std::set
 
 #include <fmt/format.h>       // fmt::print
-#include <nlohmann/json.hpp>  // JSON output
 
 #include <tagop/conditions.hpp>  // find_condition, closest_condition_names
 #include <tagop/error.hpp>       // Error
@@ -15,6 +14,7 @@
 
 #include "commands.hpp"
 #include "event_json.hpp"
+#include "program_record.hpp"
 #include "event_lookup.hpp"
 #include "event_programming.hpp"
 #include "libpfm_lookup.hpp"
@@ -26,8 +26,6 @@
 namespace tagop::cli {
 
 namespace {
-
-using json = nlohmann::ordered_json;
 
 struct ListFilter {
   std::string backend;
@@ -67,14 +65,10 @@ bool passes(const EventEntry& e, const ListFilter& f, const std::optional<Condit
   return true;
 }
 
-std::vector<std::string> csv_fields(const EventEntry& e) {
-  return {std::string(e.backend), std::string(e.name), std::string(e.code), std::string(kind_name(e)),
-          std::string(mechanism_name(e.mechanism)), e.precise ? "yes" : "no", std::string(e.predicate),
-          std::string(e.description)};
-}
+// The CSV of events: EventRow's fields as columns (a search hit's: and its score).
+const std::vector<std::string> csv_header = record::csv_header<EventRow>();
 
-const std::vector<std::string> csv_header{"backend", "name", "code", "kind", "mechanism", "precise", "predicate",
-                                          "description"};
+std::vector<std::string> csv_fields(const EventEntry& e) { return record::csv_cells(event_row(e), csv_header); }
 
 std::string list_line(const EventEntry& e) {
   return fmt::format("  {:<10} {:<36} {}{}{}", e.code, e.name, e.precise ? "* " : "  ", predicate_text(e),
@@ -86,14 +80,14 @@ void list(const ListFilter& filter, Format format) {
   if (!filter.kind.empty() && filter.kind != "fetch" && filter.kind != "op")
     usage_error(fmt::format("--kind '{}': expected fetch or op", filter.kind));
   const std::size_t width = terminal_width();
-  json all = json::array();
+  EventsList listed;
   if (format == Format::csv) fmt::print("{}", csv_row(csv_header));
   for (const BackendInfo* b : chosen_backends(filter.backend)) {
     bool heading = false;
     for (const EventEntry& e : b->events()) {
       if (!passes(e, filter, condition)) continue;
       if (format == Format::json) {
-        all.push_back(entry_json(e));
+        listed.events.push_back(event_row(e));
       } else if (format == Format::csv) {
         fmt::print("{}", csv_row(csv_fields(e)));
       } else {
@@ -103,7 +97,7 @@ void list(const ListFilter& filter, Format format) {
       }
     }
   }
-  if (format == Format::json) print_json(json{{"events", all}}, "tagop.events.list/1");
+  if (format == Format::json) print_json(record::to_json(listed), events_list_contract.schema);
 }
 
 std::string mechanism_text(const EventEntry& e) {
@@ -167,18 +161,23 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
   if (processor && !ibs)
     usage_error(fmt::format("--family applies to IBS derived events; {} is a {} event", e.name, e.backend));
   if (format == Format::json) {
-    json j = entry_json(e);
-    if (ibs) j["ibs"] = ibs_event_details_json(e, processor);
-    j["encoding"] = encoding_text(e);
-    j["address"] = address_precision(e);
-    j["sample"] = sample_meaning(e);
-    j["program_command"] = programmed.request;
-    if (programmed.programming) j["programming"] = json::parse(to_json(*programmed.programming));
-    else j["programming_refused"] = programmed.refused;
-    json others = json::array();
-    for (const EventEntry* o : also) others.push_back({{"backend", o->backend}, {"name", o->name}, {"code", o->code}});
-    j["also"] = others;
-    print_json(j, "tagop.events.show/1");
+    EventShown shown;
+    shown.event = {event_row(e)};
+    if (ibs) shown.ibs = ibs_event_details(e, processor);
+    shown.encoding = encoding_text(e);
+    shown.address = address_precision(e);
+    shown.sample = sample_meaning(e);
+    shown.program_command = programmed.request;
+    if (programmed.programming) shown.programming = program_record(*programmed.programming);
+    else shown.programming_refused = programmed.refused;
+    for (const EventEntry* o : also) {
+      EventRef ref;
+      ref.backend = o->backend;
+      ref.name = o->name;
+      ref.code = o->code;
+      shown.also.push_back(std::move(ref));
+    }
+    print_json(record::to_json(EventsShow(std::move(shown))), events_show_contract.schema);
     return;
   }
   if (format == Format::csv) {
@@ -213,21 +212,26 @@ void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also,
 
 void show_libpfm(const LibpfmEvent& e, Format format) {
   if (format == Format::json) {
-    json j;
-    j["backend"] = "libpfm4";
-    j["pmu"] = e.pmu;
-    j["pmu_title"] = e.pmu_title;
-    j["name"] = e.name;
-    j["code"] = fmt::format("{:#x}", e.code);
-    j["precise"] = e.precise;
-    j["description"] = e.description;
-    j["mechanism"] = "libpfm4 event (tagop has no table for this PMU: no predicate)";
-    json attrs = json::array();
-    for (const LibpfmAttribute& a : e.attributes)
-      attrs.push_back({{"name", a.name}, {"kind", a.kind}, {"code", fmt::format("{:#x}", a.code)},
-                       {"default", a.is_default}, {"precise", a.precise}, {"description", a.description}});
-    j["attributes"] = attrs;
-    print_json(j, "tagop.events.show/1");
+    LibpfmEventShown shown;
+    shown.backend = {"libpfm4"};
+    shown.pmu = e.pmu;
+    shown.pmu_title = e.pmu_title;
+    shown.name = e.name;
+    shown.code = {e.code};
+    shown.precise = e.precise;
+    shown.description = e.description;
+    shown.mechanism = "libpfm4 event (tagop has no table for this PMU: no predicate)";
+    for (const LibpfmAttribute& a : e.attributes) {
+      LibpfmAttributeRecord attribute;
+      attribute.name = a.name;
+      attribute.kind = a.kind;
+      attribute.code = {a.code};
+      attribute.default_ = a.is_default;
+      attribute.precise = a.precise;
+      attribute.description = a.description;
+      shown.attributes.push_back(std::move(attribute));
+    }
+    print_json(record::to_json(EventsShow(std::move(shown))), events_show_contract.schema);
     return;
   }
   if (format == Format::csv) {
@@ -283,25 +287,22 @@ void show(const std::string& name, const std::string& backend, const std::option
 void search(const std::string& words, std::size_t limit, Format format) {
   std::vector<SearchHit> hits = search_events(words);
   if (hits.size() > limit) hits.resize(limit);
+  EventsSearch found;
+  found.query = words;
+  for (const SearchHit& h : hits) {
+    EventSearchHit hit;
+    hit.event = {event_row(*h.entry)};
+    hit.score = h.score;
+    found.events.push_back(std::move(hit));
+  }
   if (format == Format::json) {
-    json all = json::array();
-    for (const SearchHit& h : hits) {
-      json j = entry_json(*h.entry);
-      j["score"] = h.score;
-      all.push_back(j);
-    }
-    print_json(json{{"query", words}, {"events", all}}, "tagop.events.search/1");
+    print_json(record::to_json(found), events_search_contract.schema);
     return;
   }
   if (format == Format::csv) {
-    std::vector<std::string> header = csv_header;
-    header.push_back("score");
+    const std::vector<std::string> header = record::csv_header<EventSearchHit>();
     fmt::print("{}", csv_row(header));
-    for (const SearchHit& h : hits) {
-      auto fields = csv_fields(*h.entry);
-      fields.push_back(std::to_string(h.score));
-      fmt::print("{}", csv_row(fields));
-    }
+    for (const EventSearchHit& hit : found.events) fmt::print("{}", csv_row(record::csv_cells(hit, header)));
     return;
   }
   if (hits.empty()) throw Error(fmt::format("no event matches '{}'", words));

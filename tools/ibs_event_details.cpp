@@ -46,23 +46,27 @@ void print_ibs_event_details(const EventEntry& e, const std::optional<IbsProcess
   for (const EventReading* r : a.readings) print_line("reading", fmt::format("{}: {}", r->processors.name, r->text), width);
 }
 
-nlohmann::ordered_json ibs_event_details_json(const EventEntry& e, const std::optional<IbsProcessor>& processor) {
-  nlohmann::ordered_json j;
+std::optional<IbsEventDetails> ibs_event_details(const EventEntry& e, const std::optional<IbsProcessor>& processor) {
   const IbsDerivedEventSpec* spec = spec_of(e);
-  if (!spec) return j;
-  j["readings"] = nlohmann::ordered_json::array();
-  for (const EventReading& r : spec->readings) j["readings"].push_back({{"processors", r.processors.name}, {"text", r.text}});
-  if (!processor) return j;
+  if (!spec) return std::nullopt;
+  IbsEventDetails details;
+  for (const EventReading& r : spec->readings) {
+    IbsReading reading;
+    reading.processors = r.processors.name;
+    reading.text = r.text;
+    details.readings.push_back(std::move(reading));
+  }
+  if (!processor) return details;
   const IbsDecoder decoder(processor->family, processor->model, processor->caps);
   const EventAvailability a = event_availability(*spec, decoder);
-  nlohmann::ordered_json on;
-  on["processor"] = processor_text(decoder);
-  on["processor_from"] = processor->source;
-  on["verdict"] = verdict_name(a.verdict);
-  on["decided_by"] = a.deciders;
-  on["why"] = a.reasons;
-  j["on"] = on;
-  return j;
+  IbsEventOn on;
+  on.processor = processor_text(decoder);
+  on.processor_from = processor->source;
+  on.verdict = verdict_name(a.verdict);
+  on.decided_by = a.deciders;
+  on.why = a.reasons;
+  details.on = std::move(on);
+  return details;
 }
 
 }  // namespace tagop::cli

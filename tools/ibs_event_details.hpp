@@ -7,11 +7,10 @@
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
 
-#include <nlohmann/json.hpp>  // JSON output
-
 #include <tagop/event.hpp>  // EventEntry
 
 #include "ibs_processor.hpp"
+#include "output_records.hpp"  // IbsEventDetails
 
 namespace tagop::cli {
 
@@ -19,6 +18,8 @@ namespace tagop::cli {
 void print_ibs_event_details(const EventEntry& e, const std::optional<IbsProcessor>& processor, std::size_t width);
 
 /// The same as JSON: {"readings": [...], "on": {...}}.
-nlohmann::ordered_json ibs_event_details_json(const EventEntry& e, const std::optional<IbsProcessor>& processor);
+/// The readings of an IBS derived event and, with a processor, whether it can be counted there;
+/// nothing for a select value that names no derived event.
+std::optional<IbsEventDetails> ibs_event_details(const EventEntry& e, const std::optional<IbsProcessor>& processor);
 
 }  // namespace tagop::cli

@@ -1,20 +1,20 @@
 // tagop program TARGET ...: each backend adds its targets as subcommands,
 // each with its own options; all of them print through print_programming.
 
-#include <fmt/format.h>       // fmt::print
-#include <nlohmann/json.hpp>  // the Programming's JSON form
+#include <fmt/format.h>  // fmt::print
 
-#include <tagop/programming.hpp>  // Programming, to_json, to_text
+#include <tagop/programming.hpp>  // Programming, to_text
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "program_record.hpp"
 #include "terminal.hpp"  // csv_row
 
 namespace tagop::cli {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using record::json;
 
 std::string csv_value(const json& value) {
   if (value.is_string()) return value.get<std::string>();
@@ -22,11 +22,10 @@ std::string csv_value(const json& value) {
   return value.dump();
 }
 
-// One row per fact, in the JSON form's order: each MSR write, each field
-// of each perf_event_attr (numbered, as a request may open several), each note.
-void print_csv(const Programming& p) {
+// One row per fact, in the record's order: each MSR write, each field of
+// each perf_event_attr (numbered, as a request may open several), each note.
+void print_csv(const json& j) {
   fmt::print("{}", csv_row({"what", "index", "name", "value", "note"}));
-  const json j = json::parse(to_json(p));
   std::size_t index = 0;
   for (const json& w : j["msr_writes"])
     fmt::print("{}", csv_row({"msr", std::to_string(index++), w["name"].get<std::string>() + " " + w["msr"].get<std::string>(),
@@ -45,8 +44,8 @@ void print_csv(const Programming& p) {
 
 void print_programming(const Programming& p, const OutputOptions& output) {
   switch (output.resolved()) {
-    case Format::json: print_json(json::parse(to_json(p)), "tagop.program/1"); break;
-    case Format::csv: print_csv(p); break;
+    case Format::json: print_json(record::to_json(program_record(p)), program_contract.schema); break;
+    case Format::csv: print_csv(record::to_json(program_record(p))); break;
     case Format::text: fmt::print("{}", to_text(p)); break;
   }
 }

@@ -9,6 +9,12 @@
 //   bool, integers, double, std::string     as themselves
 //   Hex                                      "0x1f" (registers, addresses)
 //   std::optional<T>                         T, or null
+//   Maybe<T>                                 T, or the key left out (not required)
+//   Choice<Tag>                              one of the strings Tag::values
+//   Merged<R>                                R's fields, inline in the enclosing object
+//
+// A field's key is its name, less a trailing '_' (for a key that is a C++
+// keyword: default_ is "default").
 //   std::vector<T>                           an array of T
 //   Entries<T>                               an object of T by name, in order
 //   std::variant<A, B>                       one of A, B
@@ -46,6 +52,29 @@ struct Hex {
 template <typename T>
 using Entries = std::vector<std::pair<std::string, T>>;
 
+/// A key that is left out, rather than null, when there is no value:
+/// the form of keys that only some rows have ("umask" of an IBS event).
+template <typename T>
+struct Maybe : std::optional<T> {
+  using std::optional<T>::optional;
+  using std::optional<T>::operator=;
+};
+
+/// A string from a fixed set, which the schema lists: Tag::values is an
+/// array of the set's strings.
+template <typename Tag>
+struct Choice {
+  using tag_type = Tag;
+  std::string_view value;
+};
+
+/// A record whose fields go inline in the enclosing object, as if declared
+/// there: a row (an event) extended with more fields (a search hit's score).
+template <typename R>
+struct Merged {
+  R value;
+};
+
 namespace detail {
 
 template <typename T> struct is_optional : std::false_type {};
@@ -54,10 +83,24 @@ template <typename T> struct is_vector : std::false_type {};
 template <typename T> struct is_vector<std::vector<T>> : std::true_type {};
 template <typename T> struct is_entries : std::false_type {};
 template <typename T> struct is_entries<std::vector<std::pair<std::string, T>>> : std::true_type {};
+template <typename T> struct is_maybe : std::false_type {};
+template <typename T> struct is_maybe<Maybe<T>> : std::true_type {};
+template <typename T> struct is_choice : std::false_type {};
+template <typename T> struct is_choice<Choice<T>> : std::true_type {};
+template <typename T> struct is_merged : std::false_type {};
+template <typename T> struct is_merged<Merged<T>> : std::true_type {};
 template <typename T> struct is_variant : std::false_type {};
 template <typename... T> struct is_variant<std::variant<T...>> : std::true_type {};
 
 inline constexpr const char* hex_pattern = "^0x[0-9a-f]+$";
+
+/// The key of a field: its name less a trailing '_'.
+template <typename Field>
+std::string key_of(const Field& field) {
+  std::string name = boost::hana::to<char const*>(boost::hana::first(field));
+  if (name.ends_with('_')) name.pop_back();
+  return name;
+}
 
 }  // namespace detail
 
@@ -81,6 +124,12 @@ json schema_of() {
     return {{"type", "string"}};
   } else if constexpr (is_optional<T>::value) {
     return {{"oneOf", {schema_of<typename T::value_type>(), {{"type", "null"}}}}};
+  } else if constexpr (is_maybe<T>::value) {
+    return schema_of<typename T::value_type>();
+  } else if constexpr (is_choice<T>::value) {
+    json values = json::array();
+    for (std::string_view v : T::tag_type::values) values.push_back(v);
+    return {{"enum", values}};
   } else if constexpr (is_entries<T>::value) {
     return {{"type", "object"}, {"additionalProperties", schema_of<typename T::value_type::second_type>()}};
   } else if constexpr (is_vector<T>::value) {
@@ -92,10 +141,16 @@ json schema_of() {
   } else {
     json properties = json::object(), required = json::array();
     boost::hana::for_each(boost::hana::accessors<T>(), [&](auto field) {
-      const std::string name = boost::hana::to<char const*>(boost::hana::first(field));
+      const std::string name = key_of(field);
       using Field = std::remove_cvref_t<decltype(boost::hana::second(field)(std::declval<const T&>()))>;
-      properties[name] = schema_of<Field>();
-      required.push_back(name);
+      if constexpr (is_merged<Field>::value) {
+        const json inner = schema_of<decltype(Field::value)>();
+        for (const auto& [key, value] : inner["properties"].items()) properties[key] = value;
+        for (const auto& key : inner["required"]) required.push_back(key);
+      } else {
+        properties[name] = schema_of<Field>();
+        if (!is_maybe<Field>::value) required.push_back(name);
+      }
     });
     return {{"type", "object"}, {"properties", properties}, {"required", required}};
   }
@@ -112,6 +167,8 @@ json to_json(const T& value) {
     return value;
   } else if constexpr (is_optional<T>::value) {
     return value ? to_json(*value) : json(nullptr);
+  } else if constexpr (is_choice<T>::value) {
+    return value.value;
   } else if constexpr (is_entries<T>::value) {
     json out = json::object();
     for (const auto& [key, item] : value) out[key] = to_json(item);
@@ -125,10 +182,44 @@ json to_json(const T& value) {
   } else {
     json out = json::object();
     boost::hana::for_each(boost::hana::accessors<T>(), [&](auto field) {
-      out[boost::hana::to<char const*>(boost::hana::first(field))] = to_json(boost::hana::second(field)(value));
+      const auto& member = boost::hana::second(field)(value);
+      using Field = std::remove_cvref_t<decltype(member)>;
+      const std::string name = key_of(field);
+      if constexpr (is_merged<Field>::value) {
+        json inner = to_json(member.value);
+        for (auto& [key, item] : inner.items()) out[key] = std::move(item);
+      } else if constexpr (is_maybe<Field>::value) {
+        if (member) out[name] = to_json(*member);
+      } else {
+        out[name] = to_json(member);
+      }
     });
     return out;
   }
+}
+
+/// A flat record's CSV header: its keys, in the declaration's order.
+template <typename T>
+std::vector<std::string> csv_header() {
+  const json schema = schema_of<T>();
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : schema["properties"].items()) keys.push_back(key);
+  return keys;
+}
+
+/// A flat record's CSV cells under `header` (csv_header<T>()): a string as
+/// itself, another scalar as JSON writes it, a key left out or null as "".
+template <typename T>
+std::vector<std::string> csv_cells(const T& value, const std::vector<std::string>& header) {
+  const json j = to_json(value);
+  std::vector<std::string> cells;
+  cells.reserve(header.size());
+  for (const std::string& key : header) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) cells.emplace_back();
+    else cells.push_back(it->is_string() ? it->template get<std::string>() : it->dump());
+  }
+  return cells;
 }
 
 /// What a command's output record promises: the "schema" value it carries
@@ -138,25 +229,34 @@ struct Contract {
 };
 
 /// The schema document of a command's output record: schema_of<T>() with
-/// the "schema" key first, its $id, title and description.
+/// the "schema" key first, its $id, title and description. An output that
+/// is one of several records (a variant) is an object with "schema" that
+/// is one of them.
 template <typename T>
 json schema_document(const Contract& contract) {
   const auto [id, title, description] = contract;
-  json record = schema_of<T>();
-  json properties = json::object();
-  properties["schema"] = {{"const", id}, {"description", "this output's shape and major version"}};
-  for (const auto& [key, value] : record["properties"].items()) properties[key] = value;
-  json required = json::array({"schema"});
-  for (const auto& key : record["required"]) required.push_back(key);
-  return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-          {"$id", id},
-          {"title", title},
-          {"description", std::string(description) +
-                              " Keys may be added within a major version; a key removed, renamed or retyped bumps "
-                              "it. Generated from the record's declaration (tools/record.hpp)."},
-          {"type", "object"},
-          {"properties", properties},
-          {"required", required}};
+  json document = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+                   {"$id", id},
+                   {"title", title},
+                   {"description", std::string(description) +
+                                       " Keys may be added within a major version; a key removed, renamed or retyped "
+                                       "bumps it. Generated from the record's declaration (tools/record.hpp)."},
+                   {"type", "object"}};
+  const json schema_key = {{"const", id}, {"description", "this output's shape and major version"}};
+  const json record = schema_of<T>();
+  if constexpr (detail::is_variant<T>::value) {
+    document["properties"] = {{"schema", schema_key}};
+    document["required"] = json::array({"schema"});
+    document["oneOf"] = record["oneOf"];
+  } else {
+    json properties = {{"schema", schema_key}};
+    for (const auto& [key, value] : record["properties"].items()) properties[key] = value;
+    json required = json::array({"schema"});
+    for (const auto& key : record["required"]) required.push_back(key);
+    document["properties"] = properties;
+    document["required"] = required;
+  }
+  return document;
 }
 
 }  // namespace tagop::cli::record

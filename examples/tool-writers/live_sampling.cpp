@@ -1,13 +1,14 @@
 // Live sampling with the session API: sample a command on cpu-clock (a
 // software event, so it works on any Linux machine, virtual ones included)
-// and count its samples by process.
+// and count its samples by process, iterating the session's samples as a
+// range (live_samples: it starts the session, waits for data and ends when
+// the command has ended and its samples are read).
 //
 //   live_sampling sleep 0.2
 //
 // Built outside the tree with only pkg-config (scripts/check-installed-examples.sh):
 //   g++ -std=c++20 live_sampling.cpp $(pkg-config --cflags --libs tagop)
 
-#include <chrono>     // std::chrono::milliseconds
 #include <cstdint>    // std::uint64_t
 #include <cstdio>     // std::printf
 #include <exception>  // std::exception
@@ -15,6 +16,7 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
+#include <tagop/live_samples.hpp>      // live_samples
 #include <tagop/sampling_session.hpp>  // SamplingSession, software_event
 
 int main(int argc, char** argv) try {
@@ -27,16 +29,10 @@ int main(int argc, char** argv) try {
   SamplingSession session({.events = {clock}, .command = command});
   std::map<std::uint32_t, std::uint64_t> by_pid;
   std::uint64_t samples = 0;
-  const auto count = [&](const Sample& s) {
+  for (const Sample& s : live_samples(session)) {  // | ranges::views::take(n) to stop after n
     ++samples;
     ++by_pid[s.pid];
-  };
-  session.start();
-  while (session.child_running()) {
-    session.wait(std::chrono::milliseconds(100));
-    session.read_samples(count);
   }
-  session.read_samples(count);  // what was left in the buffers
   std::printf("%llu cpu-clock samples, %llu lost\n", static_cast<unsigned long long>(samples),
               static_cast<unsigned long long>(session.lost()));
   for (const auto& [pid, n] : by_pid) std::printf("  pid %u: %llu\n", pid, static_cast<unsigned long long>(n));

@@ -42,11 +42,15 @@ perf_event_attr make_perf_attr();
 /// when this machine does not have it.
 int sysfs_pmu_type(const std::string& pmu);
 
+/// The kernel's names of the sample_type bits set: "IP|TID|TIME", or "0".
+std::string sample_type_text(std::uint64_t sample_type);
+
+/// "PERF_TYPE_RAW" and the other fixed perf_event_attr types' names, or
+/// nullptr for a dynamic PMU's type.
+const char* perf_type_name(std::uint32_t type);
+
 /// Text for people: one MSR write per line, then each perf_event_attr.
+/// (Its JSON form is the CLI's output record, `tagop program --json`.)
 std::string to_text(const Programming& p);
-/// JSON: {"msr_writes": [{"msr": "0xc0011033", "name": ..., "value": "0x..."}],
-///        "perf_event_attr": {...first...}, "perf_event_attrs": [...all...],
-///        "notes": [...]}
-std::string to_json(const Programming& p);
 
 }  // namespace tagop

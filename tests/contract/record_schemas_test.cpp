@@ -7,6 +7,7 @@
 #include <filesystem>  // std::filesystem::path
 #include <fstream>     // std::ifstream, std::ofstream
 #include <string>      // std::string
+#include <string_view> // std::string_view
 
 #include <catch2/catch.hpp>
 
@@ -34,14 +35,62 @@ void check_file(const std::string& file, const json& generated) {
 
 }  // namespace
 
-TEST_CASE("schemas/decode.schema.json is DecodedSample's declaration", "[contract]") {
-  using namespace tagop::cli;
-  check_file("decode.schema.json", record::schema_document<DecodedSample>(decoded_sample_contract));
+// schemas/<command>.schema.json for a contract "tagop.<command>/<major>".
+template <typename Record>
+void check_record(const tagop::cli::record::Contract& contract) {
+  const std::string_view id = contract.schema;
+  const std::string command(id.substr(6, id.find('/') - 6));  // after "tagop."
+  check_file(command + ".schema.json", tagop::cli::record::schema_document<Record>(contract));
 }
 
-TEST_CASE("schemas/cpu.schema.json is HostReport's declaration", "[contract]") {
+TEST_CASE("every record's schema file in schemas/ is what its declaration makes", "[contract]") {
   using namespace tagop::cli;
-  check_file("cpu.schema.json", record::schema_document<HostReport>(host_report_contract));
+  check_record<DecodedSample>(decoded_sample_contract);
+  check_record<HostReport>(host_report_contract);
+  check_record<ProgramRecord>(program_contract);
+  check_record<EventsList>(events_list_contract);
+  check_record<EventsSearch>(events_search_contract);
+  check_record<EventsShow>(events_show_contract);
+}
+
+TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {
+  using namespace tagop::cli;
+  EventRow row;
+  row.backend = "silvermont";
+  row.name = "BR_INST_RETIRED.JCC";
+  row.code = "0xC4:0x7E";
+  row.event = std::string("0xC4");
+  row.kind = {"op"};
+  row.precise = true;
+  // By hand: select, umask and sums have no value, so no key; kind is a plain string.
+  CHECK(record::to_json(row).dump() ==
+        R"({"backend":"silvermont","name":"BR_INST_RETIRED.JCC","code":"0xC4:0x7E","event":"0xC4",)"
+        R"("abbreviation":"","kind":"op","predicate":"","mechanism":"","precise":true,"unit":"","description":""})");
+  const json schema = record::schema_of<EventRow>();
+  CHECK(schema["properties"]["kind"]["enum"] == json({"fetch", "op"}));
+  CHECK(schema["properties"]["umask"] == json({{"type", "string"}}));
+  CHECK(schema["required"] == json({"backend", "name", "code", "abbreviation", "kind", "predicate", "mechanism",
+                                    "precise", "unit", "description"}));
+  EventSearchHit hit;
+  hit.event = {row};
+  hit.score = 7;
+  const json j = record::to_json(hit);
+  CHECK(j.size() == 12);  // the row's 11 keys with a value (as above), then score
+  CHECK(j.items().begin().key() == "backend");
+  CHECK(j["score"] == 7);
+  const json hit_schema = record::schema_of<EventSearchHit>();
+  CHECK(hit_schema["properties"].size() == 15);  // the row's 14 and score
+  CHECK(hit_schema["required"].size() == 11);
+  CHECK(hit_schema["required"].back() == "score");
+}
+
+TEST_CASE("a key that is a C++ keyword is declared with a trailing _", "[contract]") {
+  using namespace tagop::cli;
+  LibpfmAttributeRecord a;
+  a.default_ = true;
+  CHECK(record::to_json(a)["default"] == true);
+  CHECK(record::schema_of<LibpfmAttributeRecord>()["properties"].contains("default"));
+  CHECK(!record::to_json(a).contains("default_"));
 }
 
 TEST_CASE("a record's JSON is what its schema says, field by field", "[contract]") {

@@ -25,24 +25,13 @@
 #include <tagop/error.hpp>
 #include <tagop/sampling_session.hpp>
 
+#include "../busy_child.hpp"
+
 using namespace std::chrono_literals;
 using tagop::SamplingSession;
 using tagop::SessionOptions;
 
 namespace {
-
-// Under AddressSanitizer, LeakSanitizer checks at exit from a helper process
-// of its own (a new pid) that inherits the sampling, adding samples of a pid
-// that is not the child's. The sampled programs are not what these tests
-// check for leaks, so their leak check is off (this process's own stays on:
-// the sanitizer read its options before this runs).
-const int no_leak_check_in_children = ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-
-std::string busy() {
-  const char* v = std::getenv("TAGOP_BUSY");
-  REQUIRE(v != nullptr);
-  return v;
-}
 
 bool has_pmu(const char* name) {
   return std::filesystem::exists(std::string("/sys/bus/event_source/devices/") + name);

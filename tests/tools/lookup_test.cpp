@@ -166,7 +166,15 @@ TEST_CASE("list filters count what the tables hold", "[lookup]") {
   const RunResult csv = run_tagop("events list --condition dc.miss --format csv");
   REQUIRE(csv.exit_code == 0);
   CHECK(count_lines(csv.out) == dc_miss + 1);
-  CHECK(csv.out.starts_with("backend,name,code,kind,mechanism,precise,predicate,description\n"));
+  // The columns are EventRow's fields (tools/output_records.hpp), as its JSON keys.
+  CHECK(csv.out.starts_with("backend,name,code,select,event,umask,abbreviation,kind,predicate,sums,mechanism,precise,"
+                            "unit,description\n"));
+  // One row by hand from the PPR's IBS DC miss (0xF206): IBS has a select
+  // and no event/umask; precise as JSON writes it.
+  const RunResult shown = run_tagop("events show 0xF206 --format csv");
+  REQUIRE(shown.exit_code == 0);
+  CHECK_THAT(shown.out, Catch::Contains("\namd-ibs,IBS DC miss,0xF206,0xF206,,,IBS DC miss,op,(load | store) & dc.miss,,"
+                                        "instruction sampling,true,macro-ops,"));
 
   const RunResult bad = run_tagop("events list --condition dc.mis");
   CHECK(bad.exit_code == 2);
