@@ -22,8 +22,8 @@ namespace tagop {
 
 /// Opens `path` read-only when it is a regular file (following links),
 /// without ever blocking on a FIFO or a device: returns the descriptor
-/// (close-on-exec), or -1 with `problem` saying why ("not a regular file:
-/// a FIFO", or the errno text).
+/// (close-on-exec), or -1 with `problem` saying why ("a FIFO", "a
+/// directory", or the errno text).
 int open_regular_file(const std::string& path, std::string& problem);
 
 /// The GNU build-id of an ELF file in lowercase hex, "" when it has none;
