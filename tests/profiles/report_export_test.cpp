@@ -7,12 +7,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>   // std::sort
 #include <cmath>       // std::llround
 #include <cstdlib>     // std::getenv
 #include <filesystem>  // files
 #include <fstream>     // reading exports
 #include <map>         // rows by name
 #include <sstream>     // lines
+#include <vector>      // perf script's samples
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -327,30 +329,36 @@ TEST_CASE("jsonl of a capture without IBS: perf script's samples, one line each,
   const RunResult v = peers::validate_lines("profiles/schemas/event-line.schema.json", lines);
   INFO(v.err);
   CHECK(v.out == fmt::format("valid {}\n", j["event_totals"]["cpu-clock"]["samples"].get<std::uint64_t>()));
-  // Line by line, perf script's pid/tid, address and period (perf record
-  // -c: the attr's period), in file order; no cpu (recorded without -a).
+  // perf script's pid/tid, address and period (perf record -c: the attr's
+  // period) of every sample, the same as the lines', as multisets: perf
+  // script orders samples by time across the CPUs' buffers, the lines
+  // follow the file. No cpu (recorded without -a).
   const RunResult script = run_shell("perf script -G -i " + quote(capture) + " -F pid,tid,ip,period 2>/dev/null");
   REQUIRE(script.exit_code == 0);
+  std::vector<std::string> theirs_sorted, ours_sorted;
   std::istringstream theirs(script.out), ours(slurp(lines));
-  std::string their_line, our_line;
-  std::uint64_t period_sum = 0, compared = 0;
-  std::map<std::string, std::int64_t> by_symbol;
-  while (std::getline(theirs, their_line) && std::getline(ours, our_line)) {
+  for (std::string their_line; std::getline(theirs, their_line);) {
     std::istringstream fields(their_line);
     std::string pid_tid, ip;
     std::uint64_t period = 0;
-    fields >> pid_tid >> period >> ip;
+    if (fields >> pid_tid >> period >> ip) theirs_sorted.push_back(fmt::format("{} 0x{} {}", pid_tid, ip, period));
+  }
+  std::uint64_t period_sum = 0, compared = 0;
+  std::map<std::string, std::int64_t> by_symbol;
+  for (std::string our_line; std::getline(ours, our_line);) {
     const json line = json::parse(our_line);
-    INFO(their_line << "\n" << our_line);
-    CHECK(fmt::format("{}/{}", line["pid"].get<std::uint32_t>(), line["tid"].get<std::uint32_t>()) == pid_tid);
-    CHECK(line["ip"] == "0x" + ip);
-    CHECK(line["period"] == period);
+    INFO(our_line);
     CHECK(line["cpu"].is_null());
     CHECK(line["event"] == "cpu-clock");
-    period_sum += period;
+    ours_sorted.push_back(fmt::format("{}/{} {} {}", line["pid"].get<std::uint32_t>(), line["tid"].get<std::uint32_t>(),
+                                      line["ip"].get<std::string>(), line["period"].get<std::uint64_t>()));
+    period_sum += line["period"].get<std::uint64_t>();
     ++compared;
     if (line["symbol"].is_string()) ++by_symbol[line["symbol"]];
   }
+  std::sort(theirs_sorted.begin(), theirs_sorted.end());
+  std::sort(ours_sorted.begin(), ours_sorted.end());
+  CHECK(ours_sorted == theirs_sorted);
   CHECK(compared == j["event_totals"]["cpu-clock"]["samples"].get<std::uint64_t>());
   CHECK(period_sum == j["event_totals"]["cpu-clock"]["period"].get<std::uint64_t>());
   // The report's top function has as many lines as samples.
