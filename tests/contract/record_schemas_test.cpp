@@ -86,7 +86,7 @@ TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a r
 
 TEST_CASE("a key that is a C++ keyword is declared with a trailing _", "[contract]") {
   using namespace tagop::cli;
-  LibpfmAttributeRecord a;
+  LibpfmAttributeRecord a{};  // every field initialized: a Hana struct has no member initializers
   a.default_ = true;
   CHECK(record::to_json(a)["default"] == true);
   CHECK(record::schema_of<LibpfmAttributeRecord>()["properties"].contains("default"));

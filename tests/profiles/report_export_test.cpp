@@ -218,13 +218,18 @@ TEST_CASE("perf record -g: pprof and folded stacks have the report's numbers, wi
   if (skip_without_go()) return;
   const std::string prof = in_scratch("perf.pb.gz");
   tagop_ok("report " + quote(capture) + " --format pprof -o " + quote(prof));
-  // Flat is the leaf function's own samples: the report by function.
+  // Flat is the leaf function's own samples: the report by function. pprof
+  // -top adds up functions of one name in several modules (memcpy in libc
+  // and in a sanitizer's runtime), which the report keeps apart.
   const peers::Top top = pprof_top(prof, "cpu-clock_samples");
   CHECK(static_cast<std::uint64_t>(top.total) == samples);
-  for (const json& row : by_function["rows"]) {
-    const std::string name = row["name"];
+  std::map<std::string, std::int64_t> by_name;
+  for (const json& row : by_function["rows"])
+    by_name[row["name"]] += row["events"]["cpu-clock"]["samples"].get<std::int64_t>();
+  for (const auto& [name, n] : by_name) {
+    INFO(name);
     REQUIRE(top.rows.count(name));
-    CHECK(top.rows.at(name).flat == row["events"]["cpu-clock"]["samples"].get<std::int64_t>());
+    CHECK(top.rows.at(name).flat == n);
   }
   // main is on the stack of every chain that holds it: its cum is theirs.
   std::int64_t under_main = 0;
@@ -262,7 +267,9 @@ TEST_CASE("pprof: samples per process, labelled pid and comm, with the report's 
   }
   std::size_t busy_pids = 0;
   for (const auto& [pid, comms] : expected) busy_pids += comms.count("tagop_busy");
-  REQUIRE(busy_pids == 2);
+  // Two, and under LeakSanitizer one more each: its tracer at exit is a
+  // clone (a new pid) that keeps the comm.
+  REQUIRE(busy_pids >= 2);
 
   const std::string prof = in_scratch("processes.pb.gz");
   tagop_ok("report " + quote(capture) + " --format pprof -o " + quote(prof));
