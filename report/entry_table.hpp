@@ -39,7 +39,13 @@ class EntryTable {
   /// Fetches the line where the entry of `hash` is probed first. Inlined
   /// early on purpose: GCC 12 finds a function of nothing but prefetches
   /// free of side effects, and drops the call to it.
-  [[gnu::always_inline]] void prefetch(std::uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_], 0, 3); }
+  /// The line after it too: at the table's most (7 in 10 full) a probe
+  /// goes on to the next slot often enough that its miss, not fetched
+  /// ahead, cost more than a second prefetch.
+  [[gnu::always_inline]] void prefetch(std::uint64_t hash) const {
+    __builtin_prefetch(&slots_[hash & mask_], 0, 3);
+    __builtin_prefetch(&slots_[(hash + 1) & mask_], 0, 3);
+  }
 
   /// The slot of a key's entry, a new one (count 0) when the table lacks
   /// it. Once per sample: inline.

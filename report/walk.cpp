@@ -69,6 +69,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
               },
               timed_),
       delayed_(timed_ ? delay_depth : 0),
+      delayed_records_(timed_ ? delay_depth : 0),
       shards_(shard_count(threads)),
       // Of 2^32: 1 / (2 * shards - 1), half a worker's share.
       own_share_(own_share(shards_)),
@@ -162,6 +163,10 @@ std::vector<Tally>& Walk::finish() {
   for (std::uint64_t i = delayed_count_ > delay_depth ? delayed_count_ - delay_depth : 0; i < delayed_count_; ++i)
     release(delayed_[i & (delay_depth - 1)]);
   delayed_count_ = 0;
+  for (std::uint64_t i = delayed_record_count_ > delay_depth ? delayed_record_count_ - delay_depth : 0;
+       i < delayed_record_count_; ++i)
+    release(delayed_records_[i & (delay_depth - 1)]);
+  delayed_record_count_ = 0;
   spaces_.take_all();
   std::vector<Tally>& tallies = pool_.finish();
   for (Tally& t : tallies) t.finish();

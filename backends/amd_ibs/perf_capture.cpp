@@ -72,15 +72,11 @@ std::vector<std::pair<CapsProblem, std::string>> caps_problems(IbsUnit unit, std
   return out;
 }
 
-void IbsCapture::check_payload(IbsUnit unit, std::span<const std::byte> raw, std::uint64_t offset) const {
-  std::uint32_t caps_word = 0;
-  if (raw.size() >= 4) std::memcpy(&caps_word, raw.data(), 4);
-  const std::uint64_t key = std::uint64_t{caps_word} << 32 | raw.size();
-  std::atomic<std::uint64_t>& checked = checked_[static_cast<int>(unit)];
-  if (checked.load(std::memory_order_relaxed) == key) return;
+void IbsCapture::check_new_payload(IbsUnit unit, std::uint32_t caps_word, std::uint64_t key, std::size_t size,
+                                   std::uint64_t offset) const {
   const std::lock_guard lock(check_mutex_);
-  checked.store(key, std::memory_order_relaxed);
-  auto problems = caps_problems(unit, caps_word, raw.size(), cpu_.family, cpu_.model);
+  checked_[static_cast<int>(unit)].store(key, std::memory_order_relaxed);
+  auto problems = caps_problems(unit, caps_word, size, cpu_.family, cpu_.model);
   if (!first_caps_) first_caps_ = caps_word;
   else if (*first_caps_ != caps_word)
     problems.emplace_back(CapsProblem::changed, fmt::format("caps word {:#x} differs from the capture's first "

@@ -116,9 +116,16 @@ class IbsCapture {
   /// Checks a payload's caps word against its size, the recorded processor
   /// and the capture's first payload, and records a warning the first time
   /// each kind of disagreement is seen (with the record's file offset).
-  /// Cheap when a payload is like the one before. decode() calls it; a
-  /// reader that decodes payloads itself calls it too.
-  void check_payload(IbsUnit unit, std::span<const std::byte> raw, std::uint64_t offset) const;
+  /// Cheap when a payload is like the one before (inline: a few
+  /// instructions a sample). decode() calls it; a reader that decodes
+  /// payloads itself calls it too.
+  void check_payload(IbsUnit unit, std::span<const std::byte> raw, std::uint64_t offset) const {
+    std::uint32_t caps_word = 0;
+    if (raw.size() >= 4) std::memcpy(&caps_word, raw.data(), 4);
+    const std::uint64_t key = std::uint64_t{caps_word} << 32 | raw.size();
+    if (checked_[static_cast<int>(unit)].load(std::memory_order_relaxed) != key) [[unlikely]]
+      check_new_payload(unit, caps_word, key, raw.size(), offset);
+  }
   struct Period {
     std::uint64_t period = 0;
     bool counts_ops = false;
@@ -173,6 +180,8 @@ class IbsCapture {
   // check_payload(): the last (caps, size) checked per unit, the first
   // caps seen, and which problems were reported.
   mutable std::atomic<std::uint64_t> checked_[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};
+  void check_new_payload(IbsUnit unit, std::uint32_t caps_word, std::uint64_t key, std::size_t size,
+                         std::uint64_t offset) const;
   mutable std::mutex check_mutex_;
   mutable std::optional<std::uint32_t> first_caps_;
   mutable std::uint32_t reported_ = 0;  // bit per CapsProblem
