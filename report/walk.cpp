@@ -75,6 +75,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       shards_(shard_count(threads)),
       // Of 2^32: 1 / (2 * shards - 1), half a worker's share.
       own_share_(own_share(shards_)),
+      worker_scale_(shards_ == 1 ? 0 : ((shards_ - 1) << 32) / ((std::uint64_t{1} << 32) - own_share_)),
       pool_(shards_,
             [&, width = sums_width(capture, needed_measures)] {
               return Tally(capture_, filters_.where ? &*filters_.where : nullptr, needed_measures, width,
