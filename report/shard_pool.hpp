@@ -5,8 +5,12 @@
 // item by item; each other shard has a worker thread, fed in batches
 // through a short queue. The adding thread waits when a queue is full, so
 // memory does not grow with the input. With one shard nothing is queued.
+// Each side counts the times it found the other behind (waits()), so that
+// the adding thread can take more of the items or fewer.
 
+#include <atomic>              // std::atomic
 #include <condition_variable>  // std::condition_variable
+#include <cstdint>             // std::uint64_t
 #include <cstddef>             // std::size_t
 #include <deque>               // std::deque
 #include <memory>              // std::unique_ptr, std::make_unique_for_overwrite
@@ -38,6 +42,17 @@ class ShardPool {
   ~ShardPool() { stop(); }
 
   std::size_t shards() const { return states_.size(); }
+
+  /// The times, since the last call, that the adding thread found a queue
+  /// full (the workers behind) and that a worker found its queue empty
+  /// (the adding thread behind).
+  struct Waits {
+    std::uint64_t adder = 0, workers = 0;
+  };
+  Waits waits() {
+    return {adder_waits_.exchange(0, std::memory_order_relaxed),
+            worker_waits_.exchange(0, std::memory_order_relaxed)};
+  }
   State& first() { return states_[0]; }
 
   /// Once per item: shard 0's is worked now; another's is stored, and its
@@ -76,6 +91,7 @@ class ShardPool {
   void submit(Lane& lane) {
     if (lane.size == 0) return;
     std::unique_lock lock(lane.mutex);
+    if (lane.queue.size() >= queue_depth) adder_waits_.fetch_add(1, std::memory_order_relaxed);
     lane.changed.wait(lock, [&] { return lane.queue.size() < queue_depth; });
     lane.queue.push_back({std::move(lane.filling), lane.size});
     if (lane.spares.empty()) {
@@ -88,9 +104,10 @@ class ShardPool {
     lane.changed.notify_all();
   }
 
-  static void work(Lane& lane, State& state) {
+  void work(Lane& lane, State& state) {
     std::unique_lock lock(lane.mutex);
     for (;;) {
+      if (lane.queue.empty() && !lane.stopping) worker_waits_.fetch_add(1, std::memory_order_relaxed);
       lane.changed.wait(lock, [&] { return lane.stopping || !lane.queue.empty(); });
       if (lane.queue.empty()) return;  // stopping, and nothing left
       Queued batch = std::move(lane.queue.front());
@@ -116,6 +133,7 @@ class ShardPool {
 
   std::vector<State> states_;
   std::vector<Lane> lanes_;
+  std::atomic<std::uint64_t> adder_waits_{0}, worker_waits_{0};
 };
 
 }  // namespace tagop::report

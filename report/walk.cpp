@@ -30,17 +30,14 @@ bool timed(const perf_data::FileInfo& info) {
   return !info.attrs.empty();
 }
 
-// The reading thread's share of the tallies (of 2^32), so that it ends
-// with the workers: reading and handing on a sample costs it about 0.7 of
-// what tallying one costs a worker (profiles of two threads on 10 M IBS
-// samples: the reader 56% of the time and the worker 43% with 0.6, 54% and
-// 40% with 0.7), so with one worker it keeps a tenth, with more none.
-std::uint64_t own_share(std::size_t shards) {
-  constexpr double reading = 0.8;
-  const double t = static_cast<double>(shards);
-  const double share = shards == 1 ? 1.0 : std::max(0.0, (1 - reading * (t - 1)) / t);
-  return static_cast<std::uint64_t>(share * 4294967296.0);
-}
+// The reading thread's share of the tallies (of 2^32) at the start: with
+// workers, none. Reading and handing on a sample costs about as much as
+// tallying one when the tallies outgrow the caches (100 k addresses and
+// more), so it starts with none, and rebalance() gives it a share when the
+// workers fall behind: the entries that then change hands are held twice,
+// and that share is of a small table (10 k addresses: a tenth, as measured
+// by hand before rebalance(): the best of 0.4 to 1.0).
+std::uint64_t own_share(std::size_t shards) { return shards == 1 ? std::uint64_t{1} << 32 : 0; }
 
 // By default a thread for each CPU but one (the kernel and the page keeper
 // need some), and at most three: past two workers the reading thread is
@@ -101,6 +98,20 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     }
     plans_.push_back(p);
   }
+}
+
+void Walk::rebalance() {
+  if (shards_ == 1) return;
+  // A step of a 64th of the addresses, every 8 MiB of the file: the
+  // entries of the addresses that change hands are held twice from then on
+  // (the rows add them up alike), so the share moves little and seldom.
+  constexpr std::uint64_t step = std::uint64_t{1} << 26;
+  const std::uint64_t most = (std::uint64_t{1} << 32) / shards_;
+  const auto waits = pool_.waits();
+  if (waits.adder > waits.workers && own_share_ + step <= most) own_share_ += step;
+  else if (waits.workers > waits.adder && own_share_ >= step) own_share_ -= step;
+  else return;
+  worker_scale_ = ((shards_ - 1) << 32) / ((std::uint64_t{1} << 32) - own_share_);
 }
 
 std::uint64_t Walk::sample_fields() const {

@@ -43,6 +43,7 @@ class Walk final : public perf_data::RecordHandler {
   void comm(const perf_data::CommRecord& r) override { spaces_.comm(r); }
   void task(const perf_data::TaskRecord& r) override { spaces_.task(r); }
   void progress(std::uint64_t done, std::uint64_t total) override {
+    rebalance();
     if (progress_) progress_(done, total);
   }
   /// Waits for the shards: their tallies are final.
@@ -108,6 +109,10 @@ class Walk final : public perf_data::RecordHandler {
     const std::uint64_t h = ((ip ^ std::uint64_t{space} << 40) * 0x9E3779B97F4A7C15ull) >> 32;
     return h < own_share_ ? 0 : 1 + (((h - own_share_) * worker_scale_) >> 32);
   }
+
+  // Moves the reading thread's share of the tallies towards the point
+  // where neither it nor the workers wait (ShardPool::waits()).
+  void rebalance();
 
   const amd_ibs::IbsCapture* capture_;
   const std::byte* file_;

@@ -453,8 +453,13 @@ TEST_CASE("report on a long capture: 40 times the model, whatever the threads", 
   REQUIRE(std::system(cmd.c_str()) == 0);
   REQUIRE(fs::file_size(file) > 4 * tagop::PageKeeper::window);
   const ModelTotals t = model_totals();
+  // Every 8 MiB the reading thread's share of the addresses may move
+  // (Walk::rebalance): an address's entries are then in two shards, and its
+  // row must add them up.
+  const json by_address = report_json(file + " --by address --threads 1");
   for (const char* threads : {"1", "2", "4"}) {
     INFO("threads " << threads);
+    CHECK(report_json(file + " --by address --threads " + threads)["rows"] == by_address["rows"]);
     const json j = report_json(file + " --threads " + threads);
     CHECK(j["samples"]["fetch"] == rounds * t.fetches);
     CHECK(j["samples"]["op"] == rounds * t.ops);
@@ -464,6 +469,42 @@ TEST_CASE("report on a long capture: 40 times the model, whatever the threads", 
     }
   }
   fs::remove(file);
+}
+
+TEST_CASE("report on a capture of many addresses: the same rows whatever the threads", "[perfdata][threads]") {
+  // 100 k addresses, so that the tallies outgrow the caches and the
+  // workers fall behind the reading thread, which then takes a share of
+  // the addresses from them (Walk::rebalance, every 8 MiB): the entries of
+  // an address are then in two shards, and its row must add them up. Each
+  // address is sampled 4 times, half of them loads that missed the DC,
+  // counted here as written.
+  const std::string capture = temp("many-addresses.data");
+  using tagop::amd_ibs::IbsRegister;
+  const std::uint64_t addresses = 100000, per_address = 4;
+  {
+    tagop::amd_ibs::IbsCaptureWriter w(capture, {.family = 0x19, .model = 1});
+    tagop::amd_ibs::IbsRegisters op;
+    op.unit = tagop::amd_ibs::IbsUnit::op;
+    for (std::uint64_t i = 0; i < addresses * per_address; ++i) {
+      // A stride prime to the count: every address, in no simple order.
+      const std::uint64_t a = i * 7919 % addresses;
+      op.set(IbsRegister::IbsOpRip, 0x400000 + 16 * a);
+      const bool miss = i / addresses % 2 == 1;
+      op.set(IbsRegister::IbsOpData3, miss ? (std::uint64_t{1} << 0 | std::uint64_t{1} << 7) : 0);  // load, dc miss
+      w.sample(op, 1, 1, 0, i);
+    }
+    w.finish();
+  }
+  REQUIRE(fs::file_size(capture) > 4 * tagop::PageKeeper::window);
+  const std::string args = capture + " --by address --top 0 --events 0xF100 --where 'load & dc.miss'";
+  const json one = report_json(args + " --threads 1");
+  REQUIRE(one["rows"].size() == addresses);
+  for (const json& row : one["rows"]) REQUIRE(row["values"]["0xF100"] == per_address / 2);
+  for (const char* threads : {"2", "3"}) {
+    INFO("threads " << threads);
+    CHECK(report_json(args + " --threads " + threads)["rows"] == one["rows"]);
+  }
+  fs::remove(capture);
 }
 
 TEST_CASE("report: the period from the samples' MaxCnt when the events give none", "[perfdata][threads]") {
