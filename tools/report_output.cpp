@@ -31,8 +31,11 @@ constexpr const char* estimate_note =
     "sampled ops (or fetches), and are never to be added to, subtracted from or compared with event counts "
     "(CodeAnalyst: arithmetic between IBS derived events and event-based samples is not meaningful).";
 
+// With --children, a row's values with its callees'. The engine leaves
+// Row::children empty where there is nothing to add, by process or by call
+// chain (a process's callees are its own, as perf's Children = Self there).
 const std::vector<QueryResult>& shown(const report::Row& row, const ReportView& v) {
-  return v.children ? row.children : row.results;
+  return v.children && !row.children.empty() ? row.children : row.results;
 }
 
 // The periods of the two units, made once per printing.
@@ -323,7 +326,7 @@ void ibs_json(const Report& r, const ReportView& v) {
     IbsReportRow jr{};
     jr.row = {row_name(row, r)};
     jr.overhead = r.overhead(row.results);
-    if (v.children) jr.children.emplace(r.overhead(row.children));
+    if (v.children) jr.children.emplace(r.overhead(shown(row, v)));
     for (const Column& c : v.columns) {
       jr.values.emplace_back(c.id, column_number(c, column_value(c, shown(row, v))));
       if (c.event && !c.sums())
@@ -411,7 +414,7 @@ void events_json(const Report& r, const ReportView& v) {
     jr.row = {row_name(row, r)};
     for (const QueryResult& q : row.results) jr.samples += q.count;
     jr.events = event_values(r, row.results);
-    if (v.children) jr.children.emplace(event_values(r, row.children));
+    if (v.children) jr.children.emplace(event_values(r, shown(row, v)));
     return jr;
   });
 }
