@@ -16,6 +16,7 @@
 
 #include <tagop/report/report.hpp>  // GroupBy, name_of
 
+#include "output_records.hpp"  // FetchAndOp
 #include "record.hpp"
 
 namespace tagop::cli {
@@ -103,12 +104,6 @@ struct ReportCpu {
     (std::string, source));                   // "HEADER_CPUID" or "--family/--model"
 };
 
-struct IbsUnitSamples {
-  BOOST_HANA_DEFINE_STRUCT(IbsUnitSamples,
-    (std::uint64_t, fetch),
-    (std::uint64_t, op));
-};
-
 struct IbsSamplesRead {
   BOOST_HANA_DEFINE_STRUCT(IbsSamplesRead,
     (std::uint64_t, fetch),
@@ -161,7 +156,7 @@ struct IbsReport {
   BOOST_HANA_DEFINE_STRUCT(IbsReport,
     (record::Const<IsIbs>, ibs),
     (ReportCpu, cpu),
-    (IbsUnitSamples, samples),                // kept
+    (FetchAndOp, samples),                    // kept
     (IbsSamplesRead, samples_read),
     (std::uint64_t, inexact_ip),              // op samples at the record's ip (IbsRipInvalid)
     (IbsPeriods, period),

@@ -48,6 +48,7 @@ void check_record(const tagop::cli::record::Contract& contract) {
 TEST_CASE("every record's schema file in schemas/ is what its declaration makes", "[contract]") {
   using namespace tagop::cli;
   check_record<DecodedSample>(decoded_sample_contract);
+  check_record<DecodedSampleFile>(decoded_sample_file_contract);
   check_record<HostReport>(host_report_contract);
   check_record<ProgramRecord>(program_contract);
   check_record<EventsList>(events_list_contract);
