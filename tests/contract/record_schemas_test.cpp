@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../../tools/compare_records.hpp"
 #include "../../tools/output_records.hpp"
 #include "../../tools/report_records.hpp"
 
@@ -55,6 +56,8 @@ TEST_CASE("every record's schema file in schemas/ is what its declaration makes"
   check_record<EventsSearch>(events_search_contract);
   check_record<EventsShow>(events_show_contract);
   check_record<ReportRecord>(report_contract);
+  check_record<CompareRecord>(compare_contract);
+  check_record<CompareMatrix>(compare_matrix_contract);
 }
 
 TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {
