@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "../../tools/compare_records.hpp"
+#include "../../tools/emulate_records.hpp"
 #include "../../tools/output_records.hpp"
 #include "../../tools/report_records.hpp"
 
@@ -58,6 +59,7 @@ TEST_CASE("every record's schema file in schemas/ is what its declaration makes"
   check_record<ReportRecord>(report_contract);
   check_record<CompareRecord>(compare_contract);
   check_record<CompareMatrix>(compare_matrix_contract);
+  check_record<EmulateRecord>(emulate_contract);
 }
 
 TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {
