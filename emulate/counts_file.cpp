@@ -2,75 +2,15 @@
 
 #include <fstream>  // std::ifstream
 
-#include <fmt/format.h>  // fmt::format
+#include <fmt/format.h>       // fmt::format
+#include <nlohmann/json.hpp>  // reading the file
 
 #include <tagop/emulate/core_model.hpp>  // CoreModel::modelled
 #include <tagop/error.hpp>               // Error
 
 namespace tagop::emulate {
 
-namespace {
-
 using json = nlohmann::ordered_json;
-
-json names(const ConditionSet& c) {
-  json out = json::array();
-  for (Condition x : c.members()) out.push_back(x.name());
-  return out;
-}
-
-std::string_view kind_name(SampleKind k) { return k == SampleKind::fetch ? "fetch" : "op"; }
-
-json signatures_json(const std::vector<SignatureCount>& list, SampleKind kind) {
-  json out = json::array();
-  for (const SignatureCount& s : list) {
-    json sums = json::object();
-    for (std::size_t m = 0; m < measure_count; ++m)
-      if (s.sums[m]) sums[std::string(measure_table[m].name)] = s.sums[m];
-    out.push_back({{"kind", kind_name(kind)}, {"conditions", names(s.conditions)}, {"count", s.count}, {"sums", sums}});
-  }
-  return out;
-}
-
-}  // namespace
-
-json counts_json(const EmulateResult& r) {
-  json models = json::array();
-  for (const ModelResult& m : r.models) {
-    json events = json::array();
-    for (const EventCount& e : m.events) {
-      json je{{"name", e.event->name}, {"code", e.event->code}, {"predicate", e.event->predicate},
-              {"kind", kind_name(e.event->kind)}, {"count", e.modelled ? json(e.count) : json(nullptr)}};
-      if (!e.event->sums.empty()) je["total"] = e.modelled ? json(e.total) : json(nullptr), je["sums"] = e.event->sums;
-      events.push_back(std::move(je));
-    }
-    json sigs = signatures_json(m.op_signatures, SampleKind::op);
-    for (json& s : signatures_json(m.fetch_signatures, SampleKind::fetch)) sigs.push_back(std::move(s));
-    models.push_back({{"model", m.spec->name},
-                      {"title", m.spec->title},
-                      {"backend", m.spec->backend},
-                      {"capture", m.capture.empty() ? json(nullptr) : json(m.capture)},
-                      {"ops", m.ops},
-                      {"fetches", m.fetches},
-                      {"samples", {{"ibs_fetch", m.fetch_samples}, {"ibs_op", m.op_samples}, {"pebs", m.pebs_samples}}},
-                      {"pebs_events", m.pebs_events},
-                      {"modelled", {{"op", names(CoreModel::modelled(SampleKind::op))},
-                                    {"fetch", names(CoreModel::modelled(SampleKind::fetch))}}},
-                      {"signatures", std::move(sigs)},
-                      {"events", std::move(events)}});
-  }
-  std::string command;
-  for (const std::string& w : r.command) command += (command.empty() ? "" : " ") + w;
-  return {{"format", counts_format},
-          {"emulated", true},
-          {"engine", "valgrind --tool=lackey --trace-mem=yes"},
-          {"command", command},
-          {"exit_status", r.exit_status},
-          {"instructions", r.instructions},
-          {"distinct_instructions", r.distinct_instructions},
-          {"undecoded_instructions", r.unresolved},
-          {"models", std::move(models)}};
-}
 
 std::optional<std::uint64_t> CountsFile::Model::count(const Predicate& p) const {
   const ConditionSet used = p.used();

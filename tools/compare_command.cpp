@@ -7,7 +7,6 @@
 #include <optional>   // std::optional
 
 #include <fmt/format.h>       // fmt::print
-#include <nlohmann/json.hpp>  // JSON output
 
 #include <tagop/amd_ibs/decoder.hpp>      // IbsDecoder::observable
 #include <tagop/amd_ibs/families.hpp>     // ibs_families
@@ -20,6 +19,7 @@
 
 #include "commands.hpp"
 #include "compare_counts.hpp"
+#include "compare_records.hpp"
 #include "event_json.hpp"
 #include "event_lookup.hpp"
 #include "output.hpp"
@@ -29,8 +29,6 @@
 namespace tagop::cli {
 
 namespace {
-
-using json = nlohmann::ordered_json;
 
 /// The entry's predicate with its kind made explicit, so that a fetch event
 /// and an op event with the same flags are not "the same".
@@ -111,7 +109,19 @@ std::string_view group_name(Group g) {
   }
   return "?";
 }
-std::string_view group_key(Group g) { return g == Group::same_condition ? "same_condition_different_unit" : group_name(g); }
+// The key of the group's list, and each match's "relation".
+static_assert(RelationNames::values.size() == std::size(groups), "a key for each Group, in its order");
+std::string_view group_key(Group g) { return RelationNames::values[static_cast<std::size_t>(g)]; }
+
+std::vector<CompareMatch>& list_of(CompareBackend& b, Group g) {
+  switch (g) {
+    case Group::same: return b.same;
+    case Group::same_condition: return b.same_condition_different_unit;
+    case Group::narrower: return b.narrower;
+    case Group::wider: return b.wider;
+  }
+  return b.same;
+}
 
 struct Match {
   const EventEntry* entry;
@@ -120,15 +130,12 @@ struct Match {
   std::size_t distance = 0;       // conditions added or dropped
 };
 
-json match_json(const Match& m) {
-  json j = entry_json(*m.entry);
-  j["relation"] = group_key(m.group);
-  j["unit"] = counting_unit_name(m.entry->unit);
-  if (m.overlap) j["overlap"] = *m.overlap;
-  if (m.group == Group::narrower || m.group == Group::wider) j["conditions_apart"] = m.distance;
-  j["address"] = address_precision(*m.entry);
-  j["sample"] = sample_meaning(*m.entry);
-  return j;
+CompareMatch match_record(const Match& m) {
+  CompareMatch out{{event_row(*m.entry)}, {group_key(m.group)}, {}, {}, address_precision(*m.entry),
+                   sample_meaning(*m.entry)};
+  if (m.overlap) out.overlap.emplace(*m.overlap);
+  if (m.group == Group::narrower || m.group == Group::wider) out.conditions_apart.emplace(m.distance);
+  return out;
 }
 
 // The events of a backend that relate to the target, each group's nearest
@@ -166,8 +173,8 @@ std::map<Group, std::vector<Match>> neighbours(const BackendInfo& b, const Targe
 void compare(const std::string& text, bool all, Format format, const std::string& counts) {
   const Target target = resolve_target(text);
   const std::size_t width = terminal_width();
-  json backends = json::array();
-  json cannot = json::array();
+  CompareRecord out{target.label, target.predicate.to_string(), {}, {}, {}, {}, never_mix_caveat};
+  std::vector<std::string> cannot;
   if (format == Format::csv)
     fmt::print("{}", csv_row({"backend", "relation", "name", "code", "mechanism", "precise", "predicate", "unit",
                               "address", "sample"}));
@@ -183,17 +190,11 @@ void compare(const std::string& text, bool all, Format format, const std::string
     const bool measurable = !by_group[Group::same].empty() ||
                             (b.mechanism == Mechanism::instruction_sampling && ibs_observes(target.predicate));
     if (format == Format::json) {
-      json jb;
-      jb["backend"] = b.name;
-      jb["title"] = b.title;
-      jb["mechanism"] = mechanism_name(b.mechanism);
-      jb["measurable"] = measurable;
-      for (Group g : groups) {
-        json list = json::array();
-        for (const Match& m : by_group[g]) list.push_back(match_json(m));
-        jb[std::string(group_key(g))] = list;
-      }
-      backends.push_back(jb);
+      CompareBackend jb{std::string(b.name), std::string(b.title), std::string(mechanism_name(b.mechanism)),
+                        measurable, {}, {}, {}, {}};
+      for (Group g : groups)
+        for (const Match& m : by_group[g]) list_of(jb, g).push_back(match_record(m));
+      out.backends.push_back(std::move(jb));
     } else if (format == Format::csv) {
       for (Group g : groups)
         for (const Match& m : by_group[g])
@@ -231,21 +232,16 @@ void compare(const std::string& text, bool all, Format format, const std::string
       if (by_group.empty()) fmt::print("  - cannot measure it\n");
       fmt::print("\n");
     }
-    if (!measurable) cannot.push_back(b.name);
+    if (!measurable) cannot.emplace_back(b.name);
   }
   if (format == Format::json) {
-    json j;
-    j["target"] = target.label;
-    j["predicate"] = target.predicate.to_string();
-    if (target.unit) j["unit"] = counting_unit_name(*target.unit);
-    j["backends"] = backends;
-    j["cannot_measure_exactly"] = cannot;
-    if (!counts.empty()) j["measured"] = measured_counts_json(target.predicate, counts);
-    j["caveat"] = never_mix_caveat;
-    print_json(j, "tagop.compare/1");
+    if (target.unit) out.unit.emplace(counting_unit_name(*target.unit));
+    out.cannot_measure_exactly = cannot;
+    if (!counts.empty()) out.measured.emplace(measured_counts(target.predicate, counts));
+    print_json(record::to_json(out), compare_contract.schema);
   } else if (format == Format::text) {
     std::string names;
-    for (const auto& n : cannot) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    for (const auto& n : cannot) names += (names.empty() ? "" : ", ") + n;
     fmt::print("{}\n", fit(fmt::format("no exact equivalent: {}", names.empty() ? "(every backend has one)" : names), width));
     fmt::print("caveat: {}\n", wrap(never_mix_caveat, width, 8));
   }
@@ -295,7 +291,8 @@ void matrix(Format format) {
   const ConditionSet ibs_op = ibs_observable(SampleKind::op);
   const ConditionSet ibs_fetch = ibs_observable(SampleKind::fetch);
   const auto backends = Registry::builtin().backends();
-  json rows = json::array();
+  CompareMatrix out{{}, {}, never_mix_caveat};
+  for (const BackendInfo& b : backends) out.backends.emplace_back(b.name);
   const std::size_t width = terminal_width();
   const std::size_t first = 22;
   const std::size_t column = width == 0 ? 40 : std::max<std::size_t>(12, (width - first) / backends.size());
@@ -313,12 +310,9 @@ void matrix(Format format) {
     std::vector<std::string> cells;
     for (const BackendInfo& b : backends) cells.push_back(matrix_cell(b, c, ibs_op, ibs_fetch));
     if (format == Format::json) {
-      json row;
-      row["condition"] = c.name();
-      json by_backend;
-      for (std::size_t k = 0; k < backends.size(); ++k) by_backend[std::string(backends[k].name)] = cells[k];
-      row["measured"] = by_backend;
-      rows.push_back(row);
+      MatrixRow row{std::string(c.name()), {}};
+      for (std::size_t k = 0; k < backends.size(); ++k) row.measured.emplace_back(backends[k].name, cells[k]);
+      out.rows.push_back(std::move(row));
     } else if (format == Format::csv) {
       cells.insert(cells.begin(), std::string(c.name()));
       fmt::print("{}", csv_row(cells));
@@ -329,13 +323,7 @@ void matrix(Format format) {
     }
   }
   if (format == Format::json) {
-    json j;
-    json names = json::array();
-    for (const BackendInfo& b : backends) names.push_back(b.name);
-    j["backends"] = names;
-    j["rows"] = rows;
-    j["caveat"] = never_mix_caveat;
-    print_json(j, "tagop.compare.matrix/1");
+    print_json(record::to_json(out), compare_matrix_contract.schema);
   } else if (format == Format::text) {
     fmt::print("caveat: {}\n", wrap(never_mix_caveat, width, 8));
   }

@@ -11,8 +11,6 @@ namespace tagop::cli {
 
 namespace {
 
-using json = nlohmann::ordered_json;
-
 // The model's events that measure exactly the target.
 std::vector<const emulate::CountsFile::Event*> same_events(const emulate::CountsFile::Model& m, const Predicate& target) {
   std::vector<const emulate::CountsFile::Event*> out;
@@ -30,18 +28,15 @@ std::uint64_t of_kind(const emulate::CountsFile::Model& m, const Predicate& targ
 
 }  // namespace
 
-json measured_counts_json(const Predicate& target, const std::string& counts_file) {
+MeasuredCounts measured_counts(const Predicate& target, const std::string& counts_file) {
   const emulate::CountsFile file = emulate::read_counts_file(counts_file);
-  json models = json::array();
+  MeasuredCounts out{counts_file, file.command, {}, {}};
   for (const auto& m : file.models) {
-    const auto count = m.count(target);
-    json events = json::array();
-    for (const auto* e : same_events(m, target))
-      events.push_back({{"name", e->name}, {"code", e->code}, {"count", e->count ? json(*e->count) : json(nullptr)}});
-    models.push_back({{"model", m.model}, {"backend", m.backend}, {"count", count ? json(*count) : json(nullptr)},
-                      {"of", of_kind(m, target)}, {"same_events", std::move(events)}});
+    MeasuredModel model{m.model, m.backend, m.count(target), of_kind(m, target), {}};
+    for (const auto* e : same_events(m, target)) model.same_events.push_back({e->name, e->code, e->count});
+    out.models.push_back(std::move(model));
   }
-  return {{"file", counts_file}, {"command", file.command}, {"emulated", true}, {"models", std::move(models)}};
+  return out;
 }
 
 void print_measured_counts(const Predicate& target, const std::string& counts_file, std::size_t width) {

@@ -4,15 +4,15 @@
 
 #include <string>  // std::string
 
-#include <nlohmann/json.hpp>  // ordered_json
-
 #include <tagop/predicate.hpp>  // Predicate
+
+#include "compare_records.hpp"  // MeasuredCounts
 
 namespace tagop::cli {
 
 /// Per model of the file: the ops (or fetches) that meet `target`, and the
 /// count of each event of the model's vendor that measures the same.
-nlohmann::ordered_json measured_counts_json(const Predicate& target, const std::string& counts_file);
+MeasuredCounts measured_counts(const Predicate& target, const std::string& counts_file);
 void print_measured_counts(const Predicate& target, const std::string& counts_file, std::size_t width);
 
 }  // namespace tagop::cli

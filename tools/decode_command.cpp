@@ -2,7 +2,6 @@
 // tagop decode --input FILE: a file of such samples, one a line, totalled.
 
 #include <fmt/format.h>       // fmt::format
-#include <nlohmann/json.hpp>  // JSON output
 
 #include <tagop/amd_ibs/decoder.hpp>         // IbsDecoder
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
@@ -12,14 +11,13 @@
 #include "ibs_sample_text.hpp"
 #include "ibs_processor.hpp"
 #include "output.hpp"
-#include "output_records.hpp"  // DecodedSample
+#include "output_records.hpp"  // DecodedSample, DecodedSampleFile
 
 namespace tagop::cli {
 
 namespace {
 
 using namespace tagop::amd_ibs;
-using json = nlohmann::ordered_json;
 
 struct DecodeOptions {
   std::string unit;
@@ -114,15 +112,13 @@ void total_file(const IbsDecoder& decoder, const std::string& path, Format forma
   const auto results = aggregator.evaluate(derived_event_queries());
   const auto table = derived_event_table();
   if (format != Format::text) {
-    json j;
-    j["samples"] = {{"fetch", fetch}, {"op", op}};
-    j["events"] = json::object();
+    DecodedSampleFile out{{fetch, op}, {}};
     for (std::size_t i = 0; i < table.size(); ++i) {
       const auto& r = results[i];
-      j["events"][select_string(table[i].select)] =
-          r.available ? json(table[i].sums.empty() ? r.count : r.total) : json(nullptr);
+      out.events.emplace_back(select_string(table[i].select),
+                              r.available ? std::optional(table[i].sums.empty() ? r.count : r.total) : std::nullopt);
     }
-    print_record(j, "tagop.decode.input/1", format);
+    print_record(record::to_json(out), decoded_sample_file_contract.schema, format);
     return;
   }
   fmt::print("{}: {} fetch and {} op samples, Family {:X}h\n", printable(path), fetch, op, decoder.family());

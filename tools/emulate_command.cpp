@@ -9,15 +9,17 @@
 
 #include <fmt/format.h>       // fmt::print
 #include <fmt/ranges.h>       // fmt::join
-#include <nlohmann/json.hpp>  // JSON output
 
-#include <tagop/emulate/counts_file.hpp>        // counts_json, counts_of
+#include <tagop/emulate/core_model.hpp>         // CoreModel::modelled
+#include <tagop/emulate/counts_file.hpp>        // counts_of
 #include <tagop/emulate/emulator.hpp>           // emulate
 #include <tagop/emulate/microarchitecture.hpp>  // find_microarchitecture
 #include <tagop/error.hpp>                      // Error
+#include <tagop/measures.hpp>                   // measure_table
 #include <tagop/predicate.hpp>                  // Predicate
 
 #include "commands.hpp"
+#include "emulate_records.hpp"
 #include "output.hpp"
 
 namespace tagop::cli {
@@ -56,10 +58,53 @@ constexpr Headline headlines[] = {
     {"IC miss rate", "fetch & ic.miss", "fetch"},
 };
 
+std::vector<std::string> names(const ConditionSet& set) {
+  std::vector<std::string> out;
+  for (Condition c : set.members()) out.emplace_back(c.name());
+  return out;
+}
+
+std::string_view kind_name(SampleKind k) { return k == SampleKind::fetch ? "fetch" : "op"; }
+
+void add_signatures(std::vector<SignatureRecord>& out, const std::vector<emulate::SignatureCount>& list, SampleKind kind) {
+  for (const emulate::SignatureCount& s : list) {
+    SignatureRecord r{{kind_name(kind)}, names(s.conditions), s.count, {}};
+    for (std::size_t m = 0; m < measure_count; ++m)
+      if (s.sums[m]) r.sums.emplace_back(measure_table[m].name, s.sums[m]);
+    out.push_back(std::move(r));
+  }
+}
+
+EmulatedModelRecord model_record(const emulate::ModelResult& m) {
+  EmulatedModelRecord out{std::string(m.spec->name), std::string(m.spec->title), std::string(m.spec->backend),
+                          m.capture.empty() ? std::nullopt : std::optional(m.capture), m.ops, m.fetches,
+                          {m.fetch_samples, m.op_samples, m.pebs_samples}, m.pebs_events,
+                          {names(emulate::CoreModel::modelled(SampleKind::op)),
+                           names(emulate::CoreModel::modelled(SampleKind::fetch))},
+                          {}, {}};
+  add_signatures(out.signatures, m.op_signatures, SampleKind::op);
+  add_signatures(out.signatures, m.fetch_signatures, SampleKind::fetch);
+  for (const emulate::EventCount& e : m.events) {
+    const auto modelled = [&](std::uint64_t n) { return e.modelled ? std::optional(n) : std::nullopt; };
+    EmulatedEventRecord r{std::string(e.event->name), std::string(e.event->code), std::string(e.event->predicate),
+                          {kind_name(e.event->kind)}, modelled(e.count), {}, {}};
+    if (!e.event->sums.empty()) r.total.emplace(modelled(e.total)), r.sums.emplace(e.event->sums);
+    out.events.push_back(std::move(r));
+  }
+  return out;
+}
+
+EmulateRecord emulate_record(const emulate::EmulateResult& r) {
+  EmulateRecord out{{}, {}, "valgrind --tool=lackey --trace-mem=yes", fmt::format("{}", fmt::join(r.command, " ")),
+                    r.exit_status, r.instructions, r.distinct_instructions, r.unresolved, {}};
+  for (const emulate::ModelResult& m : r.models) out.models.push_back(model_record(m));
+  return out;
+}
+
 // On stderr, as perf record does: stdout is the program's.
-void print_text(const emulate::EmulateResult& r, const nlohmann::ordered_json& counts) {
+void print_text(const emulate::EmulateResult& r, const EmulateRecord& counts) {
   fmt::print(stderr, "emulated {} instructions of '{}' (exit status {}; {} distinct addresses", r.instructions,
-             counts["command"].get<std::string>(), r.exit_status, r.distinct_instructions);
+             counts.command, r.exit_status, r.distinct_instructions);
   if (r.unresolved) fmt::print(stderr, ", {} whose bytes were not found: taken as not branches", r.unresolved);
   fmt::print(stderr, ")\n");
   for (std::size_t i = 0; i < r.models.size(); ++i) {
@@ -119,13 +164,13 @@ void run(const EmulateCommandOptions& o) {
   if (e.command.empty()) usage_error("give the command to emulate after --, e.g. tagop emulate --as zen3 -- ./a.out");
 
   const emulate::EmulateResult r = emulate::emulate(e);
-  const nlohmann::ordered_json counts = emulate::counts_json(r);
+  const EmulateRecord counts = emulate_record(r);
   if (!o.counts.empty()) {
     std::ofstream out(o.counts);
-    out << counts.dump(1) << '\n';
+    out << record::to_json(counts).dump(1) << '\n';
     if (!out) throw Error(fmt::format("{}: cannot write the counts", o.counts));
   }
-  if (o.format.resolved() != Format::text) print_record(counts, "tagop.emulate/1", o.format.resolved());
+  if (o.format.resolved() != Format::text) print_record(record::to_json(counts), emulate_contract.schema, o.format.resolved());
   else print_text(r, counts);
 }
 

@@ -31,6 +31,4 @@ EventRow event_row(const EventEntry& e) {
   return r;
 }
 
-nlohmann::ordered_json entry_json(const EventEntry& e) { return record::to_json(event_row(e)); }
-
 }  // namespace tagop::cli

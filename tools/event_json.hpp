@@ -1,10 +1,7 @@
 #pragma once
-// One table entry as its output record (EventRow), as JSON and as text
-// fields, shared by `events` and `compare`.
+// One table entry as its output record (EventRow) and as text fields, shared by `events` and `compare`.
 
 #include <string>  // std::string
-
-#include <nlohmann/json.hpp>  // nlohmann::ordered_json
 
 #include <tagop/event.hpp>  // EventEntry
 
@@ -13,9 +10,6 @@
 namespace tagop::cli {
 
 EventRow event_row(const EventEntry& e);
-
-/// event_row(e)'s JSON.
-nlohmann::ordered_json entry_json(const EventEntry& e);
 
 /// "fetch" or "op".
 std::string_view kind_name(const EventEntry& e);

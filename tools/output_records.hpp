@@ -1,8 +1,8 @@
 #pragma once
-// The records that `tagop decode` (one sample), `tagop cpu`, `tagop
+// The records that `tagop decode` (one sample, or --input), `tagop cpu`, `tagop
 // program` and `tagop events list|search|show` print, declared once: their
 // JSON and their schemas (schemas/decode.schema.json, cpu, program,
-// events.list, events.search, events.show) all come from these declarations
+// decode.input, events.list, events.search, events.show) all come from these declarations
 // (record.hpp); tests/contract/record_schemas_test.cpp checks that the
 // files are what the declarations make.
 
@@ -37,6 +37,26 @@ inline constexpr record::Contract decoded_sample_contract{
     "tagop.decode/1", "tagop decode",
     "One IBS sample decoded: its registers, fields, conditions and the derived events it counts toward "
     "(tagop decode ibs-fetch|ibs-op REG=VALUE ... --json)."};
+
+/// Samples of each IBS unit.
+struct FetchAndOp {
+  BOOST_HANA_DEFINE_STRUCT(FetchAndOp,
+    (std::uint64_t, fetch),
+    (std::uint64_t, op));
+};
+
+/// `tagop decode --input FILE --json`: a file of samples, totalled.
+struct DecodedSampleFile {
+  BOOST_HANA_DEFINE_STRUCT(DecodedSampleFile,
+    (FetchAndOp, samples),
+    // By select value: a count, the sum of a latency event's measure, or null
+    // where the processor's bits (or the samples) cannot say.
+    (record::Entries<std::optional<std::uint64_t>>, events));
+};
+inline constexpr record::Contract decoded_sample_file_contract{
+    "tagop.decode.input/1", "tagop decode --input",
+    "A file of IBS samples totalled: the samples of each unit and each derived event's count, null where the "
+    "processor cannot say (tagop decode --input FILE --json)."};
 
 /// `tagop cpu --json`.
 struct HostReport {

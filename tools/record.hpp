@@ -12,6 +12,8 @@
 //   Maybe<T>                                 T, or the key left out (not required)
 //   Choice<Tag>                              one of the strings Tag::values
 //   Merged<R>                                R's fields, inline in the enclosing object
+//   Const<Tag>                               always Tag::value (a bool or a string)
+//   Number                                   an integer or not, as the value is
 //
 // A field's key is its name, less a trailing '_' (for a key that is a C++
 // keyword: default_ is "default").
@@ -75,6 +77,20 @@ struct Merged {
   R value;
 };
 
+/// A key whose value the record's type fixes: Tag::value, a bool or a
+/// string, which the schema gives as "const". It tells which of several
+/// records a document is ("ibs": true), or names the contract in place.
+template <typename Tag>
+struct Const {
+  using tag_type = Tag;
+};
+
+/// A number that is an integer or not, as its value is: a column that
+/// holds counts or ratios. Any JSON number, in the schema.
+struct Number {
+  std::variant<std::uint64_t, double> value;
+};
+
 namespace detail {
 
 template <typename T> struct is_optional : std::false_type {};
@@ -89,8 +105,16 @@ template <typename T> struct is_choice : std::false_type {};
 template <typename T> struct is_choice<Choice<T>> : std::true_type {};
 template <typename T> struct is_merged : std::false_type {};
 template <typename T> struct is_merged<Merged<T>> : std::true_type {};
+template <typename T> struct is_const : std::false_type {};
+template <typename T> struct is_const<Const<T>> : std::true_type {};
 template <typename T> struct is_variant : std::false_type {};
 template <typename... T> struct is_variant<std::variant<T...>> : std::true_type {};
+
+template <typename Tag>
+json constant() {
+  if constexpr (std::is_same_v<std::remove_cv_t<decltype(Tag::value)>, std::string_view>) return std::string(Tag::value);
+  else return Tag::value;
+}
 
 inline constexpr const char* hex_pattern = "^0x[0-9a-f]+$";
 
@@ -122,6 +146,10 @@ json schema_of() {
     return {{"type", "number"}};
   } else if constexpr (std::is_same_v<T, std::string>) {
     return {{"type", "string"}};
+  } else if constexpr (std::is_same_v<T, Number>) {
+    return {{"type", "number"}};
+  } else if constexpr (is_const<T>::value) {
+    return {{"const", constant<typename T::tag_type>()}};
   } else if constexpr (is_optional<T>::value) {
     return {{"oneOf", {schema_of<typename T::value_type>(), {{"type", "null"}}}}};
   } else if constexpr (is_maybe<T>::value) {
@@ -165,6 +193,10 @@ json to_json(const T& value) {
   } else if constexpr (std::is_same_v<T, bool> || std::integral<T> || std::is_floating_point_v<T> ||
                        std::is_same_v<T, std::string>) {
     return value;
+  } else if constexpr (std::is_same_v<T, Number>) {
+    return std::visit([](auto number) { return json(number); }, value.value);
+  } else if constexpr (is_const<T>::value) {
+    return constant<typename T::tag_type>();
   } else if constexpr (is_optional<T>::value) {
     return value ? to_json(*value) : json(nullptr);
   } else if constexpr (is_choice<T>::value) {

@@ -14,6 +14,7 @@
 #include <tagop/estimate.hpp>                // estimate_from_samples
 
 #include "output.hpp"
+#include "report_records.hpp"  // IbsReport, EventsReport
 
 namespace tagop::cli {
 
@@ -30,8 +31,11 @@ constexpr const char* estimate_note =
     "sampled ops (or fetches), and are never to be added to, subtracted from or compared with event counts "
     "(CodeAnalyst: arithmetic between IBS derived events and event-based samples is not meaningful).";
 
+// With --children, a row's values with its callees'. The engine leaves
+// Row::children empty where there is nothing to add, by process or by call
+// chain (a process's callees are its own, as perf's Children = Self there).
 const std::vector<QueryResult>& shown(const report::Row& row, const ReportView& v) {
-  return v.children ? row.children : row.results;
+  return v.children && !row.children.empty() ? row.children : row.results;
 }
 
 // The periods of the two units, made once per printing.
@@ -59,10 +63,10 @@ std::string csv_value(const Column& c, const std::optional<double>& v) {
   return fmt::format("{}", static_cast<std::uint64_t>(std::llround(*v)));
 }
 
-json json_value(const Column& c, const std::optional<double>& v) {
-  if (!v) return nullptr;
-  if (c.ratio) return *v;
-  return static_cast<std::uint64_t>(std::llround(*v));
+std::optional<record::Number> column_number(const Column& c, const std::optional<double>& v) {
+  if (!v) return std::nullopt;
+  if (c.ratio) return record::Number{*v};
+  return record::Number{static_cast<std::uint64_t>(std::llround(*v))};
 }
 
 std::string percent(double p) { return fmt::format("{:.2f}%", p); }
@@ -80,15 +84,15 @@ std::string by_title(report::GroupBy by) {
                                                                                           : std::string(report::name_of(by));
 }
 
-json period_json(const report::UnitPeriod& p) {
-  if (p.value == 0) return nullptr;
-  return json{{"value", p.value}, {"unit", p.unit}, {"source", p.source}};
+std::optional<UnitPeriodRecord> period_record(const report::UnitPeriod& p) {
+  if (p.value == 0) return std::nullopt;
+  return UnitPeriodRecord{p.value, p.unit, p.source};
 }
 
-json estimate_json(const QueryResult& q, const report::UnitPeriod& p) {
-  if (!q.available || p.value == 0) return nullptr;
+std::optional<EstimateRecord> estimate_record(const QueryResult& q, const report::UnitPeriod& p) {
+  if (!q.available || p.value == 0) return std::nullopt;
   const Estimate e = estimate_from_samples(q.count, p.value);
-  return json{{"samples", q.count}, {"estimate", e.value}, {"low", e.low}, {"high", e.high}, {"unit", p.unit}};
+  return EstimateRecord{q.count, e.value, e.low, e.high, p.unit};
 }
 
 // A table: the first column left-aligned and at most 60 wide, the others
@@ -133,58 +137,58 @@ void print_table(const std::vector<std::string>& header, std::size_t rows, Line 
   print_line(total);
 }
 
-// A JSON document whose "rows" (last) are made one at a time as printed,
-// each on a line of its own.
-template <typename RowJson>
-void print_json_rows(const json& head, std::size_t rows, RowJson row) {
+// A report record's JSON, its "rows" (last, and left empty in `report`)
+// made one at a time as printed, each on a line of its own: `row(i)` is
+// the record of the i-th.
+template <typename Record, typename RowRecord>
+void print_json_rows(const Record& report, std::size_t rows, RowRecord row) {
+  json head = record::to_json(report);
+  head.erase("rows");
   std::string text = head.dump(2, ' ', false, json::error_handler_t::replace);
   text.resize(text.size() - 2);  // "\n}"
   fmt::print("{},\n  \"rows\": [", text);
   for (std::size_t i = 0; i < rows; ++i) {
     std::string line = i ? ",\n    " : "\n    ";
-    line += row(i).dump(-1, ' ', false, json::error_handler_t::replace);
+    line += record::to_json(row(i)).dump(-1, ' ', false, json::error_handler_t::replace);
     std::fwrite(line.data(), 1, line.size(), stdout);
   }
   fmt::print("{}]\n}}\n", rows ? "\n  " : "");
 }
 
-// What IBS and other captures' reports share (schemas/report.schema.json
-// says so): the capture, the grouping, the filters, how many samples were
-// read and kept, and what was damaged or lost.
-json common_json(const Report& r, const ReportView& v) {
+// What IBS and other captures' reports share (report_records.hpp).
+ReportCommon common_record(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
-  json j;
-  j["schema"] = "tagop.report/1";
-  j["file"] = v.file;
-  j["filters"] = v.filters;
-  j["where"] = v.where.empty() ? json(nullptr) : json(v.where);
-  j["sample_counts"] = r.ibs() ? json{{"read", n.read_fetch + n.read_op}, {"kept", n.kept_fetch + n.kept_op}}
-                               : json{{"read", n.read}, {"kept", n.kept}};
-  j["emulated"] = v.emulated.empty() ? json(nullptr) : json(v.emulated);
-  j["by"] = std::string(report::name_of(r.by()));
-  j["sort"] = v.sort.id;
-  j["row_count"] = r.row_count();
-  j["children"] = v.children;
-  j["callchains"] = r.content().callchains;
-  j["skipped"] = {{"count", r.skipped().count},
-                  {"first_offset", r.skipped().count ? json(r.skipped().first_offset) : json(nullptr)},
-                  {"first_reason", r.skipped().count ? json(r.skipped().first_reason) : json(nullptr)}};
-  j["truncated"] = r.truncated();
+  const perf_data::Skipped& skipped = r.skipped();
   const perf_data::ReadSummary& read = r.read_summary();
-  j["unread_bytes"] = read.unread_bytes;
-  j["resyncs"] = read.resyncs;
-  j["shrunk_to"] = read.shrunk_to ? json(*read.shrunk_to) : json(nullptr);
-  j["damaged_features"] = v.damaged_features;
-  j["lost"] = r.lost();
-  j["warnings"] = r.warnings();
-  return j;
+  ReportCommon c{};
+  c.file = v.file;
+  c.filters = v.filters;
+  if (!v.where.empty()) c.where = v.where;
+  c.sample_counts = r.ibs() ? ReadAndKept{n.read_fetch + n.read_op, n.kept_fetch + n.kept_op} : ReadAndKept{n.read, n.kept};
+  if (!v.emulated.empty()) c.emulated = v.emulated;
+  c.by = {report::name_of(r.by())};
+  c.sort = v.sort.id;
+  c.row_count = r.row_count();
+  c.children = v.children;
+  c.callchains = r.content().callchains;
+  c.skipped = {skipped.count, skipped.count ? std::optional(skipped.first_offset) : std::nullopt,
+               skipped.count ? std::optional(skipped.first_reason) : std::nullopt};
+  c.truncated = r.truncated();
+  c.unread_bytes = read.unread_bytes;
+  c.resyncs = read.resyncs;
+  c.shrunk_to = read.shrunk_to;
+  c.damaged_features = v.damaged_features;
+  c.lost = r.lost();
+  c.warnings = r.warnings();
+  return c;
 }
 
-void name_json(json& jr, const report::Row& row, const Report& r) {
-  jr["name"] = row.name;
-  if (r.by() == report::GroupBy::process) jr["pid"] = row.pid;
-  else if (r.by() != report::GroupBy::callchain) jr["module"] = row.module;
-  if (row.has_offset) jr["offset"] = fmt::format("{:#x}", row.offset);
+ReportRowName row_name(const report::Row& row, const Report& r) {
+  ReportRowName name{row.name, {}, {}, {}};
+  if (r.by() == report::GroupBy::process) name.pid.emplace(row.pid);
+  else if (r.by() != report::GroupBy::callchain) name.module.emplace(row.module);
+  if (row.has_offset) name.offset.emplace(record::Hex{row.offset});
+  return name;
 }
 
 // IBS captures.
@@ -293,54 +297,41 @@ void ibs_csv(const Report& r, const ReportView& v) {
 void ibs_json(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
   const Periods periods(r);
-  json j;
-  j["ibs"] = true;
-  j["cpu"] = {{"vendor", r.cpu().vendor}, {"family", r.cpu().family}, {"model", r.cpu().model},
-              {"stepping", r.cpu().stepping}, {"source", v.cpu_source}};
-  j["samples"] = {{"fetch", n.kept_fetch}, {"op", n.kept_op}};
-  j["samples_read"] = {{"fetch", n.read_fetch}, {"op", n.read_op}, {"not_ibs", n.other_samples}};
-  j["inexact_ip"] = n.inexact_ip;
-  j["period"] = {{"fetch", period_json(periods.units[0])}, {"op", period_json(periods.units[1])}};
-  if (!v.where.empty()) j["where_undecided"] = n.where_undecided;
+  IbsReport j{};
+  j.cpu = {r.cpu().vendor, r.cpu().family, r.cpu().model, r.cpu().stepping, v.cpu_source};
+  j.samples = {n.kept_fetch, n.kept_op};
+  j.samples_read = {n.read_fetch, n.read_op, n.other_samples};
+  j.inexact_ip = n.inexact_ip;
+  j.period = {period_record(periods.units[0]), period_record(periods.units[1])};
+  if (!v.where.empty()) j.where_undecided.emplace(n.where_undecided);
 
   const auto table = derived_event_table();
-  json events = json::object(), counts = json::object(), estimates = json::object();
   for (std::size_t i = 0; i < table.size(); ++i) {
     const std::string id = amd_ibs::select_string(table[i].select);
     const QueryResult& q = r.totals()[i];
     const bool sums = !table[i].sums.empty();
-    events[id] = q.available ? json(sums ? q.total : q.count) : json(nullptr);
-    counts[id] = q.available ? json(q.count) : json(nullptr);
-    if (!sums) estimates[id] = estimate_json(q, periods.of(i));
+    j.events.emplace_back(id, q.available ? std::optional(sums ? q.total : q.count) : std::nullopt);
+    j.event_samples.emplace_back(id, q.available ? std::optional(q.count) : std::nullopt);
+    if (!sums) j.estimates.emplace_back(id, estimate_record(q, periods.of(i)));
   }
-  j["events"] = std::move(events);
-  j["event_samples"] = std::move(counts);
-  json ratios = json::object();
   for (const report::RatioSpec& ratio : report::ratio_table()) {
     const Column c{std::string(ratio.id), std::string(ratio.title), std::nullopt, &ratio, false, {}};
-    ratios[std::string(ratio.id)] = json_value(c, column_value(c, r.totals()));
+    j.ratios.emplace_back(c.id, column_value(c, r.totals()));
   }
-  j["ratios"] = std::move(ratios);
-  j["estimates"] = std::move(estimates);
-  j["estimate_note"] = estimate_note;
-  json columns = json::array();
-  for (const Column& c : v.columns) columns.push_back({{"id", c.id}, {"title", c.title}});
-  j["columns"] = std::move(columns);
-  j.update(common_json(r, v));
+  j.estimate_note = estimate_note;
+  for (const Column& c : v.columns) j.columns.push_back({c.id, c.title});
+  j.common = {common_record(r, v)};
   print_json_rows(j, v.rows.size(), [&](std::size_t i) {
     const report::Row row = r.row(v.rows[i]);
-    json jr;
-    name_json(jr, row, r);
-    jr["overhead"] = r.overhead(row.results);
-    if (v.children) jr["children"] = r.overhead(row.children);
-    json values = json::object(), row_estimates = json::object();
+    IbsReportRow jr{};
+    jr.row = {row_name(row, r)};
+    jr.overhead = r.overhead(row.results);
+    if (v.children) jr.children.emplace(r.overhead(shown(row, v)));
     for (const Column& c : v.columns) {
-      values[c.id] = json_value(c, column_value(c, shown(row, v)));
+      jr.values.emplace_back(c.id, column_number(c, column_value(c, shown(row, v))));
       if (c.event && !c.sums())
-        row_estimates[c.id] = estimate_json(shown(row, v)[*c.event], periods.of(*c.event));
+        jr.estimates.emplace_back(c.id, estimate_record(shown(row, v)[*c.event], periods.of(*c.event)));
     }
-    jr["values"] = std::move(values);
-    jr["estimates"] = std::move(row_estimates);
     return jr;
   });
 }
@@ -401,33 +392,29 @@ void events_csv(const Report& r, const ReportView& v) {
   });
 }
 
-json event_values(const Report& r, const std::vector<QueryResult>& results) {
-  json out = json::object();
+record::Entries<EventShare> event_values(const Report& r, const std::vector<QueryResult>& results) {
+  record::Entries<EventShare> out;
   const auto& events = r.query_names();
   for (std::size_t e = 0; e < events.size(); ++e)
-    out[events[e]] = {{"samples", results[e].count}, {"period", results[e].total},
-                      {"percent", share(results[e], r.totals()[e])}};
+    out.emplace_back(events[e], EventShare{results[e].count, results[e].total, share(results[e], r.totals()[e])});
   return out;
 }
 
 void events_json(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
-  json j;
-  j["ibs"] = false;
-  j["events"] = r.query_names();
-  j["samples"] = n.read;
-  j["kept"] = n.kept;
-  j["event_totals"] = event_values(r, r.totals());
-  j.update(common_json(r, v));
+  EventsReport j{};
+  j.events = r.query_names();
+  j.samples = n.read;
+  j.kept = n.kept;
+  j.event_totals = event_values(r, r.totals());
+  j.common = {common_record(r, v)};
   print_json_rows(j, v.rows.size(), [&](std::size_t i) {
     const report::Row row = r.row(v.rows[i]);
-    json jr;
-    name_json(jr, row, r);
-    std::uint64_t samples = 0;
-    for (const QueryResult& q : row.results) samples += q.count;
-    jr["samples"] = samples;
-    jr["events"] = event_values(r, row.results);
-    if (v.children) jr["children"] = event_values(r, row.children);
+    EventsReportRow jr{};
+    jr.row = {row_name(row, r)};
+    for (const QueryResult& q : row.results) jr.samples += q.count;
+    jr.events = event_values(r, row.results);
+    if (v.children) jr.children.emplace(event_values(r, shown(row, v)));
     return jr;
   });
 }

@@ -1,6 +1,7 @@
-// The schemas of the records declared once (tools/output_records.hpp) are
-// what schemas/ holds: the files are generated from the declarations, and
-// this test fails when one changes without the other. To write them again:
+// The schemas of the records declared once (tools/output_records.hpp,
+// tools/report_records.hpp) are what schemas/ holds: the files are
+// generated from the declarations, and this test fails when one changes
+// without the other. To write them again:
 //   TAGOP_WRITE_SCHEMAS=1 build/tests/contract_record_schemas
 
 #include <cstdlib>     // std::getenv
@@ -11,7 +12,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "../../tools/compare_records.hpp"
+#include "../../tools/emulate_records.hpp"
 #include "../../tools/output_records.hpp"
+#include "../../tools/report_records.hpp"
 
 namespace {
 
@@ -46,11 +50,16 @@ void check_record(const tagop::cli::record::Contract& contract) {
 TEST_CASE("every record's schema file in schemas/ is what its declaration makes", "[contract]") {
   using namespace tagop::cli;
   check_record<DecodedSample>(decoded_sample_contract);
+  check_record<DecodedSampleFile>(decoded_sample_file_contract);
   check_record<HostReport>(host_report_contract);
   check_record<ProgramRecord>(program_contract);
   check_record<EventsList>(events_list_contract);
   check_record<EventsSearch>(events_search_contract);
   check_record<EventsShow>(events_show_contract);
+  check_record<ReportRecord>(report_contract);
+  check_record<CompareRecord>(compare_contract);
+  check_record<CompareMatrix>(compare_matrix_contract);
+  check_record<EmulateRecord>(emulate_contract);
 }
 
 TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {
@@ -114,4 +123,25 @@ TEST_CASE("a record's JSON is what its schema says, field by field", "[contract]
   CHECK(record::to_json(h)["ibs_capabilities"].is_null());
   h.ibs_capabilities = record::Hex{0x3ff};
   CHECK(record::to_json(h)["ibs_capabilities"] == "0x3ff");
+}
+
+TEST_CASE("Const is its tag's value, Number keeps integers apart from ratios", "[contract]") {
+  using namespace tagop::cli;
+  EventsReportRow row{};
+  row.row = {ReportRowName{"main", {}, std::string("/bin/prog"), {}}};
+  row.samples = 3;
+  row.events = {{"cpu-clock", EventShare{3, 300000, 75.0}}};
+  // By hand: pid and offset have no value, so no key; no children without --children.
+  CHECK(record::to_json(row).dump() ==
+        R"({"name":"main","module":"/bin/prog","samples":3,"events":{"cpu-clock":{"samples":3,"period":300000,"percent":75.0}}})");
+  IbsReportRow ibs{};
+  ibs.values = {{"0xF206", record::Number{std::uint64_t{12}}}, {"dc_miss_rate", record::Number{0.25}}, {"0xF249", {}}};
+  CHECK(record::to_json(ibs)["values"].dump() == R"({"0xF206":12,"dc_miss_rate":0.25,"0xF249":null})");
+  // An integer is a number too: a oneOf of integer and number would reject 12.
+  CHECK(record::schema_of<record::Number>() == json({{"type", "number"}}));
+  const json schema = record::schema_document<ReportRecord>(report_contract);
+  CHECK(schema["oneOf"][0]["properties"]["ibs"] == json({{"const", true}}));
+  CHECK(schema["oneOf"][1]["properties"]["ibs"] == json({{"const", false}}));
+  CHECK(schema["oneOf"][1]["properties"]["schema"] == json({{"const", "tagop.report/1"}}));
+  CHECK(record::to_json(EventsReport{})["schema"] == "tagop.report/1");
 }

@@ -1,24 +1,23 @@
 #pragma once
-// The measured numbers of an emulated run as JSON (`tagop emulate
-// --counts FILE`, or --json): per model, the count of ops and fetches of
-// each condition signature and of each event of its vendor's table. `tagop
-// compare --counts FILE` reads it back to put one program's numbers beside
-// each vendor's events.
+// The measured numbers of an emulated run, as the JSON that `tagop emulate
+// --counts FILE` (or --json) writes holds them: per model, the count of ops
+// and fetches of each condition signature and of each event of its
+// vendor's table. `tagop compare --counts FILE` reads it back to put one
+// program's numbers beside each vendor's events.
 
 #include <cstdint>   // std::uint64_t
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <vector>    // std::vector
 
-#include <nlohmann/json.hpp>  // ordered_json
-
 #include <tagop/emulate/emulator.hpp>  // EmulateResult
 #include <tagop/predicate.hpp>         // Predicate
 
 namespace tagop::emulate {
 
-/// The document; `format` names it so that a reader knows what it holds.
-nlohmann::ordered_json counts_json(const EmulateResult& result);
+/// The document's "format", so that a reader knows what it holds. The
+/// document is written by the command (tools/emulate_records.hpp declares
+/// it); read_counts_file reads it back.
 inline constexpr const char* counts_format = "tagop-emulate-counts/1";
 
 struct CountsFile {
