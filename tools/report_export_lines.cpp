@@ -1,13 +1,24 @@
 // `tagop report --format jsonl`: the capture's IBS samples, decoded one at
-// a time and written as they are read (profiles::SampleLineWriter), so
-// memory stays flat whatever the capture's size: only the process table
-// and the symbol tables of the modules met are kept. A capture without IBS
-// gets a line per sample of its events (event, place, period, symbol).
+// a time and written in the file's order (profiles::SampleLineWriter), so
+// memory stays flat whatever the capture's size: only the process table,
+// the symbol tables of the modules met and a window of samples are kept. A
+// capture without IBS gets a line per sample of its events (event, place,
+// period, symbol).
+//
+// perf record writes each CPU's buffer in turn, so a sample can come in
+// the file before the MMAP or COMM record of its time (an exec's, written
+// from another CPU's buffer), and perf, which sorts records by time, names
+// it all the same. So here, as in the report (report/space_log.hpp), a
+// sample waits until the records of the next `window` samples are read,
+// and the records that change processes wait for the samples' times:
+// when a sample is written, the records up to its time are taken first.
 
-#include <algorithm>      // std::find
+#include <algorithm>      // std::find, std::push_heap, std::pop_heap
 #include <array>          // std::array
 #include <memory>         // std::unique_ptr
 #include <unordered_map>  // symbol tables, names
+#include <variant>        // std::variant
+#include <vector>         // std::vector
 
 #include <fmt/format.h>  // fmt::format
 
@@ -49,37 +60,58 @@ struct AddressKeyHash {
   }
 };
 
+// Whether every record says when it happened: samples by TIME, the others
+// by their sample_id_all trailer.
+bool timed(const perf_data::FileInfo& info) {
+  for (const perf_data::EventAttr& a : info.attrs)
+    if (!a.attr.sample_id_all || !(a.attr.sample_type & PERF_SAMPLE_TIME)) return false;
+  return !info.attrs.empty();
+}
+
 // What the lines of both kinds of capture share: the process table, the
-// filters but --where, and each address's symbol, looked up once.
+// filters but --where, each address's symbol, looked up once, and the
+// window in which samples and records wait (the file's comment). Handler
+// has `write(const Line&)`, which filters and writes a line, and Line a
+// `time()`.
+template <typename Handler, typename Line>
 class LineHandlerBase : public perf_data::RecordHandler {
  public:
   LineHandlerBase(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
-      : options_(options), writer_(out) {
+      : options_(options), writer_(out), timed_(timed(reader.info())) {
     processes_.add_build_ids(reader.info().build_ids);
     sources_ = options.symbol_sources;
     sources_.push_back(report::elf_symbol_source());
+    if (timed_) lines_.resize(window);
   }
 
-  // A new mapping or process can change what an address holds.
-  void mmap(const perf_data::MmapRecord& r) override {
-    processes_.mmap(r);
-    symbols_at_.clear();
-  }
-  void comm(const perf_data::CommRecord& r) override { processes_.comm(r); }
-  void task(const perf_data::TaskRecord& r) override {
-    processes_.task(r);
-    symbols_at_.clear();
-  }
+  // The records' strings are the mapping's: readable until read() returns.
+  void mmap(const perf_data::MmapRecord& r) override { wait(r, r.id.time); }
+  void comm(const perf_data::CommRecord& r) override { wait(r, r.id.time); }
+  void task(const perf_data::TaskRecord& r) override { wait(r, r.time); }
   void progress(std::uint64_t done, std::uint64_t total) override {
     if (options_.progress) options_.progress(done, total);
   }
 
   std::uint64_t finish() {
+    for (std::uint64_t i = queued_ > window ? queued_ - window : 0; i < queued_; ++i) release(lines_[i % window]);
+    queued_ = 0;
+    take_up_to(~std::uint64_t{0});
     writer_.flush();
     return writer_.lines();
   }
 
  protected:
+  static constexpr std::size_t window = 16384;  // samples, as the report's (report/walk.hpp)
+
+  /// Hands on a sample's line, which the derived class's write(line) writes
+  /// when its time comes.
+  void queue(Line&& line) {
+    if (!timed_) return handler().write(line);
+    Line& slot = lines_[queued_++ % window];
+    if (queued_ > window) release(slot);
+    slot = std::move(line);
+  }
+
   bool passes(std::uint32_t cpu, std::uint32_t pid, std::uint32_t tid, std::uint64_t time) const {
     const report::Filters& f = options_.filters;
     if (!allowed(f.cpus, cpu) || !allowed(f.pids, pid) || !allowed(f.tids, tid)) return false;
@@ -103,6 +135,45 @@ class LineHandlerBase : public perf_data::RecordHandler {
   profiles::SampleLineWriter writer_;
 
  private:
+  using Record = std::variant<perf_data::MmapRecord, perf_data::CommRecord, perf_data::TaskRecord>;
+  struct Waiting {
+    std::uint64_t time, order;
+    Record record;
+    // The heap's order: the earliest first, the file's order among equals.
+    bool operator<(const Waiting& o) const { return time != o.time ? time > o.time : order > o.order; }
+  };
+  template <typename R>
+  void wait(const R& r, std::uint64_t time) {
+    if (!timed_) return apply(Record(r));
+    waiting_.push_back({time, order_++, Record(r)});
+    std::push_heap(waiting_.begin(), waiting_.end());
+  }
+  void take_up_to(std::uint64_t time) {
+    while (!waiting_.empty() && waiting_.front().time <= time) {
+      std::pop_heap(waiting_.begin(), waiting_.end());
+      apply(waiting_.back().record);
+      waiting_.pop_back();
+    }
+  }
+  // A new mapping or process can change what an address holds.
+  void apply(const Record& record) {
+    std::visit([&](const auto& r) { take(r); }, record);
+  }
+  void take(const perf_data::MmapRecord& r) {
+    processes_.mmap(r);
+    symbols_at_.clear();
+  }
+  void take(const perf_data::CommRecord& r) { processes_.comm(r); }
+  void take(const perf_data::TaskRecord& r) {
+    processes_.task(r);
+    symbols_at_.clear();
+  }
+  void release(const Line& line) {
+    take_up_to(line.time());
+    handler().write(line);
+  }
+  Handler& handler() { return static_cast<Handler&>(*this); }
+
   const profiles::EscapedSymbol& symbol_of(std::uint32_t pid, std::uint64_t ip) {
     const Mapping* m = processes_.find(pid, ip);
     if (!m) return unknown_;
@@ -137,10 +208,21 @@ class LineHandlerBase : public perf_data::RecordHandler {
   std::unordered_map<std::uint32_t, bool> tried_;
   std::unordered_map<AddressKey, const profiles::EscapedSymbol*, AddressKeyHash> symbols_at_;
   const profiles::EscapedSymbol unknown_;
+  bool timed_;
+  std::vector<Line> lines_;  // a ring of `window`, when timed
+  std::uint64_t queued_ = 0;
+  std::vector<Waiting> waiting_;  // a heap
+  std::uint64_t order_ = 0;
 };
 
 // IBS: each sample decoded, with its conditions and measures.
-class LineHandler : public LineHandlerBase {
+struct IbsLine {
+  Sample sample;
+  amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
+  std::uint64_t time() const { return sample.time; }
+};
+
+class LineHandler : public LineHandlerBase<LineHandler, IbsLine> {
  public:
   LineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
       : LineHandlerBase(reader, options, out), capture_(reader.info(), options.cpu) {
@@ -151,13 +233,18 @@ class LineHandler : public LineHandlerBase {
   }
 
   void sample(const perf_data::SampleRecord& record) override {
-    Sample s;
+    IbsLine line;
     amd_ibs::IbsSampleInfo info;
-    if (capture_.decode(record, s, info, problem_) != amd_ibs::IbsCapture::Result::ok) return;
+    if (capture_.decode(record, line.sample, info, problem_) != amd_ibs::IbsCapture::Result::ok) return;
+    line.unit = info.unit;
+    queue(std::move(line));
+  }
+  void write(const IbsLine& line) {
+    const Sample& s = line.sample;
     if (!passes(s.cpu, s.pid, s.tid, s.time)) return;
     const report::Filters& f = options_.filters;
     if (f.where && decide(*f.where, s.conditions, s.observed) != Decision::yes) return;
-    writer_.set_scope(scopes_[static_cast<std::size_t>(info.unit)]);
+    writer_.set_scope(scopes_[static_cast<std::size_t>(line.unit)]);
     writer_.write_escaped(s, symbol_at(s.pid, s.ip));
   }
 
@@ -168,7 +255,13 @@ class LineHandler : public LineHandlerBase {
 };
 
 // Other captures: each sample's event, place, period and symbol.
-class EventLineHandler : public LineHandlerBase {
+struct EventLine {
+  profiles::EventSample sample;
+  std::uint32_t cpu = 0;  // for --cpu, whether written or not
+  std::uint64_t time() const { return sample.time; }
+};
+
+class EventLineHandler : public LineHandlerBase<EventLineHandler, EventLine> {
  public:
   EventLineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
       : LineHandlerBase(reader, options, out) {
@@ -184,12 +277,15 @@ class EventLineHandler : public LineHandlerBase {
   }
 
   void sample(const perf_data::SampleRecord& r) override {
-    if (r.event >= events_.size() || !passes(r.id.cpu, r.id.pid, r.id.tid, r.id.time)) return;
+    if (r.event >= events_.size()) return;
     const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period : fixed_periods_[r.event];
     const std::optional<std::uint32_t> cpu =
         r.sample_type & PERF_SAMPLE_CPU ? std::optional<std::uint32_t>(r.id.cpu) : std::nullopt;
-    writer_.write_event({events_[r.event], r.id.time, r.id.pid, r.id.tid, cpu, r.ip, period},
-                        symbol_at(r.id.pid, r.ip));
+    queue({{events_[r.event], r.id.time, r.id.pid, r.id.tid, cpu, r.ip, period}, r.id.cpu});
+  }
+  void write(const EventLine& line) {
+    const profiles::EventSample& s = line.sample;
+    if (passes(line.cpu, s.pid, s.tid, s.time)) writer_.write_event(s, symbol_at(s.pid, s.ip));
   }
 
  private:

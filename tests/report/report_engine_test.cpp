@@ -185,6 +185,53 @@ TEST_CASE("one file under many spellings is one module, its symbols read once", 
   fs::remove(file);
 }
 
+TEST_CASE("a sample before the MMAP of its time in the file: named in the report and its JSON lines, as perf names it",
+          "[report][ibs][symbols]") {
+  // perf record writes each CPU's buffer in turn: an exec's MMAP (time 20)
+  // can follow in the file a sample of that process from another CPU (time
+  // 30). perf sorts by time and names the sample; so must tagop, in the
+  // report and in --format jsonl, which writes lines in the file's order.
+  const std::string fixture = std::getenv("TAGOP_SYMBOLS_NOPIE_FIXTURE");
+  std::istringstream printed(run_shell(fixture).out);
+  unsigned long offset = 0;
+  REQUIRE(printed >> std::hex >> offset);
+  const std::string file = temp("mmap-after-sample.data");
+  {
+    IbsCaptureWriter w(file, {});
+    w.perf().comm(7, 7, "user", true, {.pid = 7, .tid = 7, .cpu = 0, .time = 10});
+    w.sample(op_at(0x10000000 + offset), 7, 7, 1, 30);
+    w.perf().mmap2(7, 7, 0x10000000, 0x100000, 0, fixture, "", {.pid = 7, .tid = 7, .cpu = 0, .time = 20});
+    w.sample(op_at(0x10000000 + offset), 7, 7, 0, 40);
+    w.finish();
+  }
+  const json functions = report_json(file + " --events 0xF100");
+  REQUIRE(functions["rows"].size() == 1);
+  CHECK(functions["rows"][0]["name"] == "tagop_nopie_probe");
+  CHECK(functions["rows"][0]["values"]["0xF100"] == 2);
+  const RunResult lines = run_tagop("report " + file + " --format jsonl");
+  REQUIRE(lines.exit_code == 0);
+  std::istringstream in(lines.out);
+  std::vector<std::uint64_t> times;
+  for (std::string line; std::getline(in, line);) {
+    const json j = json::parse(line);
+    INFO(line);
+    CHECK(j["symbol"] == "tagop_nopie_probe");
+    times.push_back(j["time"]);
+  }
+  CHECK(times == std::vector<std::uint64_t>{30, 40});  // the file's order
+  if (run_shell("command -v perf").exit_code == 0) {
+    const RunResult perf = run_shell("perf script -i " + file + " -F time,ip,sym --ns 2>/dev/null");
+    REQUIRE(perf.exit_code == 0);
+    CHECK(std::count(perf.out.begin(), perf.out.end(), '\n') == 2);
+    std::size_t named = 0;
+    for (std::size_t at = perf.out.find("tagop_nopie_probe"); at != std::string::npos;
+         at = perf.out.find("tagop_nopie_probe", at + 1))
+      ++named;
+    CHECK(named == 2);
+  }
+  fs::remove(file);
+}
+
 TEST_CASE("an op with IbsRipInvalid is at the record's ip, and counted as inexact", "[report][ibs]") {
   // Family 17h: IbsOpData bit 38 is IbsRipInvalid. The payload's IbsOpRip
   // is garbage; perf recorded the interrupted ip, inside liba.so.
