@@ -20,7 +20,7 @@
 #     perf's time capped at BENCH_SRCLINE_CAP seconds (default 120);
 #   - whether the function names agree with perf's (--no-demangle in both):
 #     the top 20 rows, and how many of all.
-# Best of BENCH_REPEATS (3) for the walk and tagop, of BENCH_PEER_REPEATS
+# Best of BENCH_REPEATS (5) for the walk and tagop, of BENCH_PEER_REPEATS
 # (1) for perf. BENCH_SAMPLES (10 M) samples a capture (about 1.1 GB).
 set -euo pipefail
 
@@ -30,7 +30,7 @@ addresses=${BENCH_ADDRESSES:-10000 100000 1000000}
 elf=${BENCH_ELF:-/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1}
 line_elf=${BENCH_LINE_ELF:-$build/tools/tagop}
 line_samples=${BENCH_LINE_SAMPLES:-1000000}
-repeats=${BENCH_REPEATS:-3}
+repeats=${BENCH_REPEATS:-5}
 peer_repeats=${BENCH_PEER_REPEATS:-1}
 srcline_cap=${BENCH_SRCLINE_CAP:-120}
 tagop=$build/tools/tagop
@@ -43,6 +43,11 @@ have_perf=0
 command -v perf > /dev/null && have_perf=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tagop-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+
+# A capture just written is written back to disk for some seconds after:
+# the kernel's flusher threads then take a CPU from whatever runs, so each
+# capture is synced (and read once, into the page cache) before it is timed.
+settle() { sync "$1" && cat "$1" > /dev/null; }
 
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
 ratio() { calc "($1 + 0.005) / ($2 + 0.005)" 1; }
@@ -117,7 +122,7 @@ echo
 # 1. The example's model: 19 addresses.
 f=$tmp/example.data
 "$build/examples/make-ibs-example" "$f" --samples "$samples"
-cat "$f" > /dev/null
+settle "$f"
 echo "the example's model ($(du -h "$f" | cut -f1), 19 distinct addresses):"
 run ex_walk "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$f"
 run ex_tagop "tagop report" "$repeats" "$tagop" report "$f"
@@ -134,7 +139,7 @@ summary=()
 for k in $addresses; do
   f=$tmp/symbols-$k.data
   made=$("$build/bench/make-symbol-capture" "$f" --elf "$elf" --samples "$samples" --addresses "$k")
-  cat "$f" > /dev/null
+  settle "$f"
   echo "$made; $(du -h "$f" | cut -f1):"
   run walk "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$f"
   run t "tagop report --by function" "$repeats" "$tagop" report "$f"
@@ -157,7 +162,7 @@ for k in $addresses; do
     # pieces is: the page cache then holds them in 4 KiB folios, which cost
     # any reader's kernel more to map than the writer's 2 MiB ones.
     dd if="$f" of="$tmp/small-folios.data" bs=4k status=none
-    cat "$tmp/small-folios.data" > /dev/null
+    settle "$tmp/small-folios.data"
     echo "  the same capture in 4 KiB page-cache folios:"
     run walk4k "walk of the records (floor)" "$repeats" "$build/bench/walk-records" "$tmp/small-folios.data"
     run t4k "tagop report --by function" "$repeats" "$tagop" report "$tmp/small-folios.data"

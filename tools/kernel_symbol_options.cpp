@@ -1,5 +1,8 @@
 #include "kernel_symbol_options.hpp"
 
+#include <cstdlib>      // std::getenv, setenv
+#include <string_view>  // std::string_view
+
 #include <tagop/report/kernel_symbol_source.hpp>  // kernel_symbol_source
 
 namespace tagop::cli {
@@ -17,6 +20,14 @@ void add_kernel_symbol_options(CLI::App& cmd, KernelSymbolOptions& o) {
 
 std::vector<std::shared_ptr<report::SymbolSource>> symbol_sources_for(const KernelSymbolOptions& o,
                                                                       const perf_data::FileInfo& capture) {
+  // As perf does by default (perf_debuginfod_setup), ask no debuginfod
+  // server for a module's debug file: libdw would ask the servers of
+  // DEBUGINFOD_URLS for each module that has no local debug file, a
+  // network round trip each (a wait, offline). TAGOP_DEBUGINFOD=1 asks
+  // them. Here, not in main(): report and diff start no other program,
+  // whose environment this would change (record's and emulate's do).
+  if (const char* ask = std::getenv("TAGOP_DEBUGINFOD"); !ask || std::string_view(ask) != "1")
+    setenv("DEBUGINFOD_URLS", "", 1);
   KernelSymbolSearch search{.vmlinux = o.vmlinux, .kallsyms = o.kallsyms};
   search.files.symfs = o.symfs;
   search.os_release = capture.os_release;

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -167,4 +168,70 @@ TEST_CASE("[vdso]: named from the image perf record keeps in its build-id cache,
     if (row["module"] == "[vdso]") tagop_rows[row["name"]] += row["events"]["cpu-clock"]["samples"].get<std::uint64_t>();
   CHECK(tagop_rows == perf_rows);
   fs::remove(capture);
+}
+
+TEST_CASE("no debuginfod server is asked for a module's debug file unless TAGOP_DEBUGINFOD=1, as perf does",
+          "[report][symbols]") {
+  // A library with a build-id and no local debug file: libdw's last resort
+  // for its debug file is the servers of DEBUGINFOD_URLS. A local HTTP
+  // server that answers 404 logs what it is asked.
+  const auto [lib, id] = library_without_debug_file();
+  if (lib.empty()) {
+    WARN("every candidate library has a debug file here: debuginfod is not tested");
+    return;
+  }
+  const auto [function, address] = lone_function(lib);
+  const std::string capture = temp("debuginfod.data");
+  const std::uint64_t start = 0x7f0000000000;
+  {
+    PerfDataWriter w(capture,
+                     {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}});
+    w.comm(10, 10, "worker");
+    w.mmap2(10, 10, start, 0x400000, 0, lib, id);
+    w.sample(0, {.ip = start + address + 4, .pid = 10, .tid = 10});
+    w.finish();
+  }
+  const std::string log = temp("debuginfod.log"), port_file = temp("debuginfod.port");
+  const std::string server =
+      "import http.server, sys\n"
+      "class H(http.server.BaseHTTPRequestHandler):\n"
+      "    def do_GET(self):\n"
+      "        open(sys.argv[1], 'a').write(self.path + '\\n')\n"
+      "        self.send_response(404); self.end_headers()\n"
+      "    def log_message(self, *a): pass\n"
+      "s = http.server.HTTPServer(('127.0.0.1', 0), H)\n"
+      "open(sys.argv[2], 'w').write(str(s.server_address[1]))\n"
+      "s.serve_forever()\n";
+  const std::string script = temp("debuginfod.py");
+  std::ofstream(script) << server;
+  const RunResult started = run_shell("python3 " + script + " " + log + " " + port_file +
+                                      " > /dev/null 2>&1 & echo $!");
+  const std::string pid = started.out.substr(0, started.out.find('\n'));
+  std::string port;
+  for (int i = 0; i < 100 && port.empty(); ++i) {
+    run_shell("sleep 0.05");
+    std::ifstream(port_file) >> port;
+  }
+  REQUIRE(!port.empty());
+  auto requests = [&] {
+    std::ifstream in(log);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);) n += line.find(id) != std::string::npos;
+    return n;
+  };
+  // Its own cache: the client would not ask again for a build-id it was
+  // refused in the last ten minutes (cache_miss_s).
+  const std::string cache = temp("debuginfod-cache");
+  const std::string urls = "DEBUGINFOD_CACHE_PATH=" + cache + " DEBUGINFOD_URLS=http://127.0.0.1:" + port + " ";
+  const RunResult plain = run_shell(urls + tagop_exe() + " report " + capture + " --json --top 0");
+  CHECK(plain.exit_code == 0);
+  CHECK(json::parse(plain.out)["rows"][0]["name"] == function);  // from its .dynsym
+  CHECK(requests() == 0);
+  // The same asked for: the server sees the build-id (so the check above can fail).
+  const RunResult asked = run_shell(urls + "TAGOP_DEBUGINFOD=1 " + tagop_exe() + " report " + capture + " --json");
+  CHECK(asked.exit_code == 0);
+  CHECK(requests() >= 1);
+  run_shell("kill " + pid);
+  for (const std::string& f : {capture, log, port_file, script}) fs::remove(f);
+  fs::remove_all(cache);
 }
