@@ -168,6 +168,12 @@ std::optional<std::uint32_t> FileInfo::pmu_type(std::string_view name) const {
   return std::nullopt;
 }
 
+bool FileInfo::timed() const {
+  for (const EventAttr& a : attrs)
+    if (!a.attr.sample_id_all || !(a.attr.sample_type & PERF_SAMPLE_TIME)) return false;
+  return !attrs.empty();
+}
+
 struct PerfDataReader::Mapping {
   void* address = nullptr;
   std::size_t size = 0;

@@ -22,14 +22,6 @@ std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed
   return static_cast<std::uint8_t>(std::min<int>(most, max_sums));
 }
 
-// Whether every record says when it happened: samples by TIME, the others
-// by their sample_id_all trailer.
-bool timed(const perf_data::FileInfo& info) {
-  for (const perf_data::EventAttr& a : info.attrs)
-    if (!a.attr.sample_id_all || !(a.attr.sample_type & PERF_SAMPLE_TIME)) return false;
-  return !info.attrs.empty();
-}
-
 // The reading thread's share of the tallies (of 2^32) at the start: with
 // workers, none. Reading and handing on a sample costs about as much as
 // tallying one when the tallies outgrow the caches (100 k addresses and
@@ -59,7 +51,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     : capture_(capture),
       file_(reader.bytes().data()),
       filters_(filters),
-      timed_(timed(reader.info())),
+      timed_(reader.info().timed()),
       spaces_(reader.info().build_ids,
               [this](std::uint32_t pid, std::string_view comm) {
                 const Filters& x = filters_;

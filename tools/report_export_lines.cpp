@@ -60,14 +60,6 @@ struct AddressKeyHash {
   }
 };
 
-// Whether every record says when it happened: samples by TIME, the others
-// by their sample_id_all trailer.
-bool timed(const perf_data::FileInfo& info) {
-  for (const perf_data::EventAttr& a : info.attrs)
-    if (!a.attr.sample_id_all || !(a.attr.sample_type & PERF_SAMPLE_TIME)) return false;
-  return !info.attrs.empty();
-}
-
 // What the lines of both kinds of capture share: the process table, the
 // filters but --where, each address's symbol, looked up once, and the
 // window in which samples and records wait (the file's comment). Handler
@@ -77,7 +69,7 @@ template <typename Handler, typename Line>
 class LineHandlerBase : public perf_data::RecordHandler {
  public:
   LineHandlerBase(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
-      : options_(options), writer_(out), timed_(timed(reader.info())) {
+      : options_(options), writer_(out), timed_(reader.info().timed()) {
     processes_.add_build_ids(reader.info().build_ids);
     sources_ = options.symbol_sources;
     sources_.push_back(report::elf_symbol_source());

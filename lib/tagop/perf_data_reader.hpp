@@ -82,6 +82,10 @@ struct FileInfo {
   bool has_feature(unsigned bit) const { return (header.features[bit / 64] >> (bit % 64)) & 1; }
   /// The type number of a PMU by name, from HEADER_PMU_MAPPINGS.
   std::optional<std::uint32_t> pmu_type(std::string_view name) const;
+  /// Whether every record says when it happened: samples by TIME, the
+  /// others by their sample_id_all trailer. Only then can a reader put the
+  /// records in time order, as perf does.
+  bool timed() const;
 };
 
 /// The identity fields a record carries (every field of a sample; the

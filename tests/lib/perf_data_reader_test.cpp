@@ -171,6 +171,32 @@ void sample_with_id(PerfDataWriter& w, std::uint64_t id, std::uint64_t ip) {
 
 }  // namespace
 
+TEST_CASE("a capture is timed when every event samples TIME and gives other records their time", "[perfdata]") {
+  // Each attr: (sample_type has TIME, sample_id_all). Timed only when all
+  // events have both, as perf needs to sort records by time.
+  const std::uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
+  struct Case {
+    std::vector<std::pair<bool, bool>> events;
+    bool timed;
+  };
+  for (const Case& c : {Case{{{true, true}}, true}, Case{{{true, true}, {true, true}}, true},
+                        Case{{{true, false}}, false}, Case{{{false, true}}, false},
+                        Case{{{true, true}, {true, false}}, false}, Case{{{true, true}, {false, true}}, false}}) {
+    std::vector<WriterEvent> attrs;
+    std::uint64_t id = 40;
+    for (const auto& [time, id_all] : c.events) {
+      perf_event_attr a = attr_with(11, st | (time ? PERF_SAMPLE_TIME : 0));
+      a.sample_id_all = id_all;
+      attrs.push_back({.attr = a, .ids = {id++}, .name = "e"});
+    }
+    const std::string path = temp_path("timed.data");
+    PerfDataWriter(path, attrs).finish();
+    INFO("events " << c.events.size() << ", first: time " << c.events[0].first << ", sample_id_all " << c.events[0].second);
+    CHECK(PerfDataReader(path).info().timed() == c.timed);
+    std::filesystem::remove(path);
+  }
+}
+
 TEST_CASE("a sample finds its event by id: ids close together, ids far apart, ids of no event", "[perfdata]") {
   // Close together the reader looks ids up in a table from the lowest; far
   // apart (past 65536) in a hash map. Both must find the same events and
