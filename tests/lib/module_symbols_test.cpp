@@ -7,20 +7,23 @@
 
 #include <cxxabi.h>            // abi::__cxa_demangle
 #include <elfutils/libdwfl.h>  // dwfl_begin (lives in libdw.so); the live-process oracle
+#include <fcntl.h>             // ::open
+#include <gelf.h>              // gelf_getphdr
 
 #include <catch2/catch.hpp>
 
 #include "run_command.hpp"
 #include <fmt/format.h>  // fmt::format
 
-#include <unistd.h>     // getpid
+#include <unistd.h>     // getpid, ::close
 
 #include <algorithm>   // std::max
 #include <cctype>      // std::toupper
 #include <cstdint>     // std::uintptr_t, std::uint64_t
-#include <cstdlib>     // std::getenv
+#include <cstdlib>     // std::getenv, ::unsetenv
 #include <filesystem>  // std::filesystem
 #include <fstream>     // std::ifstream, std::ofstream
+#include <iterator>    // std::istreambuf_iterator
 #include <memory>      // std::unique_ptr
 #include <optional>    // std::optional
 #include <sstream>     // std::istringstream
@@ -152,6 +155,27 @@ ExecutableMapping executable_mapping_of(const void* address) {
   return {};
 }
 
+// Where the bytes in the file of the loadable segment that holds a file
+// offset end (from the program headers, read with libelf).
+std::uint64_t segment_file_end(const std::string& path, std::uint64_t offset) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+  std::size_t count = 0;
+  std::uint64_t end = 0;
+  if (elf != nullptr && elf_getphdrnum(elf, &count) == 0)
+    for (std::size_t i = 0; i < count; ++i) {
+      GElf_Phdr phdr{};
+      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) != nullptr && phdr.p_type == PT_LOAD &&
+          offset >= phdr.p_offset && offset < phdr.p_offset + phdr.p_memsz)
+        end = phdr.p_offset + phdr.p_filesz;
+    }
+  if (elf != nullptr) elf_end(elf);
+  ::close(fd);
+  REQUIRE(end > 0);
+  return end;
+}
+
 // Steps through a whole executable mapping and compares ModuleSymbols'
 // function with libdwfl's for the same instruction address.
 void check_every_function_name_agrees_with_libdwfl(const void* inside) {
@@ -161,14 +185,17 @@ void check_every_function_name_agrees_with_libdwfl(const void* inside) {
   LiveProcessSymbols live;
   int compared = 0, named = 0, differing = 0;
   std::string first_difference;
+  // The mapping's last page runs past the segment's bytes in the file:
+  // ModuleSymbols has no location there (as perf: no map holds it), where
+  // libdwfl stretches a last sizeless symbol (_fini) over it, so the
+  // addresses compared end with the segment's bytes.
+  const std::uint64_t file_end = segment_file_end(m.path, m.pgoff);
   // libdwfl's lookup scans every symbol: about 3000 odd-strided points keep
   // the oracle quick and still land at every alignment.
   std::uintptr_t stride = std::max<std::uintptr_t>(61, (m.end - m.start) / 3000 | 1);
-  for (std::uintptr_t a = m.start; a < m.end; a += stride, ++compared) {
+  for (std::uintptr_t a = m.start; a < m.end && a - m.start + m.pgoff < file_end; a += stride, ++compared) {
     std::string expected = live.function_at(a);
     auto location = symbols->lookup(a - m.start + m.pgoff);
-    // The mapping's last page runs past the segment's bytes in the file:
-    // no location there, and no symbol either.
     std::string actual = location ? location->function : "";
     named += !expected.empty();
     if (actual != expected && differing++ == 0)
@@ -312,4 +339,57 @@ TEST_CASE("a missing or non-ELF file is refused with the reason", "[symbols]") {
     CHECK_THAT(problem, Catch::StartsWith(dir.string() + ": "));
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("a stripped module's names come from the debug file its .gnu_debuglink names", "[symbols]") {
+  // The test executable split as distributions ship it (objcopy, as
+  // dh_strip does): the code stripped, its symbols in a file beside it.
+  Mapped exe = mapping_of(reinterpret_cast<const void*>(&tagop_symbols_probe));
+  fs::path dir = fs::temp_directory_path() / ("tagop-debuglink-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string stripped = (dir / "probe").string(), debug = (dir / "probe.debug").string();
+  REQUIRE(run_shell("objcopy --only-keep-debug '" + exe.path + "' '" + debug + "'").exit_code == 0);
+  REQUIRE(run_shell("objcopy --strip-all --add-gnu-debuglink='" + debug + "' '" + exe.path + "' '" + stripped + "'")
+              .exit_code == 0);
+  REQUIRE(readelf_field("-S", stripped, ".symtab") == "");  // no symbol table of its own
+
+  auto location = open_or_fail(stripped)->lookup(exe.file_offset);
+  REQUIRE(location);
+  CHECK(location->function == "tagop_symbols_probe");
+  SECTION("without the debug file, no name") {
+    fs::remove(debug);
+    auto bare = open_or_fail(stripped)->lookup(exe.file_offset);
+    CHECK((!bare || bare->function != "tagop_symbols_probe"));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("no debuginfod client is loaded when DEBUGINFOD_URLS names no server", "[symbols]") {
+  // In a process of its own: libdwfl's standard search, which the oracle
+  // of the tests above uses, loads it.
+  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 '" + self +
+                            "' 'no debuginfod client is loaded when DEBUGINFOD_URLS names no server' 2>&1");
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    return;
+  }
+  // libdwfl's standard search loads libdebuginfod (and libcurl, GnuTLS...)
+  // for a module with no local debug file, server or not: libdw itself is
+  // one on Debian (stripped, with a .gnu_debuglink to a file not installed).
+  auto loaded = [] {
+    std::ifstream maps("/proc/self/maps");
+    std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+    return text.find("libdebuginfod") != std::string::npos;
+  };
+  REQUIRE_FALSE(loaded());
+  Dwfl* (*volatile function)(const Dwfl_Callbacks*) = &dwfl_begin;
+  Mapped lib = mapping_of(reinterpret_cast<const void*>(function));
+  ::unsetenv("DEBUGINFOD_URLS");
+  // The lookup asks for the symbol table, and so for the debug file.
+  auto location = open_or_fail(lib.path)->lookup(lib.file_offset);
+  REQUIRE(location);
+  CHECK(location->function == "dwfl_begin");
+  CHECK_FALSE(loaded());
 }
