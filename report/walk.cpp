@@ -4,7 +4,10 @@
 #include <bit>        // std::popcount
 #include <thread>     // std::thread::hardware_concurrency
 
+#include <fmt/format.h>  // fmt::format
+
 #include <tagop/amd_ibs/layout.hpp>  // field_table
+#include <tagop/error.hpp>            // Error
 
 namespace tagop::report {
 
@@ -73,6 +76,10 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
   const auto& attrs = reader.info().attrs;
+  // An Item names its event in 16 bits (perf record writes a few events).
+  if (attrs.size() > 0x10000)
+    throw Error(ErrorCode::resource, fmt::format("{}: {} events in one capture (a report reads at most 65536)",
+                                                 reader.info().path, attrs.size()));
   for (std::uint32_t e = 0; e < attrs.size(); ++e) {
     EventPlan p;
     p.layout = SampleLayout::of(attrs[e].attr);

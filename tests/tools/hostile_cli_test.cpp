@@ -155,6 +155,26 @@ TEST_CASE("names that are not text in a capture without IBS events", "[hostile][
   fs::remove(file);
 }
 
+TEST_CASE("a capture of more events than a report can name: refused with the count", "[hostile][perfdata]") {
+  // The report names a sample's event in 16 bits; a file may declare more.
+  const std::string file = temp("many-events.data");
+  perf_event_attr a{};
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER;
+  std::vector<WriterEvent> events;
+  for (std::uint64_t id = 1; id <= 0x10001; ++id) events.push_back({.attr = a, .ids = {id}, .name = "cpu-clock"});
+  {
+    PerfDataWriter w(file, events);
+    w.finish();
+  }
+  const RunResult r = run_tagop("report " + file);
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("65537 events in one capture"));
+  fs::remove(file);
+}
+
 TEST_CASE("output that cannot be written: exit 1 with the reason", "[hostile][output]") {
   // Past 4 KiB (the stream's buffer) and within it, JSON and text.
   for (const char* args : {"events list", "events show F206", "events show F206 --json", "--help"}) {
