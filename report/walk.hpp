@@ -98,9 +98,10 @@ class Walk final : public perf_data::RecordHandler {
   // may be released out of their order in the file: any order is right,
   // as long as each waited (space_at takes any time).
   // What the release needs of the record is read while the record is
-  // in the L1 cache: a sample waits for 16 k records (2 MiB of the file),
-  // and the read of its address then missed the caches (16% of the
-  // reading thread's time, since the shard hangs on it).
+  // in the L1 cache, and the release reads no more of it (the tally reads
+  // the record's ip, when it needs it): a sample waits for 16 k records
+  // (2 MiB of the file), and the read of its address then missed the
+  // caches (16% of the reading thread's time, since the shard hangs on it).
   struct DelayedRecord {
     const std::byte* record;
     std::uint64_t time, address;  // the address picks the shard
@@ -183,11 +184,11 @@ inline bool Walk::passes(const Fields& f) const {
   const SampleLayout& l = plan.layout;
   Item item;
   item.payload_or_period = reinterpret_cast<std::uint64_t>(d.record + l.variable_at + 4);
-  if (l.ip_at) std::memcpy(&item.ip, d.record + l.ip_at, 8);
   item.raw_size = d.raw_size;
   item.raw_at = static_cast<std::uint16_t>(l.variable_at + 4);
+  item.event = d.event;
   item.unit = plan.unit;
-  item.flags = Item::ibs;
+  item.flags = Item::ibs | Item::ip_in_record;
   item.space = spaces_.space_at(d.pid, d.time);
   // Read all the same when filtered out by process: the period counts.
   if (!spaces_.space(item.space).passes) item.flags |= Item::filtered_out;
