@@ -187,7 +187,11 @@ class FunctionIndex {
       Dwarf_Addr bias = 0;
       const char* name = dwfl_module_getsym_info(module, i, &sym, &address, &section, &elf, &bias);
       int type = GELF_ST_TYPE(sym.st_info);
-      if (name == nullptr || *name == '\0' || section == SHN_UNDEF || section >= SHN_LORESERVE ||
+      // Unnamed by st_name, as perf's elf_sym__is_function asks, not by the
+      // name's first byte: that read touched every page of the string
+      // table (libLLVM's: megabytes, a page fault each), where only the
+      // names of the functions with samples are read.
+      if (name == nullptr || sym.st_name == 0 || section == SHN_UNDEF || section >= SHN_LORESERVE ||
           (type != STT_FUNC && type != STT_GNU_IFUNC))
         continue;
       bool sizeless = sym.st_size == 0;
