@@ -23,11 +23,11 @@ void PeriodSeen::merge(const PeriodSeen& o) {
 }
 
 Tally::Tally(const amd_ibs::IbsCapture* capture, const Predicate* where, std::uint32_t needed_measures,
-             std::uint8_t width, std::vector<std::uint16_t> record_ip_at, const std::byte* file)
-    : capture_(capture), file_(file), kinds_(where, needed_measures), record_ip_at_(std::move(record_ip_at)), entries_(width) {
+             std::uint8_t width, std::size_t events, const std::byte* file)
+    : capture_(capture), file_(file), kinds_(where, needed_measures), entries_(width) {
   if (capture_) kinds_.use_ibs(*capture_);
   else
-    for (std::uint32_t e = 0; e < record_ip_at_.size(); ++e) event_kinds_.push_back(kinds_.event_kind(e));
+    for (std::uint32_t e = 0; e < events; ++e) event_kinds_.push_back(kinds_.event_kind(e));
   end_period_runs();  // sets the masks
 }
 
@@ -36,7 +36,6 @@ Tally::Tally(Tally&& o) noexcept
       file_(o.file_),
       kinds_(std::move(o.kinds_)),
       event_kinds_(std::move(o.event_kinds_)),
-      record_ip_at_(std::move(o.record_ip_at_)),
       entries_(std::move(o.entries_)),
       pending_(o.pending_),
       queued_(o.queued_),
@@ -51,7 +50,7 @@ void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
   Kind& kind = kinds_.kinds()[id];
   ++kind.samples;
   if (kind.verdict != Verdict::passes) return;
-  if (kind.rip_invalid) ip = record_ip(item);
+  if (kind.rip_invalid) ip = item.ip;
   // At once: its sums are values of its own, not in the payload at offsets.
   const std::size_t slot = entries_.find(ip, item.space, id, item.chain, EntryTable::hash(ip, item.space, id, item.chain));
   ++entries_.at(slot).count;

@@ -26,17 +26,14 @@ namespace tagop::report {
 struct Item {
   /// IBS: the raw payload; other events: the period.
   std::uint64_t payload_or_period = 0;
-  /// The record's ip (IBS: the interrupt's, for IbsRipInvalid), unless
-  /// the flag ip_in_record says that the tally reads it from the record
-  /// when it needs it (rarely: the handing on reads no more of the record).
-  std::uint64_t ip = 0;
+  std::uint64_t ip = 0;  // the record's (IBS: the interrupt's, for IbsRipInvalid)
   std::uint32_t space = 0, chain = 0;
   std::uint16_t raw_size = 0;  // IBS
   std::uint16_t raw_at = 0;    // IBS: of the payload in its record
-  std::uint16_t event = 0;
+  std::uint16_t event = 0;     // other events
   amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   std::uint8_t flags = 0;
-  static constexpr std::uint8_t ibs = 1, filtered_out = 2, ip_in_record = 4;  // flags
+  static constexpr std::uint8_t ibs = 1, filtered_out = 2;  // flags
 
   const std::byte* raw() const { return reinterpret_cast<const std::byte*>(payload_or_period); }
 };
@@ -45,10 +42,9 @@ static_assert(sizeof(Item) == 32);
 class Tally {
  public:
   /// `file`: the capture as mapped (damaged payloads' offsets); `width`:
-  /// the sums of each entry (EntryTable); `record_ip_at`: by event, where
-  /// its records hold the ip (SampleLayout::ip_at).
+  /// the sums of each entry (EntryTable).
   Tally(const amd_ibs::IbsCapture* capture, const Predicate* where, std::uint32_t needed_measures,
-        std::uint8_t width, std::vector<std::uint16_t> record_ip_at, const std::byte* file);
+        std::uint8_t width, std::size_t events, const std::byte* file);
   Tally(Tally&&) noexcept;
   Tally& operator=(Tally&&) = delete;
 
@@ -65,13 +61,6 @@ class Tally {
   void ibs(const Item& item);
   void decoded(const Item& item, std::span<const std::byte> raw);
   void count_period(amd_ibs::IbsUnit unit, std::uint64_t control);
-  std::uint64_t record_ip(const Item& item) const {
-    if (!(item.flags & Item::ip_in_record)) return item.ip;
-    std::uint64_t ip = 0;
-    if (const std::uint16_t at = record_ip_at_[item.event])
-      std::memcpy(&ip, item.raw() - item.raw_at + at, 8);
-    return ip;
-  }
   void end_period_runs();
 
   // A sample is counted a few samples after it is queued, so that the
@@ -91,7 +80,6 @@ class Tally {
   const std::byte* file_;
   KindTable kinds_;
   std::vector<std::uint32_t> event_kinds_;  // other events: their kinds
-  std::vector<std::uint16_t> record_ip_at_;  // by event
   EntryTable entries_;
   std::array<Pending, pending_depth> pending_{};
   std::uint64_t queued_ = 0;
@@ -160,9 +148,8 @@ class Tally {
   if (!key_kind) return decoded(item, raw);
   ++key_kind->samples;
   if (key_kind->verdict != Verdict::passes) return;
-  std::uint64_t ip;
+  std::uint64_t ip = item.ip;  // IbsRipInvalid: the interrupted ip, as perf recorded it
   if (!key_kind->rip_invalid) std::memcpy(&ip, raw.data() + key_kind->ip_at, 8);
-  else ip = record_ip(item);  // IbsRipInvalid: the interrupted ip, as perf recorded it
   queue(ip, item.space, key_kind->kind, item.chain, 0, key_kind, raw.data());
 }
 

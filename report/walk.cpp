@@ -70,11 +70,8 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       worker_scale_(shards_ == 1 ? 0 : ((shards_ - 1) << 32) / ((std::uint64_t{1} << 32) - own_share_)),
       pool_(shards_,
             [&, width = sums_width(capture, needed_measures)] {
-              std::vector<std::uint16_t> record_ip_at;
-              for (const perf_data::EventAttr& a : reader.info().attrs)
-                record_ip_at.push_back(SampleLayout::of(a.attr).ip_at);
               return Tally(capture_, filters_.where ? &*filters_.where : nullptr, needed_measures, width,
-                           std::move(record_ip_at), file_);
+                           reader.info().attrs.size(), file_);
             }),
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;

@@ -92,23 +92,15 @@ class Walk final : public perf_data::RecordHandler {
   Delayed& next_delayed();
   void hand_on(Delayed& d);
   void release(Delayed& d);
-  // A direct sample (EventPlan::direct) waits as its record and the few
-  // fields the release reads, in a ring of its own (about half the bytes
-  // of a Delayed, so that it stays in the L2 cache). Samples of the two rings
+  // A direct sample (EventPlan::direct) waits as its record alone, in a
+  // ring of its own (a quarter of the bytes, so that it stays in the L2
+  // cache), and is read when it is released. Samples of the two rings
   // may be released out of their order in the file: any order is right,
   // as long as each waited (space_at takes any time).
-  // What the release needs of the record is read while the record is
-  // in the L1 cache, and the release reads no more of it (the tally reads
-  // the record's ip, when it needs it): a sample waits for 16 k records
-  // (2 MiB of the file), and the read of its address then missed the
-  // caches (16% of the reading thread's time, since the shard hangs on it).
   struct DelayedRecord {
     const std::byte* record;
-    std::uint64_t time, address;  // the address picks the shard
-    std::uint32_t pid;
-    std::uint16_t event, raw_size;
+    std::uint32_t event, raw_size;
   };
-  static_assert(sizeof(DelayedRecord) == 32);
   void release(const DelayedRecord& d);
   // The shard of an address: the reading thread's own (0) takes a smaller
   // share, since reading is work too (own_share in walk.cpp).
@@ -182,17 +174,24 @@ inline bool Walk::passes(const Fields& f) const {
 [[gnu::always_inline]] inline void Walk::release(const DelayedRecord& d) {
   const EventPlan& plan = plans_[d.event];
   const SampleLayout& l = plan.layout;
+  const std::byte* raw = d.record + l.variable_at + 4;
+  std::uint32_t pid;
+  std::memcpy(&pid, d.record + l.pid_at, 4);
+  std::uint64_t time = 0;
+  if (l.time_at) std::memcpy(&time, d.record + l.time_at, 8);
   Item item;
-  item.payload_or_period = reinterpret_cast<std::uint64_t>(d.record + l.variable_at + 4);
-  item.raw_size = d.raw_size;
+  item.payload_or_period = reinterpret_cast<std::uint64_t>(raw);
+  if (l.ip_at) std::memcpy(&item.ip, d.record + l.ip_at, 8);
+  item.raw_size = static_cast<std::uint16_t>(d.raw_size);
   item.raw_at = static_cast<std::uint16_t>(l.variable_at + 4);
-  item.event = d.event;
   item.unit = plan.unit;
-  item.flags = Item::ibs | Item::ip_in_record;
-  item.space = spaces_.space_at(d.pid, d.time);
+  item.flags = Item::ibs;
+  item.space = spaces_.space_at(pid, time);
   // Read all the same when filtered out by process: the period counts.
   if (!spaces_.space(item.space).passes) item.flags |= Item::filtered_out;
-  pool_.add(shard_of(d.address, item.space), item);
+  std::uint64_t address = 0;
+  if (shards_ > 1) std::memcpy(&address, raw + plan.payload_ip_at, 8);
+  pool_.add(shard_of(address, item.space), item);
 }
 
 [[gnu::always_inline]] inline bool Walk::ibs_in_place(std::uint32_t event, const EventPlan& plan,
@@ -201,10 +200,7 @@ inline bool Walk::passes(const Fields& f) const {
   std::uint32_t n;
   std::memcpy(&n, record + l.variable_at, 4);
   if (n > std::size_t{size} - l.variable_at - 4 || n < plan.payload_ip_end) return false;
-  DelayedRecord d{record, 0, 0, 0, static_cast<std::uint16_t>(event), static_cast<std::uint16_t>(n)};
-  std::memcpy(&d.pid, record + l.pid_at, 4);
-  if (l.time_at) std::memcpy(&d.time, record + l.time_at, 8);
-  if (shards_ > 1) std::memcpy(&d.address, record + l.variable_at + 4 + plan.payload_ip_at, 8);
+  const DelayedRecord d{record, event, n};
   if (!timed_) {
     release(d);
     return true;
