@@ -7,13 +7,27 @@
 // memory does not grow with the input. With one shard nothing is queued.
 // Each side counts the times it found the other behind (waits()), so that
 // the adding thread can take more of the items or fewer.
+//
+// Items are written to a batch past the caches (non-temporal stores): the
+// batch's lines were last in the worker's cache, and stored the usual way
+// each line first came back from there. That cost the adding thread 7 ns
+// an item (10 M items: 0.17 s where a walk without handing on took 0.09),
+// and much more whenever the host put the two CPUs of this VM far apart
+// (a report of 0.44 s where one thread took 0.28).
+
+#if defined(__SSE2__)
+#include <emmintrin.h>  // _mm_stream_si128, _mm_sfence
+#endif
 
 #include <atomic>              // std::atomic
 #include <condition_variable>  // std::condition_variable
 #include <cstdint>             // std::uint64_t
 #include <cstddef>             // std::size_t
 #include <deque>               // std::deque
-#include <memory>              // std::unique_ptr, std::make_unique_for_overwrite
+#include <cstring>             // std::memcpy
+#include <memory>              // std::unique_ptr
+#include <new>                 // std::align_val_t
+#include <type_traits>         // std::is_trivially_copyable_v
 #include <mutex>               // std::mutex
 #include <span>                // std::span
 #include <thread>              // std::jthread
@@ -60,7 +74,7 @@ class ShardPool {
   [[gnu::always_inline]] void add(std::size_t shard, const Item& item) {
     if (shard == 0) return states_[0].add(item);
     Lane& lane = lanes_[shard - 1];
-    lane.filling[lane.size] = item;
+    store_past_caches(lane.filling.get() + lane.size, item);
     if (++lane.size == batch_size) submit(lane);
   }
 
@@ -72,13 +86,37 @@ class ShardPool {
   }
 
  private:
-  using Batch = std::unique_ptr<Item[]>;
+  static_assert(std::is_trivially_copyable_v<Item> && sizeof(Item) % 16 == 0, "an item is stored in 16-byte parts");
+  [[gnu::always_inline]] static void store_past_caches(Item* to, const Item& item) {
+#if defined(__SSE2__)
+    __m128i parts[sizeof(Item) / 16];
+    std::memcpy(parts, &item, sizeof(Item));
+    for (std::size_t i = 0; i < sizeof(Item) / 16; ++i) _mm_stream_si128(reinterpret_cast<__m128i*>(to) + i, parts[i]);
+#else
+    *to = item;
+#endif
+  }
+  // The stores past the caches are ordered before the batch is handed on.
+  static void stores_done() {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+  }
+
+  // A batch's items, on a 64-byte boundary (the stores want 16).
+  struct AlignedDelete {
+    void operator()(Item* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  };
+  using Batch = std::unique_ptr<Item[], AlignedDelete>;
+  static Batch new_batch() {
+    return Batch(static_cast<Item*>(::operator new[](batch_size * sizeof(Item), std::align_val_t{64})));
+  }
   struct Queued {
     Batch items;
     std::size_t size;
   };
   struct Lane {
-    Batch filling = std::make_unique_for_overwrite<Item[]>(batch_size);
+    Batch filling = new_batch();
     std::size_t size = 0;
     std::mutex mutex;
     std::condition_variable changed;
@@ -90,12 +128,13 @@ class ShardPool {
 
   void submit(Lane& lane) {
     if (lane.size == 0) return;
+    stores_done();
     std::unique_lock lock(lane.mutex);
     if (lane.queue.size() >= queue_depth) adder_waits_.fetch_add(1, std::memory_order_relaxed);
     lane.changed.wait(lock, [&] { return lane.queue.size() < queue_depth; });
     lane.queue.push_back({std::move(lane.filling), lane.size});
     if (lane.spares.empty()) {
-      lane.filling = std::make_unique_for_overwrite<Item[]>(batch_size);
+      lane.filling = new_batch();
     } else {
       lane.filling = std::move(lane.spares.back());
       lane.spares.pop_back();
