@@ -21,7 +21,10 @@
 #   - whether the function names agree with perf's (--no-demangle in both):
 #     the top 20 rows, and how many of all.
 # Best of BENCH_REPEATS (5) for the walk and tagop, of BENCH_PEER_REPEATS
-# (1) for perf. BENCH_SAMPLES (10 M) samples a capture (about 1.1 GB).
+# (3) for perf: on a shared host the same command's time moves by a third
+# from minute to minute (perf script on one file: 7.1 to 12.3 s), so each
+# side gets its best of a few. BENCH_SAMPLES (10 M) samples a capture
+# (about 1.1 GB).
 set -euo pipefail
 
 build=${1:-build}
@@ -31,7 +34,7 @@ elf=${BENCH_ELF:-/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1}
 line_elf=${BENCH_LINE_ELF:-$build/tools/tagop}
 line_samples=${BENCH_LINE_SAMPLES:-1000000}
 repeats=${BENCH_REPEATS:-5}
-peer_repeats=${BENCH_PEER_REPEATS:-1}
+peer_repeats=${BENCH_PEER_REPEATS:-3}
 srcline_cap=${BENCH_SRCLINE_CAP:-120}
 tagop=$build/tools/tagop
 for f in "$tagop" "$build/examples/make-ibs-example" "$build/bench/make-symbol-capture" "$build/bench/walk-records"; do
