@@ -22,6 +22,8 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include "plt_stubs.hpp"
+
 namespace tagop {
 namespace {
 
@@ -170,6 +172,7 @@ struct FunctionSymbol {
   const char* name = nullptr;  // in libelf's string table, alive with the Dwfl
   int binding = STB_LOCAL;
   bool sizeless = false;
+  bool plt_stub = false;  // named "<name>@plt" (plt_stubs.hpp)
 };
 
 // Function symbols sorted by address. dwfl_module_addrinfo scans the whole
@@ -201,6 +204,16 @@ class FunctionIndex {
                           .binding = GELF_ST_BIND(sym.st_info),
                           .sizeless = sizeless});
     }
+    // The PLT's stubs, from the module's own file (a separate debug file
+    // has no .plt contents).
+    Dwarf_Addr bias = 0;
+    for (const PltStub& stub : plt_stubs(dwfl_module_getelf(module, &bias)))
+      symbols_.push_back({.start = stub.address + bias,
+                          .end = stub.address + bias + plt_stub_size,
+                          .name = stub.name,
+                          .binding = STB_GLOBAL,
+                          .sizeless = false,
+                          .plt_stub = true});
     // As perf reads a symbol table (dso__load_sym in its util/): by
     // address, aliases in table order; a sizeless symbol runs up to the next
     // one (hand-written assembly and _init often leave the size 0), within
@@ -235,14 +248,17 @@ class FunctionIndex {
     return static_cast<std::size_t>(std::prev(after) - symbols_.begin());
   }
 
-  /// The demangled name of a function (by index_at()).
+  /// The demangled name of a function (by index_at()); a PLT stub's is
+  /// its target's demangled, then "@plt", as perf writes it.
   const std::string& name(std::size_t index) const {
     auto cached = demangled_.find(index);
-    if (cached == demangled_.end()) cached = demangled_.emplace(index, demangle(symbols_[index].name)).first;
+    if (cached == demangled_.end())
+      cached = demangled_.emplace(index, demangle(symbols_[index].name) + plt_suffix(index)).first;
     return cached->second;
   }
 
-  const char* symbol(std::size_t index) const { return symbols_[index].name; }
+  /// The name as the symbol table has it (--no-demangle).
+  std::string symbol(std::size_t index) const { return symbols_[index].name + plt_suffix(index); }
 
   /// The demangled name of the function holding `address`, "" if none.
   std::string name_at(std::uint64_t address) const {
@@ -251,6 +267,8 @@ class FunctionIndex {
   }
 
  private:
+  std::string plt_suffix(std::size_t index) const { return symbols_[index].plt_stub ? "@plt" : ""; }
+
   static std::uint64_t section_end(Elf* elf, GElf_Word section, Dwarf_Addr bias) {
     GElf_Shdr header{};
     Elf_Scn* scn = elf != nullptr ? elf_getscn(elf, section) : nullptr;

@@ -235,3 +235,108 @@ TEST_CASE("no debuginfod server is asked for a module's debug file unless TAGOP_
   for (const std::string& f : {capture, log, port_file, script}) fs::remove(f);
   fs::remove_all(cache);
 }
+
+namespace {
+
+// Samples in the first stubs of `lib`'s PLT, stub k with k + 1 of them,
+// 6 bytes in (past the jump's first instruction), so that the counts tell
+// the stubs apart; a shared library's text is mapped at its file offset.
+// objdump names each stub from the relocation its jump goes through
+// ("0000000000003030 <crc32_z@plt>:"); the header of .plt has no name of
+// its own ("<crc32_z@plt-0x10>"). Returns tagop's rows and objdump's names
+// with their counts, and leaves the capture in `capture`.
+struct PltRows {
+  std::map<std::string, std::uint64_t> tagop, objdump;
+};
+PltRows plt_rows(const std::string& lib, const std::string& id, const std::string& section, const std::string& capture,
+                 const std::string& cache) {
+  const RunResult dump = run_shell("objdump -d -j " + section + " " + lib);
+  REQUIRE(dump.exit_code == 0);
+  const std::regex label(R"(^([0-9a-f]+) <([^<>@]+)@plt>:$)");
+  std::vector<std::pair<std::uint64_t, std::string>> stubs;
+  std::istringstream dumped(dump.out);
+  std::smatch m;
+  for (std::string l; std::getline(dumped, l);)
+    if (std::regex_match(l, m, label)) stubs.emplace_back(std::stoull(m[1], nullptr, 16), m[2]);
+  REQUIRE(stubs.size() >= 2);
+  stubs.resize(std::min<std::size_t>(stubs.size(), 12));
+  PltRows rows;
+  const std::uint64_t start = 0x7f0000000000;
+  {
+    PerfDataWriter w(capture,
+                     {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}});
+    w.comm(10, 10, "worker");
+    w.mmap2(10, 10, start, 0x400000, 0, lib, id);
+    for (std::size_t k = 0; k < stubs.size(); ++k) {
+      for (std::size_t n = 0; n <= k; ++n) w.sample(0, {.ip = start + stubs[k].first + 6, .pid = 10, .tid = 10});
+      rows.objdump[stubs[k].second + "@plt"] = k + 1;
+    }
+    w.finish();
+  }
+  const json report = report_json(capture, cache);
+  for (const json& row : report["rows"])
+    rows.tagop[row["name"]] += row["events"]["cpu-clock"]["samples"].get<std::uint64_t>();
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("a sample in a PLT stub is named name@plt, as objdump labels the stub and perf report names it",
+          "[report][symbols][perf]") {
+  const auto [lib, id] = library_without_debug_file();
+  if (lib.empty()) {
+    WARN("every candidate library has a debug file here: PLT stubs are not tested");
+    return;
+  }
+  INFO(lib);
+  const std::string capture = temp("plt.data"), cache = temp("plt-cache");
+  fs::create_directories(cache);
+  const PltRows rows = plt_rows(lib, id, ".plt", capture, cache);
+  CHECK(rows.tagop == rows.objdump);
+
+  if (run_shell("command -v perf").exit_code == 0) {
+    // "    10.26%             8  [.] gzseek64@plt"
+    const RunResult perf = run_shell("PERF_BUILDID_DIR=" + cache + " perf report -i " + capture +
+                                     " --stdio -n --sort sym 2>/dev/null");
+    REQUIRE(perf.exit_code == 0);
+    const std::regex row(R"(^ +[\d.]+% +(\d+) +\[.\] (\S+) *$)");
+    std::map<std::string, std::uint64_t> perf_rows;
+    std::istringstream lines(perf.out);
+    std::smatch m;
+    for (std::string l; std::getline(lines, l);)
+      if (std::regex_match(l, m, row)) perf_rows[m[2]] += std::stoull(m[1]);
+    INFO(perf.out);
+    CHECK(perf_rows == rows.objdump);
+  } else {
+    WARN("no perf here: PLT names are compared with objdump's only");
+  }
+  fs::remove_all(cache);
+  fs::remove(capture);
+}
+
+TEST_CASE("a library linked for indirect branch tracking has its stubs in .plt.sec, named as objdump names them",
+          "[report][symbols]") {
+  // Debian's toolchain does not make such libraries by default: one is
+  // built here. perf before Linux 6.2 put the names on .plt's lazy-binding
+  // entries instead, so perf is not the oracle for this one.
+  const std::string source = temp("ibt.c"), lib = temp("libibt.so");
+  std::ofstream(source) << "#include <stdio.h>\n#include <string.h>\n"
+                           "int f(const char* s) { puts(s); return (int)strlen(s); }\n";
+  const RunResult cc = run_shell("cc -shared -fPIC -O1 -fcf-protection -Wl,-z,ibtplt -Wl,--build-id -o " + lib + " " +
+                                 source);
+  if (cc.exit_code != 0 || run_shell("readelf -SW " + lib + " | grep -q '\\.plt\\.sec'").exit_code != 0) {
+    WARN("no C compiler that links -z ibtplt here: .plt.sec is not tested\n" << cc.err);
+    fs::remove(source);
+    return;
+  }
+  std::string problem;
+  const auto id = tagop::file_build_id(lib, problem);
+  REQUIRE(id);
+  const std::string capture = temp("ibt.data"), cache = temp("ibt-cache");
+  fs::create_directories(cache);
+  const PltRows rows = plt_rows(lib, *id, ".plt.sec", capture, cache);
+  CHECK(rows.objdump.size() == 2);  // puts@plt, strlen@plt
+  CHECK(rows.tagop == rows.objdump);
+  fs::remove_all(cache);
+  for (const std::string& f : {capture, source, lib}) fs::remove(f);
+}
