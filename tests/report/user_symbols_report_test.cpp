@@ -68,6 +68,17 @@ std::pair<std::string, std::uint64_t> lone_function(const std::string& lib) {
   return {};
 }
 
+// The rows of `perf report --stdio -n` that `row` matches: its samples
+// (group 1) by name (group 2).
+std::map<std::string, std::uint64_t> perf_report_counts(const std::string& out, const std::regex& row) {
+  std::map<std::string, std::uint64_t> counts;
+  std::istringstream lines(out);
+  std::smatch m;
+  for (std::string l; std::getline(lines, l);)
+    if (std::regex_match(l, m, row)) counts[m[2]] += std::stoull(m[1]);
+  return counts;
+}
+
 // tagop with perf's build-id cache at `cache` (perf record fills the real
 // one, ~/.debug, with this machine's libraries).
 RunResult run_with_cache(const std::string& cache, const std::string& args) {
@@ -151,12 +162,7 @@ TEST_CASE("[vdso]: named from the image perf record keeps in its build-id cache,
   // "    16.72%           159  [vdso]  [.] __vdso_clock_gettime"
   const RunResult perf = run_shell("perf report -i " + capture + " --stdio -n --sort dso,sym 2>/dev/null");
   REQUIRE(perf.exit_code == 0);
-  const std::regex line(R"(^ +[\d.]+% +(\d+) +\[vdso\] +\[.\] (\S+) *$)");
-  std::map<std::string, std::uint64_t> perf_rows;
-  std::istringstream lines(perf.out);
-  std::smatch m;
-  for (std::string l; std::getline(lines, l);)
-    if (std::regex_match(l, m, line)) perf_rows[m[2]] += std::stoull(m[1]);
+  const auto perf_rows = perf_report_counts(perf.out, std::regex(R"(^ +[\d.]+% +(\d+) +\[vdso\] +\[.\] (\S+) *$)"));
   if (perf_rows.empty() || perf_rows.begin()->first.starts_with("0x")) {
     WARN("perf names no [vdso] function in this capture: nothing to compare");
     fs::remove(capture);
@@ -299,14 +305,8 @@ TEST_CASE("a sample in a PLT stub is named name@plt, as objdump labels the stub 
     const RunResult perf = run_shell("PERF_BUILDID_DIR=" + cache + " perf report -i " + capture +
                                      " --stdio -n --sort sym 2>/dev/null");
     REQUIRE(perf.exit_code == 0);
-    const std::regex row(R"(^ +[\d.]+% +(\d+) +\[.\] (\S+) *$)");
-    std::map<std::string, std::uint64_t> perf_rows;
-    std::istringstream lines(perf.out);
-    std::smatch m;
-    for (std::string l; std::getline(lines, l);)
-      if (std::regex_match(l, m, row)) perf_rows[m[2]] += std::stoull(m[1]);
     INFO(perf.out);
-    CHECK(perf_rows == rows.objdump);
+    CHECK(perf_report_counts(perf.out, std::regex(R"(^ +[\d.]+% +(\d+) +\[.\] (\S+) *$)")) == rows.objdump);
   } else {
     WARN("no perf here: PLT names are compared with objdump's only");
   }
