@@ -9,10 +9,11 @@
 #include <sys/stat.h>          // ::fstat, S_ISREG
 #include <unistd.h>            // ::close, ::access
 
-#include <algorithm>      // std::all_of, std::stable_sort, std::upper_bound
+#include <algorithm>      // std::all_of, std::stable_sort, std::upper_bound, std::inplace_merge
+#include <deque>          // std::deque
 #include <cerrno>         // errno
 #include <cstdlib>        // std::free, std::getenv
-#include <cstring>        // std::strerror
+#include <cstring>        // std::strerror, std::strstr
 #include <string_view>    // std::string_view
 #include <filesystem>     // std::filesystem::path::lexically_normal
 #include <iterator>       // std::prev
@@ -173,6 +174,7 @@ struct FunctionSymbol {
   int binding = STB_LOCAL;
   bool sizeless = false;
   bool plt_stub = false;  // named "<name>@plt" (plt_stubs.hpp)
+  bool label = false;     // STT_NOTYPE: code entered by a jump, as ld.so's _start
 };
 
 // Function symbols sorted by address. dwfl_module_addrinfo scans the whole
@@ -194,44 +196,27 @@ class FunctionIndex {
       // name's first byte: that read touched every page of the string
       // table (libLLVM's: megabytes, a page fault each), where only the
       // names of the functions with samples are read.
-      if (name == nullptr || sym.st_name == 0 || section == SHN_UNDEF || section >= SHN_LORESERVE ||
-          (type != STT_FUNC && type != STT_GNU_IFUNC))
-        continue;
+      if (name == nullptr || sym.st_name == 0 || section == SHN_UNDEF || section >= SHN_LORESERVE) continue;
+      const bool label = type == STT_NOTYPE;
+      if (label ? !text_label(sym, elf, section) : type != STT_FUNC && type != STT_GNU_IFUNC) continue;
       bool sizeless = sym.st_size == 0;
       symbols_.push_back({.start = address,
                           .end = sizeless ? section_end(elf, section, bias) : address + sym.st_size,
                           .name = name,
                           .binding = GELF_ST_BIND(sym.st_info),
-                          .sizeless = sizeless});
+                          .sizeless = sizeless,
+                          .label = label});
     }
-    // The PLT's stubs, from the module's own file (a separate debug file
-    // has no .plt contents).
-    Dwarf_Addr bias = 0;
-    for (const PltStub& stub : plt_stubs(dwfl_module_getelf(module, &bias)))
-      symbols_.push_back({.start = stub.address + bias,
-                          .end = stub.address + bias + plt_stub_size,
-                          .name = stub.name,
-                          .binding = STB_GLOBAL,
-                          .sizeless = false,
-                          .plt_stub = true});
     // As perf reads a symbol table (dso__load_sym in its util/): by
     // address, aliases in table order; a sizeless symbol runs up to the next
     // one (hand-written assembly and _init often leave the size 0), within
     // its own section; then, of aliases at one address, the one that
     // choose_best_symbol() keeps names the function.
-    std::stable_sort(symbols_.begin(), symbols_.end(),
-                     [](const FunctionSymbol& a, const FunctionSymbol& b) { return a.start < b.start; });
+    std::stable_sort(symbols_.begin(), symbols_.end(), by_start);
     for (std::size_t i = 0; i + 1 < symbols_.size(); ++i)
       if (symbols_[i].sizeless) symbols_[i].end = std::min(symbols_[i].end, symbols_[i + 1].start);
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < symbols_.size(); ++i) {
-      if (kept && symbols_[kept - 1].start == symbols_[i].start) {
-        if (!better_alias(symbols_[kept - 1], symbols_[i])) symbols_[kept - 1] = symbols_[i];
-        continue;
-      }
-      symbols_[kept++] = symbols_[i];
-    }
-    symbols_.resize(kept);
+    keep_best_aliases();
+    add_plt_stubs(module);
   }
 
   static constexpr std::size_t none = ~std::size_t{0};
@@ -267,6 +252,67 @@ class FunctionIndex {
   }
 
  private:
+  // A label that names code, as perf takes them (elf_sym__is_label and
+  // elf_sec__is_text in its util/symbol-elf.c): visible, in an allocated
+  // section whose name has "text" in it. Assembly entry points are such
+  // labels (ld.so's _start, where every process begins).
+  static bool text_label(const GElf_Sym& sym, Elf* elf, GElf_Word section) {
+    const unsigned char visibility = GELF_ST_VISIBILITY(sym.st_other);
+    if (visibility == STV_HIDDEN || visibility == STV_INTERNAL || elf == nullptr) return false;
+    GElf_Shdr header{};
+    std::size_t names = 0;
+    Elf_Scn* scn = elf_getscn(elf, section);
+    if (scn == nullptr || gelf_getshdr(scn, &header) == nullptr || !(header.sh_flags & SHF_ALLOC) ||
+        elf_getshdrstrndx(elf, &names) != 0)
+      return false;
+    const char* name = elf_strptr(elf, names, header.sh_name);
+    return name != nullptr && std::strstr(name, "text") != nullptr;
+  }
+
+  static bool by_start(const FunctionSymbol& a, const FunctionSymbol& b) { return a.start < b.start; }
+
+  // Of the symbols at one address (sorted), the one that names the function.
+  void keep_best_aliases() {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < symbols_.size(); ++i) {
+      if (kept && symbols_[kept - 1].start == symbols_[i].start) {
+        if (!better_alias(symbols_[kept - 1], symbols_[i])) symbols_[kept - 1] = symbols_[i];
+        continue;
+      }
+      symbols_[kept++] = symbols_[i];
+    }
+    symbols_.resize(kept);
+  }
+
+  // The PLT's stubs (plt_stubs.hpp), from the module's own file (a
+  // separate debug file has no .plt contents), merged in. An ifunc's stub
+  // is named by the symbol at its resolver, as perf names it since Linux
+  // 6.2, else as objdump labels it ("*ABS*+0x9f550@plt").
+  void add_plt_stubs(Dwfl_Module* module) {
+    Dwarf_Addr bias = 0;
+    std::vector<FunctionSymbol> stubs;
+    for (const PltStub& stub : plt_stubs(dwfl_module_getelf(module, &bias))) {
+      const char* name = stub.name;
+      if (name == nullptr) {
+        const std::size_t at = index_at(stub.resolver + bias);
+        name = at != none && symbols_[at].start == stub.resolver + bias
+                   ? symbols_[at].name
+                   : owned_names_.emplace_back(fmt::format("*ABS*+{:#x}", stub.resolver)).c_str();
+      }
+      stubs.push_back({.start = stub.address + bias,
+                       .end = stub.address + bias + stub.size,
+                       .name = name,
+                       .binding = STB_GLOBAL,
+                       .plt_stub = true});
+    }
+    if (stubs.empty()) return;
+    std::stable_sort(stubs.begin(), stubs.end(), by_start);
+    const auto middle = static_cast<std::ptrdiff_t>(symbols_.size());
+    symbols_.insert(symbols_.end(), stubs.begin(), stubs.end());
+    std::inplace_merge(symbols_.begin(), symbols_.begin() + middle, symbols_.end(), by_start);
+    keep_best_aliases();
+  }
+
   std::string plt_suffix(std::size_t index) const { return symbols_[index].plt_stub ? "@plt" : ""; }
 
   static std::uint64_t section_end(Elf* elf, GElf_Word section, Dwarf_Addr bias) {
@@ -277,12 +323,13 @@ class FunctionIndex {
   }
 
   // Whether `a` names the function rather than `b`, at the same address
-  // (perf's choose_best_symbol): one that spans bytes, then one that is not
-  // weak, then a global one, then fewer leading underscores, then the
+  // (perf's choose_best_symbol): one that spans bytes, then a function
+  // rather than a label, then one that is not weak, then a global one, then fewer leading underscores, then the
   // longer name; on a tie, the first.
   static bool better_alias(const FunctionSymbol& a, const FunctionSymbol& b) {
     const bool a_spans = a.end > a.start, b_spans = b.end > b.start;
     if (a_spans != b_spans) return a_spans;
+    if (a.label != b.label) return b.label;
     if ((a.binding == STB_WEAK) != (b.binding == STB_WEAK)) return b.binding == STB_WEAK;
     if ((a.binding == STB_GLOBAL) != (b.binding == STB_GLOBAL)) return a.binding == STB_GLOBAL;
     const std::string_view an(a.name), bn(b.name);
@@ -292,6 +339,7 @@ class FunctionIndex {
   }
 
   std::vector<FunctionSymbol> symbols_;
+  std::deque<std::string> owned_names_;  // names of no string table (a deque: they stay put)
   mutable std::unordered_map<std::size_t, std::string> demangled_;
 };
 
@@ -419,6 +467,26 @@ class DwflModuleSymbols final : public ModuleSymbols {
   mutable std::unordered_map<std::string, std::uint32_t> file_indexes_;  // by libdw's spelling
 };
 
+// Whether `elf` is a separate debug file (objcopy --only-keep-debug, as
+// Debian's -dbgsym packages hold): its executable segments have no bytes
+// in the file, so no file offset of a sample falls in them. Such a file
+// names a module through the module's own file (find_debuginfo finds it
+// there), as perf takes the segments from the runtime file.
+bool separate_debug_file(Elf* elf) {
+  std::size_t count = 0;
+  if (elf_getphdrnum(elf, &count) != 0) return false;
+  bool code = false, code_bytes = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    GElf_Phdr phdr{};
+    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD ||
+        !(phdr.p_flags & PF_X) || phdr.p_memsz == 0)
+      continue;
+    code = true;
+    code_bytes = code_bytes || phdr.p_filesz > 0;
+  }
+  return code && !code_bytes;
+}
+
 std::vector<LoadSegment> load_segments(Elf* elf) {
   std::vector<LoadSegment> segments;
   std::size_t count = 0;
@@ -475,6 +543,12 @@ std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
   Elf* elf = dwfl_module_getelf(module, &bias);
   if (elf == nullptr) {
     throw Error(ErrorCode::damaged, fmt::format("{}: libdwfl: {}", path, libdwfl_error()));
+  }
+  if (separate_debug_file(elf)) {
+    throw Error(ErrorCode::not_found,
+                fmt::format("{}: a separate debug file, without the code (its module's own file is read, and this "
+                            "file with it)",
+                            path));
   }
   std::vector<LoadSegment> segments = load_segments(elf);
   if (segments.empty()) {

@@ -1,16 +1,18 @@
 #pragma once
 // The stubs of a module's procedure linkage table, each named after the
-// function it jumps to, as perf names them (dso__synthesize_plt_symbols in
-// its util/symbol-elf.c): a sample in the stub of free() is "free@plt".
-// No symbol table has them: the name comes from the relocation of the
-// stub's GOT slot (.rela.plt), the stubs being in the relocations' order.
+// function it jumps to, as objdump labels them and perf names them
+// ("free@plt"). No symbol table has them: a stub's name is that of the
+// relocation of the GOT slot its indirect jump goes through. The slot is
+// read from the jump itself (jmp *disp32(%rip)), not assumed from the
+// relocations' order: in libc the ifuncs' stubs come first and their
+// relocations last, and perf 6.1, which assumes the order, names libc's
+// stubs wrongly.
 //
-// x86 only (16-byte stubs): after .plt's 16-byte header, or, in a module
-// linked for indirect branch tracking (-z ibtplt, which Debian's toolchain
-// does not default to), in .plt.sec, which the calls enter and which has
-// no header (as objdump and perf since Linux 6.2 read it). Stubs of
-// .plt.got (functions whose address is also taken) have no relocation of
-// their own there, and perf leaves them unnamed; so does this.
+// x86 only: the stubs of .plt (the header's jump goes through a slot that
+// has no relocation, so it stays unnamed), of .plt.sec (-z ibtplt, which
+// Debian's toolchain does not default to; .plt's entries then jump to the
+// header, not through a slot) and of .plt.got (functions whose address is
+// also taken; their slots' relocations are in .rela.dyn).
 
 #include <libelf.h>  // Elf
 
@@ -21,15 +23,16 @@ namespace tagop {
 
 struct PltStub {
   std::uint64_t address = 0;   // in the ELF file's addresses (no load bias)
+  std::uint64_t size = 0;      // 16, or 8 in a .plt.got of 8-byte entries
   const char* name = nullptr;  // the dynamic symbol's, in libelf's string table
+  // An ifunc's stub (an IRELATIVE relocation, no symbol): its resolver's
+  // address, to be named by the symbol there; `name` is null.
+  std::uint64_t resolver = 0;
 };
 
-/// Every stub is this long.
-inline constexpr std::uint64_t plt_stub_size = 16;
-
-/// The named stubs of `elf`, in address order: none for a module without
-/// a PLT, of another machine, or whose sections disagree (a damaged file
-/// gets fewer names, never a read outside its sections).
+/// The named stubs of `elf`, section by section: none for a module without
+/// a PLT or of another machine. A damaged file gets fewer names, never a
+/// read outside its sections.
 std::vector<PltStub> plt_stubs(Elf* elf);
 
 }  // namespace tagop

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -310,6 +311,64 @@ TEST_CASE("a sample in a PLT stub is named name@plt, as objdump labels the stub 
   } else {
     WARN("no perf here: PLT names are compared with objdump's only");
   }
+  fs::remove_all(cache);
+  fs::remove(capture);
+}
+
+TEST_CASE("libc's ifunc stubs come first in its PLT and are named by their resolvers' symbols", "[report][symbols]") {
+  // libc's stubs are not in its relocations' order: those of ifuncs
+  // (IRELATIVE relocations, no symbol) come first, their relocations last.
+  // objdump labels them by the resolver's address ("*ABS*+0x9f550@plt");
+  // the name is the function at that address, whichever of its aliases
+  // perf's rule picks (with a debug file, often the sized __x_ifunc).
+  const std::string lib = "/lib/x86_64-linux-gnu/libc.so.6";
+  std::string problem;
+  const auto id = tagop::file_build_id(lib, problem);
+  if (!fs::exists(lib) || !id) {
+    WARN("no x86-64 libc here: its PLT is not tested");
+    return;
+  }
+  // The names at each address: of the dynamic symbols, and of the full
+  // symbol table where a debug file has it.
+  std::map<std::uint64_t, std::set<std::string>> names_at;
+  const std::string debug = "/usr/lib/debug/.build-id/" + id->substr(0, 2) + "/" + id->substr(2) + ".debug";
+  for (const std::string& listing : {"nm -D --defined-only " + lib, fs::exists(debug) ? "nm --defined-only " + debug : ""}) {
+    if (listing.empty()) continue;
+    const RunResult nm = run_shell(listing);
+    REQUIRE(nm.exit_code == 0);
+    std::istringstream listed(nm.out);
+    for (std::string l; std::getline(listed, l);) {
+      std::istringstream words(l);
+      std::string address, type, name;
+      if (words >> address >> type >> name)
+        names_at[std::stoull(address, nullptr, 16)].insert(name.substr(0, name.find('@')));
+    }
+  }
+  const std::string capture = temp("libc-plt.data"), cache = temp("libc-plt-cache");
+  fs::create_directories(cache);
+  const PltRows rows = plt_rows(lib, *id, ".plt", capture, cache);
+  std::string tagop_names;
+  for (const auto& [name, count] : rows.tagop) tagop_names += name + " ";
+  INFO("tagop: " << tagop_names);
+  std::size_t ifuncs = 0;
+  for (const auto& [label, count] : rows.objdump) {
+    INFO(label);
+    if (!label.starts_with("*ABS*+0x")) {
+      CHECK(rows.tagop.count(label) == 1);
+      continue;
+    }
+    ++ifuncs;
+    const std::uint64_t resolver = std::stoull(label.substr(8), nullptr, 16);
+    REQUIRE(names_at.count(resolver) == 1);
+    std::uint64_t named = 0;
+    for (const std::string& alias : names_at[resolver])
+      if (const auto it = rows.tagop.find(alias + "@plt"); it != rows.tagop.end()) named += it->second;
+    CHECK(named >= count);  // its samples (and any other alias's stub)
+  }
+  CHECK(ifuncs > 0);
+  std::uint64_t all = 0;
+  for (const auto& [name, count] : rows.tagop) all += count;
+  CHECK(all == (rows.objdump.size() * (rows.objdump.size() + 1)) / 2);
   fs::remove_all(cache);
   fs::remove(capture);
 }

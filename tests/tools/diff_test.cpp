@@ -210,9 +210,10 @@ TEST_CASE("diff against perf diff's Baseline and Delta on two perf record captur
   }
   // "    55.45%    -14.34%  sha1sum     [.] name": perf leaves the Baseline
   // blank for a row only B has. Its unnamed addresses (0x...) are left out,
-  // and so are PLT stubs ("sigemptyset@plt"), which perf names from the
-  // relocations (dso__synthesize_plt_symbols) and tagop does not yet: a
-  // known difference, seen when a sample lands in one.
+  // and so are PLT stubs ("sigemptyset@plt"): perf 6.1 names them in the
+  // order of their relocations, which in libc is not theirs (its ifuncs'
+  // stubs come first), where tagop reads each stub's jump as objdump does
+  // (user_symbols_report_test.cpp compares the stubs).
   const std::regex line(R"(^ +(?:([\d.]+)%)? +([+-][\d.]+)% +(\S+) +\[.\] (.*\S) *$)");
   std::istringstream lines(perf.out);
   std::smatch m;
