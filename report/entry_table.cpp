@@ -44,7 +44,7 @@ void EntryTable::grow() {
   });
 }
 
-void EntryTable::take(std::vector<Entry>& entries, std::vector<std::uint64_t>& sums) {
+void EntryTable::take(Entries& entries, Sums& sums) {
   copy_out(slots_, [&](const Slot& s) {
     if (s.entry.count == 0) return;
     entries.push_back(s.entry);

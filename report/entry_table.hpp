@@ -21,6 +21,12 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 32);
 
+/// The entries and their sums as the walk leaves them (EntryTable::take),
+/// in huge pages: filling 4 KiB pages, each a fault, took 11.5 ms of the
+/// 60 after the walk at 100 k addresses (350 k entries), now 4.5.
+using Entries = std::vector<Entry, HugePageAllocator<Entry>>;
+using Sums = std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>>;
+
 /// The most sums an entry keeps.
 inline constexpr std::size_t max_sums = 4;
 
@@ -69,7 +75,7 @@ class EntryTable {
   /// After the walk: appends the entries, in no order, to `entries`, and
   /// their sums to `sums` (width() of them each, in the same order), and
   /// frees the table.
-  void take(std::vector<Entry>& entries, std::vector<std::uint64_t>& sums);
+  void take(Entries& entries, Sums& sums);
 
  private:
   static constexpr unsigned initial_bits = 12;

@@ -245,6 +245,27 @@ std::vector<QueryResult> Report::State::results(std::uint32_t row, bool with_chi
   return out;
 }
 
+std::vector<QueryResult> Report::State::row_results(std::span<const std::size_t> queries,
+                                                    const std::vector<KindOutcomes>& by_kind) const {
+  constexpr std::uint32_t unwanted = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> column(query_names.size(), unwanted);
+  for (std::uint32_t i = 0; i < queries.size(); ++i) column[queries[i]] = i;
+  const std::size_t width = queries.size();
+  std::vector<QueryResult> out(rows.size() * width);
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    QueryResult* row = out.data() + entry_row[e] * width;
+    const KindOutcomes& k = by_kind[entries[e].kind];
+    const std::uint64_t* entry_sums = sums.data() + e * sums_width;
+    for (const KindOutcomes::Match& m : k.matches) {
+      QueryResult& r = row[column[m.query]];
+      r.count += entries[e].count;
+      if (m.sum >= 0) r.total += entry_sums[m.sum];
+    }
+    for (std::uint32_t q : k.unavailable) row[column[q]].available = false;
+  }
+  return out;
+}
+
 std::vector<KindOutcomes> Report::State::outcomes_of(const std::vector<std::size_t>& queries) const {
   std::vector<bool> wanted(query_names.size());
   for (std::size_t q : queries) wanted[q] = true;
@@ -322,11 +343,16 @@ std::vector<std::uint32_t> Report::select(const Column& sort, std::size_t top, d
     const std::vector<std::size_t> more = s.ibs ? s.samples_column.queries() : std::vector<std::size_t>{0};
     queries.insert(queries.end(), more.begin(), more.end());
   }
+  std::sort(queries.begin(), queries.end());
+  queries.erase(std::unique(queries.begin(), queries.end()), queries.end());
   const std::vector<KindOutcomes> by_kind = s.outcomes_of(queries);
-  std::vector<QueryResult> results;
+  const std::vector<QueryResult> own = inclusive ? std::vector<QueryResult>{} : s.row_results(queries, by_kind);
+  std::vector<QueryResult> results(s.query_names.size());
   for (std::uint32_t r = 0; r + 1 < start.size(); ++r) {
     if (start[r] == start[r + 1]) continue;
-    s.results(r, inclusive, by_kind, results);
+    if (inclusive) s.results(r, inclusive, by_kind, results);
+    else
+      for (std::size_t i = 0; i < queries.size(); ++i) results[queries[i]] = own[r * queries.size() + i];
     if (percent_limit > 0 && overhead(results) < percent_limit) continue;
     const std::optional<double> v = column_value(sort, results);
     ranked.push_back({r, v.has_value(), v.value_or(0)});
