@@ -92,7 +92,7 @@ const KeyKind* KindTable::add_key(const amd_ibs::FastIbsDecoder::Key& key, std::
   for (std::size_t f = 0; f < fields.count; ++f) {
     const auto& field = fields.fields[f];
     for (std::uint8_t s = 0; s < kind.sum_count; ++s)
-      if (kind.sums[s] == field.measure) kk.spots[kk.spot_count++] = KeyKind::Spot{field.at, field.lsb, s, field.mask};
+      if (kind.sums[s] == field.measure) kk.spots[s] = KeyKind::Spot{field.at, field.lsb, field.mask};
   }
   key_kinds_.push_back(kk);
   if ((key_kinds_.size() + 1) * 2 > key_slots_.size()) {
