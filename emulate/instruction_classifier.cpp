@@ -6,6 +6,8 @@
 
 #include <tagop/error.hpp>  // Error
 
+#include "capstone_library.hpp"
+
 namespace tagop::emulate {
 
 namespace {
@@ -97,21 +99,23 @@ ConditionSet execution_class(const cs_insn& insn) {
 }  // namespace
 
 InstructionClassifier::InstructionClassifier() {
+  const CapstoneLibrary& cs = capstone();
   csh handle = 0;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) throw Error("Capstone: cannot open an x86-64 decoder");
-  cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+  if (cs.open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) throw Error("Capstone: cannot open an x86-64 decoder");
+  cs.option(handle, CS_OPT_DETAIL, CS_OPT_ON);
   handle_ = handle;
-  scratch_ = cs_malloc(handle);
+  scratch_ = cs.malloc(handle);
   if (!scratch_) {
-    cs_close(&handle);
+    cs.close(&handle);
     throw Error("Capstone: out of memory");
   }
 }
 
 InstructionClassifier::~InstructionClassifier() {
-  cs_free(static_cast<cs_insn*>(scratch_), 1);
+  const CapstoneLibrary& cs = capstone();
+  cs.free(static_cast<cs_insn*>(scratch_), 1);
   csh handle = handle_;
-  cs_close(&handle);
+  cs.close(&handle);
 }
 
 InstructionInfo InstructionClassifier::classify(std::span<const std::uint8_t> bytes, std::uint64_t ip) const {
@@ -120,7 +124,7 @@ InstructionInfo InstructionClassifier::classify(std::span<const std::uint8_t> by
   std::size_t size = bytes.size();
   std::uint64_t address = ip;
   auto* insn = static_cast<cs_insn*>(scratch_);
-  if (!cs_disasm_iter(handle_, &code, &size, &address, insn)) return out;
+  if (!capstone().disasm_iter(handle_, &code, &size, &address, insn)) return out;
   out.known = true;
   out.branch = branch_kind(*insn);
   const cs_x86& x = insn->detail->x86;
