@@ -46,13 +46,13 @@ Tally::Tally(Tally&& o) noexcept
 void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
   std::uint64_t ip = 0;
   std::array<std::uint64_t, max_sums> values{};
-  const std::uint32_t id = kinds_.decode(item.unit, raw, ip, values);
+  const std::uint32_t id = kinds_.decode(item.unit(), raw, ip, values);
   Kind& kind = kinds_.kinds()[id];
   ++kind.samples;
   if (kind.verdict != Verdict::passes) return;
   if (kind.rip_invalid) ip = item.ip;
   // At once: its sums are values of its own, not in the payload at offsets.
-  const std::size_t slot = entries_.find(ip, item.space, id, item.chain, EntryTable::hash(ip, item.space, id, item.chain));
+  const std::size_t slot = entries_.find(ip, item.space(), id, item.chain(), EntryTable::hash(ip, item.space(), id, item.chain()));
   ++entries_.at(slot).count;
   std::uint64_t* sums = entries_.sums(slot);
   for (std::size_t i = 0; i < kind.sum_count; ++i) sums[i] += values[i];

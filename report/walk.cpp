@@ -80,6 +80,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
   if (attrs.size() > 0x10000)
     throw Error(ErrorCode::resource, fmt::format("{}: {} events in one capture (a report reads at most 65536)",
                                                  reader.info().path, attrs.size()));
+  std::optional<SampleLayout> direct_layout;  // the first direct event's
   for (std::uint32_t e = 0; e < attrs.size(); ++e) {
     EventPlan p;
     p.layout = SampleLayout::of(attrs[e].attr);
@@ -88,14 +89,42 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     // op) does not depend on the payload's size.
     const auto unit = p.ibs ? capture_->unit_of(e, 0) : std::nullopt;
     const SampleLayout& l = p.layout;
-    const auto ip_at = unit ? capture_->ip_offset(*unit, 0xFFFF) : std::nullopt;
-    p.direct = !filtering_ && unit && ip_at && l.in_place && l.raw && !l.chain && l.pid_at && (l.time_at || !timed_);
+    p.direct = !filtering_ && unit && capture_->ip_offset(*unit, 0xFFFF) && l.in_place && l.raw && !l.chain &&
+               l.pid_at && (l.time_at || !timed_);
+    // Direct events share one layout (perf record gives its events the
+    // same sample_type); an event of another is read the long way.
+    const auto same_place = [](const SampleLayout& a, const SampleLayout& b) {
+      return a.variable_at == b.variable_at && a.pid_at == b.pid_at && a.time_at == b.time_at && a.ip_at == b.ip_at;
+    };
+    if (p.direct && direct_layout && !same_place(l, *direct_layout)) p.direct = false;
     if (p.direct) {
       p.unit = *unit;
-      p.payload_ip_at = static_cast<std::uint16_t>(ip_at->at);
-      p.payload_ip_end = static_cast<std::uint32_t>(std::max(ip_at->at, ip_at->invalid_at) + 8);
+      direct_layout = l;
     }
     plans_.push_back(p);
+  }
+  if (!direct_layout) return;
+  direct_ = Direct{direct_layout->variable_at, direct_layout->pid_at, direct_layout->time_at, direct_layout->ip_at};
+  for (const amd_ibs::IbsUnit unit : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
+    const auto ip_at = capture_->ip_offset(unit, 0xFFFF);
+    if (!ip_at) continue;
+    direct_.payload_ip_at[static_cast<std::size_t>(unit)] = static_cast<std::uint16_t>(ip_at->at);
+    direct_.payload_ip_end[static_cast<std::size_t>(unit)] =
+        static_cast<std::uint32_t>(std::max(ip_at->at, ip_at->invalid_at) + 8);
+  }
+  const auto ids = reader.sample_ids();
+  if (!ids) return;
+  runs_ = true;
+  run_id_at_ = ids->id_at;
+  run_id_base_ = ids->base;
+  const auto unit_of_event = [&](std::uint32_t event) -> std::uint8_t {
+    const EventPlan& p = plans_[event];
+    return p.direct ? static_cast<std::uint8_t>(static_cast<unsigned>(p.unit) + 1) : 0;
+  };
+  if (ids->id_at == 0) {
+    run_units_ = {unit_of_event(0)};
+  } else {
+    for (const std::uint32_t event : ids->events) run_units_.push_back(event ? unit_of_event(event - 1) : 0);
   }
 }
 
@@ -136,9 +165,7 @@ void Walk::sample(const perf_data::SampleRecord& r) {
 
 void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record) {
   const bool kept = !filtering_ || passes(f);
-  Item item;
-  item.ip = f.ip;
-  item.event = static_cast<std::uint16_t>(event);
+  Item item = Item::of_event(event, f.ip, f.period);
   std::uint64_t address = f.ip;  // that picks the shard
   if (plan.ibs) {
     const std::optional<amd_ibs::IbsUnit> unit = capture_->unit_of(event, f.raw.size());
@@ -151,22 +178,17 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
                    "IBS sample without its raw registers (record with --raw-samples)");
       return;
     }
-    item.payload_or_period = reinterpret_cast<std::uint64_t>(f.raw.data());
-    item.raw_size = static_cast<std::uint16_t>(f.raw.size());
-    item.raw_at = static_cast<std::uint16_t>(f.raw.data() - record);
-    item.unit = *unit;
-    item.flags = Item::ibs;
+    item = Item::of_ibs(f.raw.data(), f.ip, static_cast<std::uint32_t>(f.raw.size()),
+                        static_cast<std::uint32_t>(f.raw.data() - record), *unit);
     address = capture_->ip_of(*unit, f.raw, f.ip).ip;
-  } else {
-    item.payload_or_period = f.period;
   }
   if (!kept) {
     // IBS: read all the same, for the period; any other: not at all.
     if (!plan.ibs) return;
-    item.flags |= Item::filtered_out;
+    item.add_flags(Item::filtered_out);
     return pool_.add(0, item);
   }
-  if (f.chain_nr) item.chain = chains_.intern(f.chain, f.chain_nr);
+  if (f.chain_nr) item.set_chain(chains_.intern(f.chain, f.chain_nr));
   Delayed& d = next_delayed();
   d = Delayed{item, address, f.time, f.pid};
   hand_on(d);
@@ -178,7 +200,7 @@ std::vector<Tally>& Walk::finish() {
   delayed_count_ = 0;
   for (std::uint64_t i = delayed_record_count_ > delay_depth ? delayed_record_count_ - delay_depth : 0;
        i < delayed_record_count_; ++i)
-    release(delayed_records_[i & (delay_depth - 1)]);
+    release(delayed_records_[i & (delay_depth - 1)], direct_);
   delayed_record_count_ = 0;
   spaces_.take_all();
   std::vector<Tally>& tallies = pool_.finish();

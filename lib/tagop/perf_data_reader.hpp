@@ -283,6 +283,17 @@ concept TakesSamplesInPlace = requires(Handler& h, std::uint32_t event, const st
   { h.sample_in_place(event, record, size) } -> std::same_as<bool>;
 };
 
+/// A final handler may also take whole runs of samples, reading records
+/// itself from `at` while they are samples it takes, but not past `stop`
+/// (the next progress call) nor the data's `end`; it adds the samples it
+/// took to `samples` and returns where it stopped: at `at` when it took
+/// none. It must take only what sample_in_place() would, and finds each
+/// sample's event by PerfDataReader::sample_ids().
+template <typename Handler>
+concept TakesSampleRuns = requires(Handler& h, const std::byte* bytes, std::uint64_t at, std::uint64_t& samples) {
+  { h.sample_run(bytes, at, at, at, samples) } -> std::same_as<std::uint64_t>;
+};
+
 /// Parses the sample_id_all trailer at the end of a non-sample record body.
 /// Returns false when the body is too short for it.
 bool parse_sample_id(const perf_event_attr& attr, std::span<const std::byte> body, SampleId& out);
@@ -308,6 +319,23 @@ class PerfDataReader {
   /// The file's bytes, as mapped (a SampleRecord's offset is where its
   /// record starts in them).
   std::span<const std::byte> bytes() const { return bytes_; }
+
+  /// How a sample record names its event, for a handler that reads runs
+  /// of samples itself: the event of a record of at least `id_at + 8`
+  /// bytes is `events[id - base] - 1`, its id read at `id_at` (from the
+  /// record's start) and within `events` (0 there: no event); with
+  /// `id_at` 0 every sample is event 0. Nullopt when ids are looked up
+  /// otherwise (too sparse for a table).
+  struct SampleIds {
+    std::size_t id_at = 0;
+    std::uint64_t base = 0;
+    std::span<const std::uint32_t> events;
+  };
+  std::optional<SampleIds> sample_ids() const {
+    if (id_position_ == IdPosition::none) return SampleIds{};
+    if (!dense_ids_) return std::nullopt;
+    return SampleIds{sizeof(RecordHeader) + id_offset_, dense_id_base_, attr_by_dense_id_};
+  }
 
   /// Walks the data section once, calling the handler for each record it
   /// knows; skips the others by their size, and damaged ones with a count.
@@ -413,6 +441,12 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
     if (at >= next_progress) {
       reached(w, handler, at);
       next_progress = at + progress_every;
+    }
+    if constexpr (TakesSampleRuns<Handler>) {
+      if (const std::uint64_t to = handler.sample_run(bytes, at, end, next_progress, samples); to != at) {
+        at = to;
+        continue;
+      }
     }
     RecordHeader rh;
     if (end - at < sizeof rh) {
