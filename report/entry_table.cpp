@@ -38,7 +38,7 @@ void EntryTable::grow() {
   copy_out(old, [&](const Slot& s) {
     const Entry& e = s.entry;
     if (e.count == 0) return;
-    std::size_t i = hash(e.ip, e.space, e.kind, e.chain) & mask_;
+    std::size_t i = hash(e.ip, e.place(), e.kind) & mask_;
     while (slots_[i].entry.count != 0) i = (i + 1) & mask_;
     slots_[i] = s;
   });

@@ -16,8 +16,16 @@ namespace tagop::report {
 
 struct Entry {
   std::uint64_t ip = 0;
-  std::uint32_t space = 0, kind = 0, chain = 0;
+  // Space and chain side by side, the item's place (tally.hpp's Item):
+  // the table compares and hashes them as that one word.
+  std::uint32_t space = 0, chain = 0;
+  std::uint32_t kind = 0;
   std::uint64_t count = 0;  // samples; 0: an empty slot
+
+  static std::uint64_t place_of(std::uint32_t space, std::uint32_t chain) {
+    return std::uint64_t{space} | std::uint64_t{chain} << 32;
+  }
+  std::uint64_t place() const { return place_of(space, chain); }
 };
 static_assert(sizeof(Entry) == 32);
 
@@ -35,11 +43,10 @@ class EntryTable {
   /// `width`: the sums each entry keeps (the most any kind has).
   explicit EntryTable(std::uint8_t width);
 
-  static std::uint64_t hash(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain) {
+  /// `place`: Entry::place_of(space, chain).
+  static std::uint64_t hash(std::uint64_t ip, std::uint64_t place, std::uint32_t kind) {
     // Independent multiplies, so that they overlap.
-    std::uint64_t h = ip * 0x9E3779B97F4A7C15ull;
-    h ^= (std::uint64_t{space} << 32 | kind) * 0xBF58476D1CE4E5B9ull;
-    h ^= std::uint64_t{chain} * 0x94D049BB133111EBull;
+    const std::uint64_t h = ip * 0x9E3779B97F4A7C15ull ^ place * 0xBF58476D1CE4E5B9ull ^ kind * 0x94D049BB133111EBull;
     return h ^ (h >> 29);
   }
   /// Fetches the line where the entry of `hash` is probed first. Inlined
@@ -55,12 +62,12 @@ class EntryTable {
 
   /// The slot of a key's entry, a new one (count 0) when the table lacks
   /// it. Once per sample: inline.
-  [[gnu::always_inline]] std::size_t find(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain,
+  [[gnu::always_inline]] std::size_t find(std::uint64_t ip, std::uint64_t place, std::uint32_t kind,
                                           std::uint64_t hash) {
     for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
       Entry& e = slots_[i].entry;
-      if (e.count == 0) return insert(i, ip, space, kind, chain);
-      if (((e.ip ^ ip) | (e.space ^ space) | (e.kind ^ kind) | (e.chain ^ chain)) == 0) return i;
+      if (e.count == 0) return insert(i, ip, place, kind);
+      if (((e.ip ^ ip) | (e.place() ^ place) | (e.kind ^ kind)) == 0) return i;
     }
   }
   /// Whether the table is small enough to stay in a core's L2 cache (512
@@ -79,7 +86,7 @@ class EntryTable {
 
  private:
   static constexpr unsigned initial_bits = 12;
-  std::size_t insert(std::size_t slot, std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain);
+  std::size_t insert(std::size_t slot, std::uint64_t ip, std::uint64_t place, std::uint32_t kind);
   void grow();
 
   struct alignas(64) Slot {
@@ -92,13 +99,12 @@ class EntryTable {
   std::size_t size_ = 0;
 };
 
-inline std::size_t EntryTable::insert(std::size_t slot, std::uint64_t ip, std::uint32_t space, std::uint32_t kind,
-                                      std::uint32_t chain) {
+inline std::size_t EntryTable::insert(std::size_t slot, std::uint64_t ip, std::uint64_t place, std::uint32_t kind) {
   if ((size_ + 1) * 10 > slots_.size() * 7) {
     grow();
-    return find(ip, space, kind, chain, hash(ip, space, kind, chain));
+    return find(ip, place, kind, hash(ip, place, kind));
   }
-  slots_[slot].entry = Entry{ip, space, kind, chain, 0};
+  slots_[slot].entry = Entry{ip, static_cast<std::uint32_t>(place), static_cast<std::uint32_t>(place >> 32), kind, 0};
   ++size_;
   return slot;
 }

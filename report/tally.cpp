@@ -43,6 +43,11 @@ Tally::Tally(Tally&& o) noexcept
       period_runs_(o.period_runs_),
       periods_(o.periods_) {}
 
+void Tally::check_payload(const Item& item) {
+  capture_->check_payload(item.unit(), {item.raw(), item.raw_size()},
+                          static_cast<std::uint64_t>(item.raw() - item.raw_at() - file_));
+}
+
 void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
   std::uint64_t ip = 0;
   std::array<std::uint64_t, max_sums> values{};
@@ -52,7 +57,7 @@ void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
   if (kind.verdict != Verdict::passes) return;
   if (kind.rip_invalid) ip = item.ip;
   // At once: its sums are values of its own, not in the payload at offsets.
-  const std::size_t slot = entries_.find(ip, item.space(), id, item.chain(), EntryTable::hash(ip, item.space(), id, item.chain()));
+  const std::size_t slot = entries_.find(ip, item.place, id, EntryTable::hash(ip, item.place, id));
   ++entries_.at(slot).count;
   std::uint64_t* sums = entries_.sums(slot);
   for (std::size_t i = 0; i < kind.sum_count; ++i) sums[i] += values[i];

@@ -89,6 +89,10 @@ class Tally {
 
  private:
   void ibs(const Item& item);
+  // A caps word that disagrees with its payload or processor is said once:
+  // checked when a payload comes in a layout (caps word, size) other than
+  // the last, which the decoder compares anyway.
+  [[gnu::noinline]] void check_payload(const Item& item);
   void decoded(const Item& item, std::span<const std::byte> raw);
   void count_period(amd_ibs::IbsUnit unit, std::uint64_t control);
   void end_period_runs();
@@ -96,17 +100,17 @@ class Tally {
   // A sample is counted a few samples after it is queued, so that the
   // cache misses of its entry overlap the work of the samples between.
   struct Pending {
-    std::uint64_t ip, hash, period;
-    std::uint32_t space, kind, chain;
-    const KeyKind* key_kind;  // IBS: where the payload has the measures
-    const std::byte* raw;
+    std::uint64_t ip, place, hash;  // place: Item::place, Entry::place()
+    const KeyKind* key_kind;  // IBS: where the payload has the measures; else null
+    std::uint64_t raw_or_period;  // IBS: the payload's address; else the period
+    std::uint32_t kind;
   };
   // A power of two. 16, not 8: at 100 k addresses (tables of 8 and 32
   // MiB, past the L2 cache) a fetch from memory outlasted 8 samples' work
   // (204 ms against 216 for the report); at 10 k no slower.
   static constexpr std::size_t pending_depth = 16;
-  void queue(std::uint64_t ip, std::uint32_t space, std::uint32_t kind, std::uint32_t chain, std::uint64_t period,
-             const KeyKind* key_kind, const std::byte* raw);
+  void queue(std::uint64_t ip, std::uint64_t place, std::uint32_t kind, const KeyKind* key_kind,
+             std::uint64_t raw_or_period);
   void count(const Pending& p);
 
   const amd_ibs::IbsCapture* capture_;
@@ -142,38 +146,39 @@ class Tally {
 }
 
 [[gnu::always_inline]] inline void Tally::count(const Pending& p) {
-  const std::size_t slot = entries_.find(p.ip, p.space, p.kind, p.chain, p.hash);
+  const std::size_t slot = entries_.find(p.ip, p.place, p.kind, p.hash);
   ++entries_.at(slot).count;
   std::uint64_t* sums = entries_.sums(slot);
-  if (p.key_kind) p.key_kind->add_measures(p.raw, sums);
-  else sums[0] += p.period;
+  if (p.key_kind) p.key_kind->add_measures(reinterpret_cast<const std::byte*>(p.raw_or_period), sums);
+  else sums[0] += p.raw_or_period;
 }
 
-[[gnu::always_inline]] inline void Tally::queue(std::uint64_t ip, std::uint32_t space, std::uint32_t kind,
-                                                std::uint32_t chain, std::uint64_t period, const KeyKind* key_kind,
-                                                const std::byte* raw) {
-  const std::uint64_t hash = EntryTable::hash(ip, space, kind, chain);
+[[gnu::always_inline]] inline void Tally::queue(std::uint64_t ip, std::uint64_t place, std::uint32_t kind,
+                                                const KeyKind* key_kind, std::uint64_t raw_or_period) {
+  const std::uint64_t hash = EntryTable::hash(ip, place, kind);
   // A table that fits in the L2 cache has no misses to hide.
-  if (entries_.cached()) return count(Pending{ip, hash, period, space, kind, chain, key_kind, raw});
+  if (entries_.cached()) return count(Pending{ip, place, hash, key_kind, raw_or_period, kind});
   entries_.prefetch(hash);
   Pending& slot = pending_[queued_++ & (pending_depth - 1)];
   if (queued_ > pending_depth) count(slot);
-  slot = Pending{ip, hash, period, space, kind, chain, key_kind, raw};
+  slot = Pending{ip, place, hash, key_kind, raw_or_period, kind};
 }
 
 [[gnu::always_inline]] inline void Tally::ibs(const Item& item) {
   const std::span<const std::byte> raw{item.raw(), item.raw_size()};
-  // A caps word that disagrees with its payload or processor is said once.
-  kinds_.capture().check_payload(item.unit(), raw, static_cast<std::uint64_t>(raw.data() - item.raw_at() - file_));
+  const amd_ibs::FastIbsDecoder& decoder = kinds_.decoder();
+  const std::uint64_t layout_changes = decoder.layout_changes();
   amd_ibs::FastIbsDecoder::Key key;
   std::uint64_t control = 0;
   bool keyed;
   try {
-    keyed = kinds_.decoder().key_of(item.unit(), raw, key, control);
+    keyed = decoder.key_of(item.unit(), raw, key, control);
   } catch (const Error& e) {
+    check_payload(item);
     damaged_.add(static_cast<std::uint64_t>(raw.data() - item.raw_at() - file_), e.what());
     return;
   }
+  if (decoder.layout_changes() != layout_changes) [[unlikely]] check_payload(item);
   // Filtered-out samples are read all the same: their period counts.
   count_period(item.unit(), control);
   if (item.flags() & Item::filtered_out) return;
@@ -183,14 +188,14 @@ class Tally {
   if (key_kind->verdict != Verdict::passes) return;
   std::uint64_t ip = item.ip;  // IbsRipInvalid: the interrupted ip, as perf recorded it
   if (!key_kind->rip_invalid) std::memcpy(&ip, raw.data() + key_kind->ip_at, 8);
-  queue(ip, item.space(), key_kind->kind, item.chain(), 0, key_kind, raw.data());
+  queue(ip, item.place, key_kind->kind, key_kind, reinterpret_cast<std::uint64_t>(raw.data()));
 }
 
 [[gnu::always_inline]] inline void Tally::add(const Item& item) {
   if (item.flags() & Item::ibs) return ibs(item);
   const std::uint32_t kind = event_kinds_[item.event()];
   ++kinds_.kinds()[kind].samples;
-  queue(item.ip, item.space(), kind, item.chain(), item.payload_or_period, nullptr, nullptr);
+  queue(item.ip, item.place, kind, nullptr, item.payload_or_period);
 }
 
 }  // namespace tagop::report

@@ -170,6 +170,7 @@ const FastIbsDecoder::RawLayout& FastIbsDecoder::new_raw_layout(IbsUnit unit, st
     l.key_at[i] = static_cast<std::uint16_t>(at(reg));
     l.key_mask[i] = mask;
   }
+  ++layout_changes_;
   return layouts_[static_cast<std::size_t>(unit)] = l;
 }
 

@@ -238,6 +238,7 @@ IbsCaptureWriter::IbsCaptureWriter(const std::string& path, const IbsCaptureOpti
                   e.attr.config = !fetch && o.op_counts_dispatched ? std::uint64_t{1} << 19 : 0;
                   e.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                        PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+                  if (!fetch && o.op_sample_type) e.attr.sample_type = *o.op_sample_type;
                   e.attr.read_format = PERF_FORMAT_ID;
                   e.attr.disabled = 1;
                   e.attr.inherit = 1;

@@ -122,6 +122,94 @@ TEST_CASE("by process: processes that fork, exec and exit, and a pid used again"
   fs::remove(file);
 }
 
+TEST_CASE("IBS events whose samples differ in layout: each read by its own, with any threads", "[report][ibs]") {
+  // perf record gives each event its own sample_type, and the op event's
+  // samples here have their fields at other offsets than the fetch
+  // event's: without CPU and PERIOD (the payload starts 16 bytes sooner),
+  // or with ADDR for IP (the payload where the fetch's is, the pid and
+  // time elsewhere). The walk reads runs of one layout in place
+  // (Walk::sample_run); the other event's samples go the long way. Both
+  // must count the same, with one thread or several (the samples then
+  // cross threads by address), through forks, execs and exits.
+  constexpr std::uint64_t common = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+  const std::uint64_t op_sample_type = GENERATE(common | PERF_SAMPLE_IP,
+                                                common | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+  INFO("the op event's sample_type: " << op_sample_type);
+  const std::string file = temp("two-layouts.data");
+  std::uint64_t t = 1000;
+  using Counts = std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>;  // fetch, op samples
+  Counts by_process, by_address;
+  {
+    IbsCaptureWriter w(file, {.op_sample_type = op_sample_type});
+    auto& p = w.perf();
+    p.comm(100, 100, "shell", true, {.pid = 100, .tid = 100, .cpu = 0, .time = t++});
+    p.mmap2(100, 100, 0x400000, 0x100000, 0, "/nonexistent/prog", {}, {.pid = 100, .tid = 100, .cpu = 0, .time = t++});
+    // At many addresses (so that every thread has some), in runs of one
+    // unit or the two interleaved.
+    auto fetch = [&](const std::string& process, std::uint32_t pid, int i) {
+      const std::uint64_t offset = 0x1000 + 4 * (i % 37);
+      w.sample(fetch_at(0x400000 + offset), pid, pid, 0, t++);
+      ++by_process[process].first;
+      ++by_address[fmt::format("prog+{:#x}", offset)].first;
+    };
+    auto op = [&](const std::string& process, std::uint32_t pid, int i) {
+      const std::uint64_t offset = 0x2000 + 4 * (i % 41);
+      w.sample(op_at(0x400000 + offset), pid, pid, 1, t++);
+      ++by_process[process].second;
+      ++by_address[fmt::format("prog+{:#x}", offset)].second;
+    };
+    for (int i = 0; i < 300; ++i) fetch("shell [100]", 100, i);
+    for (int i = 0; i < 500; ++i) op("shell [100]", 100, i);
+    p.fork(101, 100, 101, 100, t++);
+    for (int i = 0; i < 700; ++i) {
+      if (i < 200) fetch("shell [101]", 101, i);
+      op("shell [101]", 101, i);
+    }
+    p.comm(101, 101, "worker", true, {.pid = 101, .tid = 101, .cpu = 1, .time = t++});
+    p.mmap2(101, 101, 0x400000, 0x100000, 0, "/nonexistent/prog", {}, {.pid = 101, .tid = 101, .cpu = 1, .time = t++});
+    for (int i = 0; i < 1300; ++i) {
+      op("worker [101]", 101, i);
+      if (i < 1100) fetch("worker [101]", 101, i);
+    }
+    p.exit(101, 100, 101, 100, t++);
+    for (int i = 0; i < 100; ++i) fetch("shell [100]", 100, i), op("shell [100]", 100, i);
+    w.finish();
+  }
+  auto rows = [&](const std::string& by, const std::string& threads) {
+    const json j = report_json(file + " --by " + by + " --events 0xF000,0xF100 --threads " + threads);
+    Counts out;
+    for (const json& row : j["rows"]) {
+      auto& [fetches, ops] = out[row["name"]];
+      fetches += row["values"]["0xF000"].get<std::uint64_t>();
+      ops += row["values"]["0xF100"].get<std::uint64_t>();
+    }
+    return out;
+  };
+  for (const std::string threads : {"1", "2", "3"}) {
+    INFO("--threads " << threads);
+    CHECK(rows("process", threads) == by_process);
+    CHECK(rows("address", threads) == by_address);
+  }
+  // perf reads the file so too: its samples per process and event.
+  if (run_shell("command -v perf").exit_code == 0) {
+    const RunResult perf = run_shell("perf report -i " + file + " --stdio -n --sort comm,pid 2>/dev/null");
+    REQUIRE(perf.exit_code == 0);
+    Counts counted;
+    bool op_event = false;
+    std::istringstream lines(perf.out);
+    std::smatch m;
+    for (std::string line; std::getline(lines, line);) {
+      if (std::regex_match(line, m, std::regex(R"(^# Samples: .* of event '(.*)'$)"))) op_event = m[1].str().starts_with("ibs_op");
+      else if (std::regex_match(line, m, std::regex(R"(^ +[\d.]+% +(\d+) +(\S+) +(\d+):.*)"))) {
+        auto& [fetches, ops] = counted[fmt::format("{} [{}]", m[2].str(), m[3].str())];
+        (op_event ? ops : fetches) += std::stoull(m[1]);
+      }
+    }
+    CHECK(counted == by_process);
+  }
+  fs::remove(file);
+}
+
 TEST_CASE("an address is read with the mappings of its time", "[report][ibs]") {
   // One range holds liba.so, then libb.so: the same addresses are liba's
   // before the second MMAP and libb's after it.

@@ -86,6 +86,11 @@ class FastIbsDecoder {
   /// when the unit's conditions cannot be cached (decode_perf_raw() then).
   /// Throws tagop::Error as parse_perf_raw does. Once per sample: inline.
   bool key_of(IbsUnit unit, std::span<const std::byte> payload, Key& key, std::uint64_t& control) const;
+  /// How many times a payload has come in a layout (unit, caps word, size)
+  /// other than its unit's last: a caller that checks each new layout
+  /// (IbsCapture::check_payload) compares this before and after key_of(),
+  /// rather than comparing each payload's caps word and size again.
+  std::uint64_t layout_changes() const { return layout_changes_; }
 
   /// The kind of a payload: an id that payloads of the same key share; and
   /// its first register in `control`. no_kind when the kind cache is full
@@ -178,6 +183,7 @@ class FastIbsDecoder {
   mutable std::vector<std::uint32_t> slots_;
   mutable Decided scratch_;
   mutable std::array<RawLayout, 2> layouts_;  // by unit: the last one seen
+  mutable std::uint64_t layout_changes_ = 0;
 };
 
 /// Whether a caps word can be Linux's: it always has IBSFFV and the unit's

@@ -253,6 +253,10 @@ struct IbsCaptureOptions {
   std::uint64_t fetch_period = 0x10000, op_period = 0x10000;
   bool op_counts_dispatched = true;           // ibs_op/cnt_ctl=1/
   std::optional<std::uint32_t> capabilities{};  // the caps word; default from family and model
+  /// The op event's sample_type, where it is not the fetch event's
+  /// (perf record gives each event its own: -e ibs_op//... --call-graph,
+  /// say). It must keep IDENTIFIER and RAW.
+  std::optional<std::uint64_t> op_sample_type{};
 };
 
 class IbsCaptureWriter {
