@@ -26,13 +26,15 @@ std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed
 }
 
 // The reading thread's share of the tallies (of 2^32) at the start: with
-// workers, none. Reading and handing on a sample costs about as much as
-// tallying one when the tallies outgrow the caches (100 k addresses and
-// more), so it starts with none, and rebalance() gives it a share when the
-// workers fall behind: the entries that then change hands are held twice,
-// and that share is of a small table (10 k addresses: a tenth, as measured
-// by hand before rebalance(): the best of 0.4 to 1.0).
-std::uint64_t own_share(std::size_t shards) { return shards == 1 ? std::uint64_t{1} << 32 : 0; }
+// workers, an eighth. Reading and handing on a sample costs about as much
+// as tallying one, so its share is small, and rebalance() moves it to where
+// neither side waits: the entries that then change hands are held twice.
+// With one worker that point was 0.16-0.22 at 10 k addresses and 0.27 at
+// 100 k; starting at none, the first 90 MB of a capture passed before the
+// share got there (10 M samples: 2-3 ms more at 10 k and 100 k addresses).
+std::uint64_t own_share(std::size_t shards) {
+  return shards == 1 ? std::uint64_t{1} << 32 : (std::uint64_t{1} << 32) / 8;
+}
 
 // By default a thread for each CPU but one (the kernel and the page keeper
 // need some), and at most three: past two workers the reading thread is
