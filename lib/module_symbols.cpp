@@ -9,7 +9,7 @@
 #include <sys/stat.h>          // ::fstat, S_ISREG
 #include <unistd.h>            // ::close, ::access
 
-#include <algorithm>      // std::all_of, std::stable_sort, std::upper_bound, std::inplace_merge
+#include <algorithm>      // std::all_of, std::upper_bound, std::inplace_merge
 #include <deque>          // std::deque
 #include <cerrno>         // errno
 #include <cstdlib>        // std::free, std::getenv
@@ -24,6 +24,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include "plt_stubs.hpp"
+#include "radix_sort.hpp"
 
 namespace tagop {
 namespace {
@@ -211,8 +212,9 @@ class FunctionIndex {
     // address, aliases in table order; a sizeless symbol runs up to the next
     // one (hand-written assembly and _init often leave the size 0), within
     // its own section; then, of aliases at one address, the one that
-    // choose_best_symbol() keeps names the function.
-    std::stable_sort(symbols_.begin(), symbols_.end(), by_start);
+    // choose_best_symbol() keeps names the function. By a radix sort:
+    // std::stable_sort took 2 ms of a report on libLLVM's 45 k symbols.
+    radix_sort(symbols_, start_of);
     for (std::size_t i = 0; i + 1 < symbols_.size(); ++i)
       if (symbols_[i].sizeless) symbols_[i].end = std::min(symbols_[i].end, symbols_[i + 1].start);
     keep_best_aliases();
@@ -269,6 +271,7 @@ class FunctionIndex {
     return name != nullptr && std::strstr(name, "text") != nullptr;
   }
 
+  static std::uint64_t start_of(const FunctionSymbol& s) { return s.start; }
   static bool by_start(const FunctionSymbol& a, const FunctionSymbol& b) { return a.start < b.start; }
 
   // Of the symbols at one address (sorted), the one that names the function.
@@ -306,7 +309,7 @@ class FunctionIndex {
                        .plt_stub = true});
     }
     if (stubs.empty()) return;
-    std::stable_sort(stubs.begin(), stubs.end(), by_start);
+    radix_sort(stubs, start_of);
     const auto middle = static_cast<std::ptrdiff_t>(symbols_.size());
     symbols_.insert(symbols_.end(), stubs.begin(), stubs.end());
     std::inplace_merge(symbols_.begin(), symbols_.begin() + middle, symbols_.end(), by_start);

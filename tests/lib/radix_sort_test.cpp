@@ -1,4 +1,4 @@
-// The report's radix sort against std::stable_sort: the same order, equal
+// The radix sort (of the report's addresses, of symbols) against std::stable_sort: the same order, equal
 // keys in their first order, on keys shaped like the report's (addresses
 // that share their high bytes, a few spaces) and on edge cases.
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../../report/huge_pages.hpp"
-#include "../../report/radix_sort.hpp"
+#include "../../lib/radix_sort.hpp"
 
 namespace {
 
@@ -26,7 +26,7 @@ Vector check_against_stable_sort(Vector items, Key key) {
   for (std::uint32_t i = 0; i < items.size(); ++i) items[i].tag = i;
   std::vector<Ref> expected(items.begin(), items.end());
   std::stable_sort(expected.begin(), expected.end(), [&](const Ref& a, const Ref& b) { return key(a) < key(b); });
-  tagop::report::radix_sort(items, key);
+  tagop::radix_sort(items, key);
   REQUIRE(std::vector<Ref>(items.begin(), items.end()) == expected);
   return items;
 }
@@ -53,7 +53,7 @@ TEST_CASE("radix_sort orders as std::stable_sort does") {
       r.ip = random() % 100000;
       r.space = static_cast<std::uint32_t>(random() % 5) * 300;  // above 255: two bytes differ
     }
-    tagop::report::radix_sort(items, ip_of);
+    tagop::radix_sort(items, ip_of);
     const auto sorted = check_against_stable_sort(items, [](const Ref& r) { return r.space; });
     REQUIRE(std::is_sorted(sorted.begin(), sorted.end(), [](const Ref& a, const Ref& b) {
       return a.space != b.space ? a.space < b.space : a.ip < b.ip;

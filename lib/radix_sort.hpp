@@ -3,7 +3,8 @@
 // the lowest (LSD radix). After the walk the report sorts its entries'
 // addresses by (space, ip): std::sort's comparisons on such keys branch at
 // random (350 k entries at 100 k addresses: 25 ms to collect them, 11 ms
-// so). Bytes that every key shares (the high bytes of addresses in one
+// so). A module's function symbols are sorted by address the same way.
+// Bytes that every key shares (the high bytes of addresses in one
 // library) take no pass.
 
 #include <array>        // std::array
@@ -12,7 +13,7 @@
 #include <type_traits>  // std::is_unsigned_v
 #include <vector>       // std::vector
 
-namespace tagop::report {
+namespace tagop {
 
 /// Sorts `items` (a vector) by `key(item)` (an unsigned integer), keeping
 /// the order of equal keys. Uses a second vector as large as `items`, of
@@ -46,4 +47,4 @@ void radix_sort(Vector& items, Key key) {
   }
 }
 
-}  // namespace tagop::report
+}  // namespace tagop
