@@ -26,14 +26,16 @@ std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed
 }
 
 // The reading thread's share of the tallies (of 2^32) at the start: with
-// workers, an eighth. Reading and handing on a sample costs about as much
+// workers, a fifth. Reading and handing on a sample costs about as much
 // as tallying one, so its share is small, and rebalance() moves it to where
 // neither side waits: the entries that then change hands are held twice.
 // With one worker that point was 0.16-0.22 at 10 k addresses and 0.27 at
 // 100 k; starting at none, the first 90 MB of a capture passed before the
-// share got there (10 M samples: 2-3 ms more at 10 k and 100 k addresses).
+// share got there (10 M samples: 2-3 ms more at 10 k and 100 k addresses),
+// and starting at an eighth cost 1.5-2 ms more than a fifth (alternated
+// runs; the example and 1 M addresses: no change, nor in peak RSS).
 std::uint64_t own_share(std::size_t shards) {
-  return shards == 1 ? std::uint64_t{1} << 32 : (std::uint64_t{1} << 32) / 8;
+  return shards == 1 ? std::uint64_t{1} << 32 : (std::uint64_t{1} << 32) / 5;
 }
 
 // By default a thread for each CPU but one (the kernel and the page keeper
@@ -67,7 +69,6 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       delayed_(timed_ ? delay_depth : 0),
       delayed_records_(timed_ ? delay_depth : 0),
       shards_(shard_count(threads)),
-      // Of 2^32: 1 / (2 * shards - 1), half a worker's share.
       own_share_(own_share(shards_)),
       worker_scale_(shards_ == 1 ? 0 : ((shards_ - 1) << 32) / ((std::uint64_t{1} << 32) - own_share_)),
       pool_(shards_,
