@@ -39,7 +39,7 @@ ConditionSet CoreModel::modelled(SampleKind kind) {
       // One core, one node: a miss is served by the L3 or DRAM, never by
       // another core's cache, another node or I/O.
       condition("nb.valid"), condition("src.l3"), condition("src.cache"), condition("src.dram"), condition("src.io"),
-      condition("src.remote"), condition("src.cache_owned"),
+      condition("src.remote"), condition("src.cache_modified"), condition("src.cache_owned"),
       // Execution classes, from the decoder.
       condition("uop.packed_sp"), condition("uop.packed_dp"), condition("uop.scalar_sp"), condition("uop.scalar_dp"),
       condition("uop.mmx_64"), condition("uop.mmx_128"), condition("uop.x87_fp"), condition("uop.x87_simd_move"),

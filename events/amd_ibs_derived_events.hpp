@@ -20,8 +20,11 @@
 // - northbridge events need a load that missed the DC with a data source
 //   reported; stores never count. On Zen the data source is valid only for a
 //   load that also missed the L2 (the decoder's gate, from the layout table);
-// - 0xF249 and 0xF24A count lines from another core's cache (the sources of
-//   0xF243 and 0xF244) by their state, where the hardware reports it.
+// - 0xF249 and 0xF24A count loads by the state of the line that supplied
+//   them, where the hardware reports one: a line from another core's cache
+//   on Families 10h-15h, and on Zen the data sources Linux reads a HITM
+//   from (perf_ibs_get_mem_snoop()); a source that reports no state counts
+//   in neither.
 //
 // Included once, by backends/amd_ibs/derived_events.cpp.
 
@@ -40,13 +43,24 @@ constexpr EventProcessors zen4_on{"Zen 4 and later (IBS capability bit 11)", {Cp
                                   caps::Zen4Ext};
 constexpr EventProcessors zen_all{"Zen (Family 17h and later)", {CpuRange{0x17, 0x00, 0xFF, 0xFF}}};
 constexpr EventProcessors zen5{"Zen 5 (IBS capability bit 19)", {CpuRange{0x17, 0x00, 0xFF, 0xFF}}, caps::OpDtlbPgSize};
+constexpr EventProcessors zen6{"Zen 6 (Family 1Ah models 50h-5Fh, 80h-AFh, C0h-CFh)",
+                               {CpuRange{0x1A, 0x50, 0x1A, 0x5F}, CpuRange{0x1A, 0x80, 0x1A, 0xCF}}};
+constexpr EventProcessors pre_zen{"Families 10h-16h", {CpuRange{0x10, 0x00, 0x16, 0xFF}}};
 
 constexpr EventReading killed_readings[] = {
     {zen3_errata, "killed is none of IbsFetchComp, IbsPhyAddrValid, IbsL1TlbMiss and IbsL2TlbMiss: IbsIcMiss is not "
                   "usable there (erratum #1238)"},
+    {zen6, "the fetch's outcome bits are valid only with IbsPhyAddrValid (perf, 2026): a fetch without a translation "
+           "that did not complete leaves killed undecided"},
+};
+constexpr EventReading fetch_status_readings[] = {
+    {zen6, "the fetch's outcome bits and latencies are valid only with IbsPhyAddrValid (perf, 2026): a fetch "
+           "without a translation leaves the event undecided"},
 };
 constexpr EventReading ic_readings[] = {
     {zen3_errata, "not available: IbsIcMiss is not usable (erratum #1238; perf prints no IcMiss there)"},
+    {zen6, "IbsIcMiss is valid only with IbsPhyAddrValid (perf, 2026): a fetch without a translation leaves the event "
+           "undecided"},
 };
 constexpr EventReading itlb_page_readings[] = {
     {zen3_errata, "IbsL1TlbPgSz has erratum #1347's encoding (0 4K, 1 16K, 2 2M, 3 1G); a 16K entry is neither 4K "
@@ -74,7 +88,8 @@ constexpr EventReading l3_readings[] = {
 constexpr EventReading local_cache_readings[] = {
     {zen1_to_3, "DataSrc 2, the local node cache, is the L3 or another core's cache, not said which (Linux: "
                 "PERF_MEM_LVL_L3 | REM_CCE1): a load from it leaves the event undecided"},
-    {zen4_on, "DataSrc 2: another CCX's cache in the same node (Linux: REM_CCE1)"},
+    {zen4_on, "DataSrc 2: another CCX's cache in the same node (Linux: REM_CCE1); DataSrc 1, the local L3 or another "
+              "core's L1/L2 in the CCX, which Linux counts an L3 hit, leaves it undecided"},
 };
 constexpr EventReading remote_cache_readings[] = {
     {zen1_to_3, "DataSrc 4: a remote node's cache (Linux: REM_CCE2)"},
@@ -85,14 +100,24 @@ constexpr EventReading dram_readings[] = {
               "count in 0xF240/0xF241 and in src.pmem, src.cxl"},
 };
 constexpr EventReading io_readings[] = {
-    {zen_all, "DataSrc 7 with RmtNode, uncacheable accesses included"},
+    {zen_all, "DataSrc 7, uncacheable accesses included; RmtNode does not apply to I/O (Linux's "
+              "RMT_NODE_APPLICABLE(), for DRAM and, on Zen 4, long-latency and extension memory only): the I/O is "
+              "local"},
+};
+constexpr EventReading uncacheable_readings[] = {
+    {zen_all, "an uncacheable access's IbsDcMiss, IbsL2Miss and IbsDcMissLat are not valid unless its data source is "
+              "I/O (Linux's perf_ibs_get_mem_lvl()): such an access leaves the event undecided"},
 };
 constexpr EventReading cache_state_readings[] = {
-    {zen1_2, "CacheHitSt is reported for DataSrc 2 only, which does not tell the L3 from another core's cache, and "
-             "not for 4: a load from either leaves the event undecided"},
-    {zen3, "not available: CacheHitSt is not valid there (Linux's perf_ibs_cache_hit_st_valid(), 6.1)"},
-    {zen4_on, "CacheHitSt of a line from another CCX's cache (DataSrc 2 or 5); a line from the own CCX (DataSrc 1) "
-              "is not counted, as the L3's is not on Family 10h"},
+    {pre_zen, "NbIbsReqCacheHitSt, reported for a line from another core's cache (NbIbsReqSrc 2) only"},
+    {zen1_2, "CacheHitSt of DataSrc 2, the local node cache (the L3 or another core's cache, not said which), the one "
+             "source Linux reads a HITM from (perf_ibs_get_mem_snoop()); DRAM, a remote node's cache (4) and I/O "
+             "report no state and count in neither event"},
+    {zen3, "CacheHitSt is not valid there (Linux's perf_ibs_cache_hit_st_valid(), 6.1): a load from a cache leaves "
+           "the event undecided, one from DRAM or I/O counts in neither"},
+    {zen4_on, "CacheHitSt of DataSrc 1 (the local L3 or another core's L1/L2 in the CCX), 2 and 5 (another CCX's "
+              "cache), the sources Linux reads a HITM from (perf_ibs_get_mem_snoop()); the memories and I/O report "
+              "no state and count in neither event"},
 };
 
 inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
@@ -147,6 +172,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "itlb.l1_miss & !itlb.l2_miss",
      .sums = "",
+     .readings = fetch_status_readings,
      .description = "The number of IBS attempted fetch samples where the fetch operation initially missed in the L1 ITLB and hit in the L2 ITLB."},
     {.select = 0xF007,
      .name = "IBS L1 ITLB miss, L2 ITLB miss",
@@ -154,6 +180,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::fetch,
      .predicate = "itlb.l1_miss & itlb.l2_miss",
      .sums = "",
+     .readings = fetch_status_readings,
      .description = "The number of IBS attempted fetch samples where the fetch operation initially missed in both the L1 ITLB and the L2 ITLB."},
     {.select = 0xF008,
      .name = "IBS instruction cache miss",
@@ -317,6 +344,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & dc.miss",
      .sums = "",
+     .readings = uncacheable_readings,
      .description = "The number of IBS op samples where either a load or store operation initially missed in the data cache (DC)."},
     {.select = 0xF207,
      .name = "IBS DC hit",
@@ -324,6 +352,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "(load | store) & !dc.miss",
      .sums = "",
+     .readings = uncacheable_readings,
      .description = "The number of IBS op samples where either a load or store operation initially hit in the data cache (DC)."},
     {.select = 0xF208,
      .name = "IBS misaligned access",
@@ -434,6 +463,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .unit = IbsUnit::op,
      .predicate = "load & dc.miss",
      .sums = "dc.miss_latency",
+     .readings = uncacheable_readings,
      .description = "The total DC miss latency (in processor cycles) across all IBS op samples that performed a load operation. The miss latency is the number of clock cycles from when the data cache miss was detected to when data was delivered to the core. Divide the total DC miss latency by the number of sampled load operations to obtain the average DC miss latency."},
     {.select = 0xF240,
      .name = "IBS NB local",
@@ -511,7 +541,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .name = "IBS NB cache Modified state",
      .abbreviation = "IBS NB cache M",
      .unit = IbsUnit::op,
-     .predicate = "load & dc.miss & src.cache & !src.cache_owned",
+     .predicate = "load & dc.miss & src.cache_modified",
      .sums = "",
      .readings = cache_state_readings,
      .description = "The number of IBS op samples where a load operation was serviced from local or remote cache, and the cache hit state was the Modified (M) state."},
@@ -519,7 +549,7 @@ inline constexpr IbsDerivedEventSpec ibs_derived_event_table[] = {
      .name = "IBS NB cache Owned state",
      .abbreviation = "IBS NB cache O",
      .unit = IbsUnit::op,
-     .predicate = "load & dc.miss & src.cache & src.cache_owned",
+     .predicate = "load & dc.miss & src.cache_owned",
      .sums = "",
      .readings = cache_state_readings,
      .description = "The number of IBS op samples where a load operation was serviced from local or remote cache, and the cache hit state was the Owned (O) state."},

@@ -241,7 +241,7 @@ inline constexpr AtomEventSpec intel_glm_event_table[] = {
      .predicate = "load & dc.miss & l2.miss",
      .description = "Retired loads that missed the L2 cache."},
     {.event = 0xD1, .umask = 0x20, .name = "MEM_LOAD_UOPS_RETIRED.HITM", .counters = pmc0_3, .precise = true,
-     .predicate = "load & dc.miss & src.cache & !src.cache_owned",
+     .predicate = "load & dc.miss & src.cache & src.cache_modified",
      .description = "Retired loads whose line was modified in another core's or module's cache (HITM): sharing, false sharing, contended locks."},
     // The WCB is Goldmont's fill buffer: the load found its line while an
     // earlier miss was still bringing it in (dc.mab_hit, the AMD name for the

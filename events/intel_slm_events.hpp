@@ -71,7 +71,7 @@ inline constexpr AtomEventSpec intel_slm_event_table[] = {
      .description = "Retired loads that missed the micro-TLB (uTLB)."},
     // HITM: the line was Modified in another core's or module's cache.
     {.event = 0x04, .umask = 0x20, .name = "MEM_UOPS_RETIRED.HITM", .counters = pmc0_1, .precise = true,
-     .predicate = "load & dc.miss & src.cache & !src.cache_owned",
+     .predicate = "load & dc.miss & src.cache & src.cache_modified",
      .description = "Retired loads that got their data from another core or module whose copy of the line was modified (HITM)."},
     {.event = 0x04, .umask = 0x40, .name = "MEM_UOPS_RETIRED.ALL_LOADS", .counters = pmc0_1,
      .predicate = "load",

@@ -2,6 +2,7 @@
 #include <tagop/names.hpp>  // edit_distance
 
 #include <algorithm>  // std::min, std::stable_sort
+#include <array>      // std::array
 #include <cctype>     // std::tolower
 
 #include <fmt/format.h>  // fmt::join
@@ -34,6 +35,56 @@ std::string ConditionSet::to_string() const {
   std::vector<std::string_view> names;
   for (Condition c : members()) names.push_back(c.name());
   return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, " & "));
+}
+
+namespace {
+
+// The transitive closure of implication_table, once: by condition index,
+// what each implies and what implies it.
+struct Closure {
+  std::array<ConditionSet, condition_count> implies{}, implied_by_others{};
+  Closure() {
+    for (const Implication& i : implication_table) implies[i.premise.index].insert(i.conclusion);
+    // Few conditions, short chains: add what the implied imply until
+    // nothing changes.
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t c = 0; c < condition_count; ++c) {
+        ConditionSet more = implies[c];
+        for (Condition d : implies[c].members()) more |= implies[d.index];
+        if (more != implies[c]) implies[c] = more, grew = true;
+      }
+    }
+    for (std::size_t c = 0; c < condition_count; ++c)
+      for (Condition d : implies[c].members()) implied_by_others[d.index].insert(Condition{static_cast<std::uint8_t>(c)});
+  }
+};
+
+const Closure& closure() {
+  static const Closure c;
+  return c;
+}
+
+}  // namespace
+
+ConditionSet implied_by(Condition c) { return closure().implies[c.index]; }
+ConditionSet implying(Condition c) { return closure().implied_by_others[c.index]; }
+
+bool consistent(const ConditionSet& hold, const ConditionSet& fail) {
+  if (hold.intersects(fail)) return false;
+  for (Condition c : hold.members())
+    if (implied_by(c).intersects(fail)) return false;
+  return true;
+}
+
+std::string implication_text(Condition premise, Condition conclusion) {
+  if (!implied_by(premise).contains(conclusion)) return {};
+  // The first step of a chain that still leads to the conclusion.
+  for (const Implication& i : implication_table)
+    if (i.premise == premise && (i.conclusion == conclusion || implied_by(i.conclusion).contains(conclusion)))
+      return i.conclusion == conclusion ? std::string(i.why)
+                                        : std::string(i.why) + ", and " + implication_text(i.conclusion, conclusion);
+  return {};
 }
 
 std::optional<Condition> find_condition(std::string_view name) {

@@ -139,13 +139,13 @@ std::vector<std::vector<QueryResult>> Aggregator::evaluate_by_row(std::span<cons
       const QueryOutcome outcome = compiled[q].outcome(s.conditions, s.observed, s.measured);
       if (outcome == QueryOutcome::other_kind) continue;
       if (undecidable[q]) {
-        r.available = false;
+        r.undecided += e.tally.count;
         continue;
       }
       switch (outcome) {
         case QueryOutcome::other_kind:
         case QueryOutcome::no_match: break;
-        case QueryOutcome::unavailable: r.available = false; break;
+        case QueryOutcome::unavailable: r.undecided += e.tally.count; break;
         case QueryOutcome::match:
           r.count += e.tally.count;
           if (const auto& sums = queries[q].sums) r.total += e.tally.totals[sums->index];
@@ -159,11 +159,7 @@ std::vector<std::vector<QueryResult>> Aggregator::evaluate_by_row(std::span<cons
 std::vector<QueryResult> Aggregator::evaluate(std::span<const Query> queries) const {
   std::vector<QueryResult> total(queries.size());
   for (const auto& row : evaluate_by_row(queries)) {
-    for (std::size_t q = 0; q < queries.size(); ++q) {
-      total[q].count += row[q].count;
-      total[q].total += row[q].total;
-      total[q].available = total[q].available && row[q].available;
-    }
+    for (std::size_t q = 0; q < queries.size(); ++q) total[q] += row[q];
   }
   return total;
 }

@@ -110,8 +110,12 @@ DataSrcReading read_data_src(std::uint64_t v) {
     decide(r, condition("dc.miss_no_mab"), (lvl & PERF_MEM_LVL_LFB) && hit);
     return r;
   }
-  // A Modified line from a peer cache (Linux reports no other state).
-  if (snoop & PERF_MEM_SNOOP_HITM) decide(r, condition("src.cache_owned"), false);
+  // A Modified line from a peer cache (Linux reports no other state): the
+  // line's state is known when a snoop result is, and Modified only with HITM.
+  if (snoop & (PERF_MEM_SNOOP_HITM | PERF_MEM_SNOOP_HIT | PERF_MEM_SNOOP_MISS | PERF_MEM_SNOOP_NONE)) {
+    decide(r, condition("src.cache_modified"), snoop & PERF_MEM_SNOOP_HITM);
+    if (snoop & PERF_MEM_SNOOP_HITM) decide(r, condition("src.cache_owned"), false);
+  }
   return r;
 }
 

@@ -189,7 +189,7 @@ std::optional<double> column_value(const Column& c, std::span<const QueryResult>
   }
   if (c.event) {
     const QueryResult& r = results[*c.event];
-    if (!r.available) return std::nullopt;
+    if (!r.available()) return std::nullopt;
     return static_cast<double>(c.total ? r.total : r.count);
   }
   const RatioSpec& ratio = *c.ratio;
@@ -197,13 +197,13 @@ std::optional<double> column_value(const Column& c, std::span<const QueryResult>
   for (std::uint16_t sel : ratio.numerator) {
     if (sel == 0) continue;
     const QueryResult& r = results[*event_index(sel)];
-    if (!r.available) return std::nullopt;
+    if (!r.available()) return std::nullopt;
     num += static_cast<double>(ratio.numerator_sums ? r.total : r.count);
   }
   for (std::uint16_t sel : ratio.denominator) {
     if (sel == 0) continue;
     const QueryResult& r = results[*event_index(sel)];
-    if (!r.available) return std::nullopt;
+    if (!r.available()) return std::nullopt;
     den += static_cast<double>(r.count);
   }
   if (den == 0) return std::nullopt;

@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
+#include <tagop/amd_ibs/derived_events.hpp>      // derived_event_queries
+#include <tagop/amd_ibs/event_availability.hpp>  // event_availability
 #include <tagop/error.hpp>                   // Error
+#include <tagop/predicate_relation.hpp>      // contradiction_text
 
 #include "report_state.hpp"
 #include "walk.hpp"
@@ -25,7 +27,11 @@ std::string event_name(const perf_data::EventAttr& a) {
 
 // --where on conditions no IBS unit of this processor observes cannot
 // select anything: say so rather than print no rows.
-void check_where(const Predicate& where, const amd_ibs::IbsCapture& capture) {
+void check_where(const Predicate& where, const amd_ibs::IbsCapture& capture, std::vector<std::string>& warnings) {
+  if (const std::string why = contradiction_text(where); !why.empty())
+    warnings.push_back(fmt::format("--where '{}' meets no op by the vocabulary's implications ({}): it selects only "
+                                   "samples whose bits contradict them",
+                                   where.to_string(), why));
   const ConditionSet used = where.used();
   const ConditionSet fetch = capture.decoder().observable(amd_ibs::IbsUnit::fetch);
   const ConditionSet op = capture.decoder().observable(amd_ibs::IbsUnit::op);
@@ -78,7 +84,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.capture.emplace(info, o.cpu);
     s.cpu = s.capture->cpu();
     s.cpu_source = o.cpu ? "--family/--model" : "HEADER_CPUID";
-    if (o.filters.where) check_where(*o.filters.where, *s.capture);
+    if (o.filters.where) check_where(*o.filters.where, *s.capture, s.warnings);
     for (const auto& e : amd_ibs::derived_event_table()) s.query_names.push_back(amd_ibs::select_string(e.select));
     for (const Query& q : amd_ibs::derived_event_queries()) {
       s.queries.emplace_back(q);
@@ -191,7 +197,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
         s.totals[m.query].count += kind_count[k];
         if (m.sum >= 0) s.totals[m.query].total += kind_sums[k * s.sums_width + static_cast<std::size_t>(m.sum)];
       }
-      for (std::uint32_t q : o.unavailable) s.totals[q].available = false;
+      for (std::uint32_t q : o.unavailable) s.totals[q].undecided += kind_count[k];
     }
   }
 
@@ -227,7 +233,7 @@ void Report::State::add(std::size_t entry, const KindOutcomes& k, std::vector<Qu
     r.count += e.count;
     if (m.sum >= 0) r.total += entry_sums[m.sum];
   }
-  for (std::uint32_t q : k.unavailable) out[q].available = false;
+  for (std::uint32_t q : k.unavailable) out[q].undecided += e.count;
 }
 
 void Report::State::results(std::uint32_t row, bool with_children, const std::vector<KindOutcomes>& by_kind,
@@ -261,7 +267,7 @@ std::vector<QueryResult> Report::State::row_results(std::span<const std::size_t>
       r.count += entries[e].count;
       if (m.sum >= 0) r.total += entry_sums[m.sum];
     }
-    for (std::uint32_t q : k.unavailable) row[column[q]].available = false;
+    for (std::uint32_t q : k.unavailable) row[column[q]].undecided += entries[e].count;
   }
   return out;
 }
@@ -292,6 +298,12 @@ bool Report::truncated() const { return state_->truncated; }
 const perf_data::ReadSummary& Report::read_summary() const { return state_->summary; }
 const perf_data::Skipped& Report::skipped() const { return state_->skipped; }
 const std::vector<std::string>& Report::warnings() const { return state_->warnings; }
+
+std::vector<std::string> Report::why_undecided(std::size_t query) const {
+  const State& s = *state_;
+  if (!s.capture || query >= amd_ibs::derived_event_table().size()) return {};
+  return amd_ibs::event_availability(amd_ibs::derived_event_table()[query], s.capture->decoder()).reasons;
+}
 
 std::size_t Report::row_count() const {
   // With callers' sums, a caller that was never sampled itself is a row too.

@@ -172,15 +172,21 @@ std::map<Group, std::vector<Match>> neighbours(const BackendInfo& b, const Targe
 
 void compare(const std::string& text, bool all, Format format, const std::string& counts) {
   const Target target = resolve_target(text);
+  if (const std::string why = contradiction_text(target.predicate); !why.empty())
+    throw Error(fmt::format("'{}' meets no op, by the vocabulary's implications: {}", text, why));
+  const std::string simplest_text = simplest(target.predicate).to_string();
   const std::size_t width = terminal_width();
-  CompareRecord out{target.label, target.predicate.to_string(), {}, {}, {}, {}, never_mix_caveat};
+  CompareRecord out{target.label, target.predicate.to_string(), simplest_text, {}, {}, {}, {}, never_mix_caveat};
   std::vector<std::string> cannot;
   if (format == Format::csv)
     fmt::print("{}", csv_row({"backend", "relation", "name", "code", "mechanism", "precise", "predicate", "unit",
                               "address", "sample"}));
   if (format == Format::text) {
     fmt::print("{}\n", fit(fmt::format("compare: {}", target.label), width));
-    fmt::print("{}\n\n", fit(fmt::format("predicate: {}", target.predicate.to_string()), width));
+    fmt::print("{}\n", fit(fmt::format("predicate: {}", target.predicate.to_string()), width));
+    if (simplest_text != target.predicate.to_string())
+      fmt::print("{}\n", fit(fmt::format("same as:   {} (what the others imply left out)", simplest_text), width));
+    fmt::print("\n");
     if (!counts.empty()) print_measured_counts(target.predicate, counts, width);
   }
   for (const BackendInfo& b : Registry::builtin().backends()) {

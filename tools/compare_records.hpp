@@ -81,6 +81,7 @@ struct CompareRecord {
   BOOST_HANA_DEFINE_STRUCT(CompareRecord,
     (std::string, target),                      // what was asked, as understood
     (std::string, predicate),
+    (std::string, simplest),                    // the predicate with what the vocabulary's implications say dropped
     (record::Maybe<std::string>, unit),         // an event's counting unit
     (std::vector<CompareBackend>, backends),
     (std::vector<std::string>, cannot_measure_exactly),

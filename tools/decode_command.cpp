@@ -41,7 +41,7 @@ EventIncrements increments(const std::vector<QueryResult>& results, IbsUnit unit
   const auto table = derived_event_table();
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (table[i].unit != unit) continue;
-    if (!results[i].available) out.unavailable.push_back(&table[i]);
+    if (!results[i].available()) out.unavailable.push_back(&table[i]);
     else if (results[i].count > 0) out.counted.push_back({&table[i], table[i].sums.empty() ? results[i].count : results[i].total});
   }
   return out;
@@ -116,7 +116,7 @@ void total_file(const IbsDecoder& decoder, const std::string& path, Format forma
     for (std::size_t i = 0; i < table.size(); ++i) {
       const auto& r = results[i];
       out.events.emplace_back(select_string(table[i].select),
-                              r.available ? std::optional(table[i].sums.empty() ? r.count : r.total) : std::nullopt);
+                              r.available() ? std::optional(table[i].sums.empty() ? r.count : r.total) : std::nullopt);
     }
     print_record(record::to_json(out), decoded_sample_file_contract.schema, format);
     return;
@@ -124,7 +124,7 @@ void total_file(const IbsDecoder& decoder, const std::string& path, Format forma
   fmt::print("{}: {} fetch and {} op samples, Family {:X}h\n", printable(path), fetch, op, decoder.family());
   for (std::size_t i = 0; i < table.size(); ++i) {
     const auto& r = results[i];
-    const std::string value = !r.available ? "n/a" : fmt::format("{}", table[i].sums.empty() ? r.count : r.total);
+    const std::string value = !r.available() ? "n/a" : fmt::format("{}", table[i].sums.empty() ? r.count : r.total);
     fmt::print("  {}  {:<36} {:>12}\n", select_string(table[i].select), table[i].name, value);
   }
 }

@@ -23,11 +23,7 @@ void add(std::vector<QueryResult>& sum, const std::vector<QueryResult>& more) {
     sum = more;
     return;
   }
-  for (std::size_t q = 0; q < sum.size() && q < more.size(); ++q) {
-    sum[q].count += more[q].count;
-    sum[q].total += more[q].total;
-    sum[q].available = sum[q].available && more[q].available;
-  }
+  for (std::size_t q = 0; q < sum.size() && q < more.size(); ++q) sum[q] += more[q];
 }
 
 // "sha1sum [4242]" -> "sha1sum"; a process never named keeps its "[pid]".

@@ -92,7 +92,7 @@ std::vector<Source> sources_of(const Report& r, const ReportView& v) {
 std::int64_t value_of(const Source& s, const std::vector<QueryResult>& results) {
   std::uint64_t sum = 0;
   for (std::size_t q : s.queries)
-    if (results[q].available) sum += s.total ? results[q].total : results[q].count;
+    if (results[q].available()) sum += s.total ? results[q].total : results[q].count;
   return static_cast<std::int64_t>(sum);
 }
 

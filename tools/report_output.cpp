@@ -2,6 +2,7 @@
 
 #include "report_output.hpp"
 
+#include <algorithm>  // std::find
 #include <array>   // std::array
 #include <cmath>   // std::llround, std::fabs
 #include <cstdio>  // std::fwrite
@@ -90,7 +91,7 @@ std::optional<UnitPeriodRecord> period_record(const report::UnitPeriod& p) {
 }
 
 std::optional<EstimateRecord> estimate_record(const QueryResult& q, const report::UnitPeriod& p) {
-  if (!q.available || p.value == 0) return std::nullopt;
+  if (!q.available() || p.value == 0) return std::nullopt;
   const Estimate e = estimate_from_samples(q.count, p.value);
   return EstimateRecord{q.count, e.value, e.low, e.high, p.unit};
 }
@@ -193,6 +194,43 @@ ReportRowName row_name(const report::Row& row, const Report& r) {
 
 // IBS captures.
 
+// The derived events the columns read (a ratio's parts too), each once.
+std::vector<std::size_t> events_read(const ReportView& v) {
+  std::vector<std::size_t> out;
+  for (const Column& c : v.columns) {
+    if (!c.samples_of.empty()) continue;
+    for (std::size_t q : c.queries())
+      if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
+  }
+  return out;
+}
+
+// Per sample, not per capture: an event that some samples could not decide
+// is counted over the others, and says so; each reason once, numbered.
+void print_undecided(const Report& r, const ReportView& v) {
+  std::vector<std::string> reasons;
+  bool first = true;
+  for (std::size_t q : events_read(v)) {
+    const QueryResult& t = r.totals()[q];
+    if (t.undecided == 0) continue;
+    if (first)
+      fmt::print("\nUndecided samples, not in the counts above (each count is of the samples that decided its "
+                 "event):\n");
+    first = false;
+    const auto& e = derived_event_table()[q];
+    std::vector<std::size_t> refs;
+    for (const std::string& why : r.why_undecided(q)) {
+      const auto at = std::find(reasons.begin(), reasons.end(), why);
+      refs.push_back(static_cast<std::size_t>(at - reasons.begin()) + 1);
+      if (at == reasons.end()) reasons.push_back(why);
+    }
+    fmt::print("  {} {}: {}{} {} sample{}{}\n", amd_ibs::select_string(e.select), e.abbreviation,
+               t.available() ? "" : "n/a, none counted of ", t.undecided, e.unit == IbsUnit::fetch ? "fetch" : "op",
+               t.undecided == 1 ? "" : "s", refs.empty() ? "" : fmt::format(" [{}]", fmt::join(refs, ", ")));
+  }
+  for (std::size_t i = 0; i < reasons.size(); ++i) fmt::print("  [{}] {}\n", i + 1, reasons[i]);
+}
+
 void ibs_text(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
   const Periods periods(r);
@@ -234,7 +272,7 @@ void ibs_text(const Report& r, const ReportView& v) {
     if (!c.event || c.sums()) continue;
     const QueryResult& q = r.totals()[*c.event];
     const report::UnitPeriod& p = periods.of(*c.event);
-    if (!q.available || p.value == 0) {
+    if (!q.available() || p.value == 0) {
       fmt::print("  {} {}: n/a\n", c.id, c.title);
       continue;
     }
@@ -245,7 +283,7 @@ void ibs_text(const Report& r, const ReportView& v) {
     for (std::uint32_t id : v.rows) {
       const report::Row row = r.row(id);
       const QueryResult& rq = shown(row, v)[*c.event];
-      if (!rq.available || rq.count == 0) continue;
+      if (!rq.available() || rq.count == 0) continue;
       const Estimate re = estimate_from_samples(rq.count, p.value);
       fmt::print("      {}: {} [{}, {}]\n", printable(row.name), human(re.value), human(re.low), human(re.high));
     }
@@ -253,6 +291,7 @@ void ibs_text(const Report& r, const ReportView& v) {
   fmt::print("{}\n", estimate_note);
   for (const Column& c : v.columns)
     if (c.ratio) fmt::print("{}: {}\n", c.ratio->id, c.ratio->definition);
+  print_undecided(r, v);
 }
 
 // By module the row's name is the file's, and this column its path.
@@ -310,8 +349,9 @@ void ibs_json(const Report& r, const ReportView& v) {
     const std::string id = amd_ibs::select_string(table[i].select);
     const QueryResult& q = r.totals()[i];
     const bool sums = !table[i].sums.empty();
-    j.events.emplace_back(id, q.available ? std::optional(sums ? q.total : q.count) : std::nullopt);
-    j.event_samples.emplace_back(id, q.available ? std::optional(q.count) : std::nullopt);
+    j.events.emplace_back(id, q.available() ? std::optional(sums ? q.total : q.count) : std::nullopt);
+    j.event_samples.emplace_back(id, q.available() ? std::optional(q.count) : std::nullopt);
+    if (q.undecided) j.undecided.emplace_back(id, UndecidedRecord{q.undecided, r.why_undecided(i)});
     if (!sums) j.estimates.emplace_back(id, estimate_record(q, periods.of(i)));
   }
   for (const report::RatioSpec& ratio : report::ratio_table()) {

@@ -135,6 +135,14 @@ struct EstimateRecord {
     (std::string, unit));
 };
 
+/// A derived event that some samples left undecided: how many (they are in
+/// neither its count nor its sum), and why a sample of this processor can.
+struct UndecidedRecord {
+  BOOST_HANA_DEFINE_STRUCT(UndecidedRecord,
+    (std::uint64_t, samples),
+    (std::vector<std::string>, reasons));
+};
+
 struct ColumnRecord {
   BOOST_HANA_DEFINE_STRUCT(ColumnRecord,
     (std::string, id),
@@ -163,6 +171,7 @@ struct IbsReport {
     (record::Maybe<std::uint64_t>, where_undecided),  // with --where
     (record::Entries<std::optional<std::uint64_t>>, events),  // by select: counts, or sums of latency events
     (record::Entries<std::optional<std::uint64_t>>, event_samples),
+    (record::Entries<UndecidedRecord>, undecided),  // by select: events some samples left undecided
     (record::Entries<std::optional<double>>, ratios),
     (record::Entries<std::optional<EstimateRecord>>, estimates),
     (std::string, estimate_note),

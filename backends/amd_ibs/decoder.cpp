@@ -101,8 +101,24 @@ IbsDecoder::Plan IbsDecoder::compile(IbsUnit unit, unsigned family, unsigned mod
       if ((value >> (f.lsb - shift)) & 1) byte->conditions[value].insert(*f.flag);
   }
   p.gated = dependency_order(std::move(with_gates));
+  // A value's exclusions override what another field reports: where no
+  // field of this processor reports a condition (Zen 3 has no CacheHitSt),
+  // there is nothing to override, and the sample does not observe it.
+  ConditionSet reported, excluded_only;
+  for (const FieldSpec* f : p.fields) {
+    if (f->flag) reported.insert(*f->flag);
+    if (f->nonzero) reported.insert(*f->nonzero);
+    for (const ValueMeaning& v : f->values) {
+      reported |= v.conditions;
+      excluded_only |= v.excludes;
+    }
+  }
+  excluded_only.erase(reported);
+  for (ConditionSet& observed : p.observed_by_register) observed.erase(excluded_only);
   for (const DerivedCondition& d : derived_condition_table())
     if (d.unit == unit && d.applies_to(family, model)) p.derived.push_back(&d);
+  for (const UndecidedRule& r : undecided_rule_table())
+    if (r.unit == unit && r.applies_to(family, model, caps)) p.rules.push_back(&r);
   return p;
 }
 
@@ -145,6 +161,29 @@ Sample IbsDecoder::decode(const IbsRegisters& regs) const {
     excluded |= m->excludes;
   }
   s.conditions.erase(excluded);
+  std::uint32_t unmeasured = 0;
+  for (const UndecidedRule* r : p.rules)
+    if (r->when.matches(s.conditions)) {
+      unknown |= r->unknown;
+      unmeasured |= r->unmeasured;
+    }
+  // A derived condition is decided when its term is: all it reads is
+  // known, or one thing it reads is known to make it false.
+  ConditionSet known = s.observed;
+  known.erase(unknown);
+  ConditionSet known_false = known;
+  known_false.erase(s.conditions);
+  for (const DerivedCondition* d : p.derived) {
+    const bool fails = d->when.require.intersects(known_false) || d->when.forbid.intersects(s.conditions & known);
+    if (!fails && !known.contains_all(d->when.require | d->when.forbid)) continue;
+    s.observed.insert(d->condition);
+    if (!fails && d->when.matches(s.conditions)) s.conditions.insert(d->condition);
+  }
+  // What a sample leaves undecided is neither true nor false.
+  s.observed.erase(unknown);
+  s.conditions = s.conditions & s.observed;
+  // Measures and addresses by the sample's conditions as decided (what
+  // FastIbsDecoder::fill() reads them by too).
   for (const FieldSpec* f : p.measures) {
     if (!regs.has(f->reg)) continue;
     if (!gates_pass(*f, s.conditions)) {
@@ -153,42 +192,45 @@ Sample IbsDecoder::decode(const IbsRegisters& regs) const {
     }
     s.measures[f->measure->index] = static_cast<std::uint32_t>(f->extract(regs.get(f->reg)));
   }
+  s.measured &= ~unmeasured;
   for (const FieldSpec* f : p.addresses) {
     if (!regs.has(f->reg)) continue;
     if (gates_pass(*f, s.conditions)) store_address(s, f->address, f->extract(regs.get(f->reg)));
     else if (f->address == AddressSlot::ip) s.ip_exact = false;  // IbsRipInvalid: the op's address is not known
   }
-  for (const DerivedCondition* d : p.derived) {
-    if (!s.observed.contains_all(d->when.require | d->when.forbid) || unknown.intersects(d->when.require | d->when.forbid))
-      continue;
-    s.observed.insert(d->condition);
-    if (d->when.matches(s.conditions)) s.conditions.insert(d->condition);
-  }
-  // What a sample leaves undecided is neither true nor false.
-  s.observed.erase(unknown);
-  s.conditions = s.conditions & s.observed;
   return s;
 }
 
 std::vector<DecodedField> IbsDecoder::explain(const IbsRegisters& regs) const {
   std::vector<DecodedField> out;
   const Sample decoded = decode(regs);
+  ConditionSet decided_false = decoded.observed;
+  decided_false.erase(decoded.conditions);
   for (const FieldSpec* f : fields(regs.unit)) {
     if (!regs.has(f->reg)) continue;
     const std::uint64_t v = f->extract(regs.get(f->reg));
     std::string meaning;
+    ConditionSet sets;  // what its value says holds
+    if (f->flag && v) sets.insert(*f->flag);
+    if (f->nonzero && v) sets.insert(*f->nonzero);
     if (has_values(*f)) {
       const ValueMeaning* m = f->meaning(v);
       meaning = m ? std::string(m->text) : "reserved";
+      if (m && m->only_if.matches(decoded.conditions)) sets |= m->conditions;
     }
     // Gates read the decoded conditions; a gate over an undecided
     // condition fails. A field whose every condition the sample left
-    // undecided (another field's value says it is not reported) is not
-    // valid either.
+    // undecided (another field's value or a rule says it is not reported),
+    // or whose measure a rule takes back, is not valid either.
     const ConditionSet decides = decidable_by(*f);
+    const bool measure_taken_back = f->measure && f->only_if.matches(decoded.conditions) &&
+                                    !((decoded.measured >> f->measure->index) & 1);
     const bool invalid = !f->valid_if.matches(decoded.conditions) ||
-                         (!decides.empty() && !decoded.observed.intersects(decides));
-    const bool ignored = !invalid && !f->only_if.matches(decoded.conditions);
+                         (!decides.empty() && !decoded.observed.intersects(decides)) || measure_taken_back;
+    // A value that another field overrides (RmtNode for a source that is
+    // never remote, the state of a line whose source reports none) means
+    // nothing either.
+    const bool ignored = !invalid && (!f->only_if.matches(decoded.conditions) || sets.intersects(decided_false));
     out.push_back({f, v, std::move(meaning), ignored, invalid});
   }
   return out;

@@ -56,13 +56,18 @@ std::string values_with(const FieldSpec& f, Condition c, ConditionSet ValueMeani
 // leave it undecided.
 std::string decider_text(Condition c, const IbsDecoder& d, IbsUnit unit) {
   std::vector<std::string> parts, undecided;
+  const bool observable = d.observable(unit).contains(c);
   for (const FieldSpec* f : d.fields(unit)) {
+    if (!observable) break;  // a value may exclude it, but no field here reports it
     if (const std::string values = values_with(*f, c, &ValueMeaning::unknown); !values.empty())
       undecided.push_back(fmt::format("{} = {}", f->name, values));
     if (!decidable_by(*f).contains(c)) continue;
     std::string part = field_text(*f);
-    if (const std::string values = values_with(*f, c, &ValueMeaning::conditions); !values.empty()) part += " = " + values;
+    const std::string values = values_with(*f, c, &ValueMeaning::conditions);
+    const std::string excluding = values_with(*f, c, &ValueMeaning::excludes);
+    if (!values.empty()) part += " = " + values;
     else if (f->nonzero == c) part += " != 0";
+    if (!excluding.empty()) part += fmt::format("{} = {} rules it out", values.empty() ? "" : ",", excluding);
     if (gated(f->only_if)) part += fmt::format(" (when {})", Predicate::of(f->only_if).to_string());
     if (gated(f->valid_if)) part += fmt::format(" (valid with {})", Predicate::of(f->valid_if).to_string());
     parts.push_back(part);
@@ -78,11 +83,19 @@ std::string decider_text(Condition c, const IbsDecoder& d, IbsUnit unit) {
   return out;
 }
 
+// Whether a field's bits can say that `c` holds (not only rule it out).
+bool reports(const FieldSpec& f, Condition c) {
+  if (f.flag == c || f.nonzero == c) return true;
+  for (const ValueMeaning& v : f.values)
+    if (v.conditions.contains(c)) return true;
+  return false;
+}
+
 // Where in the table a condition is reported, for "not here, but there".
 std::string elsewhere_text(Condition c) {
   std::vector<std::string> where;
   for (const FieldSpec& f : field_table())
-    if (decidable_by(f).contains(c))
+    if (reports(f, c))
       where.push_back(fmt::format("{} on {}", field_text(f), where_text(f)));
   if (where.empty()) return "no IBS field reports it";
   std::string out = "IBS reports it in ";
@@ -123,10 +136,17 @@ Outcomes explore(const Predicate& p, const ConditionSet& used, const ConditionSe
   for (const auto& [index, value] : s.fixed) observed.insert(Condition{index});
   for (Condition c : free) observed.insert(c);
   observed.erase(unknown);
+  ConditionSet assigned;
+  for (const auto& [index, value] : s.fixed) assigned.insert(Condition{index});
+  for (Condition c : free) assigned.insert(c);
   for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << free.size()); ++bits) {
     ConditionSet conditions;
     for (const auto& [index, value] : s.fixed) conditions.set(Condition{index}, value);
     for (std::size_t i = 0; i < free.size(); ++i) conditions.set(free[i], (bits >> i) & 1);
+    // No op breaks the vocabulary's implications (an L2 miss is a DC miss).
+    ConditionSet fail = assigned;
+    fail.erase(conditions);
+    if (!consistent(conditions, fail)) continue;
     if (!s.must.matches(conditions)) continue;
     if (s.must_fail && s.must_fail->matches(conditions)) continue;
     conditions = conditions & observed;
@@ -216,6 +236,24 @@ EventAvailability event_availability(const IbsDerivedEventSpec& event, const Ibs
       out.reasons.push_back(fmt::format("undecided for a sample with {} = {} ({}): it leaves {} undecided", f->name,
                                         v.value, v.text, (v.unknown & used).to_string()));
     }
+  }
+
+  // Rules that take back what the fields decided, for some samples.
+  const std::optional<Measure> sums = event.sums.empty() ? std::nullopt : find_measure(event.sums);
+  for (const UndecidedRule& r : undecided_rule_table()) {
+    if (r.unit != unit || !r.applies_to(decoder.family(), decoder.model(), decoder.caps())) continue;
+    const bool takes_sum = sums && ((r.unmeasured >> sums->index) & 1);
+    Scenario s;
+    fix(s, r.when);
+    s.unknown = r.unknown;
+    // A condition derived from one it leaves undecided may be undecided too.
+    for (const DerivedCondition& d : derived_condition_table())
+      if (d.unit == unit && (d.when.require | d.when.forbid).intersects(r.unknown)) s.unknown.insert(d.condition);
+    if (!s.unknown.intersects(used) && !takes_sum) continue;
+    const Outcomes o = explore(p, used, observable, s);
+    if (!o.some_undecided && !(takes_sum && o.some_true)) continue;
+    out.verdict = Verdict::depends;
+    out.reasons.push_back(fmt::format("undecided for a sample with {}: {}", Predicate::of(r.when).to_string(), r.why));
   }
   return out;
 }

@@ -20,7 +20,7 @@ constexpr IbsFamily families[] = {
     {0x17, "Zen, Zen+, Zen 2"},
     {0x18, "Hygon Dhyana"},
     {0x19, "Zen 3, Zen 4"},
-    {0x1A, "Zen 5"},
+    {0x1A, "Zen 5, Zen 6"},
 };
 
 struct ModelSpan {
@@ -29,13 +29,16 @@ struct ModelSpan {
 };
 
 // arch/x86/kernel/cpu/amd.c, bsp_init_amd(): the X86_FEATURE_ZEN* model
-// ranges (Linux 6.12-6.18).
+// ranges (Linux 6.12-6.18; Zen 6 from "x86/CPU/AMD: Add X86_FEATURE_ZEN6",
+// 6.16, widened to models 80h-8Fh by "x86/CPU/AMD: Extend Zen6 model
+// range", 2025).
 constexpr ModelSpan generations[] = {
     {0x17, 0x00, 0x2F, "Zen"},   {0x17, 0x50, 0x5F, "Zen"},   {0x17, 0x30, 0x4F, "Zen 2"},
     {0x17, 0x60, 0x7F, "Zen 2"}, {0x17, 0x90, 0x91, "Zen 2"}, {0x17, 0xA0, 0xAF, "Zen 2"},
     {0x18, 0x00, 0xFF, "Zen"},   {0x19, 0x00, 0x0F, "Zen 3"}, {0x19, 0x20, 0x5F, "Zen 3"},
     {0x19, 0x10, 0x1F, "Zen 4"}, {0x19, 0x60, 0xAF, "Zen 4"}, {0x1A, 0x00, 0x2F, "Zen 5"},
-    {0x1A, 0x40, 0x4F, "Zen 5"}, {0x1A, 0x60, 0x7F, "Zen 5"},
+    {0x1A, 0x40, 0x4F, "Zen 5"}, {0x1A, 0x60, 0x7F, "Zen 5"}, {0x1A, 0x50, 0x5F, "Zen 6"},
+    {0x1A, 0x80, 0xAF, "Zen 6"}, {0x1A, 0xC0, 0xCF, "Zen 6"},
 };
 
 }  // namespace
@@ -64,6 +67,19 @@ std::string_view generation(unsigned family, unsigned model) {
   for (const ModelSpan& g : generations)
     if (g.family == family && model >= g.first && model <= g.last) return g.name;
   return {};
+}
+
+std::optional<unsigned> nearest_known_model(unsigned family, unsigned model) {
+  if (!generation(family, model).empty()) return std::nullopt;
+  std::optional<unsigned> best;
+  unsigned best_distance = ~0u;
+  for (const ModelSpan& g : generations) {
+    if (g.family != family) continue;
+    const unsigned near = model < g.first ? g.first : g.last;
+    const unsigned distance = near > model ? near - model : model - near;
+    if (distance < best_distance) best = near, best_distance = distance;
+  }
+  return best;  // none for the families before Zen, whose every model has its layout
 }
 
 std::uint32_t capabilities_of(unsigned family, unsigned model) {

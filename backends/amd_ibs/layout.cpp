@@ -12,6 +12,8 @@
 
 #include <tagop/amd_ibs/layout.hpp>
 
+#include <initializer_list>  // measures({...})
+
 namespace tagop::amd_ibs {
 
 namespace {
@@ -42,6 +44,11 @@ constexpr CpuRange zen_to_hygon{0x17, 0x00, 0x18, 0xFF};
 // 00h-0Fh and 20h-5Fh), as Linux's perf_ibs_cache_hit_st_valid() (6.1) has it.
 constexpr CpuRange zen4_first{0x19, 0x10, 0x19, 0x1F};
 constexpr CpuRange zen4_on{0x19, 0x60, 0xFF, 0xFF};
+// Zen 6: Family 1Ah models 50h-5Fh, 80h-AFh and C0h-CFh (Linux's
+// X86_FEATURE_ZEN6 in arch/x86/kernel/cpu/amd.c, "x86/CPU/AMD: Add
+// X86_FEATURE_ZEN6", 6.16, and "x86/CPU/AMD: Extend Zen6 model range", 2025).
+constexpr auto zen6 = std::array<CpuRange, 3>{CpuRange{0x1A, 0x50, 0x1A, 0x5F}, CpuRange{0x1A, 0x80, 0x1A, 0xAF},
+                                              CpuRange{0x1A, 0xC0, 0x1A, 0xCF}};
 
 constexpr std::array<CpuRange, 3> only(CpuRange r) { return {r, CpuRange{}, CpuRange{}}; }
 constexpr std::array<CpuRange, 3> either(CpuRange a, CpuRange b) { return {a, b, CpuRange{}}; }
@@ -65,6 +72,16 @@ constexpr Term erratum_1293{.forbid = {condition("dc.miss_no_mab"), condition("m
 constexpr Term cacheable{.forbid = {condition("mem.uncacheable")}};
 
 constexpr ConditionSet remote{condition("src.remote")};
+// The supplying line's state (CacheHitSt), which the hardware reports for
+// some data sources only: the others decide it false, as Linux's
+// perf_ibs_get_mem_snoop() reports no HITM for them.
+constexpr ConditionSet line_state{condition("src.cache_modified"), condition("src.cache_owned")};
+constexpr ConditionSet remote_or_line_state = remote | line_state;
+
+constexpr ValueMeaning line_states[] = {
+    {.value = 0, .conditions = {condition("src.cache_modified")}, .text = "Modified"},
+    {.value = 1, .conditions = {condition("src.cache_owned")}, .text = "Owned"},
+};
 
 constexpr ValueMeaning fetch_page_sizes[] = {
     {.value = 0, .conditions = {condition("itlb.page_4k")}, .text = "4 KiB"},
@@ -93,7 +110,10 @@ constexpr ValueMeaning northbridge_sources[] = {
 // Source 2 is the L3 or another core's cache of this node, which the
 // kernel reports as PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1: it does not
 // say which, so src.l3 and src.cache stay undecided. The supplying line's
-// state is reported for source 2 only (perf prints CacheHitSt for it alone).
+// state is reported for source 2 only (Linux's perf_ibs_get_mem_snoop()
+// gives HITM for it alone, perf prints CacheHitSt for it alone). RmtNode
+// counts for DRAM only (Linux's RMT_NODE_APPLICABLE(), 6.1: the I/O source
+// is never remote, the caches' sources say where they are).
 constexpr ValueMeaning zen_sources[] = {
     {.value = 0, .text = "no valid status"},
     {.value = 1, .text = "reserved"},
@@ -103,25 +123,33 @@ constexpr ValueMeaning zen_sources[] = {
      .excludes = remote,
      .only_if = cacheable,
      .text = "local node cache: the L3 or another core's cache, not said which"},
-    {.value = 3, .conditions = {condition("nb.valid"), condition("src.dram")}, .only_if = cacheable, .text = "DRAM"},
+    {.value = 3, .conditions = {condition("nb.valid"), condition("src.dram")}, .excludes = line_state,
+     .only_if = cacheable, .text = "DRAM"},
     {.value = 4,
      .conditions = {condition("nb.valid"), condition("src.cache"), condition("src.remote")},
-     .unknown = {condition("src.cache_owned")},
+     .excludes = line_state,
      .only_if = cacheable,
      .text = "remote node cache"},
     {.value = 5, .text = "reserved"},
     {.value = 6, .text = "reserved"},
-    {.value = 7, .conditions = {condition("nb.valid"), condition("src.io")}, .text = "other: MMIO, configuration, PCI or APIC"},
+    {.value = 7, .conditions = {condition("nb.valid"), condition("src.io")}, .excludes = remote_or_line_state,
+     .text = "other: MMIO, configuration, PCI or APIC"},
 };
 
 // Zen 4 and later, with IBS capability bit 11 (perf's
 // pr_ibs_op_data2_extended, Linux's IBS_DATA_SRC_EXT_*): five bits.
-// Source 1 is what Linux reports as an L3 hit (the CCX's L3 answers for
-// its cores' caches through its shadow tags).
+// Source 1 is what Linux reports as an L3 hit (g_zen4_data_src: the CCX's
+// L3 answers for its cores' caches through its shadow tags), but the PPR's
+// words are "local L3 or other L1/L2 in CCX": whether another core's cache
+// supplied the line stays undecided. The line's state is reported for
+// sources 1, 2 and 5 (perf_ibs_get_mem_snoop(): HITM for those three);
+// RmtNode counts for DRAM, long-latency and extension memory only
+// (ZEN4_RMT_NODE_BITS, Linux 6.1); source 12 Linux names no level.
 constexpr ValueMeaning zen4_sources[] = {
     {.value = 0, .text = "no valid status"},
     {.value = 1,
      .conditions = {condition("nb.valid"), condition("src.l3")},
+     .unknown = {condition("src.cache")},
      .excludes = remote,
      .only_if = cacheable,
      .text = "local L3 or another core's L1/L2 in the CCX"},
@@ -130,7 +158,8 @@ constexpr ValueMeaning zen4_sources[] = {
      .excludes = remote,
      .only_if = cacheable,
      .text = "another CCX's cache in the same node"},
-    {.value = 3, .conditions = {condition("nb.valid"), condition("src.dram")}, .only_if = cacheable, .text = "DRAM"},
+    {.value = 3, .conditions = {condition("nb.valid"), condition("src.dram")}, .excludes = line_state,
+     .only_if = cacheable, .text = "DRAM"},
     {.value = 4, .text = "reserved"},
     {.value = 5,
      .conditions = {condition("nb.valid"), condition("src.cache"), condition("src.remote")},
@@ -138,11 +167,15 @@ constexpr ValueMeaning zen4_sources[] = {
      .text = "another CCX's cache in another node"},
     {.value = 6,
      .conditions = {condition("nb.valid"), condition("src.pmem")},
+     .excludes = line_state,
      .only_if = cacheable,
      .text = "long-latency DIMM (persistent memory)"},
-    {.value = 7, .conditions = {condition("nb.valid"), condition("src.io")}, .text = "MMIO, configuration, PCI or APIC"},
-    {.value = 8, .conditions = {condition("nb.valid"), condition("src.cxl")}, .only_if = cacheable, .text = "extension memory (CXL)"},
-    {.value = 12, .conditions = {condition("nb.valid")}, .only_if = cacheable, .text = "coherent memory of another processor type"},
+    {.value = 7, .conditions = {condition("nb.valid"), condition("src.io")}, .excludes = remote_or_line_state,
+     .text = "MMIO, configuration, PCI or APIC"},
+    {.value = 8, .conditions = {condition("nb.valid"), condition("src.cxl")}, .excludes = line_state,
+     .only_if = cacheable, .text = "extension memory (CXL)"},
+    {.value = 12, .conditions = {condition("nb.valid")}, .excludes = remote_or_line_state, .only_if = cacheable,
+     .text = "coherent memory of another processor type"},
 };
 
 // Zen 5 (IBS capability bit 19, Linux 6.15 "perf/amd/ibs: Update
@@ -259,7 +292,8 @@ constexpr FieldSpec fields[] = {
     {.name = "NbIbsReqDstProc", .reg = R::IbsOpData2, .lsb = 4, .cpus = only(pre_zen_big_cores),
      .flag = condition("src.remote"), .description = "1: the request was served by another node"},
     {.name = "NbIbsReqCacheHitSt", .reg = R::IbsOpData2, .lsb = 5, .cpus = only(pre_zen_big_cores),
-     .flag = condition("src.cache_owned"), .description = "state of the supplying cache line: 0 Modified, 1 Owned"},
+     .values = line_states, .only_if = {.require = {condition("src.cache")}},
+     .description = "state of the supplying cache line, for a line from another core's cache: 0 Modified, 1 Owned"},
     // ... its data-source form on Zen 1 to Zen 3 ...
     {.name = "DataSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .cpus = zen_unerrated, .unless_caps = caps::Zen4Ext,
      .values = zen_sources, .only_if = missed_l2_load,
@@ -277,11 +311,12 @@ constexpr FieldSpec fields[] = {
     {.name = "RmtNode", .reg = R::IbsOpData2, .lsb = 4, .cpus = only(zen3_early), .flag = condition("src.remote"),
      .only_if = missed_l2_load_1293, .why = "erratum #1293",
      .description = "1: the data came from another node"},
-    // The state is that of another core's line: the events that use it
-    // (0xF249, 0xF24A) count other cores' caches.
+    // The line's state where a data source was reported; the sources that
+    // report none (DRAM, I/O, ...) decide it false (their .excludes).
     {.name = "CacheHitSt", .reg = R::IbsOpData2, .lsb = 5, .cpus = any_of(zen_to_hygon, zen4_first, zen4_on),
-     .flag = condition("src.cache_owned"), .only_if = {.require = {condition("src.cache")}},
-     .description = "state of the supplying cache line: 0 Modified, 1 Owned"},
+     .values = line_states, .only_if = {.require = {condition("nb.valid")}},
+     .description = "state of the supplying cache line (DataSrc 2 before Zen 4; 1, 2 and 5 on Zen 4): 0 Modified, "
+                    "1 Owned"},
     {.name = "StrmSt", .reg = R::IbsOpData2, .lsb = 8, .needs_caps = caps::StrmStRmtSocket,
      .description = "streaming store"},
     {.name = "RmtSocket", .reg = R::IbsOpData2, .lsb = 9, .needs_caps = caps::StrmStRmtSocket,
@@ -364,12 +399,25 @@ constexpr FieldSpec fields[] = {
     {.name = "IbsDcMissLat", .reg = R::IbsOpData3, .lsb = 32, .width = 16, .measure = measure("dc.miss_latency"),
      .description = "cycles from the data cache miss to the data's arrival"},
     {.name = "IbsTlbRefillLat", .reg = R::IbsOpData3, .lsb = 48, .width = 16, .cpus = only(from_kaveri),
-     .measure = measure("dtlb.refill_latency"), .description = "cycles to refill the L1 DTLB"},
+     .unless_caps = caps::Zen4Ext, .measure = measure("dtlb.refill_latency"),
+     .description = "cycles to refill the L1 DTLB"},
+    {.name = "IbsTlbRefillLat", .reg = R::IbsOpData3, .lsb = 48, .width = 16, .cpus = only(zen),
+     .needs_caps = caps::Zen4Ext, .measure = measure("dtlb.refill_latency"), .valid_if = has_physical_address,
+     .why = "Zen 4 and later report the refill latency only with IbsDcPhyAddrValid (perf, \"perf amd ibs: Suppress "
+            "bogus TlbRefillLat and DCPhysAd on Zen4+\", 2026)",
+     .description = "cycles to refill the L1 DTLB (with IbsDcPhyAddrValid)"},
     // Addresses
     {.name = "IbsDcLinAd", .reg = R::IbsDcLinAd, .lsb = 0, .width = 64, .address = AddressSlot::data_linear,
      .only_if = {.require = {condition("dc.lin_addr_valid")}}, .description = "data linear address"},
-    {.name = "IbsDcPhysAd", .reg = R::IbsDcPhysAd, .lsb = 0, .width = 48, .address = AddressSlot::data_physical,
-     .only_if = {.require = {condition("dc.phys_addr_valid")}}, .description = "data physical address"},
+    {.name = "IbsDcPhysAd", .reg = R::IbsDcPhysAd, .lsb = 0, .width = 48, .unless_caps = caps::Zen4Ext,
+     .address = AddressSlot::data_physical, .only_if = {.require = {condition("dc.phys_addr_valid")}},
+     .description = "data physical address"},
+    {.name = "IbsDcPhysAd", .reg = R::IbsDcPhysAd, .lsb = 0, .width = 48, .needs_caps = caps::Zen4Ext,
+     .address = AddressSlot::data_physical,
+     .only_if = {.require = {condition("dc.phys_addr_valid"), condition("dc.lin_addr_valid")}},
+     .why = "Zen 4 and later: with IbsDcLinAddrValid too (perf, \"perf amd ibs: Suppress bogus TlbRefillLat and "
+            "DCPhysAd on Zen4+\", 2026)",
+     .description = "data physical address (with IbsDcPhyAddrValid and IbsDcLinAddrValid)"},
     {.name = "IbsBrTarget", .reg = R::IbsBrTarget, .lsb = 0, .width = 64, .cpus = only(from_llano),
      .address = AddressSlot::branch_target, .description = "target of the branch"},
     {.name = "IbsOpLdResync", .reg = R::IbsOpData4, .lsb = 0, .cpus = only(carrizo_stoney),
@@ -395,6 +443,43 @@ constexpr DerivedCondition derived[] = {
      .why = "erratum #1238: killed is read without IbsIcMiss"},
 };
 
+constexpr std::uint32_t measures(std::initializer_list<Measure> ms) {
+  std::uint32_t out = 0;
+  for (Measure m : ms) out |= 1u << m.index;
+  return out;
+}
+
+constexpr UndecidedRule undecided_rules[] = {
+    // "DcMiss, L2Miss, DataSrc, DcMissLat etc. are all invalid for Uncached
+    // memory accesses": Linux's perf_ibs_get_mem_lvl() (6.1) reads none of
+    // them for one whose data source is not I/O. Written for the I/O
+    // source as decided (a load that missed the L2 with DataSrc 7; an
+    // uncacheable access has no other source, so !nb.valid says the same
+    // to event_availability()): Linux
+    // compares the raw DataSrc, also where it is not valid, so an
+    // uncacheable access with a raw 7 that hit the DC or the L2 is an L1 or
+    // L2 hit to Linux and undecided here.
+    {.unit = IbsUnit::op,
+     .when = Term{.require = {condition("mem.uncacheable")}, .forbid = {condition("nb.valid"), condition("src.io")}},
+     .unknown = {condition("dc.miss"), condition("l2.miss"), condition("dc.miss_no_mab")},
+     .unmeasured = measures({measure("dc.miss_latency"), measure("mem.open_requests")}),
+     .cpus = only(zen),
+     .why = "Linux reads no cache outcome of an uncacheable access unless its data source is I/O "
+            "(perf_ibs_get_mem_lvl(), 6.1)"},
+    // Zen 6's fetch status: perf's "perf amd ibs: Make Fetch status bits
+    // dependent on PhyAddrValid for newer platforms" (2026) prints only
+    // IbsFetchComp of them without IbsPhyAddrValid (the page size, which
+    // needs it anyway, is the field's own gate).
+    {.unit = IbsUnit::fetch,
+     .when = Term{.forbid = {condition("itlb.translated")}},
+     .unknown = {condition("ic.miss"), condition("itlb.l1_miss"), condition("itlb.l2_miss"), condition("fetch.l2_miss"),
+                 condition("fetch.l3_miss"), condition("fetch.oc_miss")},
+     .unmeasured = measures({measure("fetch.latency"), measure("fetch.itlb_refill_latency")}),
+     .cpus = zen6,
+     .why = "Zen 6 reports the fetch's outcome only with IbsPhyAddrValid (perf 2026, for Family 1Ah models 50h-5Fh, "
+            "80h-AFh and C0h-CFh)"},
+};
+
 constexpr std::uint32_t compute_layout_caps_mask() {
   std::uint32_t m = 0;
   for (const FieldSpec& f : fields) m |= f.needs_caps | f.unless_caps;
@@ -405,6 +490,7 @@ constexpr std::uint32_t compute_layout_caps_mask() {
 
 std::span<const FieldSpec> field_table() { return fields; }
 std::span<const DerivedCondition> derived_condition_table() { return derived; }
+std::span<const UndecidedRule> undecided_rule_table() { return undecided_rules; }
 std::uint32_t layout_caps_mask() { return compute_layout_caps_mask(); }
 
 }  // namespace tagop::amd_ibs

@@ -76,7 +76,7 @@ void IbsCapture::check_new_payload(IbsUnit unit, std::uint32_t caps_word, std::u
                                    std::uint64_t offset) const {
   const std::lock_guard lock(check_mutex_);
   checked_[static_cast<int>(unit)].store(key, std::memory_order_relaxed);
-  auto problems = caps_problems(unit, caps_word, size, cpu_.family, cpu_.model);
+  auto problems = caps_problems(unit, caps_word, size, cpu_.family, layout_model_);
   if (!first_caps_) first_caps_ = caps_word;
   else if (*first_caps_ != caps_word)
     problems.emplace_back(CapsProblem::changed, fmt::format("caps word {:#x} differs from the capture's first "
@@ -132,19 +132,30 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
     throw Error(e.code(), fmt::format("{}: {} ({}); give --family (and --model) to decode it as another", info.path, e.what(),
                             cpu ? "from --family" : "HEADER_CPUID says " + cpu_.to_string()));
   }
-  decoder_ = std::make_unique<FastIbsDecoder>(cpu_.family, cpu_.model);
-  fetch_max_cnt_ = field("IbsFetchMaxCnt", IbsRegister::IbsFetchCtl, cpu_.family, cpu_.model);
-  op_max_cnt_ = field("IbsOpMaxCnt", IbsRegister::IbsOpCtl, cpu_.family, cpu_.model);
-  op_max_cnt_ext_ = field("IbsOpMaxCntExt", IbsRegister::IbsOpCtl, cpu_.family, cpu_.model);
-  op_cnt_ctl_ = field("IbsOpCntCtl", IbsRegister::IbsOpCtl, cpu_.family, cpu_.model);
+  // A model newer than the table of generations is decoded as the
+  // nearest one it lists, and the user told: its caps word still picks
+  // the capability fields, but a model rule of its own would be missed.
+  unsigned& model = layout_model_ = cpu_.model;
+  if (const std::optional<unsigned> near = nearest_known_model(cpu_.family, cpu_.model)) {
+    model = *near;
+    warnings_.push_back(fmt::format("Family {:X}h model {:02X}h is not in tagop's table of AMD generations (Linux's "
+                                    "bsp_init_amd()): decoded with the layout of model {:02X}h ({}), the nearest it "
+                                    "knows; a rule of the newer part's own is not applied",
+                                    cpu_.family, cpu_.model, model, generation(cpu_.family, model)));
+  }
+  decoder_ = std::make_unique<FastIbsDecoder>(cpu_.family, model);
+  fetch_max_cnt_ = field("IbsFetchMaxCnt", IbsRegister::IbsFetchCtl, cpu_.family, model);
+  op_max_cnt_ = field("IbsOpMaxCnt", IbsRegister::IbsOpCtl, cpu_.family, model);
+  op_max_cnt_ext_ = field("IbsOpMaxCntExt", IbsRegister::IbsOpCtl, cpu_.family, model);
+  op_cnt_ctl_ = field("IbsOpCntCtl", IbsRegister::IbsOpCtl, cpu_.family, model);
   auto bits = [](const FieldSpec* f) { return f ? f->mask() : std::uint64_t{0}; };
   period_bits_[static_cast<int>(IbsUnit::fetch)] = bits(fetch_max_cnt_);
   period_bits_[static_cast<int>(IbsUnit::op)] = bits(op_max_cnt_) | bits(op_max_cnt_ext_) | bits(op_cnt_ctl_);
   // The address Sample::ip holds, and IbsRipInvalid, are in fixed
   // registers, whose places no capability bit moves.
-  const FieldSpec* rip_invalid = field("IbsRipInvalid", IbsRegister::IbsOpData, cpu_.family, cpu_.model);
+  const FieldSpec* rip_invalid = field("IbsRipInvalid", IbsRegister::IbsOpData, cpu_.family, model);
   for (const FieldSpec& f : field_table()) {
-    if (f.address != AddressSlot::ip || !f.exists_on(cpu_.family, cpu_.model)) continue;
+    if (f.address != AddressSlot::ip || !f.exists_on(cpu_.family, model)) continue;
     const IbsUnit unit = amd_ibs::info(f.reg).unit;
     const auto offsets = perf_raw_offsets(unit, 0, perf_raw_size(unit, 0));
     const std::int16_t at = offsets[static_cast<std::size_t>(f.reg)];

@@ -102,7 +102,8 @@ inline constexpr ConditionInfo condition_table[] = {
     {"src.pmem", "the data came from long-latency memory (persistent memory, NVDIMM)"},
     {"src.cxl", "the data came from extension memory (CXL and the like)"},
     {"src.remote", "the data came from another node (socket)"},
-    {"src.cache_owned", "the supplying cache held the line in the Owned state (else Modified), where the hardware reports it"},
+    {"src.cache_modified", "the supplying cache (the L3 or another core's) held the line Modified, where the hardware reports the line's state (perf's HITM)"},
+    {"src.cache_owned", "the supplying cache held the line Owned, where the hardware reports the line's state"},
 
     // Execution class of the op (Pentium 4 execution tagging).
     {"uop.packed_sp", "the uop is packed single-precision SIMD"},
@@ -179,6 +180,67 @@ struct ConditionSet {
   /// "a & b & c", or "(none)".
   std::string to_string() const;
 };
+
+/// A fact of every processor that the vocabulary's names carry: an op
+/// that meets `premise` meets `conclusion` too (an L2 miss is a DC miss).
+/// The relations between predicates (`tagop compare`) and the reasoning
+/// about which samples can decide an event use these; the engine does
+/// not: it counts what each sample's bits say, contradictions included.
+struct Implication {
+  Condition premise, conclusion;
+  std::string_view why;
+};
+
+inline constexpr Implication implication_table[] = {
+    // A miss at one level of a hierarchy was a miss at the levels before it.
+    {condition("l2.miss"), condition("dc.miss"), "an access that missed the L2 missed the L1 data cache first"},
+    {condition("dc.miss_no_mab"), condition("dc.miss"), "only a miss allocates a miss address buffer"},
+    {condition("dc.mab_hit"), condition("dc.miss"), "only a miss looks for a miss address buffer"},
+    {condition("fetch.l2_miss"), condition("ic.miss"), "a fetch that missed the L2 missed the instruction cache first"},
+    {condition("fetch.l3_miss"), condition("fetch.l2_miss"), "a fetch that missed the L3 missed the L2 first"},
+    {condition("dtlb.l2_miss"), condition("dtlb.l1_miss"), "an access that missed the L2 DTLB missed the L1 DTLB first"},
+    {condition("itlb.l2_miss"), condition("itlb.l1_miss"), "a fetch that missed the L2 ITLB missed the L1 ITLB first"},
+    // A data source is reported for a miss past the L2, and each source,
+    // and the state of the line it gave, is a reported one.
+    {condition("nb.valid"), condition("l2.miss"), "a data source is reported for an access that missed the L2"},
+    {condition("src.l3"), condition("nb.valid"), "the L3 as the source is a reported source"},
+    {condition("src.cache"), condition("nb.valid"), "another core's cache as the source is a reported source"},
+    {condition("src.dram"), condition("nb.valid"), "DRAM as the source is a reported source"},
+    {condition("src.io"), condition("nb.valid"), "I/O as the source is a reported source"},
+    {condition("src.pmem"), condition("nb.valid"), "long-latency memory as the source is a reported source"},
+    {condition("src.cxl"), condition("nb.valid"), "extension memory as the source is a reported source"},
+    {condition("src.cache_modified"), condition("nb.valid"), "a line's state is reported with its source"},
+    {condition("src.cache_owned"), condition("nb.valid"), "a line's state is reported with its source"},
+    // The kinds of branch are branches.
+    {condition("branch.mispredicted"), condition("branch"), "only a branch is mispredicted"},
+    {condition("branch.taken"), condition("branch"), "only a branch is taken"},
+    {condition("branch.fused"), condition("branch"), "a fused branch is a branch"},
+    {condition("branch.conditional"), condition("branch"), "a conditional jump is a branch"},
+    {condition("branch.call"), condition("branch"), "a call is a branch"},
+    {condition("branch.indirect"), condition("branch"), "an indirect branch is a branch"},
+    {condition("return"), condition("branch"), "a return is a branch"},
+    {condition("return.mispredicted"), condition("return"), "only a return is a mispredicted return"},
+    // Store-to-load forwarding happens to loads; a store address buffer is a store's.
+    {condition("stlf.forwarded"), condition("load"), "only a load takes data from a store"},
+    {condition("stlf.cancelled"), condition("load"), "only a load takes data from a store"},
+    {condition("stlf.blocked"), condition("load"), "only a load waits for a store's data"},
+    {condition("stlf.data_not_ready"), condition("load"), "only a load waits for a store's data"},
+    {condition("stlf.4k_alias"), condition("load"), "only a load waits for a store's data"},
+    {condition("store.sab_full"), condition("store"), "only a store needs a store address buffer"},
+};
+
+/// Every condition that `c` implies, directly or through others (not `c`).
+ConditionSet implied_by(Condition c);
+/// Every condition that implies `c`, directly or through others (not `c`).
+ConditionSet implying(Condition c);
+/// Whether some op can meet every condition of `hold` and none of `fail`
+/// under the implications: false when one is in both, when a condition
+/// that holds implies one that fails.
+bool consistent(const ConditionSet& hold, const ConditionSet& fail);
+/// The implication (direct or through others) by which `premise` implies
+/// `conclusion`, as a sentence ("an access that missed the L2 missed the L1
+/// data cache first"); empty when it does not.
+std::string implication_text(Condition premise, Condition conclusion);
 
 /// Looks a name up at run time.
 std::optional<Condition> find_condition(std::string_view name);

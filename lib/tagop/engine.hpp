@@ -32,12 +32,26 @@ struct Query {
 struct QueryResult {
   std::uint64_t count = 0;
   std::uint64_t total = 0;  // of the query's measure; 0 when it sums none
-  /// False when for some sample the predicate depends on a condition the
-  /// sample did not observe (see decide()), or the sample it selects lacks
-  /// the measure, or when every term needs a condition that no sample of
-  /// its kind observes (a bit the processor lacks): then the count is not a
-  /// count of anything, and must be shown as not available, never as 0.
-  bool available = true;
+  /// Samples of a kind the predicate selects that it could not decide: one
+  /// depends on a condition the sample left undecided (see decide()), or the
+  /// sample it selects lacks the measure, or every term needs a condition
+  /// that no sample of its kind observes (a bit the processor lacks). They
+  /// are in neither `count` nor `total`: availability is per sample, as
+  /// Linux drops a Zen 5 access's DTLB level when it has no physical address
+  /// and keeps the others'.
+  std::uint64_t undecided = 0;
+  /// False when nothing was counted and some sample was undecided: then the
+  /// count is not a count of anything, and must be shown as not available,
+  /// never as 0. Otherwise `count` is of the samples that decided the
+  /// predicate, and `undecided` says how many did not.
+  bool available() const { return count != 0 || undecided == 0; }
+  /// Adds another part's results (a row's to a total, one shard's to another's).
+  QueryResult& operator+=(const QueryResult& o) {
+    count += o.count;
+    total += o.total;
+    undecided += o.undecided;
+    return *this;
+  }
 };
 
 enum class Decision : std::uint8_t { no, yes, unknown };

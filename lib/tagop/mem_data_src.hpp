@@ -32,7 +32,8 @@ struct DataSrcReading {
 /// peer cache of this node (src.cache) or of another (src.cache &
 /// src.remote), DRAM (src.dram), PMEM (src.pmem), CXL (src.cxl), I/O
 /// (src.io), uncached (mem.uncacheable); snoop HITM a Modified line
-/// (!src.cache_owned); the DTLB level and the lock.
+/// (src.cache_modified, !src.cache_owned), another snoop result a line
+/// that was not (!src.cache_modified); the DTLB level and the lock.
 DataSrcReading read_data_src(std::uint64_t data_src);
 
 }  // namespace tagop

@@ -54,7 +54,7 @@ TEST_CASE("counts and totals over random samples equal direct sums", "[engine]")
   CHECK(totals[1].count == load_misses);
   CHECK(totals[1].total == latency);
   CHECK(totals[2].count == neither);
-  CHECK(totals[0].available);
+  CHECK(totals[0].available());
 
   // Rows add up to the totals.
   const auto rows = a.evaluate_by_row(queries);
@@ -95,11 +95,11 @@ TEST_CASE("a predicate over an unobserved condition is not available, never zero
       {Predicate::parse("fetch & ic.miss"), std::nullopt},          // no fetch samples: nothing unknown
   };
   const auto r = a.evaluate(queries);
-  CHECK_FALSE(r[0].available);
-  CHECK(r[1].available);
+  CHECK_FALSE(r[0].available());
+  CHECK(r[1].available());
   CHECK(r[1].count == 1);
-  CHECK_FALSE(r[2].available);
-  CHECK(r[3].available);
+  CHECK_FALSE(r[2].available());
+  CHECK(r[3].available());
   CHECK(r[3].count == 0);
 }
 
@@ -147,22 +147,22 @@ TEST_CASE("a sample that decides a predicate without a condition it lacks does n
   const std::vector<Query> q{{Predicate::parse("op & load & src.cache & src.remote"), std::nullopt},
                              {Predicate::parse("op & load & src.cache & !src.remote"), std::nullopt}};
   const auto r = a.evaluate(q);
-  CHECK(r[0].available);  // the node-cache load is local: decided no
+  CHECK(r[0].available());  // the node-cache load is local: decided no
   CHECK(r[0].count == 1);
-  CHECK_FALSE(r[1].available);  // it may be another core's local cache: undecided
+  CHECK_FALSE(r[1].available());  // it may be another core's local cache: undecided
   // A condition no sample observes cannot be ruled out by the others.
   for (Sample* s : {&all, &node}) s->observed.erase(condition("src.cache_owned"));
   Aggregator b;
   b.add(all);
   b.add(node);
   const std::vector<Query> owned{{Predicate::parse("op & load & src.cache & src.cache_owned"), std::nullopt}};
-  CHECK_FALSE(b.evaluate(owned)[0].available);
+  CHECK_FALSE(b.evaluate(owned)[0].available());
   // ... but where it is observed for some, the others decide without it.
   Sample dram = op_sample({condition("load"), condition("src.dram")});
   dram.observed.erase(condition("src.cache_owned"));
   Aggregator c;
   c.add(op_sample({condition("load")}));
   c.add(dram);
-  CHECK(c.evaluate(owned)[0].available);
+  CHECK(c.evaluate(owned)[0].available());
   CHECK(c.evaluate(owned)[0].count == 0);
 }

@@ -109,9 +109,11 @@ TEST_CASE("perf_mem_data_src values read as model conditions", "[perfdata][mem]"
 
 namespace {
 
-// Linux 6.1's perf_ibs_get_data_src() and what it calls, for one op
-// (caps: IBS_CAPS_ZEN4 or not; family and model for #1293 and the cache
-// state), written out from arch/x86/events/amd/ibs.c.
+// Linux's perf_ibs_get_data_src() and what it calls, for one op (caps:
+// IBS_CAPS_ZEN4 or not; family and model for #1293 and the cache state),
+// written out from arch/x86/events/amd/ibs.c as merged in 6.1 and unchanged
+// to 6.19 (g_data_src and g_zen4_data_src with RMT_NODE_APPLICABLE: RmtNode
+// counts for DRAM and, on Zen 4, PMEM and CXL memory, never for I/O).
 std::uint64_t kernel_data_src(std::uint64_t data2, std::uint64_t data3, bool zen4, unsigned family, unsigned model) {
   auto b = [](std::uint64_t v, unsigned n) { return (v >> n) & 1; };
   const bool ld = b(data3, 0), st = b(data3, 1);
@@ -132,7 +134,7 @@ std::uint64_t kernel_data_src(std::uint64_t data2, std::uint64_t data3, bool zen
       if (src == 3) { l = (rmt ? REM_RAM1 : LOC_RAM) | HIT; return; }
       if (zen4 && src == 6) { num = NUM_PMEM; rem = rmt; return; }
       if (zen4 && src == 8) { num = NUM_CXL; rem = rmt; return; }
-      if (src == 7) { l = IO; num = NUM_IO; rem = rmt; return; }
+      if (src == 7) { l = IO; num = NUM_IO; return; }  // RmtNode is for memory only (RMT_NODE_APPLICABLE)
     }
     l = b(data3, 16) ? (LFB | HIT) : NA;
   }();

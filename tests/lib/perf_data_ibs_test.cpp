@@ -272,7 +272,7 @@ TEST_CASE("every derived event's total over a capture matches a count from the r
   for (std::size_t i = 0; i < table.size(); ++i) {
     INFO("event " << select_string(table[i].select));
     const Expected e = expected[table[i].select];
-    CHECK(results[i].available);
+    CHECK(results[i].available());
     CHECK(results[i].count == e.count);
     if (!table[i].sums.empty()) CHECK(results[i].total == e.total);
   }
@@ -310,7 +310,7 @@ TEST_CASE("a Zen capture shows events whose bits Zen lacks as not available", "[
     if (table[i].unit != IbsUnit::op) continue;
     INFO("event " << select_string(table[i].select));
     const bool absent = std::find(missing.begin(), missing.end(), table[i].select) != missing.end();
-    CHECK(results[i].available == !absent);
+    CHECK(results[i].available() == !absent);
   }
   const auto find = [&](std::uint16_t sel) {
     for (std::size_t i = 0; i < table.size(); ++i)

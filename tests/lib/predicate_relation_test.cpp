@@ -89,3 +89,58 @@ TEST_CASE("truth_table_overlap and condition_distance: how close two predicates 
   CHECK(tagop::closer(p("load & dc.miss"), p("(load | store) & dc.miss"), p("load")));
   CHECK_FALSE(tagop::closer(p("load & dc.miss"), p("load"), p("(load | store) & dc.miss")));
 }
+
+// The vocabulary's implications, each checked here against the hardware's
+// words: an L2 miss is a DC miss (AMD's "IbsL2Miss", Intel's L2_MISS_LOADS
+// are loads that missed the L1 first), an L2 TLB miss an L1 TLB miss, a
+// data source is reported for a load that missed the L2 (seed 000:
+// "Northbridge IBS data is only valid for load operations that miss in both
+// the L1 data cache and the L2 data cache"), a return is a branch.
+TEST_CASE("the relations know the vocabulary's implications", "[predicate]") {
+  CHECK(rel("load & l2.miss", "load & dc.miss & l2.miss") == Relation::same);
+  CHECK(rel("dtlb.l2_miss", "dtlb.l1_miss & dtlb.l2_miss") == Relation::same);
+  CHECK(rel("load & src.dram", "load & l2.miss") == Relation::narrower);  // via nb.valid
+  CHECK(rel("fetch.l3_miss", "ic.miss") == Relation::narrower);           // a chain of two
+  CHECK(rel("l2.miss & !dc.miss", "load") == Relation::disjoint);         // no op meets it
+  CHECK(rel("return", "branch & return") == Relation::same);
+  // Only implications: two sources are not assumed exclusive.
+  CHECK(rel("src.dram", "src.l3") == Relation::overlapping);
+  CHECK(tagop::implies(Predicate::parse("load & nb.valid"), Predicate::parse("load & dc.miss")));
+  CHECK_FALSE(tagop::implies(Predicate::parse("load & dc.miss"), Predicate::parse("load & nb.valid")));
+  // Over {dc.miss, l2.miss}: the allowed assignments are 00, 10, 11; dc.miss
+  // holds in two, l2.miss in one, both in one.
+  CHECK(*tagop::truth_table_overlap(Predicate::parse("dc.miss"), Predicate::parse("l2.miss")) == Approx(0.5));
+}
+
+TEST_CASE("the implications are closed, and say why", "[predicate]") {
+  using tagop::condition;
+  CHECK(tagop::implied_by(condition("fetch.l3_miss")) ==
+        tagop::ConditionSet{condition("fetch.l2_miss"), condition("ic.miss")});
+  CHECK(tagop::implying(condition("dc.miss")).contains(condition("src.dram")));
+  CHECK_FALSE(tagop::implied_by(condition("dc.miss")).contains(condition("l2.miss")));
+  CHECK(tagop::consistent({condition("l2.miss")}, {condition("src.dram")}));
+  CHECK_FALSE(tagop::consistent({condition("src.io")}, {condition("dc.miss")}));
+  CHECK(tagop::implication_text(condition("l2.miss"), condition("dc.miss")) ==
+        "an access that missed the L2 missed the L1 data cache first");
+  CHECK(tagop::implication_text(condition("src.io"), condition("l2.miss")) ==
+        "I/O as the source is a reported source, and a data source is reported for an access that missed the L2");
+  CHECK(tagop::implication_text(condition("dc.miss"), condition("l2.miss")).empty());
+  // No condition implies itself, nor one of another kind of sample.
+  for (const auto& i : tagop::implication_table) {
+    CHECK_FALSE(tagop::implied_by(i.conclusion).contains(i.premise));
+    CHECK_FALSE(i.why.empty());
+  }
+}
+
+TEST_CASE("simplest leaves out what the rest implies, and drops what no op meets", "[predicate]") {
+  auto simplest = [](const char* text) { return tagop::simplest(Predicate::parse(text)).to_string(); };
+  CHECK(simplest("load & dc.miss & l2.miss") == "load & l2.miss");
+  CHECK(simplest("load & !dtlb.l1_miss & !dtlb.l2_miss") == "load & !dtlb.l1_miss");
+  CHECK(simplest("(l2.miss & !dc.miss) | store") == "store");
+  CHECK(simplest("(load & l2.miss) | (load & dc.miss)") == "load & dc.miss");
+  CHECK(simplest("load & dc.miss") == "load & dc.miss");
+  CHECK(tagop::simplest(Predicate::parse("l2.miss & !dc.miss")).never_matches());
+  CHECK(tagop::contradiction_text(Predicate::parse("l2.miss & !dc.miss")) ==
+        "!dc.miss & l2.miss: an access that missed the L2 missed the L1 data cache first");
+  CHECK(tagop::contradiction_text(Predicate::parse("(l2.miss & !dc.miss) | store")).empty());
+}

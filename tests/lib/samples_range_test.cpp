@@ -84,7 +84,7 @@ TEST_CASE("every derived event's count through the range is the report's total",
     const tagop::EventEntry* e = registry.lookup(r.query_names()[q], "amd-ibs");
     REQUIRE(e != nullptr);
     const tagop::QueryResult& total = r.totals()[q];
-    if (!total.available) continue;  // a bit this family lacks: no count to compare
+    if (!total.available()) continue;  // a bit this family lacks: no count to compare
     // An event of every sample of its unit has no predicate beyond the unit.
     const std::string predicate =
         e->predicate.empty() ? (e->kind == tagop::SampleKind::fetch ? "fetch" : "op") : std::string(e->predicate);

@@ -79,3 +79,36 @@ TEST_CASE("compare tells the same condition in another unit from the same count"
   const json latency = backend(json::parse(run_tagop("compare 'load & dc.miss' --json").out), "amd-ibs");
   CHECK(names(latency.at("same_condition_different_unit")) == std::vector<std::string>{"IBS DC miss load latency"});
 }
+
+// Judged by hand: Silvermont's MEM_UOPS_RETIRED.L2_MISS_LOADS and Goldmont's
+// MEM_LOAD_UOPS_RETIRED.L2_MISS count retired loads that missed the L2
+// (SDM Tables 19-25 and 19-24), which missed the L1 first: the same ops as
+// `load & l2.miss`; Goldmont's DRAM_HIT loads all missed the L2 (narrower);
+// its L1_MISS loads include L2 hits (wider).
+TEST_CASE("compare knows that an L2 miss is a DC miss", "[cli][compare]") {
+  const auto r = run_tagop("compare 'load & l2.miss' --json");
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(names(backend(j, "silvermont").at("same")) == std::vector<std::string>{"MEM_UOPS_RETIRED.L2_MISS_LOADS"});
+  const json glm = backend(j, "goldmont");
+  CHECK(names(glm.at("same")) == std::vector<std::string>{"MEM_LOAD_UOPS_RETIRED.L2_MISS"});
+  const auto narrower = names(glm.at("narrower")), wider = names(glm.at("wider"));
+  CHECK(std::find(narrower.begin(), narrower.end(), "MEM_LOAD_UOPS_RETIRED.DRAM_HIT") != narrower.end());
+  CHECK(std::find(wider.begin(), wider.end(), "MEM_LOAD_UOPS_RETIRED.L1_MISS") != wider.end());
+  // IBS answers it from its samples, and its data-source events are narrower.
+  const json ibs = backend(j, "amd-ibs");
+  CHECK(ibs.at("measurable") == true);
+  const auto ibs_narrower = ibs.at("narrower");
+  CHECK(std::any_of(ibs_narrower.begin(), ibs_narrower.end(), [](const json& e) { return e.at("code") == "0xF240"; }));
+  // What the others imply is left out of the simplest form.
+  const json spelled = json::parse(run_tagop("compare 'load & dc.miss & l2.miss' --json").out);
+  CHECK(spelled.at("predicate") == "op & load & dc.miss & l2.miss");
+  CHECK(spelled.at("simplest") == "op & load & l2.miss");
+  CHECK(run_tagop("compare 'load & dc.miss & l2.miss'").out.find("same as:   op & load & l2.miss") !=
+        std::string::npos);
+  // A predicate no op meets is refused, with the implication it breaks.
+  const auto none = run_tagop("compare 'l2.miss & !dc.miss'");
+  CHECK(none.exit_code == 1);
+  CHECK_THAT(none.err, Catch::Contains("meets no op") &&
+                           Catch::Contains("an access that missed the L2 missed the L1 data cache first"));
+}

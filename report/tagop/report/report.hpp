@@ -168,6 +168,12 @@ class Report {
   const perf_data::ReadSummary& read_summary() const;
   /// Everything the user should be told, in order.
   const std::vector<std::string>& warnings() const;
+  /// IBS: why samples of this processor can leave query `query` (a derived
+  /// event) undecided, one sentence each, from the layout table (a field
+  /// the processor lacks, a gate or erratum that leaves a bit undecided):
+  /// what to say beside a total with QueryResult::undecided samples, or
+  /// one that is not available. Empty for other captures.
+  std::vector<std::string> why_undecided(std::size_t query) const;
 
   /// Rows with samples (with Options::children, of their own or of their callees).
   std::size_t row_count() const;

@@ -30,20 +30,29 @@ Selects with(Selects s, std::initializer_list<std::uint16_t> more) {
   return s;
 }
 
+// On every Zen an uncacheable access's DcMiss, L2Miss and DcMissLat are
+// not valid unless its data source is I/O (Linux's perf_ibs_get_mem_lvl()).
+const Selects zen_uncacheable{0xF206, 0xF207, 0xF219};
+
 const Expected expected[] = {
     {0x10, 0x04, {}, {}},
     // Zen 2: DataSrc 2 (local node cache) is the L3 or another core's cache,
     // so the L3 is never named (0xF242) and a load from it leaves the
-    // sibling-cache and cache-state events undecided; source 4's state is
-    // not reported.
-    {0x17, 0x31, with(zen_lacks, {0xF242}), {0xF243, 0xF249, 0xF24A}},
+    // sibling-cache event undecided; the cache state is that of source 2,
+    // where Linux reads a HITM, and no other source's.
+    {0x17, 0x31, with(zen_lacks, {0xF242}), with(zen_uncacheable, {0xF243})},
     // Zen 3 with its errata: no usable IbsIcMiss (#1238), no valid CacheHitSt.
-    {0x19, 0x01, with(zen_lacks, {0xF008, 0xF009, 0xF242, 0xF249, 0xF24A}), {0xF243}},
-    {0x19, 0x21, with(zen_lacks, {0xF242, 0xF249, 0xF24A}), {0xF243}},
-    // Zen 4 names every source.
-    {0x19, 0x11, zen_lacks, {}},
+    {0x19, 0x01, with(zen_lacks, {0xF008, 0xF009, 0xF242, 0xF249, 0xF24A}), with(zen_uncacheable, {0xF243})},
+    {0x19, 0x21, with(zen_lacks, {0xF242, 0xF249, 0xF24A}), with(zen_uncacheable, {0xF243})},
+    // Zen 4 names every source, but source 1 may be another core's L1/L2.
+    {0x19, 0x11, zen_lacks, with(zen_uncacheable, {0xF243})},
     // Zen 5: the DTLB bits need a physical address.
-    {0x1A, 0x02, zen_lacks, {0xF203, 0xF204, 0xF205, 0xF211, 0xF212, 0xF213, 0xF215, 0xF216}},
+    {0x1A, 0x02, zen_lacks,
+     with(zen_uncacheable, {0xF203, 0xF204, 0xF205, 0xF211, 0xF212, 0xF213, 0xF215, 0xF216, 0xF243})},
+    // Zen 6: and the fetch's outcome bits need a translation (perf, 2026).
+    {0x1A, 0x50, zen_lacks,
+     with(zen_uncacheable, {0xF001, 0xF002, 0xF004, 0xF006, 0xF007, 0xF008, 0xF009, 0xF00E, 0xF203, 0xF204, 0xF205,
+                            0xF211, 0xF212, 0xF213, 0xF215, 0xF216, 0xF243})},
 };
 
 }  // namespace
@@ -97,8 +106,17 @@ TEST_CASE("the bits that decide an event, and the readings beside it, are the pr
   const auto ic = decision(0xF008, 0x19, 0x01);
   CHECK(mentions(ic.reasons, "ic.miss is not reported"));
   CHECK(mentions(decision(0xF001, 0x19, 0x01).deciders, "fetch.killed: derived: !fetch.completed & "));
-  // Zen 4's cache state.
-  CHECK(mentions(decision(0xF24A, 0x19, 0x11).deciders, "src.cache_owned: CacheHitSt (IbsOpData2[5]) (when src.cache)"));
+  // Zen 4's cache state, where a source was reported; the memories and I/O
+  // report none.
+  const auto owned = decision(0xF24A, 0x19, 0x11);
+  CHECK(mentions(owned.deciders, "CacheHitSt (IbsOpData2[5]) = 1 (when nb.valid)"));
+  CHECK(mentions(owned.deciders, "DataSrc (IbsOpData2[7:6,2:0]) = 3 or 6 or 7 or 8 or 12 rules it out"));
+  CHECK(owned.verdict == Verdict::available);
+  CHECK(decision(0xF24A, 0x19, 0x21).verdict == Verdict::not_available);
+  // The rules that take a fact back say which samples, and why.
+  CHECK(mentions(decision(0xF206, 0x19, 0x11).reasons, "mem.uncacheable & !nb.valid & !src.io"));
+  CHECK(mentions(decision(0xF008, 0x1A, 0x50).reasons, "Zen 6 reports the fetch's outcome only with IbsPhyAddrValid"));
+  CHECK(decision(0xF008, 0x1A, 0x02).verdict == Verdict::available);
   // Every reading applies to processors some test above names.
   for (const IbsDerivedEventSpec& e : derived_event_table())
     for (const EventReading& r : e.readings) {

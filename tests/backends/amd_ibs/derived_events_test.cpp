@@ -162,7 +162,7 @@ TEST_CASE("events whose bits a family lacks are not available there", "[ibs]") {
     std::set<std::uint16_t> out;
     const auto table = tagop::amd_ibs::derived_event_table();
     for (std::size_t i = 0; i < table.size(); ++i)
-      if (!results[i].available) out.insert(table[i].select);
+      if (!results[i].available()) out.insert(table[i].select);
     return out;
   };
   using S = std::set<std::uint16_t>;

@@ -73,7 +73,7 @@ inline std::map<std::uint16_t, std::uint64_t> increments(const tagop::amd_ibs::I
   std::map<std::uint16_t, std::uint64_t> out;
   const auto table = derived_event_table();
   for (std::size_t i = 0; i < table.size(); ++i)
-    if (results[i].available && results[i].count > 0)
+    if (results[i].available() && results[i].count > 0)
       out[table[i].select] = table[i].sums.empty() ? results[i].count : results[i].total;
   return out;
 }

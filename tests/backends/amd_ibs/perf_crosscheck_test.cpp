@@ -218,7 +218,8 @@ std::vector<Difference> known_differences() {
        [](std::string_view f, const Family&, const Tagop& t) { return f == "OpMemWidth" && t.value("IbsOpMemWidth") == 0; }},
       {"DataSrc of an op that did not miss the L2",
        "perf prints IbsOpData2 for every op; tagop, as Linux's perf_ibs_get_mem_lvl() (6.1), reads DataSrc and RmtNode "
-       "only for a load that missed the DC and the L2, and an uncacheable access's source only when it is I/O (7)",
+       "only for a load that missed the DC and the L2, an uncacheable access's source only when it is I/O (7), and "
+       "RmtNode only for memory (RMT_NODE_APPLICABLE: not for I/O nor a cache's source)",
        [](std::string_view f, const Family&, const Tagop& t) {
          return (f == "DataSrc" || f == "RmtNode") && (t.fields.at("DataSrc").ignored || t.fields.at("RmtNode").ignored);
        }},
@@ -227,9 +228,9 @@ std::vector<Difference> known_differences() {
        [](std::string_view f, const Family&, const Tagop& t) {
          return f == "DataSrc" && (t.value("DataSrc") == 0 || t.value("DataSrc") > 12);
        }},
-      {"CacheHitSt where its source does not say whose line",
-       "perf prints CacheHitSt for source 2 (Zen 1-3; 1, 2 and 5 on Zen 4); tagop uses it only for a line from another "
-       "core's cache (src.cache): not for Zen 1-2's source 2, which may be the L3, nor for Zen 4's source 1",
+      {"CacheHitSt of an op whose data source is not read",
+       "perf prints CacheHitSt for source 2 (Zen 1-3; 1, 2 and 5 on Zen 4) of any op; tagop reads it, as Linux's "
+       "perf_ibs_get_mem_snoop() reads a HITM, only for a load whose data source it reads",
        [](std::string_view f, const Family&, const Tagop& t) {
          return f == "CacheHitSt" && t.has("CacheHitSt") && t.fields.at("CacheHitSt").ignored;
        }},
@@ -249,6 +250,29 @@ std::vector<Difference> known_differences() {
        [](std::string_view f, const Family& fam, const Tagop&) {
          return fam.family == 0x1A && (f == "LdLatThrsh" || f == "LdLatEn" || f == "DcPageSize" || f == "DcL1TlbHit2M" ||
                                        f == "DcL1TlbHit1G" || f == "DcL2TlbHit2M" || f == "DcL2TlbHit1G");
+       }},
+      {"an uncacheable access's cache outcome on Zen",
+       "perf 6.1 prints DcMiss, L2Miss, DcMissNoMabAlloc, OpDcMissOpenMemReqs and DcMissLat for every op; Linux's "
+       "perf_ibs_get_mem_lvl() reads none of them for an uncacheable access whose data source is not I/O (\"DcMiss, "
+       "L2Miss, DataSrc, DcMissLat etc. are all invalid for Uncached memory accesses\"), nor does tagop",
+       [](std::string_view f, const Family& fam, const Tagop& t) {
+         return fam.family >= 0x17 && t.value("IbsDcUcMemAcc") == 1 &&
+                (f == "DcMiss" || f == "op.L2Miss" || f == "DcMissNoMabAlloc" || f == "OpDcMissOpenMemReqs" ||
+                 f == "DcMissLat");
+       }},
+      {"TlbRefillLat without a physical address on Zen 4 and later",
+       "perf 6.1 prints TlbRefillLat always; newer perf (\"perf amd ibs: Suppress bogus TlbRefillLat and DCPhysAd on "
+       "Zen4+\", 2026) only with DcPhyAddrValid, as tagop reads it",
+       [](std::string_view f, const Family& fam, const Tagop& t) {
+         return f == "TlbRefillLat" && (fam.family > 0x19 || fam.model >= 0x10) && fam.family >= 0x19 &&
+                t.value("IbsDcPhyAddrValid") == 0;
+       }},
+      {"IbsDCPhysAd without a linear address on Zen 4 and later",
+       "perf 6.1 prints IbsDCPhysAd with DcPhyAddrValid; newer perf (the same 2026 change) also needs "
+       "DcLinAddrValid on Zen 4 and later, as tagop does",
+       [](std::string_view f, const Family& fam, const Tagop& t) {
+         return f == "IbsDCPhysAd" && (fam.family > 0x19 || fam.model >= 0x10) && fam.family >= 0x19 &&
+                t.value("IbsDcLinAddrValid") == 0;
        }},
       {"Zen 5's DTLB bits without a physical address",
        "perf 6.1 prints DcL1TlbMiss and DcL2TlbMiss always; on Zen 5 they are valid only with DcPhyAddrValid "

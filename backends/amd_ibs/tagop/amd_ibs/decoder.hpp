@@ -24,8 +24,8 @@ struct DecodedField {
   const FieldSpec* spec;
   std::uint64_t value;
   std::string meaning;  // the encoded value's meaning, when it has one
-  bool ignored;         // its only_if gate does not hold: it means nothing here
-  bool invalid;         // its valid_if gate does not hold: the hardware's value cannot be trusted
+  bool ignored;         // its only_if gate does not hold, or another field overrides its value: it means nothing here
+  bool invalid;         // its valid_if gate or a rule (UndecidedRule) says the hardware's value cannot be trusted
 };
 
 class IbsDecoder {
@@ -75,6 +75,7 @@ class IbsDecoder {
     std::vector<const FieldSpec*> measures;
     std::vector<const FieldSpec*> addresses;
     std::vector<const DerivedCondition*> derived;
+    std::vector<const UndecidedRule*> rules;
     std::array<ConditionSet, register_count> observed_by_register{};
     std::array<std::uint32_t, register_count> measured_by_register{};
   };

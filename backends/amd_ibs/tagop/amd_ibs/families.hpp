@@ -7,6 +7,7 @@
 // threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>      // std::uint8_t, std::uint32_t
+#include <optional>     // std::optional
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -34,6 +35,13 @@ std::string ibs_family_list();
 /// The microarchitecture of a family and model as Linux's bsp_init_amd()
 /// names it ("Zen 3" for Family 19h model 21h); "" where it has no Zen name.
 std::string_view generation(unsigned family, unsigned model);
+
+/// For a model of a Zen family that Linux's table of generations does not
+/// list (a part newer than tagop, or a gap between spans): the nearest
+/// model it lists, whose layout to decode with (Family 1Ah model 30h:
+/// 2Fh, Zen 5). nullopt for a listed model, and for the families before
+/// Zen, whose every model has its layout.
+std::optional<unsigned> nearest_known_model(unsigned family, unsigned model);
 
 /// The capabilities a processor of this family and model reports in CPUID
 /// 8000_001B EAX (and perf in the first word of every raw IBS sample), as

@@ -157,10 +157,33 @@ struct DerivedCondition {
   }
 };
 
+/// What the hardware's bits decide that a sample's other facts take back:
+/// when `when` holds once the fields are read, the `unknown` conditions are
+/// undecided for the sample and the `unmeasured` measures unreported. For
+/// rules of Linux's and perf's reading that span fields (an uncacheable
+/// access's DcMiss is not valid unless its data source is I/O), which no
+/// one field's gate can state.
+struct UndecidedRule {
+  IbsUnit unit;
+  Term when;
+  ConditionSet unknown{};
+  std::uint32_t unmeasured = 0;  // a bit per Measure::index
+  std::array<CpuRange, 3> cpus{every_family, CpuRange{}, CpuRange{}};
+  std::uint32_t needs_caps = 0;
+  std::string_view why{};
+  constexpr bool applies_to(unsigned family, unsigned model, std::uint32_t caps) const {
+    bool on = false;
+    for (const CpuRange& r : cpus) on = on || r.contains(family, model);
+    return on && (caps & needs_caps) == needs_caps;
+  }
+};
+
 /// Every field of every IBS register, fetch then op, in register order.
 std::span<const FieldSpec> field_table();
 /// Conditions computed from the decoded ones (e.g. fetch.killed).
 std::span<const DerivedCondition> derived_condition_table();
+/// The rules that leave a decided fact undecided for some samples.
+std::span<const UndecidedRule> undecided_rule_table();
 
 /// The capability bits that change which fields exist: a sample's caps
 /// word matters to its layout only through these.

@@ -164,6 +164,7 @@ class IbsCapture {
                 static_cast<int>(Route::op) == static_cast<int>(IbsUnit::op));
   std::vector<Route> routes_;
   CpuId cpu_;
+  unsigned layout_model_ = 0;  // cpu_.model, or the nearest one the table of generations knows
   std::unique_ptr<FastIbsDecoder> decoder_;
   // The period and selection fields, from the layout table.
   const FieldSpec* fetch_max_cnt_ = nullptr;
