@@ -72,7 +72,7 @@ std::uint32_t KindTable::event_kind(std::uint32_t event) {
 
 void KindTable::use_ibs(const amd_ibs::IbsCapture& capture) {
   capture_ = &capture;
-  decoder_.emplace(capture.cpu().family, capture.cpu().model);
+  decoder_.emplace(capture.new_decoder());
 }
 
 const KeyKind* KindTable::add_key(const amd_ibs::FastIbsDecoder::Key& key, std::span<const std::byte> payload) {

@@ -7,7 +7,7 @@
 #include <tagop/amd_ibs/derived_events.hpp>      // derived_event_queries
 #include <tagop/amd_ibs/event_availability.hpp>  // event_availability
 #include <tagop/error.hpp>                   // Error
-#include <tagop/predicate_relation.hpp>      // contradiction_text
+#include <tagop/predicate_relation.hpp>      // contradiction_text, implies
 
 #include "report_state.hpp"
 #include "walk.hpp"
@@ -32,6 +32,22 @@ void check_where(const Predicate& where, const amd_ibs::IbsCapture& capture, std
     warnings.push_back(fmt::format("--where '{}' meets no op by the vocabulary's implications ({}): it selects only "
                                    "samples whose bits contradict them",
                                    where.to_string(), why));
+  // The capture's population, where a filter chose it.
+  for (amd_ibs::IbsUnit u : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
+    const amd_ibs::SamplingFilter& f = capture.filter(u);
+    if (!f.any()) continue;
+    const Predicate kind = Predicate::parse(u == amd_ibs::IbsUnit::fetch ? "fetch" : "op");
+    if (!overlaps(where & kind, kind)) continue;  // --where asks nothing of this unit
+    if (!overlaps(where, f.population))
+      warnings.push_back(fmt::format("--where '{}' selects no {} sample: the capture samples {}, and every {} sample "
+                                     "meets {}",
+                                     where.to_string(), amd_ibs::unit_name(u), f.text, amd_ibs::unit_name(u),
+                                     f.population.to_string()));
+    else if (!implies(f.population, where))
+      warnings.push_back(fmt::format("--where '{}' is asked of the {} samples the filter kept ({}), not of every {}",
+                                     where.to_string(), amd_ibs::unit_name(u), f.population.to_string(),
+                                     u == amd_ibs::IbsUnit::fetch ? "fetch" : "op"));
+  }
   const ConditionSet used = where.used();
   const ConditionSet fetch = capture.decoder().observable(amd_ibs::IbsUnit::fetch);
   const ConditionSet op = capture.decoder().observable(amd_ibs::IbsUnit::op);
@@ -299,6 +315,32 @@ const perf_data::ReadSummary& Report::read_summary() const { return state_->summ
 const perf_data::Skipped& Report::skipped() const { return state_->skipped; }
 const std::vector<std::string>& Report::warnings() const { return state_->warnings; }
 
+const amd_ibs::SamplingFilter& Report::filter(amd_ibs::IbsUnit unit) const {
+  static const amd_ibs::SamplingFilter none;
+  return state_->capture ? state_->capture->filter(unit) : none;
+}
+
+std::string Report::estimate_bias(std::size_t query) const {
+  const State& s = *state_;
+  if (!s.capture || query >= amd_ibs::derived_event_table().size()) return {};
+  const auto& e = amd_ibs::derived_event_table()[query];
+  const amd_ibs::SamplingFilter& f = s.capture->filter(e.unit);
+  if (!f.any()) return {};
+  if (f.load_latency)
+    return fmt::format("the capture samples {}: no count of {}'s ops follows from them", f.text,
+                       amd_ibs::select_string(e.select));
+  if (implies(s.queries[query].query().predicate, f.population)) return {};
+  return fmt::format("the capture samples {} ({}): {}'s ops outside them were not sampled", f.text,
+                     f.population.to_string(), amd_ibs::select_string(e.select));
+}
+
+std::optional<double> Report::value(const Column& column, std::span<const QueryResult> results) const {
+  if (column.ratio && state_->capture)
+    for (std::size_t q : column.queries())
+      if (!estimate_bias(q).empty()) return std::nullopt;
+  return column_value(column, results);
+}
+
 std::vector<std::string> Report::why_undecided(std::size_t query) const {
   const State& s = *state_;
   if (!s.capture || query >= amd_ibs::derived_event_table().size()) return {};
@@ -366,7 +408,7 @@ std::vector<std::uint32_t> Report::select(const Column& sort, std::size_t top, d
     else
       for (std::size_t i = 0; i < queries.size(); ++i) results[queries[i]] = own[r * queries.size() + i];
     if (percent_limit > 0 && overhead(results) < percent_limit) continue;
-    const std::optional<double> v = column_value(sort, results);
+    const std::optional<double> v = value(sort, results);
     ranked.push_back({r, v.has_value(), v.value_or(0)});
   }
   // Highest first; rows without a value last; then by name (made only for ties).

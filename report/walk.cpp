@@ -19,7 +19,7 @@ std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed
   if (!capture) return 1;
   std::array<std::uint32_t, 2> of_unit{};
   for (const amd_ibs::FieldSpec& f : amd_ibs::field_table())
-    if (f.measure && f.exists_on(capture->cpu().family, capture->cpu().model) && (needed >> f.measure->index & 1))
+    if (f.measure && f.exists_on(capture->decoder().family(), capture->decoder().model()) && (needed >> f.measure->index & 1))
       of_unit[static_cast<std::size_t>(amd_ibs::info(f.reg).unit)] |= 1u << f.measure->index;
   const int most = std::max(std::popcount(of_unit[0]), std::popcount(of_unit[1]));
   return static_cast<std::uint8_t>(std::min<int>(most, max_sums));

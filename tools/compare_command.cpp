@@ -10,6 +10,7 @@
 
 #include <tagop/amd_ibs/decoder.hpp>      // IbsDecoder::observable
 #include <tagop/amd_ibs/families.hpp>     // ibs_families
+#include <tagop/amd_ibs/sampling_filters.hpp>  // sampling_filter_table
 #include <tagop/conditions.hpp>           // condition_table
 #include <tagop/error.hpp>                // Error
 #include <tagop/intel_p4/tables.hpp>      // find_metric, tagging_name
@@ -93,6 +94,30 @@ bool ibs_observes(const Predicate& p) {
   static const ConditionSet observable = ibs_observable(SampleKind::op) | ibs_observable(SampleKind::fetch) |
                                          ConditionSet{condition("op"), condition("fetch")};
   return observable.contains_all(p.used());
+}
+
+// The IBS sampling filters whose population relates to the target, and
+// whether a capture made with one answers it: every sample is one of the
+// population, so what the filter's population says need not be observed.
+struct FilterMatch {
+  const amd_ibs::SamplingFilterSpec* spec;
+  Relation relation;
+  bool answers;
+};
+
+std::vector<FilterMatch> filter_matches(const Predicate& target) {
+  static const ConditionSet observable = ibs_observable(SampleKind::op) | ibs_observable(SampleKind::fetch) |
+                                         ConditionSet{condition("op"), condition("fetch")};
+  std::vector<FilterMatch> out;
+  for (const amd_ibs::SamplingFilterSpec& spec : amd_ibs::sampling_filter_table()) {
+    const Predicate population = Predicate::parse(spec.population);
+    const Relation r = relation(population, target);
+    if (r != Relation::same && r != Relation::narrower && r != Relation::wider) continue;
+    // Under the filter, the population's conditions hold of every sample.
+    const bool within = implies(target, population) && spec.kind != amd_ibs::SamplingFilterKind::load_latency;
+    out.push_back({&spec, r, within && (observable | population.used()).contains_all(target.used())});
+  }
+  return out;
 }
 
 // How an event relates to the target, as compare groups them: the same
@@ -192,14 +217,21 @@ void compare(const std::string& text, bool all, Format format, const std::string
   for (const BackendInfo& b : Registry::builtin().backends()) {
     std::map<Group, std::vector<Match>> by_group = neighbours(b, target);
     // IBS answers any predicate over the conditions its samples observe,
-    // whether or not a derived event asks exactly that.
-    const bool measurable = !by_group[Group::same].empty() ||
-                            (b.mechanism == Mechanism::instruction_sampling && ibs_observes(target.predicate));
+    // whether or not a derived event asks exactly that, and, with a
+    // sampling filter, some that only the filter tells.
+    const bool sampling = b.mechanism == Mechanism::instruction_sampling;
+    const std::vector<FilterMatch> filters = sampling ? filter_matches(target.predicate) : std::vector<FilterMatch>{};
+    const bool by_filter = std::any_of(filters.begin(), filters.end(), [](const FilterMatch& f) { return f.answers; });
+    const bool measurable = !by_group[Group::same].empty() || (sampling && (ibs_observes(target.predicate) || by_filter));
     if (format == Format::json) {
       CompareBackend jb{std::string(b.name), std::string(b.title), std::string(mechanism_name(b.mechanism)),
-                        measurable, {}, {}, {}, {}};
+                        measurable, {}, {}, {}, {}, {}};
       for (Group g : groups)
         for (const Match& m : by_group[g]) list_of(jb, g).push_back(match_record(m));
+      for (const FilterMatch& f : filters)
+        jb.filters.push_back({std::string(f.spec->name), std::string(f.spec->perf_event),
+                              std::string(f.spec->population), std::string(f.spec->processors),
+                              {relation_name(f.relation)}});
       out.backends.push_back(std::move(jb));
     } else if (format == Format::csv) {
       for (Group g : groups)
@@ -211,9 +243,12 @@ void compare(const std::string& text, bool all, Format format, const std::string
                                     sample_meaning(*m.entry)}));
     } else {
       fmt::print("{}\n", fit(fmt::format("{} ({})", b.name, b.title), width));
-      if (by_group[Group::same].empty() && measurable)
+      if (by_group[Group::same].empty() && measurable && ibs_observes(target.predicate))
         fmt::print("{}\n", fit("  no table event says exactly this, but every sample observes the conditions: "
                                "ask the samples (tagop report --where)", width));
+      else if (by_group[Group::same].empty() && by_filter)
+        fmt::print("{}\n", fit("  no table event says exactly this, but a capture with the sampling filter below "
+                               "observes it: ask its samples (tagop report --where)", width));
       for (Group g : groups) {
         const auto& list = by_group[g];
         const std::size_t shown = all ? list.size() : std::min<std::size_t>(list.size(), g == Group::same ? 8 : 4);
@@ -235,7 +270,11 @@ void compare(const std::string& text, bool all, Format format, const std::string
         if (shown < list.size())
           fmt::print("  {:<9} (+{} more; --all lists them)\n", long_name ? "" : group_name(g), list.size() - shown);
       }
-      if (by_group.empty()) fmt::print("  - cannot measure it\n");
+      for (const FilterMatch& f : filters)
+        fmt::print("{}\n", fit(fmt::format("  {:<9} {:<22} samples only {} ({}; {})", relation_name(f.relation),
+                                           f.spec->perf_event, f.spec->population, f.spec->keeps, f.spec->processors),
+                               width));
+      if (by_group.empty() && filters.empty()) fmt::print("  - cannot measure it\n");
       fmt::print("\n");
     }
     if (!measurable) cannot.emplace_back(b.name);

@@ -34,16 +34,28 @@ struct CompareMatch {
 };
 
 /// One backend's events that relate to the target, each list's nearest first.
+/// A way to program the backend to sample only some ops (IBS L3MissOnly),
+/// whose population relates to the target.
+struct CompareFilter {
+  BOOST_HANA_DEFINE_STRUCT(CompareFilter,
+    (std::string, name),
+    (std::string, perf_event),                  // "ibs_op/l3missonly=1/"
+    (std::string, population),                  // what every sample then meets
+    (std::string, processors),
+    (record::Choice<RelationNames>, relation));
+};
+
 struct CompareBackend {
   BOOST_HANA_DEFINE_STRUCT(CompareBackend,
     (std::string, backend),
     (std::string, title),
     (std::string, mechanism),
-    (bool, measurable),                         // an event says exactly this, or IBS samples observe it
+    (bool, measurable),                         // an event says exactly this, or IBS samples observe it, filtered or not
     (std::vector<CompareMatch>, same),
     (std::vector<CompareMatch>, same_condition_different_unit),
     (std::vector<CompareMatch>, narrower),
-    (std::vector<CompareMatch>, wider));
+    (std::vector<CompareMatch>, wider),
+    (std::vector<CompareFilter>, filters));    // sampling filters whose population relates to the target
 };
 
 /// An event of a model's vendor that measures the target, as the counts file has it.

@@ -89,8 +89,8 @@ std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std
     DiffColumn d;
     d.column = c;
     d.counted = !c.ratio;
-    d.total_a = report::column_value(c, a.totals());
-    d.total_b = report::column_value(c, b.totals());
+    d.total_a = a.value(c, a.totals());
+    d.total_b = b.value(c, b.totals());
     d.samples_a = samples_of(c, a.totals());
     d.samples_b = samples_of(c, b.totals());
     for (const auto& [key, m] : rows) {
@@ -99,8 +99,8 @@ std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std
       row.module = m.module;
       row.in_a = m.present[0];
       row.in_b = m.present[1];
-      if (row.in_a) row.a = report::column_value(c, m.results[0]);
-      if (row.in_b) row.b = report::column_value(c, m.results[1]);
+      if (row.in_a) row.a = a.value(c, m.results[0]);
+      if (row.in_b) row.b = b.value(c, m.results[1]);
       // A row of one capture only is 0 in the other, for counted columns.
       if (d.counted && !row.in_a) row.a = 0.0;
       if (d.counted && !row.in_b) row.b = 0.0;

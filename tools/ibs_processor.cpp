@@ -21,6 +21,23 @@ void add_ibs_processor_options(CLI::App& cmd, IbsProcessorOptions& o) {
                  "family and model report: 0xbff has Zen 4's extensions");
 }
 
+namespace {
+
+// A model the table of generations does not list reads as the nearest one
+// it lists, as a capture of it does (IbsCapture): said on stderr.
+IbsProcessor known_layout(IbsProcessor p) {
+  if (const std::optional<unsigned> near = amd_ibs::nearest_known_model(p.family, p.model)) {
+    fmt::print(stderr,
+               "tagop: note: Family {:X}h model {:02X}h is not in tagop's table of AMD generations: read with the "
+               "layout of model {:02X}h ({}), the nearest it knows\n",
+               p.family, p.model, *near, amd_ibs::generation(p.family, *near));
+    p.model = *near;
+  }
+  return p;
+}
+
+}  // namespace
+
 IbsProcessor choose_ibs_processor(const IbsProcessorOptions& o) {
   IbsProcessor p;
   if (!o.caps.empty()) p.caps = static_cast<std::uint32_t>(parse_u64(o.caps, "capabilities"));
@@ -29,7 +46,7 @@ IbsProcessor choose_ibs_processor(const IbsProcessorOptions& o) {
     p.model = o.model.empty() ? 0 : parse_cpu_number(o.model, "model");
     p.source = "--family";
     amd_ibs::require_ibs_family(p.family);
-    return p;
+    return known_layout(p);
   }
   if (!o.model.empty() || !o.caps.empty()) usage_error("--model and --caps need --family");
   const HostCpu host = detect_host();
@@ -39,7 +56,7 @@ IbsProcessor choose_ibs_processor(const IbsProcessorOptions& o) {
     p.model = host.model;
     p.caps = host.ibs_capabilities;
     p.source = "this host";
-    return p;
+    return known_layout(p);
   }
   p.source = "assumed";
   fmt::print(stderr,

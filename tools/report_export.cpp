@@ -251,7 +251,7 @@ std::uint64_t counts_of(std::span<const std::uint16_t> selects, const std::vecto
 }
 
 std::optional<profiles::Interval> cell(const Report& r, const PageColumn& pc, const std::vector<QueryResult>& results) {
-  const std::optional<double> value = report::column_value(pc.column, results);
+  const std::optional<double> value = r.value(pc.column, results);
   if (!value) return std::nullopt;
   profiles::Interval out{*value};
   const Column& c = pc.column;

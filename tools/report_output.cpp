@@ -90,8 +90,14 @@ std::optional<UnitPeriodRecord> period_record(const report::UnitPeriod& p) {
   return UnitPeriodRecord{p.value, p.unit, p.source};
 }
 
-std::optional<EstimateRecord> estimate_record(const QueryResult& q, const report::UnitPeriod& p) {
-  if (!q.available() || p.value == 0) return std::nullopt;
+std::optional<SamplingFilterRecord> filter_record(const amd_ibs::SamplingFilter& f) {
+  if (!f.any()) return std::nullopt;
+  return SamplingFilterRecord{f.l3_miss_only, f.load_latency ? std::optional(f.load_latency) : std::nullopt,
+                              f.population.to_string(), f.text};
+}
+
+std::optional<EstimateRecord> estimate_record(const QueryResult& q, const report::UnitPeriod& p, bool biased) {
+  if (!q.available() || p.value == 0 || biased) return std::nullopt;
   const Estimate e = estimate_from_samples(q.count, p.value);
   return EstimateRecord{q.count, e.value, e.low, e.high, p.unit};
 }
@@ -244,8 +250,10 @@ void ibs_text(const Report& r, const ReportView& v) {
   fmt::print("\n");
   for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op}) {
     const report::UnitPeriod& p = periods.units[static_cast<std::size_t>(unit)];
-    if (p.value != 0)
-      fmt::print("{} period: {:.0f} {} ({})\n", unit == IbsUnit::fetch ? "fetch" : "op", p.value, p.unit, p.source);
+    const char* name = unit == IbsUnit::fetch ? "fetch" : "op";
+    if (p.value != 0) fmt::print("{} period: {:.0f} {} ({})\n", name, p.value, p.unit, p.source);
+    if (const amd_ibs::SamplingFilter& f = r.filter(unit); f.any())
+      fmt::print("{} filter: {}: every {} sample meets {}\n", name, f.text, name, f.population.to_string());
   }
   fmt::print("\n{} rows by {}{}, sorted by {} ({}){}\n\n", r.row_count(), by_title(r.by()),
              v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", v.sort.id,
@@ -258,7 +266,7 @@ void ibs_text(const Report& r, const ReportView& v) {
   auto cells = [&](const std::string& name, const std::vector<QueryResult>& values, const std::vector<QueryResult>& self) {
     std::vector<std::string> line{name, percent(r.overhead(values))};
     if (v.children) line.push_back(percent(r.overhead(self)));
-    for (const Column& c : v.columns) line.push_back(text_value(c, column_value(c, values)));
+    for (const Column& c : v.columns) line.push_back(text_value(c, r.value(c, values)));
     return line;
   };
   print_table(header, v.rows.size(), [&](std::size_t i) {
@@ -272,6 +280,11 @@ void ibs_text(const Report& r, const ReportView& v) {
     if (!c.event || c.sums()) continue;
     const QueryResult& q = r.totals()[*c.event];
     const report::UnitPeriod& p = periods.of(*c.event);
+    if (!r.estimate_bias(*c.event).empty()) {
+      const char* unit = derived_event_table()[*c.event].unit == IbsUnit::fetch ? "fetch" : "op";
+      fmt::print("  {} {}: n/a, the {} filter sampled only some of its {}s\n", c.id, c.title, unit, unit);
+      continue;
+    }
     if (!q.available() || p.value == 0) {
       fmt::print("  {} {}: n/a\n", c.id, c.title);
       continue;
@@ -290,7 +303,10 @@ void ibs_text(const Report& r, const ReportView& v) {
   }
   fmt::print("{}\n", estimate_note);
   for (const Column& c : v.columns)
-    if (c.ratio) fmt::print("{}: {}\n", c.ratio->id, c.ratio->definition);
+    if (c.ratio)
+      fmt::print("{}: {}{}\n", c.ratio->id, c.ratio->definition,
+                 r.value(c, r.totals()) || !column_value(c, r.totals()) ? ""
+                                                                        : " (n/a: the filter sampled only some of its ops)");
   print_undecided(r, v);
 }
 
@@ -328,7 +344,7 @@ void ibs_csv(const Report& r, const ReportView& v) {
   for (const Column& c : v.columns) columns.push_back(c.id);
   columns.emplace_back(v.children ? "children" : "overhead");
   print_csv_table(r, v, columns, [&](const std::vector<QueryResult>& results, std::vector<std::string>& cells) {
-    for (const Column& c : v.columns) cells.push_back(csv_value(c, column_value(c, results)));
+    for (const Column& c : v.columns) cells.push_back(csv_value(c, r.value(c, results)));
     cells.push_back(fmt::format("{:.4f}", r.overhead(results)));
   });
 }
@@ -342,6 +358,7 @@ void ibs_json(const Report& r, const ReportView& v) {
   j.samples_read = {n.read_fetch, n.read_op, n.other_samples};
   j.inexact_ip = n.inexact_ip;
   j.period = {period_record(periods.units[0]), period_record(periods.units[1])};
+  j.sampling_filters = {filter_record(r.filter(IbsUnit::fetch)), filter_record(r.filter(IbsUnit::op))};
   if (!v.where.empty()) j.where_undecided.emplace(n.where_undecided);
 
   const auto table = derived_event_table();
@@ -352,11 +369,13 @@ void ibs_json(const Report& r, const ReportView& v) {
     j.events.emplace_back(id, q.available() ? std::optional(sums ? q.total : q.count) : std::nullopt);
     j.event_samples.emplace_back(id, q.available() ? std::optional(q.count) : std::nullopt);
     if (q.undecided) j.undecided.emplace_back(id, UndecidedRecord{q.undecided, r.why_undecided(i)});
-    if (!sums) j.estimates.emplace_back(id, estimate_record(q, periods.of(i)));
+    const std::string bias = r.estimate_bias(i);
+    if (!sums) j.estimates.emplace_back(id, estimate_record(q, periods.of(i), !bias.empty()));
+    if (!sums && !bias.empty()) j.estimates_biased.emplace_back(id, bias);
   }
   for (const report::RatioSpec& ratio : report::ratio_table()) {
     const Column c{std::string(ratio.id), std::string(ratio.title), std::nullopt, &ratio, false, {}};
-    j.ratios.emplace_back(c.id, column_value(c, r.totals()));
+    j.ratios.emplace_back(c.id, r.value(c, r.totals()));
   }
   j.estimate_note = estimate_note;
   for (const Column& c : v.columns) j.columns.push_back({c.id, c.title});
@@ -368,9 +387,10 @@ void ibs_json(const Report& r, const ReportView& v) {
     jr.overhead = r.overhead(row.results);
     if (v.children) jr.children.emplace(r.overhead(shown(row, v)));
     for (const Column& c : v.columns) {
-      jr.values.emplace_back(c.id, column_number(c, column_value(c, shown(row, v))));
+      jr.values.emplace_back(c.id, column_number(c, r.value(c, shown(row, v))));
       if (c.event && !c.sums())
-        jr.estimates.emplace_back(c.id, estimate_record(shown(row, v)[*c.event], periods.of(*c.event)));
+        jr.estimates.emplace_back(c.id, estimate_record(shown(row, v)[*c.event], periods.of(*c.event),
+                                                        !r.estimate_bias(*c.event).empty()));
     }
     return jr;
   });

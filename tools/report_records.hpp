@@ -119,6 +119,21 @@ struct UnitPeriodRecord {
     (std::string, source));                   // where the period came from
 };
 
+/// What a unit's event asked to be sampled, where not every op or fetch.
+struct SamplingFilterRecord {
+  BOOST_HANA_DEFINE_STRUCT(SamplingFilterRecord,
+    (bool, l3_miss_only),                     // L3MissOnly
+    (std::optional<std::uint32_t>, load_latency),  // ldlat, cycles
+    (std::string, population),                // the predicate every sample meets
+    (std::string, text));
+};
+
+struct IbsFilters {
+  BOOST_HANA_DEFINE_STRUCT(IbsFilters,
+    (std::optional<SamplingFilterRecord>, fetch),  // null: every fetch sampled
+    (std::optional<SamplingFilterRecord>, op));
+};
+
 struct IbsPeriods {
   BOOST_HANA_DEFINE_STRUCT(IbsPeriods,
     (std::optional<UnitPeriodRecord>, fetch),  // null: no samples of the unit
@@ -168,12 +183,14 @@ struct IbsReport {
     (IbsSamplesRead, samples_read),
     (std::uint64_t, inexact_ip),              // op samples at the record's ip (IbsRipInvalid)
     (IbsPeriods, period),
+    (IbsFilters, sampling_filters),
     (record::Maybe<std::uint64_t>, where_undecided),  // with --where
     (record::Entries<std::optional<std::uint64_t>>, events),  // by select: counts, or sums of latency events
     (record::Entries<std::optional<std::uint64_t>>, event_samples),
     (record::Entries<UndecidedRecord>, undecided),  // by select: events some samples left undecided
     (record::Entries<std::optional<double>>, ratios),
     (record::Entries<std::optional<EstimateRecord>>, estimates),
+    (record::Entries<std::string>, estimates_biased),  // by select: why its estimate is null under the filter
     (std::string, estimate_note),
     (std::vector<ColumnRecord>, columns),
     (record::Merged<ReportCommon>, common),

@@ -181,7 +181,8 @@ Sample IbsDecoder::decode(const IbsRegisters& regs) const {
   }
   // What a sample leaves undecided is neither true nor false.
   s.observed.erase(unknown);
-  s.conditions = s.conditions & s.observed;
+  s.observed |= p.assumed;
+  s.conditions = (s.conditions | p.assumed) & s.observed;
   // Measures and addresses by the sample's conditions as decided (what
   // FastIbsDecoder::fill() reads them by too).
   for (const FieldSpec* f : p.measures) {
@@ -237,8 +238,8 @@ std::vector<DecodedField> IbsDecoder::explain(const IbsRegisters& regs) const {
 }
 
 ConditionSet IbsDecoder::observable(IbsUnit unit) const {
-  ConditionSet out{condition("fetch"), condition("op")};
   const Plan& p = plan(unit);
+  ConditionSet out = ConditionSet{condition("fetch"), condition("op")} | p.assumed;
   for (const ConditionSet& c : p.observed_by_register) out |= c;
   for (const DerivedCondition* d : p.derived)
     if (out.contains_all(d->when.require | d->when.forbid)) out.insert(d->condition);

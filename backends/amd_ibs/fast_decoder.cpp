@@ -43,9 +43,15 @@ FastIbsDecoder::FastIbsDecoder(unsigned family, unsigned model, std::optional<st
 FastIbsDecoder::~FastIbsDecoder() = default;
 FastIbsDecoder::FastIbsDecoder(FastIbsDecoder&&) noexcept = default;
 
+void FastIbsDecoder::assume(IbsUnit unit, const ConditionSet& hold) {
+  assumed_[static_cast<std::size_t>(unit)] = hold;
+  for (auto& v : variants_) v->decoder.assume(unit, hold);
+}
+
 std::unique_ptr<FastIbsDecoder::Variant> FastIbsDecoder::make_variant(unsigned family, unsigned model,
-                                                                    std::uint32_t caps) {
+                                                                    std::uint32_t caps) const {
   auto v = std::unique_ptr<Variant>(new Variant{caps & layout_caps_mask(), IbsDecoder(family, model, caps), {}});
+  for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op}) v->decoder.assume(unit, assumed_[static_cast<std::size_t>(unit)]);
   for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op}) {
     UnitPlan& plan = v->plans[static_cast<std::size_t>(unit)];
     for (const FieldSpec* f : v->decoder.fields(unit)) {

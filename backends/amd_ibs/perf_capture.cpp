@@ -4,9 +4,11 @@
 #include <cstring>    // std::memcpy
 
 #include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
 
 #include <tagop/amd_ibs/families.hpp>  // capabilities_of, require_ibs_family
 #include <tagop/amd_ibs/layout.hpp>    // field_table
+#include <tagop/amd_ibs/sampling_filters.hpp>  // sampling_filter_table
 #include <tagop/error.hpp>             // Error
 
 namespace tagop::amd_ibs {
@@ -153,6 +155,7 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
   period_bits_[static_cast<int>(IbsUnit::op)] = bits(op_max_cnt_) | bits(op_max_cnt_ext_) | bits(op_cnt_ctl_);
   // The address Sample::ip holds, and IbsRipInvalid, are in fixed
   // registers, whose places no capability bit moves.
+  read_filters(info);
   const FieldSpec* rip_invalid = field("IbsRipInvalid", IbsRegister::IbsOpData, cpu_.family, model);
   for (const FieldSpec& f : field_table()) {
     if (f.address != AddressSlot::ip || !f.exists_on(cpu_.family, model)) continue;
@@ -172,9 +175,66 @@ IbsCapture::IbsCapture(const perf_data::FileInfo& info, std::optional<CpuId> cpu
   }
 }
 
+void IbsCapture::read_filters(const perf_data::FileInfo& info) {
+  const std::uint32_t caps = capabilities_of(cpu_.family, layout_model_);
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> seen[2];
+  for (std::size_t i = 0; i < info.attrs.size() && i < routes_.size(); ++i) {
+    if (routes_[i] > Route::op) continue;
+    const IbsUnit unit = static_cast<IbsUnit>(routes_[i]);
+    const perf_event_attr& a = info.attrs[i].attr;
+    const std::pair<std::uint64_t, std::uint64_t> config{a.config, unit == IbsUnit::op ? a.config1 : 0};
+    auto& first = seen[static_cast<int>(unit)];
+    if (first) {
+      if (*first != config)
+        warnings_.push_back(fmt::format("the capture has {} events with different configs ({:#x}, {:#x}): their "
+                                        "sampling filters are read from the first",
+                                        unit_name(unit), first->first, config.first));
+      continue;
+    }
+    first = config;
+    SamplingFilter& f = filters_[static_cast<int>(unit)];
+    // Linux takes these only from a processor with the capability (its
+    // config_mask, perf_ibs_ldlat_event()).
+    const bool zen4 = caps & caps::Zen4Ext;
+    f.l3_miss_only = zen4 && ((a.config >> (unit == IbsUnit::op ? 16 : 59)) & 1);
+    if (unit == IbsUnit::op && (caps & caps::OpLdLat)) {
+      f.load_latency = static_cast<std::uint32_t>(a.config1 & 0xFFF);
+      // "perf/amd/ibs: Limit ldlat->l3missonly dependency to Zen5" (2026).
+      if (f.load_latency && generation(cpu_.family, layout_model_) == "Zen 5") f.l3_miss_only = true;
+    }
+    if (!f.any()) continue;
+    // The population and words from the table of filters.
+    Predicate population;
+    std::vector<std::string> kept;
+    for (const SamplingFilterSpec& spec : sampling_filter_table()) {
+      if (spec.unit != unit) continue;
+      const bool on = spec.kind == SamplingFilterKind::l3_miss_only ? f.l3_miss_only : f.load_latency != 0;
+      if (!on) continue;
+      population = population & Predicate::parse(spec.population);
+      std::string words(spec.keeps), perf(spec.perf_event);
+      if (spec.kind == SamplingFilterKind::load_latency) {
+        words = fmt::format("loads that missed the DC with a miss latency above {} cycles", f.load_latency);
+        perf = fmt::format("ibs_op/ldlat={}/", f.load_latency);
+      }
+      kept.push_back(fmt::format("{} ({}, {})", words, spec.name, perf));
+    }
+    f.population = population;
+    f.text = fmt::format("only {}", fmt::join(kept, ", and "));
+  }
+  // What the filter says of every sample that its bits do not.
+  if (filters_[static_cast<int>(IbsUnit::op)].l3_miss_only)
+    decoder_->assume(IbsUnit::op, ConditionSet{condition("l3.miss")});
+}
+
 IbsCapture::~IbsCapture() = default;
 
 const IbsDecoder& IbsCapture::decoder() const { return decoder_->decoder(); }
+
+FastIbsDecoder IbsCapture::new_decoder() const {
+  FastIbsDecoder d(cpu_.family, layout_model_);
+  for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op}) d.assume(unit, decoder_->assumed(unit));
+  return d;
+}
 
 std::optional<IbsUnit> IbsCapture::unit_of(const EventAttr* attr) const {
   const auto i = static_cast<std::size_t>(attr - first_attr_);
@@ -245,8 +305,12 @@ IbsCaptureWriter::IbsCaptureWriter(const std::string& path, const IbsCaptureOpti
                   e.attr.type = fetch ? o.fetch_type : o.op_type;
                   e.attr.size = sizeof(perf_event_attr);
                   e.attr.sample_period = fetch ? o.fetch_period : o.op_period;
-                  // ibs_op's config bit 19 is cnt_ctl, as in IbsOpCtl.
+                  // ibs_op's config bit 19 is cnt_ctl, as in IbsOpCtl; l3missonly
+                  // is config bit 16 (59 for ibs_fetch), ldlat config1 11:0.
                   e.attr.config = !fetch && o.op_counts_dispatched ? std::uint64_t{1} << 19 : 0;
+                  if (fetch ? o.fetch_l3_miss_only : o.op_l3_miss_only)
+                    e.attr.config |= std::uint64_t{1} << (fetch ? 59 : 16);
+                  if (!fetch) e.attr.config1 = o.op_load_latency;
                   e.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                        PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
                   if (!fetch && o.op_sample_type) e.attr.sample_type = *o.op_sample_type;
@@ -258,6 +322,13 @@ IbsCaptureWriter::IbsCaptureWriter(const std::string& path, const IbsCaptureOpti
                   e.attr.mmap2 = e.attr.comm_exec = e.attr.task = fetch ? 1 : 0;
                   e.ids = {fetch ? fetch_id : op_id};
                   e.name = fetch ? "ibs_fetch//" : (o.op_counts_dispatched ? "ibs_op/cnt_ctl=1/" : "ibs_op//");
+                  if (fetch && o.fetch_l3_miss_only) e.name = "ibs_fetch/l3missonly=1/";
+                  if (!fetch && (o.op_l3_miss_only || o.op_load_latency)) {
+                    std::string terms = o.op_counts_dispatched ? "cnt_ctl=1" : "";
+                    if (o.op_l3_miss_only) terms += std::string(terms.empty() ? "" : ",") + "l3missonly=1";
+                    if (o.op_load_latency) terms += fmt::format("{}ldlat={}", terms.empty() ? "" : ",", o.op_load_latency);
+                    e.name = fmt::format("ibs_op/{}/", terms);
+                  }
                   events.push_back(std::move(e));
                 }
                 return events;
@@ -277,6 +348,7 @@ void IbsCaptureWriter::sample(const IbsRegisters& given, std::uint32_t pid, std:
     std::uint64_t ctl = regs.get(IbsRegister::IbsFetchCtl);
     // MaxCnt = period / 16; IbsFetchEn (48) and IbsFetchVal (49), as the hardware reports them.
     if ((ctl & 0xFFFF) == 0) ctl |= ((period >> 4) & 0xFFFF) | std::uint64_t{3} << 48;
+    if (options_.fetch_l3_miss_only) ctl |= std::uint64_t{1} << 59;
     regs.set(IbsRegister::IbsFetchCtl, ctl);
   } else {
     std::uint64_t ctl = regs.get(IbsRegister::IbsOpCtl);
@@ -285,6 +357,12 @@ void IbsCaptureWriter::sample(const IbsRegisters& given, std::uint32_t pid, std:
       ctl |= std::uint64_t{3} << 17;  // IbsOpEn, IbsOpVal
       if (options_.op_counts_dispatched) ctl |= std::uint64_t{1} << 19;
     }
+    // Linux's perf_ibs_init(): L3MissOnly (16); ldlat as LdLatThrsh 62:59
+    // = ldlat / 128 - 1 and LdLatEn (63).
+    const bool zen5 = generation(options_.family, options_.model) == "Zen 5";  // erratum #1606
+    if (options_.op_l3_miss_only || (options_.op_load_latency && zen5)) ctl |= std::uint64_t{1} << 16;
+    if (options_.op_load_latency)
+      ctl |= ((std::uint64_t{options_.op_load_latency} >> 7) - 1) << 59 | std::uint64_t{1} << 63;
     regs.set(IbsRegister::IbsOpCtl, ctl);
   }
   raw_.assign(perf_raw_size(regs.unit, caps_), std::byte{0});

@@ -79,6 +79,7 @@ inline constexpr ConditionInfo condition_table[] = {
     {"dc.bank_conflict_load", "the access had a data-cache bank conflict with a load"},
     {"dc.bank_conflict_store", "the access had a data-cache bank conflict with a store"},
     {"l2.miss", "the access missed in the L2 cache"},
+    {"l3.miss", "the access missed in the L3 cache: its data came from beyond the L3 of its core complex (IBS knows it only from a capture of L3MissOnly)"},
     {"l2.miss_fast_detected", "the L2 miss was found by the Pentium 4's fast detection logic, which replay tagging sees (not every L2 miss)"},
     {"mem.misaligned", "the access was misaligned (crossed a 128-bit boundary on AMD)"},
     {"mem.split_line", "the access was split across two cache lines"},
@@ -194,6 +195,7 @@ struct Implication {
 inline constexpr Implication implication_table[] = {
     // A miss at one level of a hierarchy was a miss at the levels before it.
     {condition("l2.miss"), condition("dc.miss"), "an access that missed the L2 missed the L1 data cache first"},
+    {condition("l3.miss"), condition("l2.miss"), "an access that missed the L3 missed the L2 first"},
     {condition("dc.miss_no_mab"), condition("dc.miss"), "only a miss allocates a miss address buffer"},
     {condition("dc.mab_hit"), condition("dc.miss"), "only a miss looks for a miss address buffer"},
     {condition("fetch.l2_miss"), condition("ic.miss"), "a fetch that missed the L2 missed the instruction cache first"},
@@ -209,6 +211,10 @@ inline constexpr Implication implication_table[] = {
     {condition("src.io"), condition("nb.valid"), "I/O as the source is a reported source"},
     {condition("src.pmem"), condition("nb.valid"), "long-latency memory as the source is a reported source"},
     {condition("src.cxl"), condition("nb.valid"), "extension memory as the source is a reported source"},
+    // Memory is beyond every cache.
+    {condition("src.dram"), condition("l3.miss"), "data from DRAM missed every cache"},
+    {condition("src.pmem"), condition("l3.miss"), "data from long-latency memory missed every cache"},
+    {condition("src.cxl"), condition("l3.miss"), "data from extension memory missed every cache"},
     {condition("src.cache_modified"), condition("nb.valid"), "a line's state is reported with its source"},
     {condition("src.cache_owned"), condition("nb.valid"), "a line's state is reported with its source"},
     // The kinds of branch are branches.

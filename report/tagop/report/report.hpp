@@ -174,6 +174,18 @@ class Report {
   /// what to say beside a total with QueryResult::undecided samples, or
   /// one that is not available. Empty for other captures.
   std::vector<std::string> why_undecided(std::size_t query) const;
+  /// IBS: what each unit's event asked to be sampled (L3MissOnly, ldlat);
+  /// a filter that keeps every sample for other captures.
+  const amd_ibs::SamplingFilter& filter(amd_ibs::IbsUnit unit) const;
+  /// IBS: why a count of query `query` (a derived event) times the period
+  /// is no estimate of its ops here, nor a ratio with it of theirs: the
+  /// capture's filter sampled only some ops, and not all of the event's
+  /// are among them. Empty when the count stands for all of them.
+  std::string estimate_bias(std::size_t query) const;
+  /// A column's value (report::column_value), and none for a ratio with a
+  /// part estimate_bias() names: a ratio of filtered samples is not the
+  /// ratio of the ops.
+  std::optional<double> value(const Column& column, std::span<const QueryResult> results) const;
 
   /// Rows with samples (with Options::children, of their own or of their callees).
   std::size_t row_count() const;

@@ -58,6 +58,11 @@ class IbsDecoder {
   /// The fields of this unit that exist on this processor.
   const std::vector<const FieldSpec*>& fields(IbsUnit unit) const { return plan(unit).fields; }
 
+  /// Conditions every sample of `unit` meets, whatever its bits: what a
+  /// capture's sampling filter says of them (L3MissOnly: l3.miss). decode()
+  /// and observable() add them.
+  void assume(IbsUnit unit, const ConditionSet& hold) { (unit == IbsUnit::fetch ? fetch_ : op_).assumed = hold; }
+
  private:
   // The table compiled for this processor, so that a decode is a handful
   // of table look-ups: each byte of a register that holds one-bit flags
@@ -78,6 +83,7 @@ class IbsDecoder {
     std::vector<const UndecidedRule*> rules;
     std::array<ConditionSet, register_count> observed_by_register{};
     std::array<std::uint32_t, register_count> measured_by_register{};
+    ConditionSet assumed;  // assume()
   };
   static Plan compile(IbsUnit unit, unsigned family, unsigned model, std::uint32_t caps);
   const Plan& plan(IbsUnit unit) const { return unit == IbsUnit::fetch ? fetch_ : op_; }

@@ -38,6 +38,9 @@ class FastIbsDecoder {
 
   /// The decoder of registers given without a caps word.
   const IbsDecoder& decoder() const { return variants_[0]->decoder; }
+  /// IbsDecoder::assume() for every layout; before the first decode.
+  void assume(IbsUnit unit, const ConditionSet& hold);
+  const ConditionSet& assumed(IbsUnit unit) const { return assumed_[static_cast<std::size_t>(unit)]; }
   /// The decoder of payloads whose caps word is `caps`.
   const IbsDecoder& decoder_for(std::uint32_t caps) const { return variants_[variant_of(caps)]->decoder; }
 
@@ -145,7 +148,8 @@ class FastIbsDecoder {
   };
   const UnitPlan& plan_of(const Key& key) const { return variants_[key.variant()]->plans[static_cast<std::size_t>(key.unit())]; }
   std::uint32_t variant_of(std::uint32_t caps) const;
-  static std::unique_ptr<Variant> make_variant(unsigned family, unsigned model, std::uint32_t caps);
+  std::unique_ptr<Variant> make_variant(unsigned family, unsigned model, std::uint32_t caps) const;
+  std::array<ConditionSet, 2> assumed_{};  // by unit
   // Where a payload of one unit, caps word and size has each register, and
   // the key's registers: a register the payload lacks reads the caps word
   // through a mask of 0, so that the key is read without a branch.

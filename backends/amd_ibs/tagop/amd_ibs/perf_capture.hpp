@@ -23,6 +23,7 @@
 #include <tagop/cpu.hpp>                   // CpuId
 #include <tagop/perf_data_reader.hpp>      // FileInfo, SampleRecord
 #include <tagop/perf_data_writer.hpp>      // PerfDataWriter
+#include <tagop/predicate.hpp>             // Predicate
 #include <tagop/sample.hpp>                // Sample
 
 namespace tagop::amd_ibs {
@@ -42,6 +43,22 @@ struct IbsSampleInfo {
 struct SampleIp {
   std::uint64_t ip = 0;
   bool exact = false;
+};
+
+/// What a capture's IBS event asked to be sampled, where it was not every op
+/// (or fetch): L3MissOnly (Zen 4 and later: perf's ibs_op/l3missonly=1/,
+/// attr.config bit 16; ibs_fetch's bit 59), and the load-latency filter
+/// (Zen 5: ibs_op/ldlat=N/, attr.config1 bits 11:0, for which Linux keeps a
+/// sample only of a load that missed the DC with a DcMissLat above N, and
+/// sets L3MissOnly on Zen 5, erratum #1606). Every sample then meets
+/// `population`: a count times the period estimates the ops (or fetches) of
+/// a predicate that implies it, and of nothing wider.
+struct SamplingFilter {
+  bool l3_miss_only = false;
+  std::uint32_t load_latency = 0;  // cycles (ldlat); 0: none
+  Predicate population{};          // of the unit's kind when filtered ("op & l3.miss"); every sample otherwise
+  std::string text{};              // what it keeps, in words, with perf's spelling
+  bool any() const { return l3_miss_only || load_latency != 0; }
 };
 
 /// Where a payload's caps word disagrees with the payload or the processor.
@@ -64,6 +81,11 @@ class IbsCapture {
 
   const CpuId& cpu() const { return cpu_; }
   const IbsDecoder& decoder() const;
+  /// A decoder of this capture's samples for a thread of its own: the
+  /// layout and what the sampling filters say of every sample, as
+  /// decoder()'s (a model newer than the table of generations reads as the
+  /// nearest one it knows).
+  FastIbsDecoder new_decoder() const;
 
   /// The unit of an event, nullopt for events that are not IBS.
   std::optional<IbsUnit> unit_of(const perf_data::EventAttr* attr) const;
@@ -140,6 +162,9 @@ class IbsCapture {
   /// The sampling period the event asked for (attr.sample_period), or 0
   /// when it sampled by frequency or gave MaxCnt in attr.config.
   std::uint64_t requested_period(IbsUnit unit) const;
+  /// What the unit's event asked to be sampled (its attr.config and
+  /// config1, as Linux reads them on this processor).
+  const SamplingFilter& filter(IbsUnit unit) const { return filters_[static_cast<int>(unit)]; }
 
   /// Things the caller should tell the user (inferred units, payloads that
   /// disagree with their caps word, ...). Read it after the samples.
@@ -173,6 +198,7 @@ class IbsCapture {
   const FieldSpec* op_cnt_ctl_ = nullptr;
   std::uint64_t period_bits_[2] = {0, 0};  // by unit
   std::uint64_t requested_period_[2] = {0, 0};
+  SamplingFilter filters_[2];
   // By unit: where ip_of() reads, and the payload size that holds it (the
   // end of the address and of the invalid bit's word); past any payload
   // when the layout has none.
@@ -183,6 +209,7 @@ class IbsCapture {
   mutable std::atomic<std::uint64_t> checked_[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};
   void check_new_payload(IbsUnit unit, std::uint32_t caps_word, std::uint64_t key, std::size_t size,
                          std::uint64_t offset) const;
+  void read_filters(const perf_data::FileInfo& info);
   mutable std::mutex check_mutex_;
   mutable std::optional<std::uint32_t> first_caps_;
   mutable std::uint32_t reported_ = 0;  // bit per CapsProblem
@@ -258,6 +285,12 @@ struct IbsCaptureOptions {
   /// (perf record gives each event its own: -e ibs_op//... --call-graph,
   /// say). It must keep IDENTIFIER and RAW.
   std::optional<std::uint64_t> op_sample_type{};
+  /// Sampling filters, as perf record -e 'ibs_op/l3missonly=1,ldlat=N/'
+  /// writes them into the attrs; the samples' control registers get the
+  /// bits Linux sets (L3MissOnly, LdLatThrsh, LdLatEn). The samples given
+  /// are written as they are: a test gives those the filter keeps.
+  bool op_l3_miss_only = false, fetch_l3_miss_only = false;
+  std::uint32_t op_load_latency = 0;  // ldlat, 128-2048 cycles; 0: none
 };
 
 class IbsCaptureWriter {
