@@ -22,10 +22,11 @@
 // - split_load_retired's upstream load_port_replay must be on SAAT_ESCR1 and
 //   split_store_retired's store_port_replay on SAAT_ESCR0 (SDM Table 19-33);
 //   Linux picks the ESCR by HT thread, which the SDM does not allow.
-// - The SDM's notes (18.15.6.4): I/O, uncacheable and locked accesses,
-//   returns and far transfers cannot be tagged, and 2ndL counts only the
-//   misses the fast detection logic finds; the predicates of the metrics
-//   whose own descriptions say so carry it (1stL, 2ndL, Tagged_mispred_branch).
+// - The SDM's notes on Table 19-33 (18.15.6.4): I/O, uncacheable and locked
+//   accesses, returns and far transfers cannot be tagged, for every replay
+//   metric: each replay predicate ends with P4_REPLAY_TAGGABLE, the note
+//   written once (I/O as the vocabulary has it: src.io, MMIO and the like).
+//   2ndL counts only the misses the fast detection logic finds.
 // - DTLB_*_miss_retired: the Pentium 4 has one DTLB level, and its miss
 //   starts a page walk. The vocabulary's dtlb.l1_miss means "missed the
 //   first of two levels", which would make these metrics look wider than
@@ -119,6 +120,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .description = "Retired x87, MMX and SSE register move uops (loads, stores and copies)."},
 
     // Replay tagging (Table 19-33), in Linux's metric order.
+#define P4_REPLAY_TAGGABLE " & !mem.uncacheable & !mem.locked & !src.io & !return & !branch.far"
     {.name = "1stL_cache_load_miss_retired",
      .tagging = Tagging::replay,
      .sdm_table = "19-33",
@@ -126,7 +128,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 0,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 1,
-     .predicate = "load & dc.miss & !mem.uncacheable & !mem.locked",
+     .predicate = "load & dc.miss" P4_REPLAY_TAGGABLE,
      .description = "Retired loads that missed the L1 data cache (uncacheable and locked loads cannot be replay-tagged)."},
     {.name = "2ndL_cache_load_miss_retired",
      .tagging = Tagging::replay,
@@ -135,7 +137,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 0,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 2,
-     .predicate = "load & l2.miss & l2.miss_fast_detected & !mem.uncacheable & !mem.locked",
+     .predicate = "load & l2.miss & l2.miss_fast_detected" P4_REPLAY_TAGGABLE,
      .description = "Retired loads that missed the L2 cache (only the misses the fast detection logic finds; "
                     "uncacheable and locked loads cannot be replay-tagged)."},
     {.name = "DTLB_load_miss_retired",
@@ -145,7 +147,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 0,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 3,
-     .predicate = "load & dtlb.l2_miss",
+     .predicate = "load & dtlb.l2_miss" P4_REPLAY_TAGGABLE,
      .description = "Retired loads that missed the DTLB (a page walk)."},
     {.name = "DTLB_store_miss_retired",
      .tagging = Tagging::replay,
@@ -154,7 +156,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 1,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 4,
-     .predicate = "store & dtlb.l2_miss",
+     .predicate = "store & dtlb.l2_miss" P4_REPLAY_TAGGABLE,
      .description = "Retired stores that missed the DTLB (a page walk)."},
     {.name = "DTLB_all_miss_retired",
      .tagging = Tagging::replay,
@@ -163,7 +165,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = (1u << 0) | (1u << 1),
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 5,
-     .predicate = "(load | store) & dtlb.l2_miss",
+     .predicate = "(load | store) & dtlb.l2_miss" P4_REPLAY_TAGGABLE,
      .description = "Retired loads and stores that missed the DTLB (a page walk)."},
     {.name = "Tagged_mispred_branch",
      .tagging = Tagging::replay,
@@ -172,7 +174,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 4,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 6,
-     .predicate = "branch & branch.mispredicted & !return & !branch.far",
+     .predicate = "branch & branch.mispredicted" P4_REPLAY_TAGGABLE,
      .description = "Retired mispredicted branches (returns and far transfers cannot be tagged)."},
     {.name = "MOB_load_replay_retired",
      .tagging = Tagging::replay,
@@ -182,7 +184,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 0,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 7,
-     .predicate = "load & stlf.blocked",
+     .predicate = "load & stlf.blocked" P4_REPLAY_TAGGABLE,
      .description = "Retired loads replayed by the MOB: their data was not an aligned subset of an earlier store's."},
     {.name = "split_load_retired",
      .tagging = Tagging::replay,
@@ -193,7 +195,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 0,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 8,
-     .predicate = "load & mem.split_line",
+     .predicate = "load & mem.split_line" P4_REPLAY_TAGGABLE,
      .description = "Retired loads split across two cache lines."},
     {.name = "split_store_retired",
      .tagging = Tagging::replay,
@@ -204,6 +206,7 @@ inline constexpr MetricSpec p4_metric_table[] = {
      .matrix_vert = 1u << 1,
      .downstream = "replay_event:NBOGUS",
      .linux_metric = 9,
-     .predicate = "store & mem.split_line",
+     .predicate = "store & mem.split_line" P4_REPLAY_TAGGABLE,
      .description = "Retired stores split across two cache lines."},
+#undef P4_REPLAY_TAGGABLE
 };
