@@ -256,9 +256,10 @@ std::vector<Difference> known_differences() {
        "perf_ibs_get_mem_lvl() reads none of them for an uncacheable access whose data source is not I/O (\"DcMiss, "
        "L2Miss, DataSrc, DcMissLat etc. are all invalid for Uncached memory accesses\"), nor does tagop",
        [](std::string_view f, const Family& fam, const Tagop& t) {
-         return fam.family >= 0x17 && t.value("IbsDcUcMemAcc") == 1 &&
+         return fam.family >= 0x17 &&
                 (f == "DcMiss" || f == "op.L2Miss" || f == "DcMissNoMabAlloc" || f == "OpDcMissOpenMemReqs" ||
-                 f == "DcMissLat");
+                 f == "DcMissLat") &&
+                t.value("IbsDcUcMemAcc") == 1;
        }},
       {"TlbRefillLat without a physical address on Zen 4 and later",
        "perf 6.1 prints TlbRefillLat always; newer perf (\"perf amd ibs: Suppress bogus TlbRefillLat and DCPhysAd on "
@@ -273,6 +274,16 @@ std::vector<Difference> known_differences() {
        [](std::string_view f, const Family& fam, const Tagop& t) {
          return f == "IbsDCPhysAd" && (fam.family > 0x19 || fam.model >= 0x10) && fam.family >= 0x19 &&
                 t.value("IbsDcLinAddrValid") == 0;
+       }},
+      {"Zen 6's fetch status without a translation",
+       "perf 6.1 prints the fetch's outcome bits and latencies always; newer perf (\"perf amd ibs: Make Fetch status "
+       "bits dependent on PhyAddrValid for newer platforms\", 2026) prints them on Zen 6 only with PhyAddrValid, as "
+       "tagop reads them",
+       [](std::string_view f, const Family& fam, const Tagop& t) {
+         return fam.family == 0x1A && fam.model == 0x50 &&
+                (f == "Lat" || f == "IcMiss" || f == "L1TlbMiss" || f == "L2TlbMiss" || f == "fetch.L2Miss" ||
+                 f == "FetchOcMiss" || f == "FetchL3Miss" || f == "IbsItlbRefillLat") &&
+                t.value("IbsPhyAddrValid") == 0;
        }},
       {"Zen 5's DTLB bits without a physical address",
        "perf 6.1 prints DcL1TlbMiss and DcL2TlbMiss always; on Zen 5 they are valid only with DcPhyAddrValid "
@@ -320,7 +331,8 @@ TEST_CASE("perf report -D and tagop decode Zen IBS samples alike, field by field
   const Family families[] = {{0x17, 0x31, "Zen 2"},
                              {0x19, 0x01, "Zen 3, errata #1238, #1293, #1347"},
                              {0x19, 0x11, "Zen 4, capability bit 11"},
-                             {0x1A, 0x02, "Zen 5, capability bits 12 and 19"}};
+                             {0x1A, 0x02, "Zen 5, capability bits 12 and 19"},
+                             {0x1A, 0x50, "Zen 6, which perf 6.1 reads as any Family 1Ah"}};
   std::vector<Difference> differences = known_differences();
   std::map<std::string, std::size_t> compared;
   for (const Family& fam : families) {
