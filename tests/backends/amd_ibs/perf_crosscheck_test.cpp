@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <tagop/amd_ibs/decoder.hpp>
+#include <tagop/amd_ibs/families.hpp>
 #include <tagop/amd_ibs/perf_capture.hpp>
 
 #include "../../run_command.hpp"
@@ -261,19 +262,14 @@ std::vector<Difference> known_differences() {
                  f == "DcMissLat") &&
                 t.value("IbsDcUcMemAcc") == 1;
        }},
-      {"TlbRefillLat without a physical address on Zen 4 and later",
-       "perf 6.1 prints TlbRefillLat always; newer perf (\"perf amd ibs: Suppress bogus TlbRefillLat and DCPhysAd on "
-       "Zen4+\", 2026) only with DcPhyAddrValid, as tagop reads it",
+      {"TlbRefillLat and IbsDCPhysAd without their addresses on Zen 4 and later",
+       "perf 6.1 prints TlbRefillLat always and IbsDCPhysAd with DcPhyAddrValid; newer perf (\"perf amd ibs: Suppress "
+       "bogus TlbRefillLat and DCPhysAd on Zen4+\", 2026) needs DcPhyAddrValid for the one and DcLinAddrValid too for "
+       "the other there, as tagop does",
        [](std::string_view f, const Family& fam, const Tagop& t) {
-         return f == "TlbRefillLat" && (fam.family > 0x19 || fam.model >= 0x10) && fam.family >= 0x19 &&
-                t.value("IbsDcPhyAddrValid") == 0;
-       }},
-      {"IbsDCPhysAd without a linear address on Zen 4 and later",
-       "perf 6.1 prints IbsDCPhysAd with DcPhyAddrValid; newer perf (the same 2026 change) also needs "
-       "DcLinAddrValid on Zen 4 and later, as tagop does",
-       [](std::string_view f, const Family& fam, const Tagop& t) {
-         return f == "IbsDCPhysAd" && (fam.family > 0x19 || fam.model >= 0x10) && fam.family >= 0x19 &&
-                t.value("IbsDcLinAddrValid") == 0;
+         const bool zen4_on = fam.family > 0x19 || generation(fam.family, fam.model) == "Zen 4";
+         return zen4_on && ((f == "TlbRefillLat" && t.value("IbsDcPhyAddrValid") == 0) ||
+                            (f == "IbsDCPhysAd" && t.value("IbsDcLinAddrValid") == 0));
        }},
       {"Zen 6's fetch status without a translation",
        "perf 6.1 prints the fetch's outcome bits and latencies always; newer perf (\"perf amd ibs: Make Fetch status "

@@ -320,10 +320,16 @@ std::map<std::uint16_t, Expectation> expected(const Processor& p, const std::vec
   return out;
 }
 
-std::map<std::uint16_t, QueryResult> totals_of(const Processor& p, const std::vector<IbsRegisters>& samples,
-                                               const std::string& path) {
+// The samples written as a capture of this processor and read back.
+struct ReadBack {
+  std::vector<Sample> samples;
+  Aggregator aggregator;
+  std::vector<std::string> warnings;
+};
+
+ReadBack read_back(unsigned family, unsigned model, const std::vector<IbsRegisters>& samples, const std::string& path) {
   {
-    IbsCaptureWriter w(path, {.family = p.family, .model = p.model});
+    IbsCaptureWriter w(path, {.family = family, .model = model});
     for (std::size_t i = 0; i < samples.size(); ++i) w.sample(samples[i], 1, 1, 0, i);
     w.finish();
   }
@@ -332,6 +338,12 @@ std::map<std::uint16_t, QueryResult> totals_of(const Processor& p, const std::ve
   DecodedSamples t(capture);
   reader.read(t);
   std::filesystem::remove(path);
+  return {std::move(t.samples), std::move(t.aggregator), capture.warnings()};
+}
+
+std::map<std::uint16_t, QueryResult> totals_of(const Processor& p, const std::vector<IbsRegisters>& samples,
+                                               const std::string& path) {
+  const ReadBack t = read_back(p.family, p.model, samples, path);
   const auto results = t.aggregator.evaluate(derived_event_queries());
   std::map<std::uint16_t, QueryResult> out;
   const auto table = derived_event_table();
@@ -467,22 +479,12 @@ TEST_CASE("a Family 1Ah model past the table of generations decodes as the neare
   CHECK(nearest_known_model(0x1A, 0x30) == 0x2Fu);
   CHECK(nearest_known_model(0x19, 0xB0) == 0xAFu);
   CHECK(nearest_known_model(0x10, 0x09) == std::nullopt);  // before Zen every model has its layout
-  const std::string path = temp_path();
-  {
-    IbsCaptureWriter w(path, {.family = 0x1A, .model = 0xD0});
-    IbsRegisters r;
-    r.unit = IbsUnit::fetch;
-    r.set(IbsRegister::IbsFetchCtl, std::uint64_t{1} << 51);  // an IC miss without a translation
-    w.sample(r, 1, 1, 0, 1);
-    w.finish();
-  }
-  PerfDataReader reader(path);
-  const IbsCapture capture(reader.info());
-  DecodedSamples t(capture);
-  reader.read(t);
-  std::filesystem::remove(path);
+  IbsRegisters r;
+  r.unit = IbsUnit::fetch;
+  r.set(IbsRegister::IbsFetchCtl, std::uint64_t{1} << 51);  // an IC miss without a translation
+  const ReadBack t = read_back(0x1A, 0xD0, {r}, temp_path());
   bool warned = false;
-  for (const std::string& w : capture.warnings())
+  for (const std::string& w : t.warnings)
     warned = warned || (w.find("model D0h") != std::string::npos && w.find("model CFh (Zen 6)") != std::string::npos);
   CHECK(warned);
   // Decoded as Zen 6: the IC miss is not valid without IbsPhyAddrValid.
