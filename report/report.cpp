@@ -107,6 +107,20 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
       if (q.sums) needed |= 1u << q.sums->index;
     }
     s.samples_column = resolve_column("samples");
+    // Which estimates the sampling filters bias, once (value() asks per row).
+    for (std::size_t q = 0; q < s.queries.size(); ++q) {
+      const auto& e = amd_ibs::derived_event_table()[q];
+      const amd_ibs::SamplingFilter& f = s.capture->filter(e.unit);
+      std::string& bias = s.estimate_bias.emplace_back();
+      if (!f.any()) continue;
+      s.filtered = true;
+      if (f.load_latency)
+        bias = fmt::format("the capture samples {}: no count of {}'s ops follows from them", f.text,
+                           amd_ibs::select_string(e.select));
+      else if (!implies(s.queries[q].query().predicate, f.population))
+        bias = fmt::format("the capture samples {} ({}): {}'s ops outside them were not sampled", f.text,
+                           f.population.to_string(), amd_ibs::select_string(e.select));
+    }
     for (amd_ibs::IbsUnit u : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op})
       s.requested_period[static_cast<std::size_t>(u)] = s.capture->requested_period(u);
   } else {
@@ -321,23 +335,14 @@ const amd_ibs::SamplingFilter& Report::filter(amd_ibs::IbsUnit unit) const {
 }
 
 std::string Report::estimate_bias(std::size_t query) const {
-  const State& s = *state_;
-  if (!s.capture || query >= amd_ibs::derived_event_table().size()) return {};
-  const auto& e = amd_ibs::derived_event_table()[query];
-  const amd_ibs::SamplingFilter& f = s.capture->filter(e.unit);
-  if (!f.any()) return {};
-  if (f.load_latency)
-    return fmt::format("the capture samples {}: no count of {}'s ops follows from them", f.text,
-                       amd_ibs::select_string(e.select));
-  if (implies(s.queries[query].query().predicate, f.population)) return {};
-  return fmt::format("the capture samples {} ({}): {}'s ops outside them were not sampled", f.text,
-                     f.population.to_string(), amd_ibs::select_string(e.select));
+  const auto& bias = state_->estimate_bias;
+  return query < bias.size() ? bias[query] : std::string();
 }
 
 std::optional<double> Report::value(const Column& column, std::span<const QueryResult> results) const {
-  if (column.ratio && state_->capture)
+  if (column.ratio && state_->filtered)
     for (std::size_t q : column.queries())
-      if (!estimate_bias(q).empty()) return std::nullopt;
+      if (!state_->estimate_bias[q].empty()) return std::nullopt;
   return column_value(column, results);
 }
 

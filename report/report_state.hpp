@@ -75,6 +75,8 @@ struct Report::State {
   std::vector<KindOutcomes> outcomes;     // by kind
   std::vector<Kind> kinds;
   std::vector<QueryResult> totals;
+  std::vector<std::string> estimate_bias;  // IBS: by query, Report::estimate_bias()
+  bool filtered = false;                   // IBS: a sampling filter chose the samples
   Counts counts;
   std::array<PeriodSeen, 2> periods{};
   std::array<std::uint64_t, 2> requested_period{};
