@@ -160,10 +160,10 @@ Column resolve_event_column(std::span<const std::string> events, std::string_vie
   const std::string t = trim(token);
   std::vector<std::size_t> all;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (events[i] == t) return Column{events[i], events[i], i, nullptr, true, {}};
+    if (events[i] == t) return Column{events[i], events[i], i, nullptr, true, {}, events.size()};
     all.push_back(i);
   }
-  if (lower(t) == "samples") return Column{"samples", "Samples", std::nullopt, nullptr, false, all};
+  if (lower(t) == "samples") return Column{"samples", "Samples", std::nullopt, nullptr, false, all, events.size()};
   std::string names;
   for (const std::string& e : events) names += (names.empty() ? "" : ", ") + e;
   throw ColumnError(fmt::format("unknown column '{}': this capture has no IBS events; sort by 'samples' or by an "

@@ -340,6 +340,10 @@ std::string Report::estimate_bias(std::size_t query) const {
 }
 
 std::optional<double> Report::value(const Column& column, std::span<const QueryResult> results) const {
+  state_->check(column);
+  if (results.size() != state_->query_names.size())
+    throw Error(fmt::format("{} results for a report of {} queries (a row's results or the totals of this report)",
+                            results.size(), state_->query_names.size()));
   if (column.ratio && state_->filtered)
     for (std::size_t q : column.queries())
       if (!state_->estimate_bias[q].empty()) return std::nullopt;
@@ -384,9 +388,27 @@ double Report::overhead(std::span<const QueryResult> results) const {
   return share(*column_value(s.samples_column, results), *column_value(s.samples_column, s.totals));
 }
 
+void Report::State::check(const Column& c) const {
+  const bool ours = ibs ? c.of_events == 0 : c.of_events == query_names.size();
+  bool in_range = true;
+  for (std::size_t q : c.queries()) in_range = in_range && q < query_names.size();
+  if (ours && in_range) return;
+  throw ColumnError(fmt::format("column '{}' is not one of this report's: it was made for {}, and this report's columns "
+                                "are {} (resolve it with {})",
+                                c.id, c.of_events ? "a capture's events" : "IBS derived events",
+                                ibs ? "IBS derived events" : fmt::format("its {} events", query_names.size()),
+                                ibs ? "resolve_column()" : "resolve_event_column() and the report's query_names()"));
+}
+
+void Report::State::check_row(std::uint32_t id) const {
+  if (id >= rows.size())
+    throw Error(fmt::format("row {}: the report has {} rows (ids come from its select())", id, rows.size()));
+}
+
 std::vector<std::uint32_t> Report::select(const Column& sort, std::size_t top, double percent_limit,
                                           bool children) const {
   const State& s = *state_;
+  s.check(sort);
   const bool inclusive = children && !s.child_start.empty();
   const auto& start = inclusive ? s.child_start : s.row_start;
   struct Ranked {
@@ -437,6 +459,7 @@ std::vector<std::uint32_t> Report::select(const Column& sort, std::size_t top, d
 
 Row Report::row(std::uint32_t id) const {
   const State& s = *state_;
+  s.check_row(id);
   const RowKey& key = s.rows[id];
   Row r;
   r.id = id;
@@ -474,6 +497,7 @@ Row Report::row(std::uint32_t id) const {
 
 std::vector<std::uint32_t> Report::frames(std::uint32_t id) const {
   const State& s = *state_;
+  s.check_row(id);
   const RowKey& key = s.rows[id];
   if (key.type == RowKey::Type::chain) return s.chain_rows[key.value];
   return {id};

@@ -60,6 +60,10 @@ struct KindOutcomes {
 };
 
 struct Report::State {
+  /// Throws ColumnError for a column made for another kind of report.
+  void check(const Column& column) const;
+  /// Throws tagop::Error for a row id the report does not have.
+  void check_row(std::uint32_t id) const;
   GroupBy by = GroupBy::function;
   bool ibs = false;
   bool children = false;

@@ -19,7 +19,9 @@
 
 #include <tagop/amd_ibs/perf_capture.hpp>
 #include <tagop/amd_ibs/programmer.hpp>
+#include <tagop/perf_data_reader.hpp>
 #include <tagop/perf_data_writer.hpp>
+#include <tagop/report/report.hpp>
 
 #include "../run_command.hpp"
 
@@ -591,4 +593,45 @@ TEST_CASE("a report of a model past the table of generations reads it as the nea
   CHECK(decode.exit_code == 0);
   CHECK_THAT(decode.err, Catch::Contains("read with the layout of model CFh (Zen 6)"));
   fs::remove(path);
+}
+
+TEST_CASE("a column or row id of another report is refused, never read out of bounds", "[report]") {
+  // A capture of one software event (the shape of a perf record -g one), and
+  // the IBS example: their columns index different query lists.
+  const std::string file = temp("foreign.data");
+  {
+    std::vector<tagop::perf_data::WriterEvent> events(1);
+    perf_event_attr& a = events[0].attr;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.sample_period = 4000;
+    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+    events[0].ids = {10};
+    events[0].name = "cpu-clock";
+    tagop::perf_data::PerfDataWriter w(file, events);
+    for (std::uint64_t i = 0; i < 20; ++i) w.sample(0, {.ip = 0x400000 + i % 3, .pid = 5, .tid = 5, .period = 4000});
+    w.finish();
+  }
+  tagop::perf_data::PerfDataReader events_reader(file);
+  const tagop::report::Report events(events_reader, {});
+  tagop::perf_data::PerfDataReader ibs_reader(source_path("examples/ibs-example.perf.data"));
+  const tagop::report::Report ibs(ibs_reader, {});
+  // An IBS column (0xF206 is query 36 of 59) on a report of one event.
+  const tagop::report::Column dc_miss = tagop::report::resolve_column("0xF206");
+  CHECK_THROWS_AS(events.select(dc_miss, 10), tagop::report::ColumnError);
+  CHECK_THROWS_WITH(events.value(dc_miss, events.totals()),
+                    Catch::Contains("is not one of this report's") && Catch::Contains("resolve_event_column()"));
+  // An events column on the IBS report, and on an events report of another size.
+  const tagop::report::Column clock = tagop::report::resolve_event_column(events.query_names(), "cpu-clock");
+  CHECK(events.select(clock, 10).size() == 3);
+  CHECK_THROWS_AS(ibs.select(clock, 10), tagop::report::ColumnError);
+  const std::vector<std::string> two{"cpu-clock", "page-faults"};
+  CHECK_THROWS_AS(events.select(tagop::report::resolve_event_column(two, "page-faults"), 10),
+                  tagop::report::ColumnError);
+  // Results of one report given to another's value().
+  CHECK_THROWS_AS(ibs.value(dc_miss, events.totals()), tagop::Error);
+  // Row ids past the report's.
+  CHECK_THROWS_WITH(events.row(3), Catch::Contains("row 3: the report has 3 rows"));
+  CHECK_THROWS_AS(events.frames(1000), tagop::Error);
+  fs::remove(file);
 }

@@ -58,6 +58,11 @@ struct Column {
   bool total = false;
   /// "samples": the sum of these queries' counts.
   std::vector<std::size_t> samples_of;
+  /// Whose queries these are: 0 for an IBS capture's (derived events, by
+  /// resolve_column()); for another capture's, how many events it has
+  /// (resolve_event_column()). A Report refuses a column of another kind
+  /// (ColumnError), whose indices would name other queries or none.
+  std::size_t of_events = 0;
   bool sums() const { return total; }
   /// The queries its value reads.
   std::vector<std::size_t> queries() const;

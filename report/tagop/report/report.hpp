@@ -192,13 +192,15 @@ class Report {
   /// The share of the samples (IBS: of fetch and op samples kept; otherwise
   /// of the first event's periods) that `results` hold, in percent.
   double overhead(std::span<const QueryResult> results) const;
-  /// The rows to show, by id: sorted by `sort` (highest first, rows
+  /// The rows to show, by id: sorted by `sort` (a column of this report's
+  /// kind: ColumnError otherwise) (highest first, rows
   /// without a value last, then by name), those whose overhead is at least
   /// `percent_limit`, the first `top` (0: all). With `children`, by the
   /// inclusive values.
   std::vector<std::uint32_t> select(const Column& sort, std::size_t top, double percent_limit = 0,
                                     bool children = false) const;
-  /// A row, named, with its results.
+  /// A row, named, with its results. Throws tagop::Error for an id the
+  /// report does not have.
   Row row(std::uint32_t id) const;
   /// A row's stack, root first, for exporters (pprof, folded stacks):
   /// with GroupBy::callchain, the rows (by function, or by address where
