@@ -45,21 +45,42 @@ bool debuginfod_servers_named() {
   return urls != nullptr && std::string_view(urls).find_first_not_of(" \t\n") != std::string_view::npos;
 }
 
-// Whether a separate debug file for a module may be on this machine, where
+// The largest separate debug file read: its CRC is computed over the whole
+// file (libLLVM's is under 2 GiB).
+constexpr std::uint64_t max_debug_file = std::uint64_t{4} << 30;
+
+// The separate debug files of a module that may be on this machine, where
 // libdwfl's standard search looks (its default path ":.debug:/usr/lib/debug"):
 // by build-id under /usr/lib/debug/.build-id, or by the .gnu_debuglink
 // name (else the file's name and ".debug") beside the file, in its .debug/,
-// or under /usr/lib/debug and the file's directory.
-bool local_debuginfo_may_exist(Dwfl_Module* module, const char* file_name, const char* debuglink_file) {
-  auto exists = [](const std::string& path) { return ::access(path.c_str(), F_OK) == 0; };
+// or under /usr/lib/debug and the file's directory. Those that exist, and
+// those of them that libdwfl must not open: a FIFO there would block its
+// open() for ever, a link to /dev/zero spin its CRC, a huge file take its
+// time.
+struct DebugCandidates {
+  bool any = false;
+  std::string refused;  // the first that is not a regular file of a bounded size, and why
+};
+
+DebugCandidates local_debuginfo(Dwfl_Module* module, const char* file_name, const char* debuglink_file) {
+  DebugCandidates out;
+  auto look = [&](const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return;
+    out.any = true;
+    if (!out.refused.empty()) return;
+    if (!S_ISREG(st.st_mode)) out.refused = fmt::format("{} is not a regular file", path);
+    else if (static_cast<std::uint64_t>(st.st_size) > max_debug_file)
+      out.refused = fmt::format("{} has {} bytes, more than a debug file's {}", path, st.st_size, max_debug_file);
+  };
   const unsigned char* id = nullptr;
   GElf_Addr id_vaddr = 0;
   if (const int length = dwfl_module_build_id(module, &id, &id_vaddr); length > 1) {
     std::string path = fmt::format("/usr/lib/debug/.build-id/{:02x}/", id[0]);
     for (int i = 1; i < length; ++i) path += fmt::format("{:02x}", id[i]);
-    if (exists(path + ".debug")) return true;
+    look(path + ".debug");
   }
-  if (file_name == nullptr) return false;
+  if (file_name == nullptr) return out;
   const std::filesystem::path file(file_name);
   const std::string dir = file.parent_path().string();
   std::vector<std::string> names;
@@ -67,20 +88,34 @@ bool local_debuginfo_may_exist(Dwfl_Module* module, const char* file_name, const
   else names = {file.filename().string() + ".debug", file.filename().string()};
   for (const std::string& name : names) {
     // The file itself is no separate debug file.
-    if (name != file.filename().string() && exists(dir + "/" + name)) return true;
-    if (exists(dir + "/.debug/" + name) || exists("/usr/lib/debug" + dir + "/" + name)) return true;
+    if (name != file.filename().string()) look(dir + "/" + name);
+    look(dir + "/.debug/" + name);
+    look("/usr/lib/debug" + dir + "/" + name);
   }
-  return false;
+  return out;
 }
 
 // libdwfl's standard search for a separate debug file ends, where no local
 // file has it, with a debuginfod query, and loads libdebuginfod for it
 // (with libcurl, GnuTLS and Kerberos: 5 ms, a sixth of a small report)
 // even when no server is named. So it runs only where it can find
-// something: a server is named, or a local candidate exists.
+// something: a server is named, or a local candidate exists; and not at
+// all where a candidate is something libdwfl must not open, which the
+// module's notes then say (the module's own symbols are still read).
 int find_debuginfo(Dwfl_Module* module, void** userdata, const char* modname, GElf_Addr base, const char* file_name,
                    const char* debuglink_file, GElf_Word debuglink_crc, char** debuginfo_file_name) {
-  if (!debuginfod_servers_named() && !local_debuginfo_may_exist(module, file_name, debuglink_file)) {
+  const DebugCandidates local = local_debuginfo(module, file_name, debuglink_file);
+  if (!local.refused.empty()) {
+    if (userdata != nullptr && *userdata != nullptr) {
+      // Once, though libdwfl asks for the symbol table and the DWARF apart.
+      auto& notes = *static_cast<std::vector<std::string>*>(*userdata);
+      std::string note = fmt::format("its separate debug file is not read: {}", local.refused);
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
+    }
+    errno = ENOENT;
+    return -1;
+  }
+  if (!debuginfod_servers_named() && !local.any) {
     errno = ENOENT;
     return -1;
   }
@@ -349,8 +384,9 @@ class FunctionIndex {
 class DwflModuleSymbols final : public ModuleSymbols {
  public:
   DwflModuleSymbols(DwflHandle dwfl, Dwfl_Module* module, std::vector<LoadSegment> segments,
-                    std::uint64_t bias, std::string build_id)
-      : dwfl_(std::move(dwfl)),
+                    std::uint64_t bias, std::string build_id, std::unique_ptr<std::vector<std::string>> notes)
+      : notes_(std::move(notes)),
+        dwfl_(std::move(dwfl)),
         module_(module),
         segments_(std::move(segments)),
         bias_(bias),
@@ -378,6 +414,7 @@ class DwflModuleSymbols final : public ModuleSymbols {
   }
 
   std::string build_id() const override { return build_id_; }
+  std::vector<std::string> notes() const override { return *notes_; }
 
   void find_functions(std::span<const std::uint64_t> file_offsets, std::span<std::uint32_t> out) const override {
     std::size_t from = 0;
@@ -460,6 +497,9 @@ class DwflModuleSymbols final : public ModuleSymbols {
     return it->second;
   }
 
+  // Where libdwfl's search for the separate debug file says what it refused
+  // (the module's user data points here); before dwfl_, which uses it.
+  std::unique_ptr<std::vector<std::string>> notes_;
   DwflHandle dwfl_;
   Dwfl_Module* module_;  // owned by dwfl_
   std::vector<LoadSegment> segments_;
@@ -557,8 +597,14 @@ std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
   if (segments.empty()) {
     throw Error(ErrorCode::damaged, fmt::format("{}: has no loadable segment (not an executable or shared library)", path));
   }
+  // The search for its separate debug file runs from here on (the symbol
+  // table first): it writes what it refused where the user data points.
+  auto notes = std::make_unique<std::vector<std::string>>();
+  void** userdata = nullptr;
+  dwfl_module_info(module, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (userdata != nullptr) *userdata = notes.get();
   return std::make_unique<DwflModuleSymbols>(std::move(dwfl), module, std::move(segments), bias,
-                                             std::move(build_id));
+                                             std::move(build_id), std::move(notes));
 }
 
 }  // namespace tagop

@@ -34,6 +34,7 @@ class ElfSymbolTable final : public SymbolTable {
     for (std::size_t i = 0; i < found.size(); ++i) out[i] = Line{found[i].file, found[i].line};
   }
   std::string file_name(std::uint32_t file) const override { return std::string(symbols_->file_name(file)); }
+  std::vector<std::string> notes() const override { return symbols_->notes(); }
 
  private:
   std::unique_ptr<ModuleSymbols> symbols_;

@@ -234,6 +234,10 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
   sources.push_back(elf_symbol_source());
   make_rows(s, walk.spaces(), sources);
+  for (const ModuleIdentity& id : s.identities)
+    if (id.symbols)
+      for (const std::string& note : id.symbols->notes())
+        s.warnings.push_back(fmt::format("{}: {}", s.modules[id.modules.front()].filename, note));
 
   if (s.counts.other_samples)
     s.warnings.push_back(fmt::format("{} samples of events that are not IBS were left out: IBS samples and event "

@@ -7,6 +7,7 @@
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <string>    // std::string
+#include <vector>    // std::vector
 #include <string_view>  // std::string_view
 
 namespace tagop {
@@ -59,6 +60,11 @@ class ModuleSymbols {
 
   /// The file's GNU build-id in lowercase hex, or "" when it has none.
   virtual std::string build_id() const = 0;
+
+  /// What the symbols were read without, and why, so far: a separate
+  /// debug file refused because it is not a regular file of a bounded size
+  /// (a FIFO a debug link names would block the search for ever).
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 }  // namespace tagop

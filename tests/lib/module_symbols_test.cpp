@@ -8,6 +8,7 @@
 #include <cxxabi.h>            // abi::__cxa_demangle
 #include <elfutils/libdwfl.h>  // dwfl_begin (lives in libdw.so); the live-process oracle
 #include <fcntl.h>             // ::open
+#include <sys/stat.h>          // ::mkfifo
 #include <gelf.h>              // gelf_getphdr
 
 #include <catch2/catch.hpp>
@@ -478,6 +479,7 @@ TEST_CASE("no debuginfod client is loaded when DEBUGINFOD_URLS names no server",
                             "' 'no debuginfod client is loaded when DEBUGINFOD_URLS names no server' 2>&1");
     INFO(r.out);
     CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
     return;
   }
   // libdwfl's standard search loads libdebuginfod (and libcurl, GnuTLS...)
@@ -497,4 +499,35 @@ TEST_CASE("no debuginfod client is loaded when DEBUGINFOD_URLS names no server",
   REQUIRE(location);
   CHECK(location->function == "dwfl_begin");
   CHECK_FALSE(loaded());
+}
+
+TEST_CASE("a debug link that names a FIFO or a device is refused and not opened", "[symbols][hostile]") {
+  // In a process of its own, under a time limit: a FIFO would block the
+  // search's open() for ever, and /dev/zero spin its CRC.
+  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 timeout 60 '" + self +
+                            "' 'a debug link that names a FIFO or a device is refused and not opened' 2>&1");
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
+    return;
+  }
+  Mapped exe = mapping_of(reinterpret_cast<const void*>(&tagop_symbols_probe));
+  const fs::path dir = fs::temp_directory_path() / ("tagop-debuglink-fifo-" + std::to_string(::getpid()));
+  const auto [stripped, debug] = split_as_dh_strip(exe.path, dir);
+  for (const char* kind : {"fifo", "/dev/zero"}) {
+    INFO(kind);
+    fs::remove(debug);
+    if (std::string(kind) == "fifo") REQUIRE(::mkfifo(debug.c_str(), 0600) == 0);
+    else fs::create_symlink(kind, debug);
+    const auto symbols = open_or_fail(stripped);
+    const auto location = symbols->lookup(exe.file_offset);
+    CHECK((!location || location->function != "tagop_symbols_probe"));  // the names were in the refused file
+    const std::vector<std::string> notes = symbols->notes();
+    REQUIRE(notes.size() == 1);
+    CHECK_THAT(notes[0], Catch::Contains("separate debug file is not read") && Catch::Contains(debug) &&
+                             Catch::Contains("not a regular file"));
+  }
+  fs::remove_all(dir);
 }

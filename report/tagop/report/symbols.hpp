@@ -47,6 +47,9 @@ class SymbolTable {
   /// For each of `offsets` (ascending), its source line. By default none.
   virtual void lines(std::span<const std::uint64_t> offsets, std::span<Line> out) const;
   virtual std::string file_name(std::uint32_t file) const;
+  /// What the table was read without, and why (ModuleSymbols::notes()):
+  /// the report adds each to its warnings once it has named its rows.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 class SymbolSource {
