@@ -2,7 +2,8 @@
 
 #include <tagop/error.hpp>  // Error
 
-#include <cxxabi.h>            // abi::__cxa_demangle
+#include "demangle.hpp"  // demangle
+
 #include <elfutils/libdwfl.h>  // Dwfl, dwfl_report_offline, dwfl_module_*
 #include <fcntl.h>             // ::open, ::fcntl
 #include <gelf.h>              // gelf_getphdr, GElf_Phdr, GElf_Sym
@@ -13,7 +14,7 @@
 #include <deque>          // std::deque
 #include <cerrno>         // errno
 #include <cstdlib>        // std::free, std::getenv
-#include <cstring>        // std::strerror, std::strstr
+#include <cstring>        // std::strerror, std::strstr, std::strlen
 #include <string_view>    // std::string_view
 #include <filesystem>     // std::filesystem::path::lexically_normal
 #include <iterator>       // std::prev
@@ -33,10 +34,6 @@ struct DwflDeleter {
   void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
 };
 using DwflHandle = std::unique_ptr<Dwfl, DwflDeleter>;
-
-struct MallocDeleter {
-  void operator()(char* p) const { std::free(p); }
-};
 
 // Whether DEBUGINFOD_URLS names a server (report and diff empty it unless
 // TAGOP_DEBUGINFOD=1, as perf asks none by default).
@@ -158,12 +155,6 @@ bool same_build_id(const std::string& file_id, const std::string& recorded) {
                      [](char c) { return c == '0'; });
 }
 
-std::string demangle(const char* name) {
-  int status = -1;
-  std::unique_ptr<char, MallocDeleter> demangled(
-      abi::__cxa_demangle(name, nullptr, nullptr, &status));
-  return status == 0 && demangled ? std::string(demangled.get()) : std::string(name);
-}
 
 // Opens `path` to be symbolised as one ELF object: returns the descriptor,
 // or throws Error saying why not. Only a regular file: a module path

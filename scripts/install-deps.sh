@@ -12,6 +12,7 @@ packages=(
   libcli11-dev          # the command line
   nlohmann-json3-dev    # JSON output
   libdw-dev libelf-dev  # ELF symbols and DWARF lines (elfutils)
+  libiberty-dev         # the demangler with an output callback: a crafted name is cut short
   valgrind              # tagop emulate: the trace engine (lackey)
   libcapstone-dev       # tagop emulate: which traced instructions are branches
   catch2                # tests (Catch2 v2)

@@ -531,3 +531,68 @@ TEST_CASE("a debug link that names a FIFO or a device is refused and not opened"
   }
   fs::remove_all(dir);
 }
+
+namespace {
+
+// A name whose templates each repeat the one before twice: its demangled
+// form doubles with every level (26 levels: 1.7 GB and 16 s for
+// __cxa_demangle, in 306 bytes). Written out from the Itanium ABI's
+// substitutions: S_ is f, S0_ A, S1_ P, S2_ P<A, A>, and each P<Sn_, Sn_>
+// is the next.
+std::string demangler_bomb(int levels) {
+  auto substitution = [](int i) {
+    std::string digits;
+    for (int n = i - 1;; n /= 36) {
+      digits.insert(digits.begin(), "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[n % 36]);
+      if (n < 36) break;
+    }
+    return "S" + digits + "_";
+  };
+  std::string name = "_Z1fI1A1PIS0_S0_E";
+  for (int level = 0; level < levels; ++level)
+    name += "S1_I" + substitution(level + 3) + substitution(level + 3) + "E";
+  return name + "EvT_";
+}
+
+}  // namespace
+
+TEST_CASE("a crafted symbol name is left mangled in bounded time", "[symbols][hostile]") {
+  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 timeout 10 '" + self +
+                            "' 'a crafted symbol name is left mangled in bounded time' 2>&1");
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
+    return;
+  }
+  // A library with the crafted name, an ordinary C++ name and a C name
+  // that __cxa_demangle would read as a type ("f": float).
+  const fs::path dir = fs::temp_directory_path() / ("tagop-demangle-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string bomb = demangler_bomb(26);
+  REQUIRE(bomb.size() < 320);
+  {
+    std::ofstream c(dir / "names.c");
+    c << "void bomb(void) __asm__(\"" << bomb << "\");\nvoid bomb(void) {}\n"
+      << "void plain(void) __asm__(\"_ZN5tagop6detail3fooIiEEvT_\");\nvoid plain(void) {}\n"
+      << "void f(void) {}\n";
+  }
+  const std::string so = (dir / "libnames.so").string();
+  REQUIRE(run_shell("cc -shared -fPIC -O0 -o '" + so + "' '" + (dir / "names.c").string() + "'").exit_code == 0);
+  const auto symbols = open_or_fail(so);
+  // Each name at its symbol's file offset (the text segment's offset and
+  // address are the same in a shared library ld links this way).
+  auto name_at = [&](const std::string& symbol) {
+    const std::string address = run_shell("nm '" + so + "' | awk '$3 == \"" + symbol + "\" { print $1 }'").out;
+    REQUIRE_FALSE(address.empty());
+    const std::uint64_t offset = std::stoull(address, nullptr, 16);
+    const auto location = symbols->lookup(offset);
+    REQUIRE(location);
+    return location->function;
+  };
+  CHECK(name_at(bomb) == bomb);
+  CHECK(name_at("_ZN5tagop6detail3fooIiEEvT_") == "void tagop::detail::foo<int>(int)");
+  CHECK(name_at("f") == "f");
+  fs::remove_all(dir);
+}
