@@ -17,6 +17,8 @@
 
 #include "profile.pb.h"  // generated from proto/profile.proto
 
+#include "utf8.hpp"  // valid_utf8
+
 namespace tagop::profiles {
 
 namespace {
@@ -25,13 +27,14 @@ namespace pb = perftools::profiles;
 
 constexpr const char* numeric_label_unit = "id";
 
-/// pprof's string table: string_table[0] is "", every string once.
+/// pprof's string table: string_table[0] is "", every string once, as
+/// UTF-8 (protobuf's string fields must be: a capture's names need not).
 class StringTable {
  public:
   explicit StringTable(pb::Profile& out) : out_(out) { index(""); }
   std::int64_t index(std::string_view s) {
     auto [it, added] = ids_.try_emplace(s, static_cast<std::int64_t>(ids_.size()));
-    if (added) out_.add_string_table(std::string(s));
+    if (added) out_.add_string_table(valid_utf8(s));
     return it->second;
   }
 

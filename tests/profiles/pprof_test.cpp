@@ -10,6 +10,11 @@
 #include <tagop/error.hpp>
 #include <tagop/profiles/pprof.hpp>
 
+#include <google/protobuf/io/gzip_stream.h>         // GzipInputStream
+#include <google/protobuf/io/zero_copy_stream_impl.h>  // IstreamInputStream
+
+#include "profile.pb.h"  // the generated reader, protobuf's peer
+
 #include "peer_tools.hpp"
 #include "synthetic_profile.hpp"
 
@@ -216,4 +221,44 @@ TEST_CASE("pprof's files are gzip with string_table[0] empty; writing to a bad p
   } catch (const tagop::Error& e) {
     CHECK(std::string(e.what()).find("/nonexistent-dir/x.pb.gz") != std::string::npos);
   }
+}
+
+TEST_CASE("names that are not UTF-8 are written with U+FFFD for the bad bytes as pprof and protobuf read them",
+          "[profiles][pprof][hostile]") {
+  require_go();
+  // A capture's names are bytes: a module path, a comm and a symbol that
+  // are not UTF-8 (protobuf's string fields must be, and pprof's reader
+  // refuses the file otherwise).
+  Profile p({{"samples", "count", 1}});
+  Mapping mapping;
+  mapping.start = 0x400000;
+  mapping.limit = 0x500000;
+  mapping.path = "/tmp/bin\xff";
+  Location at;
+  at.mapping = p.add_mapping(mapping);
+  at.address = 0x401000;
+  Frame frame;
+  frame.function = "f\xc3(\xc3\xa9)";
+  frame.file = "a\x80.c";
+  frame.line = 3;
+  at.frames.push_back(frame);
+  const LocationId l = p.add_location(at);
+  const std::int64_t one = 1;
+  Labels labels;
+  labels.pid = 1;
+  labels.comm = "x\xfe";
+  p.add_sample({&one, 1}, {&l, 1}, labels);
+  const std::string file = (peers::scratch() / "utf8.pb.gz").string();
+  write_pprof(p, file);
+  const RunResult r = peers::pprof("-traces " + file);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("f\xef\xbf\xbd(\xc3\xa9)") && Catch::Contains("x\xef\xbf\xbd"));
+  // protobuf's own parser of profile.proto (proto3) checks UTF-8, as
+  // Python's and Java's do: Go's pprof reads the bytes as they are.
+  std::ifstream in(file, std::ios::binary);
+  google::protobuf::io::IstreamInputStream raw(&in);
+  google::protobuf::io::GzipInputStream unzipped(&raw);
+  perftools::profiles::Profile parsed;
+  CHECK(parsed.ParseFromZeroCopyStream(&unzipped));
 }

@@ -1,0 +1,61 @@
+#include "utf8.hpp"
+
+namespace tagop::profiles {
+
+/// The length of the well-formed UTF-8 sequence at the start of `s`, or 0
+/// when it is not one; `bad` is then how many bytes the replacement covers
+/// (the maximal subpart: the lead byte and the continuation bytes that were
+/// still possible, as Unicode's "best practice" and nlohmann's decoder do).
+std::size_t utf8_sequence(std::string_view s, std::size_t& bad) {
+  const auto b0 = static_cast<unsigned char>(s[0]);
+  std::size_t length;
+  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte (Unicode Table 3-7)
+  if (b0 < 0x80) return 1;
+  if (b0 >= 0xC2 && b0 <= 0xDF) length = 2;
+  else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    length = 3;
+    if (b0 == 0xE0) low = 0xA0;
+    if (b0 == 0xED) high = 0x9F;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    length = 4;
+    if (b0 == 0xF0) low = 0x90;
+    if (b0 == 0xF4) high = 0x8F;
+  } else {
+    bad = 1;
+    return 0;
+  }
+  for (std::size_t i = 1; i < length; ++i) {
+    if (i >= s.size()) {
+      bad = i;
+      return 0;
+    }
+    const auto b = static_cast<unsigned char>(s[i]);
+    const unsigned char lo = i == 1 ? low : 0x80, hi = i == 1 ? high : 0xBF;
+    if (b < lo || b > hi) {
+      bad = i;
+      return 0;
+    }
+  }
+  return length;
+}
+
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t bad = 0;
+    const std::size_t length = utf8_sequence(text.substr(i), bad);
+    if (length != 0) {
+      out.append(text.data() + i, length);
+      i += length;
+    } else {
+      out += "\xEF\xBF\xBD";
+      i += bad;
+    }
+  }
+  return out;
+}
+
+}  // namespace tagop::profiles
