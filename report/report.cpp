@@ -393,9 +393,10 @@ double Report::overhead(std::span<const QueryResult> results) const {
 }
 
 void Report::State::check(const Column& c) const {
-  const bool ours = ibs ? c.of_events == 0 : c.of_events == query_names.size();
-  bool in_range = true;
-  for (std::size_t q : c.queries()) in_range = in_range && q < query_names.size();
+  // Per row where a column sorts: no allocation (Column::queries() makes a vector).
+  const bool ours = ibs ? c.of_events == 0 : c.of_events == query_names.size() && !c.ratio;
+  bool in_range = !c.event || *c.event < query_names.size();
+  for (std::size_t q : c.samples_of) in_range = in_range && q < query_names.size();
   if (ours && in_range) return;
   throw ColumnError(fmt::format("column '{}' is not one of this report's: it was made for {}, and this report's columns "
                                 "are {} (resolve it with {})",
