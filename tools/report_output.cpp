@@ -290,8 +290,9 @@ void ibs_text(const Report& r, const ReportView& v) {
       continue;
     }
     const Estimate e = estimate_from_samples(q.count, p.value);
-    fmt::print("  {} {}: {} samples -> {} {} [{}, {}]\n", c.id, c.title, q.count, human(e.value), p.unit, human(e.low),
-               human(e.high));
+    fmt::print("  {} {}: {} samples -> {} {} [{}, {}]{}\n", c.id, c.title, q.count, human(e.value), p.unit,
+               human(e.low), human(e.high),
+               q.undecided ? fmt::format(", and {} undecided samples (below)", q.undecided) : "");
     if (!v.estimates) continue;
     for (std::uint32_t id : v.rows) {
       const report::Row row = r.row(id);
