@@ -6,6 +6,7 @@
 #include <unistd.h>    // close
 
 #include <algorithm>  // std::min, std::minmax_element
+#include <unordered_set>  // FileInfo::event_names
 #include <cerrno>     // errno
 #include <cstring>    // std::memcpy, std::strerror
 #include <iterator>   // std::prev
@@ -166,6 +167,21 @@ std::optional<std::uint32_t> FileInfo::pmu_type(std::string_view name) const {
   for (const PmuMapping& m : pmu_mappings)
     if (m.name == name) return m.type;
   return std::nullopt;
+}
+
+std::vector<std::string> FileInfo::event_names() const {
+  std::vector<std::string> names;
+  std::unordered_set<std::string> taken;
+  std::unordered_map<std::string, unsigned> next;  // the suffix to try next, by name
+  for (const EventAttr& a : attrs) {
+    const std::string name =
+        a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config) : a.name;
+    std::string unique = name;
+    for (unsigned& n = next.try_emplace(name, 2).first->second; !taken.insert(unique).second; ++n)
+      unique = fmt::format("{}#{}", name, n);
+    names.push_back(std::move(unique));
+  }
+  return names;
 }
 
 bool FileInfo::timed() const {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // tagop::Error
+#include <tagop/text.hpp>   // printable
 
 #include "frame_names.hpp"
 
@@ -21,7 +22,7 @@ std::string folded_frame(std::string_view name) {
     if (c == ';') c = ':';
     else if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
-  return out;
+  return printable(out);
 }
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <tagop/profiles/sample_lines.hpp>
 
-#include "utf8.hpp"  // utf8_sequence
+#include <tagop/text.hpp>  // utf8_sequence
 
 namespace tagop::profiles {
 

@@ -14,10 +14,9 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>          // OstreamOutputStream
 
 #include <tagop/error.hpp>  // tagop::Error
+#include <tagop/text.hpp>   // valid_utf8
 
 #include "profile.pb.h"  // generated from proto/profile.proto
-
-#include "utf8.hpp"  // valid_utf8
 
 namespace tagop::profiles {
 

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include <tagop/text.hpp>  // printable
+
 namespace tagop::profiles {
 
 namespace {
@@ -51,7 +53,7 @@ void write_all(int fd, const std::string& text) {
 }  // namespace
 
 ProgressBar::ProgressBar(std::string label, std::uint64_t total, std::string unit, int fd, Clock clock)
-    : label_(std::move(label)), unit_(std::move(unit)), total_(total), fd_(fd),
+    : label_(printable(label)), unit_(std::move(unit)), total_(total), fd_(fd),
       clock_(clock ? std::move(clock) : Clock(steady_seconds)), active_(::isatty(fd) == 1) {
   if (active_) start_ = last_check_time_ = clock_();
 }

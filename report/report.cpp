@@ -126,7 +126,11 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   } else {
     if (o.filters.where)
       throw ColumnError(fmt::format("--where: {} has no IBS events, so no conditions to test", info.path));
-    for (const perf_data::EventAttr& a : info.attrs) s.query_names.push_back(event_name(a));
+    s.query_names = info.event_names();
+    for (std::size_t e = 0; e < info.attrs.size(); ++e)
+      if (s.query_names[e] != event_name(info.attrs[e]))
+        s.warnings.push_back(fmt::format("two or more events of the capture are named {}: its event {} is shown as {}",
+                                         event_name(info.attrs[e]), e, s.query_names[e]));
   }
   for (const perf_data::EventAttr& a : info.attrs) {
     s.content.callchains = s.content.callchains || (a.attr.sample_type & PERF_SAMPLE_CALLCHAIN);
@@ -164,6 +168,10 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   s.counts.read_fetch = s.periods[0].samples;
   s.counts.read_op = s.periods[1].samples;
   s.counts.other_samples = walk.other_samples();
+  if (const std::uint64_t n = walk.unknown_read_values())
+    s.warnings.push_back(fmt::format("{} counter value{} that samples read (PERF_SAMPLE_READ) named no event of the "
+                                     "file (an unknown id): not counted, as perf does not count them",
+                                     n, n == 1 ? "" : "s"));
   s.counts.read = summary.samples;
   for (const Kind& k : s.kinds) {
     if (k.verdict == Verdict::undecided) s.counts.where_undecided += k.samples;

@@ -76,6 +76,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
               return Tally(capture_, filters_.where ? &*filters_.where : nullptr, needed_measures, width,
                            reader.info().attrs.size(), file_);
             }),
+      reads_(reader.info()),
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
   const auto& attrs = reader.info().attrs;
@@ -163,6 +164,13 @@ void Walk::sample(const perf_data::SampleRecord& r) {
   f.chain = r.callchain.data();
   f.chain_nr = r.callchain_nr;
   f.raw = r.raw;
+  if (!plan.ibs && reads_.reads(r.event)) {
+    for (const perf_data::ReadShare& share : reads_.shares(r)) {
+      f.period = share.period;
+      take(share.event, plans_[share.event], f, file_ + r.offset);
+    }
+    return;
+  }
   take(r.event, plan, f, file_ + r.offset);
 }
 

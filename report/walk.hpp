@@ -18,6 +18,7 @@
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
 #include <tagop/perf_data_reader.hpp>      // RecordHandler
 #include <tagop/report/report.hpp>         // Filters
+#include <tagop/sample_reads.hpp>          // SampleReads
 
 #include "chain_table.hpp"
 #include "sample_layout.hpp"
@@ -60,6 +61,8 @@ class Walk final : public perf_data::RecordHandler {
   ChainTable& chains() { return chains_; }
   const SpaceLog& spaces() const { return spaces_; }
   std::uint64_t other_samples() const { return other_; }
+  /// Counter values of samples that named no event of the file (perf_data::SampleReads).
+  std::uint64_t unknown_read_values() const { return reads_.unknown_values(); }
   const perf_data::Skipped& damaged() const { return damaged_; }
 
  private:
@@ -162,6 +165,7 @@ class Walk final : public perf_data::RecordHandler {
   ShardPool<Item, Tally> pool_;
   std::uint64_t other_ = 0;
   perf_data::Skipped damaged_;
+  perf_data::SampleReads reads_;
   std::function<void(std::uint64_t, std::uint64_t)> progress_;
 };
 

@@ -2,7 +2,6 @@
 
 #include "terminal.hpp"  // csv_row
 
-#include <algorithm>  // std::max
 #include <charconv>   // std::from_chars
 #include <stdexcept>  // std::logic_error
 
@@ -89,60 +88,6 @@ void print_record(const nlohmann::ordered_json& document, std::string_view schem
   else print_json(document, schema);
 }
 
-namespace {
-
-// The length of the well-formed UTF-8 sequence at the start of `s`
-// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or 0.
-std::size_t utf8_sequence(std::string_view s) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  std::size_t length = 0;
-  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;   // overlong
-    if (lead == 0xED) high = 0x9F;  // surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;   // overlong
-    if (lead == 0xF4) high = 0x8F;  // past U+10FFFF
-  } else {
-    return 0;  // a continuation byte, an overlong lead (0xC0, 0xC1), or 0xF5 and up
-  }
-  if (s.size() < length || byte(1) < low || byte(1) > high) return 0;
-  for (std::size_t i = 2; i < length; ++i)
-    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-  return length;
-}
-
-}  // namespace
-
-std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) {
-    const auto lead = static_cast<unsigned char>(text[0]);
-    std::size_t length = utf8_sequence(text);
-    // C0 controls, DEL, and C1 controls (U+0080-U+009F: 0xC2 0x80-0x9F).
-    const bool control =
-        lead < 0x20 || lead == 0x7F || (length == 2 && lead == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0);
-    if (length == 0 || control) {
-      // Every byte of an escaped sequence, so that none is left to pair up.
-      length = std::max<std::size_t>(length, 1);
-      for (std::size_t i = 0; i < length; ++i) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
-    } else if (lead == '\\') {
-      out += "\\\\";
-    } else {
-      out.append(text.substr(0, length));
-    }
-    text.remove_prefix(length);
-  }
-  return out;
-}
-
 void usage_error(const std::string& message) { throw CLI::ValidationError(message); }
 
 namespace {
@@ -175,12 +120,6 @@ unsigned parse_cpu_number(const std::string& text, const char* what) {
   return static_cast<unsigned>(v);
 }
 
-std::string csv_field(const std::string& text) {
-  const std::string s = printable(text);
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+std::string csv_field(const std::string& text) { return csv_cell(printable(text)); }
 
 }  // namespace tagop::cli

@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>        // CLI::App
 #include <nlohmann/json.hpp>  // print_json
 
+#include <tagop/text.hpp>  // printable
+
 namespace tagop::cli {
 
 enum class Format { text, json, csv };
@@ -47,18 +49,12 @@ void print_csv_record(const nlohmann::ordered_json& document);
 /// The JSON (with its schema) or the CSV (print_csv_record) of a record.
 void print_record(const nlohmann::ordered_json& document, std::string_view schema, Format format);
 
-/// `text` made safe to print: control characters and bytes that are not UTF-8 escaped as \xNN.
-///
 /// The text and CSV forms of every command print names from files (process
-/// names, module paths, symbols, the file name) through this: a name may
-/// hold any bytes, and a terminal must not take them for escape codes.
-/// Well-formed UTF-8 passes whole, but for the C1 controls (U+0080 to
-/// U+009F), whose bytes are escaped too; a backslash becomes \\, so that
-/// the escapes cannot be confused with the name's own text.
-///   printable("bad\xff.data") is the text bad\xff.data (backslash, x, f, f)
-std::string printable(std::string_view text);
+/// names, module paths, symbols, the file name) through printable()
+/// (tagop/text.hpp).
+using tagop::printable;
 
-/// A CSV field: printable(), quoted when it holds a comma, a quote or a newline.
+/// A CSV field: csv_cell(printable(text)) (terminal.hpp): quoted where needed, and never a formula.
 std::string csv_field(const std::string& text);
 
 /// Thrown for bad arguments that only a command can judge; exits 2.

@@ -28,6 +28,7 @@
 #include <tagop/error.hpp>                 // Error
 #include <tagop/process_table.hpp>         // ProcessTable
 #include <tagop/profiles/sample_lines.hpp>  // SampleLineWriter
+#include <tagop/sample_reads.hpp>          // SampleReads
 
 #include "report_export.hpp"
 
@@ -256,11 +257,12 @@ struct EventLine {
 class EventLineHandler : public LineHandlerBase<EventLineHandler, EventLine> {
  public:
   EventLineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
-      : LineHandlerBase(reader, options, out) {
-    for (const perf_data::EventAttr& a : reader.info().attrs) {
+      : LineHandlerBase(reader, options, out), reads_(reader.info()) {
+    const std::vector<std::string> names = reader.info().event_names();
+    for (std::size_t e = 0; e < names.size(); ++e) {
+      const perf_data::EventAttr& a = reader.info().attrs[e];
       std::string name;
-      profiles::append_json_string(name, a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config)
-                                                        : a.name);
+      profiles::append_json_string(name, names[e]);
       events_.push_back(std::move(name));
       // Without PERF_SAMPLE_PERIOD (perf record -c N) every sample's period
       // is the attr's, as perf report counts it.
@@ -273,7 +275,12 @@ class EventLineHandler : public LineHandlerBase<EventLineHandler, EventLine> {
     const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period : fixed_periods_[r.event];
     const std::optional<std::uint32_t> cpu =
         r.sample_type & PERF_SAMPLE_CPU ? std::optional<std::uint32_t>(r.id.cpu) : std::nullopt;
-    queue({{events_[r.event], r.id.time, r.id.pid, r.id.tid, cpu, r.ip, period}, r.id.cpu});
+    if (reads_.reads(r.event)) {
+      for (const perf_data::ReadShare& share : reads_.shares(r))
+        queue({{events_[share.event], r.id.time, r.id.pid, r.id.tid, cpu, r.ip, share.period}, r.id.cpu});
+    } else {
+      queue({{events_[r.event], r.id.time, r.id.pid, r.id.tid, cpu, r.ip, period}, r.id.cpu});
+    }
   }
   void write(const EventLine& line) {
     const profiles::EventSample& s = line.sample;
@@ -281,6 +288,7 @@ class EventLineHandler : public LineHandlerBase<EventLineHandler, EventLine> {
   }
 
  private:
+  perf_data::SampleReads reads_;
   std::vector<std::string> events_;  // by FileInfo::attrs index, as JSON strings
   std::vector<std::uint64_t> fixed_periods_;
 };

@@ -241,7 +241,7 @@ void ibs_text(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
   const Periods periods(r);
   fmt::print("IBS report of {}\n", printable(v.file));
-  if (!v.emulated.empty()) fmt::print("capture: {}\n", v.emulated);
+  if (!v.emulated.empty()) fmt::print("capture: {}\n", printable(v.emulated));
   fmt::print("processor: {} (from {})\n", r.cpu().to_string(), v.cpu_source);
   fmt::print("IBS samples: {} fetch, {} op", n.kept_fetch, n.kept_op);
   if (n.kept_fetch != n.read_fetch || n.kept_op != n.read_op)
@@ -256,7 +256,7 @@ void ibs_text(const Report& r, const ReportView& v) {
       fmt::print("{} filter: {}: every {} sample meets {}\n", name, f.text, name, f.population.to_string());
   }
   fmt::print("\n{} rows by {}{}, sorted by {} ({}){}\n\n", r.row_count(), by_title(r.by()),
-             v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", v.sort.id,
+             v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.sort.title, v.children ? ", each with its callees' samples (--children)" : "");
 
   std::vector<std::string> header{by_title(r.by()), v.children ? "Children" : "Overhead"};
@@ -407,13 +407,20 @@ void events_text(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
   const auto& events = r.query_names();
   std::vector<std::string> each;
-  for (std::size_t e = 0; e < events.size(); ++e) each.push_back(fmt::format("{} {}", events[e], r.totals()[e].count));
+  std::uint64_t counted = 0;
+  for (std::size_t e = 0; e < events.size(); ++e) {
+    each.push_back(fmt::format("{} {}", printable(events[e]), r.totals()[e].count));
+    counted += r.totals()[e].count;
+  }
   fmt::print("{}: no IBS events, so no derived events: {} samples of {} ({} kept, {} lost), each event in its own "
-             "columns, weighted by period as perf report does\n",
-             printable(v.file), n.read, fmt::join(each, ", "), n.kept, r.lost());
-  if (!v.emulated.empty()) fmt::print("capture: {}\n", v.emulated);
+             "columns, weighted by period as perf report does{}\n",
+             printable(v.file), n.read, fmt::join(each, ", "), n.kept, r.lost(),
+             counted > n.read ? "; samples that read a group's counters count once for each counter that moved, "
+                                "as perf counts them"
+                              : "");
+  if (!v.emulated.empty()) fmt::print("capture: {}\n", printable(v.emulated));
   fmt::print("\n{} rows by {}{}, sorted by {}{}\n\n", r.row_count(), by_title(r.by()),
-             v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", v.sort.id,
+             v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.children ? ", each with its callees' periods (--children)" : "");
   std::vector<std::string> header{by_title(r.by())};
   for (const std::string& e : events) {

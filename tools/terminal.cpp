@@ -1,5 +1,7 @@
 #include "terminal.hpp"
 
+#include <charconv>  // std::from_chars
+
 #include <sys/ioctl.h>  // ioctl, TIOCGWINSZ
 #include <unistd.h>     // isatty, STDOUT_FILENO
 
@@ -43,21 +45,28 @@ std::string wrap(std::string_view text, std::size_t width, std::size_t indent) {
   return out;
 }
 
+std::string csv_cell(std::string_view field) {
+  // A spreadsheet runs a cell that begins with =, +, -, @, a tab or a
+  // carriage return as a formula (=HYPERLINK(...) in a symbol name): such a
+  // cell, unless it is a number, gets a leading ' and quotes, as OWASP's
+  // advice on CSV injection has it; the ' shows what was done.
+  double number = 0;
+  const bool formula = !field.empty() && std::string_view("=+-@\t\r").find(field.front()) != std::string_view::npos &&
+                       std::from_chars(field.data(), field.data() + field.size(), number).ptr != field.data() + field.size();
+  if (!formula && field.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(field);
+  std::string out = formula ? "\"'" : "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
 std::string csv_row(const std::vector<std::string>& fields) {
   std::string out;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (i) out += ',';
-    const std::string& f = fields[i];
-    if (f.find_first_of(",\"\n") == std::string::npos) {
-      out += f;
-      continue;
-    }
-    out += '"';
-    for (char c : f) {
-      if (c == '"') out += '"';
-      out += c;
-    }
-    out += '"';
+    out += csv_cell(fields[i]);
   }
   return out + "\n";
 }

@@ -19,7 +19,13 @@ std::string fit(std::string_view line, std::size_t width);
 /// after the first starting with `indent`; one line when width is 0.
 std::string wrap(std::string_view text, std::size_t width, std::size_t indent);
 
-/// One CSV record (RFC 4180 quoting), with its line end.
+/// One CSV cell: quoted (RFC 4180) where it holds a comma, a quote or a
+/// line end; one that a spreadsheet would run as a formula (it begins with
+/// =, +, -, @, a tab or a carriage return and is not a number) gets a
+/// leading ' and quotes: csv_cell("=1+2") is "'=1+2", csv_cell("-3") is -3.
+std::string csv_cell(std::string_view field);
+
+/// One CSV record of csv_cell()s, with its line end.
 std::string csv_row(const std::vector<std::string>& fields);
 
 }  // namespace tagop::cli

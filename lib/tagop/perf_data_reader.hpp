@@ -86,6 +86,12 @@ struct FileInfo {
   /// others by their sample_id_all trailer. Only then can a reader put the
   /// records in time order, as perf does.
   bool timed() const;
+  /// Each attr's name as reports show it, by index: HEADER_EVENT_DESC's
+  /// name, or "type T config 0xC" where the file has none. A name that an
+  /// earlier attr has already gets "#2", "#3"... (`perf record -e
+  /// cpu-clock -e cpu-clock` names both "cpu-clock"), so that every event
+  /// has a column and a key of its own.
+  std::vector<std::string> event_names() const;
 };
 
 /// The identity fields a record carries (every field of a sample; the

@@ -13,6 +13,7 @@
 #include <tagop/error.hpp>
 #include <tagop/perf_data_reader.hpp>
 #include <tagop/perf_data_writer.hpp>
+#include <tagop/sample_reads.hpp>
 
 using namespace tagop::perf_data;
 
@@ -576,4 +577,70 @@ TEST_CASE("the writer refuses sample fields it cannot encode", "[perfdata]") {
   CHECK_THROWS_WITH(w.sample(3, {}), Catch::Contains("no event 3"));
   w.finish();
   std::filesystem::remove(path);
+}
+
+// perf's reading of samples that carry counter values (session.c,
+// deliver_sample_value): each value is a sample of the value's own event,
+// its period how far that counter moved since its last sample.
+TEST_CASE("samples that read a group's counters: a share per counter that moved, as perf delivers them", "[perfdata]") {
+  FileInfo info;
+  info.attrs.resize(3);
+  for (EventAttr& a : info.attrs) {
+    a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_READ;
+    a.attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
+  }
+  info.attrs[0].ids = {10, 11};  // the leader on two CPUs
+  info.attrs[1].ids = {20, 21};
+  info.attrs[2].attr.sample_type = PERF_SAMPLE_IP;  // reads nothing
+  info.attrs[2].ids = {30};
+  SampleReads reads(info);
+  CHECK(reads.reads(0));
+  CHECK(reads.reads(1));
+  CHECK_FALSE(reads.reads(2));
+  CHECK_FALSE(reads.reads(7));  // no such event
+
+  // nr, time_enabled, then {value, id} per member.
+  auto group = [](std::vector<std::pair<std::uint64_t, std::uint64_t>> values) {
+    Body b;
+    b.put<std::uint64_t>(values.size()).put<std::uint64_t>(123456);
+    for (auto [value, id] : values) b.put(value).put(id);
+    return b.bytes;
+  };
+  SampleRecord r;
+  r.attr = &info.attrs[0];
+  using Shares = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
+  auto shares_of = [&](SampleReads& from, const std::vector<std::byte>& bytes) {
+    r.read = bytes;
+    Shares out;
+    for (const ReadShare& x : from.shares(r)) out.emplace_back(x.event, x.period);
+    return out;
+  };
+  auto shares = [&](const std::vector<std::byte>& bytes) { return shares_of(reads, bytes); };
+  // First sample on CPU 0: every counter from 0.
+  auto first = group({{100000, 10}, {3, 20}});
+  CHECK(shares(first) == Shares{{0, 100000}, {1, 3}});
+  // Next on CPU 0: the leader moved 100002, page faults none (dropped).
+  auto second = group({{200002, 10}, {3, 20}});
+  CHECK(shares(second) == Shares{{0, 100002}});
+  // CPU 1's counters are their own.
+  auto other_cpu = group({{99998, 11}, {5, 21}});
+  CHECK(shares(other_cpu) == Shares{{0, 99998}, {1, 5}});
+  // A value of an id no event has: no share, counted.
+  auto unknown = group({{300000, 10}, {9, 99}});
+  CHECK(shares(unknown) == Shares{{0, 99998}});
+  CHECK(reads.unknown_values() == 1);
+
+  // One counter (no GROUP): value, time_enabled, id.
+  info.attrs[1].attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
+  SampleReads single(info);
+  r.attr = &info.attrs[1];
+  auto one = [](std::uint64_t value, std::uint64_t id) {
+    Body b;
+    b.put(value).put<std::uint64_t>(777).put(id);
+    return b.bytes;
+  };
+  auto a = one(40, 21), b = one(40, 21), c = one(45, 20);
+  CHECK(shares_of(single, a) == Shares{{1, 40}});
+  CHECK(shares_of(single, b).empty());
+  CHECK(shares_of(single, c) == Shares{{1, 45}});
 }

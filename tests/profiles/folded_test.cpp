@@ -48,6 +48,10 @@ TEST_CASE("frame names lose only what would break the format", "[profiles][folde
   CHECK(folded_frame("a;b") == "a:b");          // ';' separates frames
   CHECK(folded_frame("a\nb\rc\td") == "a b c d");  // a line end would end the record
   CHECK(folded_frame("") == "[unknown]");
+  // A terminal's escape (ESC [ 2 J clears the screen) and a byte that is not
+  // UTF-8 arrive as text, four characters each.
+  CHECK(folded_frame("f\x1b[2J") == "f\\x1b[2J");
+  CHECK(folded_frame("g\xff") == "g\\xff");
 }
 
 TEST_CASE("the process as the root frame, as stackcollapse-perf.pl writes it", "[profiles][folded]") {

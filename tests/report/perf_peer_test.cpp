@@ -172,6 +172,70 @@ TEST_CASE("by process and by event: perf report's numbers, on a capture of perf 
   fs::remove(file);
 }
 
+namespace {
+
+// perf report's sections in its order (two events may share a name): each
+// event's name, event count and samples (the sum of its rows' -n column).
+struct OrderedSection {
+  std::string event;
+  std::uint64_t event_count = 0, samples = 0;
+};
+
+std::vector<OrderedSection> perf_sections_in_order(const std::string& out) {
+  std::vector<OrderedSection> sections;
+  const std::regex event(R"(^# Samples: .* of events? '(.*)'$)"), count(R"(^# Event count \(approx.\): (\d+)$)");
+  const std::regex row(R"(^ +[\d.]+% +(\d+)  .*$)");
+  std::istringstream lines(out);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_match(line, m, event)) sections.push_back({m[1], 0, 0});
+    else if (!sections.empty() && std::regex_match(line, m, count)) sections.back().event_count = std::stoull(m[1]);
+    else if (!sections.empty() && std::regex_match(line, m, row)) sections.back().samples += std::stoull(m[1]);
+  }
+  return sections;
+}
+
+}  // namespace
+
+TEST_CASE("a leader-sampled group and two events of one name: perf report's counts of each", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: the comparison with perf report is not run");
+    return;
+  }
+  // The group's samples carry both counters (PERF_SAMPLE_READ); perf counts
+  // a page-faults sample for each that read a moved counter. `ls` faults
+  // pages in, so that there are some.
+  struct Case {
+    std::string name, events;
+    std::vector<std::string> tagop_names;
+  };
+  for (const Case& c : {Case{"group", "-e '{cpu-clock,page-faults}:S'", {"cpu-clock", "page-faults"}},
+                        Case{"same-name", "-e cpu-clock -e cpu-clock", {"cpu-clock", "cpu-clock#2"}}}) {
+    INFO(c.name);
+    const std::string file = temp(c.name + ".data");
+    const RunResult rec = run_shell(fmt::format("perf record -q -o {} {} -c 100000 -- sh -c 'i=0; while [ $i -lt "
+                                                "100000 ]; do i=$((i+1)); done; ls -R /usr/share/doc > /dev/null'",
+                                                file, c.events));
+    INFO(rec.err);
+    REQUIRE(rec.exit_code == 0);
+    const RunResult perf = run_shell("perf report -i " + file + " --stdio -n --sort comm --no-group");
+    REQUIRE(perf.exit_code == 0);
+    const std::vector<OrderedSection> sections = perf_sections_in_order(perf.out);
+    REQUIRE(sections.size() == 2);
+    const json t = tagop_json(file + " --by process");
+    REQUIRE(t["events"] == json(c.tagop_names));
+    for (std::size_t e = 0; e < 2; ++e) {
+      INFO(c.tagop_names[e]);
+      CHECK(sections[e].samples > 0);
+      CHECK(t["event_totals"][c.tagop_names[e]]["samples"] == sections[e].samples);
+      CHECK(t["event_totals"][c.tagop_names[e]]["period"] == sections[e].event_count);
+    }
+    if (c.name == "same-name")
+      CHECK_THAT(t["warnings"].dump(), Catch::Contains("named cpu-clock") && Catch::Contains("cpu-clock#2"));
+    fs::remove(file);
+  }
+}
+
 TEST_CASE("call graphs: perf report --children and -g caller, on frame-pointer chains", "[report][perf]") {
   if (!perf_can_record()) {
     WARN("perf cannot record here: the comparison with perf report is not run");

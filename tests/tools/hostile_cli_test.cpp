@@ -89,13 +89,14 @@ std::uint64_t sample_offset(const std::string& bytes, int n) {
 
 // A capture of cpu-clock samples (no IBS): one process, `path` mapped at
 // 0x400000, `samples` samples inside it.
-void write_plain_capture(const std::string& file, const std::string& comm, const std::string& path, int samples) {
+void write_plain_capture(const std::string& file, const std::string& comm, const std::string& path, int samples,
+                         const std::string& event = "cpu-clock") {
   perf_event_attr a{};
   a.type = PERF_TYPE_SOFTWARE;
   a.config = PERF_COUNT_SW_CPU_CLOCK;
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
   a.sample_id_all = 1;
-  PerfDataWriter w(file, {{.attr = a, .ids = {}, .name = "cpu-clock"}});
+  PerfDataWriter w(file, {{.attr = a, .ids = {}, .name = event}});
   w.comm(7, 7, comm);
   w.mmap2(7, 7, 0x400000, 0x10000, 0, path);
   for (int i = 0; i < samples; ++i)
@@ -152,6 +153,25 @@ TEST_CASE("names that are not text in a capture without IBS events", "[hostile][
   const RunResult csv = run_tagop("report " + file + " --by module --format csv");
   REQUIRE(csv.exit_code == 0);
   CHECK_THAT(csv.out, Catch::Contains("/tmp/lib\\xfe.so"));
+  fs::remove(file);
+}
+
+TEST_CASE("an event name and a process name made to run in a terminal or a spreadsheet", "[hostile][output]") {
+  const std::string file = temp("plain-event-name.data");
+  write_plain_capture(file, "=HYPERLINK(\"http://evil\",\"x\")", "/tmp/lib.so", 8, "\x1b[2Jcycles");
+  for (const char* format : {"text", "csv", "folded"}) {
+    INFO(format);
+    const RunResult r = run_tagop("report " + file + (std::string_view(format) == "folded" ? "" : " --by process") +
+                                  " --format " + format);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+    if (std::string_view(format) == "text") CHECK_THAT(r.out, Catch::Contains("sorted by \\x1b[2Jcycles"));
+    // A cell that begins with '=' is a formula to a spreadsheet: quoted, after a '.
+    if (std::string_view(format) == "csv")
+      CHECK_THAT(r.out, Catch::Contains("\n\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\") [7]\","));
+  }
   fs::remove(file);
 }
 

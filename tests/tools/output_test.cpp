@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../../tools/output.hpp"
+#include "../../tools/terminal.hpp"
 
 using tagop::cli::printable;
 
@@ -43,4 +44,24 @@ TEST_CASE("printable escapes bytes that are not UTF-8, and the backslash", "[out
   // What printable gives is itself printable: nothing to escape twice but
   // the backslashes.
   CHECK(printable(printable("\x1b\xff")) == "\\\\x1b\\\\xff");
+}
+
+// A cell that a spreadsheet would run as a formula gets a leading ' inside
+// quotes (OWASP's advice on CSV injection); numbers stay numbers.
+TEST_CASE("CSV cells: quoted where RFC 4180 says, and never a formula", "[output]") {
+  using tagop::cli::csv_cell;
+  using tagop::cli::csv_field;
+  CHECK(csv_cell("main") == "main");
+  CHECK(csv_cell("a,b") == "\"a,b\"");
+  CHECK(csv_cell("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(csv_cell("=HYPERLINK(\"http://x\",\"y\")") == "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+  CHECK(csv_cell("+1+2") == "\"'+1+2\"");
+  CHECK(csv_cell("-2+3") == "\"'-2+3\"");
+  CHECK(csv_cell("@SUM(A1)") == "\"'@SUM(A1)\"");
+  CHECK(csv_cell("\t=1") == "\"'\t=1\"");
+  CHECK(csv_cell("-3") == "-3");
+  CHECK(csv_cell("-0.25") == "-0.25");
+  CHECK(csv_cell("") == "");
+  // A name from a file: printable first, so a line end cannot split the row.
+  CHECK(csv_field("=cmd|' /C calc'!A0\n") == "\"'=cmd|' /C calc'!A0\\x0a\"");
 }

@@ -1,11 +1,9 @@
-#include "utf8.hpp"
+#include <tagop/text.hpp>
 
-namespace tagop::profiles {
+#include <algorithm>  // std::max
 
-/// The length of the well-formed UTF-8 sequence at the start of `s`, or 0
-/// when it is not one; `bad` is then how many bytes the replacement covers
-/// (the maximal subpart: the lead byte and the continuation bytes that were
-/// still possible, as Unicode's "best practice" and nlohmann's decoder do).
+namespace tagop {
+
 std::size_t utf8_sequence(std::string_view s, std::size_t& bad) {
   const auto b0 = static_cast<unsigned char>(s[0]);
   std::size_t length;
@@ -58,4 +56,32 @@ std::string valid_utf8(std::string_view text) {
   return out;
 }
 
-}  // namespace tagop::profiles
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const auto lead = static_cast<unsigned char>(text[0]);
+    std::size_t bad = 0;
+    std::size_t length = utf8_sequence(text, bad);
+    // C0 controls, DEL, and C1 controls (U+0080-U+009F: 0xC2 0x80-0x9F).
+    const bool control =
+        lead < 0x20 || lead == 0x7F || (length == 2 && lead == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0);
+    if (length == 0 || control) {
+      // Every byte of an escaped sequence, so that none is left to pair up.
+      length = std::max<std::size_t>(length, 1);
+      for (std::size_t i = 0; i < length; ++i) {
+        constexpr char hex[] = "0123456789abcdef";
+        const auto b = static_cast<unsigned char>(text[i]);
+        out += {'\\', 'x', hex[b >> 4], hex[b & 15]};
+      }
+    } else if (lead == '\\') {
+      out += "\\\\";
+    } else {
+      out.append(text.substr(0, length));
+    }
+    text.remove_prefix(length);
+  }
+  return out;
+}
+
+}  // namespace tagop
