@@ -49,7 +49,7 @@ FlameTree build_flame_tree(const Profile& profile, double min_fraction, std::siz
   std::vector<std::size_t> start{0};
   std::vector<std::int64_t> totals(types, 0);
   for (std::size_t s = 0; s < profile.sample_count(); ++s) {
-    for (std::size_t t = 0; t < types; ++t) totals[t] += profile.exported_value(s, t);
+    for (std::size_t t = 0; t < types; ++t) totals[t] = saturating_add(totals[t], profile.exported_value(s, t));
     const SampleView sample = profile.sample(s);
     for (auto location = sample.stack.rbegin(); location != sample.stack.rend(); ++location)
       pool.insert(pool.end(), named.locations[*location].begin(), named.locations[*location].end());
@@ -100,7 +100,10 @@ FlameTree build_flame_tree(const Profile& profile, double min_fraction, std::siz
       out.nodes.push_back({open[open.size() - 2], names[d], std::vector<std::int64_t>(types, 0)});
     }
     for (std::int32_t node : open)
-      for (std::size_t t = 0; t < types; ++t) out.nodes[static_cast<std::size_t>(node)].values[t] += values[t];
+      for (std::size_t t = 0; t < types; ++t) {
+        std::int64_t& value = out.nodes[static_cast<std::size_t>(node)].values[t];
+        value = saturating_add(value, values[t]);
+      }
   }
   while (open.size() > 1) close();
 

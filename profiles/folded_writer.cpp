@@ -62,7 +62,8 @@ void write_folded(const Profile& profile, std::ostream& out, const FoldedOptions
       stack += parts[*id];
     }
     if (stack.empty()) stack = "[unknown]";
-    totals[stack] += value;
+    std::int64_t& total = totals[stack];
+    total = saturating_add(total, value);
   }
   std::vector<std::pair<std::string, std::int64_t>> sorted(totals.begin(), totals.end());
   std::sort(sorted.begin(), sorted.end());

@@ -111,7 +111,7 @@ SampleView Profile::sample(std::size_t index) const {
 
 std::int64_t Profile::exported_total(std::size_t type) const {
   std::int64_t total = 0;
-  for (std::size_t i = 0; i < samples_.size(); ++i) total += exported_value(i, type);
+  for (std::size_t i = 0; i < samples_.size(); ++i) total = saturating_add(total, exported_value(i, type));
   return total;
 }
 

@@ -90,10 +90,14 @@ std::vector<Source> sources_of(const Report& r, const ReportView& v) {
 }
 
 std::int64_t value_of(const Source& s, const std::vector<QueryResult>& results) {
-  std::uint64_t sum = 0;
+  // At most INT64_MAX (pprof's values are int64), however large the periods.
+  std::int64_t sum = 0;
   for (std::size_t q : s.queries)
-    if (results[q].available()) sum += s.total ? results[q].total : results[q].count;
-  return static_cast<std::int64_t>(sum);
+    if (results[q].available()) {
+      const std::uint64_t v = s.total ? results[q].total : results[q].count;
+      sum = profiles::saturating_add(sum, static_cast<std::int64_t>(std::min<std::uint64_t>(v, INT64_MAX)));
+    }
+  return sum;
 }
 
 // The locations of a report's rows, each made once.

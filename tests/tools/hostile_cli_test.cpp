@@ -90,8 +90,9 @@ std::uint64_t sample_offset(const std::string& bytes, int n) {
 // A capture of cpu-clock samples (no IBS): one process, `path` mapped at
 // 0x400000, `samples` samples inside it.
 void write_plain_capture(const std::string& file, const std::string& comm, const std::string& path, int samples,
-                         const std::string& event = "cpu-clock") {
+                         const std::string& event = "cpu-clock", std::uint64_t period = 0) {
   perf_event_attr a{};
+  a.sample_period = period;
   a.type = PERF_TYPE_SOFTWARE;
   a.config = PERF_COUNT_SW_CPU_CLOCK;
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
@@ -173,6 +174,28 @@ TEST_CASE("an event name and a process name made to run in a terminal or a sprea
       CHECK_THAT(r.out, Catch::Contains("\n\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\") [7]\","));
   }
   fs::remove(file);
+}
+
+TEST_CASE("periods whose sums pass 2^63: every output saturates, nothing overflows", "[hostile][output]") {
+  // 8 samples of period 2^62 on 4 addresses: each address sums 2^63, the
+  // capture 2^65. Signed sums past INT64_MAX are undefined behaviour (the
+  // UBSan build of this test fails on them); exports are int64 (pprof), so
+  // they stop at INT64_MAX.
+  const std::string file = temp("huge-periods.data");
+  write_plain_capture(file, "big", "/tmp/lib.so", 8, "cpu-clock", std::uint64_t{1} << 62);
+  const std::string html = temp("huge-periods.html"), pprof = temp("huge-periods.pb.gz");
+  const RunResult r = run_tagop("report " + file + " --html " + html);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const RunResult p = run_tagop("report " + file + " --format pprof -o " + pprof);
+  INFO(p.err);
+  CHECK(p.exit_code == 0);
+  const RunResult folded = run_tagop("report " + file + " --format folded");
+  INFO(folded.err);
+  REQUIRE(folded.exit_code == 0);
+  CHECK(folded.out == "lib.so+0x1000 9223372036854775807\nlib.so+0x1010 9223372036854775807\n"
+                      "lib.so+0x1020 9223372036854775807\nlib.so+0x1030 9223372036854775807\n");
+  for (const std::string& f : {file, html, pprof}) fs::remove(f);
 }
 
 TEST_CASE("a capture of more events than a report can name: refused with the count", "[hostile][perfdata]") {

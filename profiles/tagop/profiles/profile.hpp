@@ -19,6 +19,7 @@
 #include <cmath>          // std::llround
 #include <cstdint>        // std::int64_t, std::uint32_t, std::uint64_t
 #include <initializer_list>  // Profile({...})
+#include <limits>         // std::numeric_limits
 #include <optional>       // std::optional
 #include <span>           // std::span
 #include <string>         // std::string
@@ -97,6 +98,15 @@ struct SampleView {
   Labels labels;
 };
 
+/// a + b, or INT64_MAX (INT64_MIN) where the sum would not fit: sums of
+/// periods from a capture, whose 64-bit fields may hold anything, must not
+/// overflow (undefined behaviour).
+inline std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
+
 class Profile {
  public:
   /// Throws tagop::Error when there are no sample types, or a period is not
@@ -130,13 +140,19 @@ class Profile {
   std::size_t sample_count() const { return samples_.size(); }
   SampleView sample(std::size_t index) const;
 
-  /// A sample's value as exported: value x its type's period, rounded.
+  /// A sample's value as exported: value x its type's period, rounded,
+  /// and at most INT64_MAX (pprof's values are int64).
   std::int64_t exported_value(std::size_t sample, std::size_t type) const {
     const std::int64_t value = values_[sample * sample_types_.size() + type];
     const double period = sample_types_[type].period;
-    return period == 1 ? value : static_cast<std::int64_t>(std::llround(static_cast<double>(value) * period));
+    if (period == 1) return value;
+    const double product = static_cast<double>(value) * period;
+    // 2^63 as a double: a product from there up does not fit.
+    if (product >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
+    return static_cast<std::int64_t>(std::llround(product));
   }
-  /// The sum of exported values of one sample type over all samples.
+  /// The sum of exported values of one sample type over all samples
+  /// (saturating_add: at most INT64_MAX).
   std::int64_t exported_total(std::size_t type) const;
 
  private:
