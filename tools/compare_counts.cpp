@@ -4,6 +4,7 @@
 
 #include <tagop/emulate/counts_file.hpp>  // read_counts_file
 #include <tagop/predicate_relation.hpp>   // relation
+#include <tagop/text.hpp>                 // printable
 
 #include "terminal.hpp"
 
@@ -41,24 +42,22 @@ MeasuredCounts measured_counts(const Predicate& target, const std::string& count
 
 void print_measured_counts(const Predicate& target, const std::string& counts_file, std::size_t width) {
   const emulate::CountsFile file = emulate::read_counts_file(counts_file);
-  fmt::print("{}\n", fit(fmt::format("measured, emulated: '{}' ({})", file.command, counts_file), width));
+  // Names from the file: printable, as every name a file gives.
+  const auto say = [&](const std::string& line) { fmt::print("{}\n", fit(printable(line), width)); };
+  say(fmt::format("measured, emulated: '{}' ({})", file.command, counts_file));
   for (const auto& m : file.models) {
     const auto count = m.count(target);
     const std::uint64_t of = of_kind(m, target);
     if (!count) {
-      fmt::print("{}\n", fit(fmt::format("  {} ({}): not modelled (the model does not decide every condition)", m.model,
-                                         m.backend),
-                             width));
+      say(fmt::format("  {} ({}): not modelled (the model does not decide every condition)", m.model, m.backend));
       continue;
     }
-    fmt::print("{}\n", fit(fmt::format("  {} ({}): {} of {} {} ({:.2f}%)", m.model, m.backend, *count, of,
-                                       target.used().contains(condition("fetch")) ? "fetches" : "ops",
-                                       of ? 100.0 * static_cast<double>(*count) / static_cast<double>(of) : 0.0),
-                           width));
+    say(fmt::format("  {} ({}): {} of {} {} ({:.2f}%)", m.model, m.backend, *count, of,
+                    target.used().contains(condition("fetch")) ? "fetches" : "ops",
+                    of ? 100.0 * static_cast<double>(*count) / static_cast<double>(of) : 0.0));
     for (const auto* e : same_events(m, target))
-      fmt::print("{}\n", fit(fmt::format("      {} {}: {}", e->code, e->name, e->count ? fmt::format("{}", *e->count)
-                                                                                         : std::string("not modelled")),
-                             width));
+      say(fmt::format("      {} {}: {}", e->code, e->name,
+                      e->count ? fmt::format("{}", *e->count) : std::string("not modelled")));
   }
   fmt::print("\n");
 }

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>  // mkfifo
 #include <unistd.h>
 
 #include <filesystem>
@@ -218,14 +219,17 @@ TEST_CASE("every processor table is whole and cites its numbers", "[emulate]") {
 
 TEST_CASE("a damaged counts file is refused with what is wrong", "[emulate]") {
   const auto path = std::filesystem::temp_directory_path() / ("tagop-counts-" + std::to_string(::getpid()) + ".json");
-  auto refused = [&](const std::string& text) -> std::string {
-    std::ofstream(path) << text;
+  auto refused_path = [&](const std::filesystem::path& file) -> std::string {
     try {
-      read_counts_file(path.string());
+      read_counts_file(file.string());
     } catch (const Error& e) {
       return e.what();
     }
     return "";
+  };
+  auto refused = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return refused_path(path);
   };
   CHECK(refused("{not json").find("not JSON") != std::string::npos);
   CHECK(refused(R"({"format": "other"})").find("not a counts file") != std::string::npos);
@@ -235,5 +239,18 @@ TEST_CASE("a damaged counts file is refused with what is wrong", "[emulate]") {
       R"({"format": "tagop-emulate-counts/1", "command": "x", "models": [{"model": "zen3", "backend": "amd-ibs",
           "ops": 1, "fetches": 0, "modelled": {"op": ["op", "dc.mis"], "fetch": []}, "signatures": [], "events": []}]})";
   CHECK(refused(bad_condition).find("unknown condition \"dc.mis\"") != std::string::npos);
+  // Counts are integers from 0 to 2^64-1: a float, a negative number or a
+  // larger one would convert silently (or with undefined behaviour).
+  for (const char* count : {"1.5", "-3", "1e30", "18446744073709551616", "\"7\""}) {
+    INFO(count);
+    const std::string text = std::string(R"({"format": "tagop-emulate-counts/1", "command": "x", "models": [{"model":
+        "zen3", "backend": "amd-ibs", "ops": 1, "fetches": 0, "modelled": {"op": ["op"], "fetch": []},
+        "signatures": [{"kind": "op", "conditions": ["op"], "count": )") + count + R"(}], "events": []}]})";
+    CHECK_THAT(refused(text), Catch::Contains("model zen3: \"count\" is") && Catch::Contains("not a count"));
+  }
+  // A FIFO would block the open for ever.
+  std::filesystem::remove(path);
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  CHECK_THAT(refused_path(path), Catch::Contains("not a regular file"));
   std::filesystem::remove(path);
 }
