@@ -17,6 +17,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
+#include <tagop/text.hpp>   // printable
 
 namespace tagop {
 
@@ -430,7 +431,19 @@ KernelSymbolSearchResult find_kernel_symbols(std::string_view build_id, const Ke
   if (!search.vmlinux.empty() && usable_vmlinux(search.vmlinux, "--vmlinux")) return result;
   // perf's vmlinux_path (symbol.c vmlinux_path__init), each under symfs.
   std::vector<std::string> paths = {"vmlinux", "/boot/vmlinux"};
-  if (!search.os_release.empty())
+  // The release names a file of each place: a capture's "../.." would
+  // lead out of --symfs, so one that could is not used.
+  const std::string_view release = search.os_release;
+  const bool usable_release = !release.empty() && release != "." && release != ".." &&
+                              std::none_of(release.begin(), release.end(), [](char c) {
+                                return c == '/' || static_cast<unsigned char>(c) < 0x20;
+                              });
+  if (!release.empty() && !usable_release)
+    result.rejected.push_back(fmt::format("the capture's OS release '{}' is not a release's name (it holds a '/' or a "
+                                          "control character, or is '.' or '..'): perf's places named by the release "
+                                          "were not searched",
+                                          printable(release)));
+  if (usable_release)
     for (const char* form : {"/boot/vmlinux-{}", "/usr/lib/debug/boot/vmlinux-{}", "/lib/modules/{}/build/vmlinux",
                              "/usr/lib/debug/lib/modules/{}/vmlinux", "/usr/lib/debug/boot/vmlinux-{}.debug"})
       paths.push_back(fmt::format(fmt::runtime(form), search.os_release));

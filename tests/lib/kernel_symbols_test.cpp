@@ -360,5 +360,24 @@ TEST_CASE("finding the kernel's symbols for a capture, in perf's order", "[kerne
   auto symfs = tagop::find_kernel_symbols(running, search);
   CHECK(!symfs.found);
   CHECK_THAT(symfs.rejected.back(), Catch::Contains("not used with --symfs"));
+  // The capture's OS release names files under the symfs: a vmlinux there
+  // is found by it, but one that "../.." would reach outside is not.
+  const std::string release_vmlinux = dir + "/symfs/boot/vmlinux-6.1.0-test";
+  fs::create_directories(fs::path(release_vmlinux).parent_path());
+  fs::copy_file(std::getenv("TAGOP_SYMBOLS_NOPIE_FIXTURE"), release_vmlinux);  // no build-id: any kernel's
+  search.os_release = "6.1.0-test";
+  auto by_release = tagop::find_kernel_symbols("", search);
+  REQUIRE(by_release.found);
+  CHECK(by_release.found->path == release_vmlinux);
+  // /lib/modules/{}/build/vmlinux with "../../.." is <symfs>/../build/vmlinux.
+  const std::string outside = dir + "/build/vmlinux";
+  fs::create_directories(dir + "/build");
+  fs::create_directories(search.files.symfs + "/lib/modules");
+  fs::copy_file(release_vmlinux, outside);
+  search.os_release = "../../..";
+  REQUIRE(fs::exists(search.files.symfs + "/lib/modules/" + search.os_release + "/build/vmlinux"));
+  auto escaped = tagop::find_kernel_symbols("", search);
+  CHECK(!escaped.found);
+  CHECK_THAT(escaped.rejected.front(), Catch::Contains("is not a release's name"));
   fs::remove_all(dir);
 }
