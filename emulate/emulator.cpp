@@ -1,7 +1,5 @@
 #include <tagop/emulate/emulator.hpp>
 
-#include <cstdio>    // std::remove
-#include <filesystem>  // std::filesystem::is_regular_file
 #include <memory>    // std::unique_ptr
 #include <optional>  // std::optional
 #include <random>    // std::mt19937_64
@@ -18,6 +16,7 @@
 #include <tagop/intel_atom/programmer.hpp>      // program, AtomRequest
 #include <tagop/perf_data_writer.hpp>           // PerfDataWriter
 #include <tagop/registry.hpp>                   // Registry
+#include <tagop/replacing_file.hpp>             // ReplacingFile
 
 namespace tagop::emulate {
 
@@ -74,11 +73,14 @@ class ModelRun {
     result_.spec = &spec;
     const std::string path = several ? capture_path(o, spec) : o.output;
     const std::uint64_t seed = o.seed + index;
+    // Written whole or not at all: a run that fails or is stopped leaves
+    // an earlier capture of that name as it was.
+    if (spec.format != SampleFormat::p4_tagging) file_.emplace(path);
     if (spec.format == SampleFormat::ibs) {
       ibs_encoder_.emplace(spec.family, spec.model);
       period_ = o.period;
       ibs_ = std::make_unique<amd_ibs::IbsCaptureWriter>(
-          path, amd_ibs::IbsCaptureOptions{.family = spec.family, .model = spec.model, .stepping = spec.stepping,
+          file_->writing(), amd_ibs::IbsCaptureOptions{.family = spec.family, .model = spec.model, .stepping = spec.stepping,
                                            .fetch_period = o.period, .op_period = o.period,
                                            .op_counts_dispatched = true});
       ibs_->perf().features().cmdline = emulation_cmdline(std::string(spec.name), o.command);
@@ -86,7 +88,7 @@ class ModelRun {
       op_sampler_.emplace(o.period, true, seed ^ 0x5A5A5A5A);
       result_.capture = path;
     } else if (spec.format == SampleFormat::pebs) {
-      open_pebs(path, o);
+      open_pebs(file_->writing(), o);
       result_.capture = path;
     }
   }
@@ -130,6 +132,7 @@ class ModelRun {
   ModelResult finish() {
     if (ibs_) ibs_->finish();
     if (pebs_writer_) pebs_writer_->finish();
+    if (file_) file_->commit();
     result_.ops = ops_.total();
     result_.fetches = fetch_tally_.total();
     result_.op_signatures = ops_.signatures();
@@ -192,6 +195,7 @@ class ModelRun {
   ModelResult result_;
   std::uint64_t period_ = 0;
   std::optional<IbsEncoder> ibs_encoder_;
+  std::optional<ReplacingFile> file_;  // before the writers: they close first
   std::unique_ptr<amd_ibs::IbsCaptureWriter> ibs_;
   std::optional<PeriodicSampler> fetch_sampler_, op_sampler_;
   std::vector<PebsEvent> pebs_;
@@ -240,13 +244,6 @@ EmulateResult emulate(const EmulateOptions& o) {
   std::size_t writing = 0;
   for (const MicroarchSpec* m : o.models) writing += m->format != SampleFormat::p4_tagging;
   std::vector<std::unique_ptr<ModelRun>> runs;
-  // Only a file this run wrote: `-o /dev/null` must not remove /dev/null.
-  auto remove_captures = [&] {
-    std::error_code ec;
-    for (const auto& r : runs)
-      if (!r->capture().empty() && std::filesystem::is_regular_file(std::filesystem::symlink_status(r->capture(), ec)))
-        std::remove(r->capture().c_str());
-  };
   for (std::size_t i = 0; i < o.models.size(); ++i)
     runs.push_back(std::make_unique<ModelRun>(*o.models[i], o, i, writing > 1));
 
@@ -276,7 +273,6 @@ EmulateResult emulate(const EmulateOptions& o) {
   result.distinct_instructions = code.distinct_instructions();
   result.bad_lines = parser.bad_lines();
   if (result.instructions == 0) {
-    remove_captures();
     std::string said;
     for (const std::string& m : parser.messages()) said += "\n  " + m;
     throw Error(fmt::format("valgrind traced no instruction of '{}' (exit status {}){}", o.command.front(),

@@ -75,8 +75,24 @@ PerfDataWriter::PerfDataWriter(const std::string& path, std::vector<WriterEvent>
   if (events_.empty()) throw Error("perf.data writer: give at least one event");
   for (WriterEvent& e : events_)
     if (e.attr.size == 0) e.attr.size = sizeof(perf_event_attr);
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  // Without waiting: a FIFO would block the open until a reader came. A
+  // perf.data file is written out of order (its header last), so only a
+  // file that can seek holds one: a FIFO or a socket is refused.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
+  if (fd_ < 0 && errno == ENXIO)
+    throw Error(ErrorCode::io, fmt::format("{}: a FIFO: a perf.data file is written out of order, so it must be a "
+                                           "file (perf's pipe mode is not written)",
+                                           path));
   if (fd_ < 0) throw Error(ErrorCode::io, fmt::format("{}: cannot create: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+    ::close(fd_);
+    fd_ = -1;
+    throw Error(ErrorCode::io, fmt::format("{}: a {}: a perf.data file is written out of order, so it must be a file "
+                                           "(perf's pipe mode is not written)",
+                                           path, S_ISFIFO(st.st_mode) ? "FIFO" : "socket"));
+  }
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
 
   // header | ids of every event | attrs | data | feature index | features
   std::uint64_t at = sizeof(FileHeader);

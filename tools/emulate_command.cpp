@@ -154,6 +154,7 @@ void run(const EmulateCommandOptions& o) {
   if (!o.pebs_period.empty()) e.pebs_period = parse_u64(o.pebs_period, "--pebs-period");
   if (!o.pebs_period.empty() && e.pebs_period == 0) usage_error("--pebs-period must be at least 1");
   e.pebs_events = o.pebs_events;
+  if (o.output == "-") usage_error(pipe_mode_refusal);
   e.output = o.output;
   if (o.page_size == "4k") e.data_pages = emulate::PageSize::small_4k;
   else if (o.page_size == "2m") e.data_pages = emulate::PageSize::large_2m;

@@ -57,6 +57,12 @@ using tagop::printable;
 /// A CSV field: csv_cell(printable(text)) (terminal.hpp): quoted where needed, and never a formula.
 std::string csv_field(const std::string& text);
 
+/// What `-o -` of record and emulate says: perf writes its pipe mode to
+/// standard output there, tagop writes files only.
+inline constexpr const char* pipe_mode_refusal =
+    "-o -: perf writes a capture to standard output there (its pipe mode); tagop writes a capture to a file only "
+    "(its header last): give a file name";
+
 /// Thrown for bad arguments that only a command can judge; exits 2.
 [[noreturn]] void usage_error(const std::string& message);
 

@@ -3,16 +3,13 @@
 // `tagop report` and `perf report` read.
 
 #include <signal.h>    // sigaction, SIGINT, SIGTERM, SIGKILL
-#include <sys/stat.h>  // stat, S_ISREG
 #include <sys/wait.h>  // WIFEXITED, WIFSIGNALED
-#include <unistd.h>    // unlink
 
-#include <cerrno>    // errno
 #include <chrono>    // std::chrono
 #include <cmath>     // std::isfinite
-#include <cstdio>    // stderr, std::rename
-#include <cstdlib>   // std::exit, mkstemp
-#include <cstring>   // strsignal, std::strerror
+#include <cstdio>    // stderr
+#include <cstdlib>   // std::exit
+#include <cstring>   // strsignal
 #include <fstream>   // std::ifstream
 #include <optional>  // std::optional
 
@@ -21,6 +18,7 @@
 #include <tagop/amd_ibs/programmer.hpp>         // amd_ibs::program
 #include <tagop/cpu.hpp>                        // CpuId
 #include <tagop/error.hpp>                      // Error
+#include <tagop/replacing_file.hpp>             // ReplacingFile
 #include <tagop/sampling_session.hpp>           // SamplingSession
 #include <tagop/sampling_session_recorder.hpp>  // SessionRecorder
 
@@ -167,52 +165,6 @@ void check_target(const RecordOptions& o, bool pid_given, bool duration_given) {
   if (targets > 1) usage_error("-a, -p and a command exclude each other");
 }
 
-// The output file: written under a temporary name beside it, and renamed
-// to its own only when the recording is done, so that a run that fails
-// leaves an earlier file of that name as it was. The earlier file is kept
-// as FILE.old, as perf does. A path that is not a regular file (/dev/null)
-// is written in place.
-class OutputFile {
- public:
-  explicit OutputFile(const std::string& path) : path_(path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      writing_ = path;
-      return;
-    }
-    std::string name = path + ".tagop-XXXXXX";
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", name, std::strerror(errno)));
-    ::close(fd);
-    writing_ = temporary_ = name;
-  }
-  ~OutputFile() {
-    if (!temporary_.empty()) ::unlink(temporary_.c_str());
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-
-  const std::string& writing() const { return writing_; }
-  /// Gives the file its name; says where the old one went, "" when none.
-  std::string commit() {
-    if (temporary_.empty()) return "";
-    std::string kept;
-    struct stat st {};
-    if (::stat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      kept = path_ + ".old";
-      if (std::rename(path_.c_str(), kept.c_str()) != 0)
-        throw Error(fmt::format("cannot keep the old {} as {}: {}", path_, kept, std::strerror(errno)));
-    }
-    if (std::rename(temporary_.c_str(), path_.c_str()) != 0)
-      throw Error(fmt::format("cannot rename {} to {}: {}", temporary_, path_, std::strerror(errno)));
-    temporary_.clear();
-    return kept;
-  }
-
- private:
-  std::string path_, writing_, temporary_;
-};
-
 void ignore_signal(int) {}
 
 void install_signal_handlers() {
@@ -306,7 +258,8 @@ int run_record(const RecordOptions& o, bool pid_given, bool duration_given) {
   std::vector<std::string> names;
   for (const NamedEvent& e : requested) options.events.push_back(e.event), names.push_back(e.name);
   SamplingSession session(std::move(options));
-  OutputFile output(o.output);
+  if (o.output == "-") usage_error(pipe_mode_refusal);
+  ReplacingFile output(o.output);
   SessionRecorder recorder(output.writing(), session, names);
   install_signal_handlers();
 
@@ -328,7 +281,7 @@ int run_record(const RecordOptions& o, bool pid_given, bool duration_given) {
   recorder.finish();
   // The last of the data may have failed only as finish() wrote it.
   if (write_failure.empty()) write_failure = recorder.writer().write_failure();
-  const std::string kept_old = output.commit();
+  const std::string kept_old = output.commit(/*keep_old=*/true);
 
   for (const std::string& w : recorder.warnings()) fmt::print(stderr, "tagop record: warning: {}\n", w);
   std::string counts;

@@ -432,3 +432,35 @@ TEST_CASE("a capture without IBS events: the reader's warnings are printed, --st
   CHECK_THAT(strict.err, Catch::Contains("--strict: the capture is damaged (1 record skipped, 32 bytes of data not read)"));
   fs::remove(file);
 }
+
+TEST_CASE("record -o and emulate -o: a FIFO refused at once, '-' named, an earlier capture kept when a run fails",
+          "[hostile][output]") {
+  const std::string fifo = temp("out.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Before: the open waited for a reader for ever (timeout's 124).
+  const RunResult record = run_shell("timeout 20 " + tagop_exe() + " record -e cpu-clock -o " + fifo + " -- true");
+  CHECK(record.exit_code == 1);
+  CHECK_THAT(record.err, Catch::Contains(fifo + ": a FIFO") && Catch::Contains("pipe mode"));
+  const RunResult emulate = run_shell("timeout 20 " + tagop_exe() + " emulate --as zen3 -o " + fifo + " -- true");
+  CHECK(emulate.exit_code == 1);
+  CHECK_THAT(emulate.err, Catch::Contains(fifo + ": a FIFO"));
+  fs::remove(fifo);
+  // perf writes its pipe mode to standard output for '-'; tagop says it does not.
+  fs::remove("-");
+  for (const char* command : {"record -e cpu-clock -o - -- true", "emulate -o - -- true"}) {
+    const RunResult dash = run_tagop(command);
+    CHECK(dash.exit_code == 2);
+    CHECK_THAT(dash.err, Catch::Contains("-o -: perf writes a capture to standard output"));
+    CHECK_FALSE(fs::exists("-"));
+  }
+  // A run that fails leaves the earlier capture of that name as it was.
+  const std::string kept = temp("kept.data");
+  std::ofstream(kept) << "an earlier capture";
+  const RunResult failed = run_tagop("emulate --as zen3 -o " + kept + " -- /nonexistent/program");
+  CHECK(failed.exit_code == 1);
+  std::ifstream in(kept);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == "an earlier capture");
+  for (const auto& f : fs::directory_iterator(fs::path(kept).parent_path()))
+    CHECK_FALSE(f.path().filename().string().starts_with(fs::path(kept).filename().string() + ".tagop-"));
+  fs::remove(kept);
+}
