@@ -1,6 +1,10 @@
 // The default symbol source: ELF files, through tagop::ModuleSymbols.
 
-#include <vector>  // std::vector
+#include <sys/stat.h>  // stat
+
+#include <memory>         // std::shared_ptr
+#include <unordered_map>  // the files opened
+#include <vector>         // std::vector
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
@@ -21,7 +25,7 @@ namespace {
 
 class ElfSymbolTable final : public SymbolTable {
  public:
-  explicit ElfSymbolTable(std::unique_ptr<ModuleSymbols> symbols) : symbols_(std::move(symbols)) {}
+  explicit ElfSymbolTable(std::shared_ptr<const ModuleSymbols> symbols) : symbols_(std::move(symbols)) {}
   void functions(std::span<const std::uint64_t> offsets, std::span<std::uint32_t> out) const override {
     symbols_->find_functions(offsets, out);
   }
@@ -37,7 +41,7 @@ class ElfSymbolTable final : public SymbolTable {
   std::vector<std::string> notes() const override { return symbols_->notes(); }
 
  private:
-  std::unique_ptr<ModuleSymbols> symbols_;
+  std::shared_ptr<const ModuleSymbols> symbols_;  // shared by the spellings of one file
 };
 
 class ElfSymbolSource final : public SymbolSource {
@@ -54,9 +58,23 @@ class ElfSymbolSource final : public SymbolSource {
     for (const SymbolFile& file : found.files) {
       const std::optional<std::string> expected =
           file.build_id_checked ? std::optional<std::string>(module.build_id) : std::nullopt;
+      // One table per file, however a capture spells its path
+      // ("/lib/./x.so", "/lib//x.so" under --symfs): by device and inode.
+      struct stat st {};
+      std::string key;
+      if (::stat(file.path.c_str(), &st) == 0)
+        key = fmt::format("{}:{}:{}", st.st_dev, st.st_ino, expected.value_or("-"));
+      if (auto it = opened_.find(key); !key.empty() && it != opened_.end()) {
+        if (it->second.symbols) return std::make_unique<ElfSymbolTable>(it->second.symbols);
+        rejected.push_back(it->second.problem);
+        continue;
+      }
       try {
-        return std::make_unique<ElfSymbolTable>(ModuleSymbols::open(file.path, expected));
+        std::shared_ptr<const ModuleSymbols> symbols = ModuleSymbols::open(file.path, expected);
+        if (!key.empty()) opened_[key] = {symbols, {}};
+        return std::make_unique<ElfSymbolTable>(std::move(symbols));
       } catch (const Error& e) {
+        if (!key.empty()) opened_[key] = {nullptr, e.what()};
         rejected.push_back(e.what());
       }
     }
@@ -66,7 +84,12 @@ class ElfSymbolSource final : public SymbolSource {
   }
 
  private:
+  struct Opened {
+    std::shared_ptr<const ModuleSymbols> symbols;
+    std::string problem;  // why not, when it could not be opened
+  };
   SymbolFileSearch search_;
+  std::unordered_map<std::string, Opened> opened_;  // by device, inode and the build-id expected
 };
 
 }  // namespace

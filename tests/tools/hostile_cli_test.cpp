@@ -464,3 +464,60 @@ TEST_CASE("record -o and emulate -o: a FIFO refused at once, '-' named, an earli
     CHECK_FALSE(f.path().filename().string().starts_with(fs::path(kept).filename().string() + ".tagop-"));
   fs::remove(kept);
 }
+
+TEST_CASE("--symfs: one symbol table per file, however many ways the capture spells its path", "[hostile][symbols]") {
+  // 48 spellings of one large ELF file (tagop itself, linked in place):
+  // each spelling read its own symbol table, some tens of MB apiece.
+  const std::string symfs = temp("symfs-spellings");
+  fs::create_directories(symfs + "/opt");
+  std::error_code linked;
+  fs::create_hard_link(tagop_exe(), symfs + "/opt/app", linked);
+  if (linked) fs::copy_file(tagop_exe(), symfs + "/opt/app");
+  perf_event_attr a{};
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  a.sample_id_all = 1;
+  // An address in main, so that each sample has a function to be named.
+  const RunResult nm = run_shell("nm -P " + tagop_exe() + " | awk '$1 == \"main\" { print $3 }'");
+  REQUIRE(nm.exit_code == 0);
+  const std::uint64_t main_at = std::stoull(nm.out, nullptr, 16);
+  // A capture of `spellings` ways to write /opt/app, a sample in main in each.
+  const auto capture = [&](int spellings) {
+    const std::string file = temp("spellings-" + std::to_string(spellings) + ".data");
+    PerfDataWriter w(file, {{.attr = a, .ids = {}, .name = "cpu-clock"}});
+    w.comm(7, 7, "app");
+    for (int k = 0; k < spellings; ++k) {
+      std::string path = "/opt/";
+      for (int i = 0; i < k; ++i) path += "./";
+      const std::uint64_t base = 0x10000000ull * static_cast<unsigned>(k + 1);
+      w.mmap2(7, 7, base, 0x1000000, 0, path + "app");
+      w.sample(0, {.ip = base + main_at, .pid = 7, .tid = 7, .time = static_cast<std::uint64_t>(k + 1)});
+    }
+    w.finish();
+    return file;
+  };
+  // The peak memory of a report by source line (the line tables are the
+  // largest part of a table), and how many samples it named.
+  const auto report = [&](const std::string& file) {
+    const RunResult r = run_shell("/usr/bin/time -f 'peak %M KB' " + tagop_exe() + " report " + file + " --symfs " +
+                                  symfs + " --by line --top 0 --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::size_t at = r.err.rfind("peak ");
+    REQUIRE(at != std::string::npos);
+    std::uint64_t named = 0;
+    const json j = json::parse(r.out);
+    for (const json& row : j["rows"])
+      if (row["name"].get<std::string>().find("+0x") == std::string::npos) named += row["samples"].get<std::uint64_t>();
+    fs::remove(file);
+    return std::pair{std::stol(r.err.substr(at + 5)), named};
+  };
+  const auto [one_kb, one_named] = report(capture(1));
+  const auto [all_kb, all_named] = report(capture(48));
+  CHECK(one_named == 1);
+  CHECK(all_named == 48);
+  INFO("peak RSS: " << one_kb << " KB for one spelling, " << all_kb << " KB for 48");
+  CHECK(all_kb < one_kb + one_kb / 2 + 16 * 1024);
+  fs::remove_all(symfs);
+}
