@@ -427,26 +427,28 @@ class DwflModuleSymbols final : public ModuleSymbols {
   std::string symbol_name(std::uint32_t function) const override { return functions_.symbol(function); }
 
   void find_lines(std::span<const std::uint64_t> file_offsets, std::span<LineRef> out) const override {
-    // The compile unit of the last address, and its line table's addresses.
-    Dwarf_Die* unit = nullptr;
-    Dwarf_Die unit_die{};
-    Dwarf_Addr bias = 0;
-    Dwarf_Lines* lines = nullptr;
-    std::vector<Dwarf_Addr> line_addresses;
+    // Each compile unit's line table and its rows' addresses, made once a
+    // call: where units interleave (one's code between another's), the
+    // offsets, in ascending order, go back and forth between them, and
+    // making a unit's addresses anew at each change was quadratic.
+    struct UnitLines {
+      Dwarf_Lines* lines = nullptr;
+      std::vector<Dwarf_Addr> addresses;
+    };
+    std::unordered_map<const void*, UnitLines> units;
     for (std::size_t i = 0; i < file_offsets.size(); ++i) {
       out[i] = LineRef{};
       const std::optional<std::uint64_t> address = address_of(file_offsets[i]);
       if (!address) continue;
-      Dwarf_Addr die_bias = 0;
-      Dwarf_Die* die = dwfl_module_addrdie(module_, *address, &die_bias);
+      Dwarf_Addr bias = 0;
+      Dwarf_Die* die = dwfl_module_addrdie(module_, *address, &bias);
       if (die == nullptr) continue;
-      if (unit == nullptr || die->addr != unit_die.addr) {
-        unit_die = *die;
-        unit = &unit_die;
-        bias = die_bias;
+      auto [unit, fresh] = units.try_emplace(die->addr);
+      Dwarf_Lines*& lines = unit->second.lines;
+      std::vector<Dwarf_Addr>& line_addresses = unit->second.addresses;
+      if (fresh) {
         std::size_t count = 0;
-        line_addresses.clear();
-        if (dwarf_getsrclines(unit, &lines, &count) != 0) lines = nullptr;
+        if (dwarf_getsrclines(die, &lines, &count) != 0) lines = nullptr;
         for (std::size_t l = 0; lines && l < count; ++l) {
           Dwarf_Addr a = 0;
           dwarf_lineaddr(dwarf_onesrcline(lines, l), &a);

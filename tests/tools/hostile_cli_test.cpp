@@ -8,10 +8,13 @@
 
 #include <sys/stat.h>  // mkfifo
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -520,4 +523,69 @@ TEST_CASE("--symfs: one symbol table per file, however many ways the capture spe
   INFO("peak RSS: " << one_kb << " KB for one spelling, " << all_kb << " KB for 48");
   CHECK(all_kb < one_kb + one_kb / 2 + 16 * 1024);
   fs::remove_all(symfs);
+}
+
+TEST_CASE("--by line with compile units whose code interleaves: each sample its own unit's line", "[hostile][symbols]") {
+  // Two units of 12,000 functions each, placed alternately by the linker
+  // (it sorts .text.sorted.* sections by name): the samples, in address
+  // order, change unit at every function. Each change made the unit's line
+  // table anew, quadratic in the functions: 0.7 s at 4,000 a unit, 6.6 s at
+  // 12,000; 0.07 s and 0.13 s once each unit's table is made once.
+  const std::string dir = temp("interleaved");
+  fs::create_directories(dir);
+  constexpr int functions = 12000;
+  for (int unit = 0; unit < 2; ++unit) {
+    std::ofstream source(dir + "/unit" + std::to_string(unit) + ".c");
+    for (int i = 0; i < functions; ++i)
+      source << "__attribute__((section(\".text.sorted." << 100000 + i << "." << unit << "\"), noinline)) int f" << unit
+             << "_" << i << "(int x) { return x * " << i + 1 << "; }\n";
+  }
+  std::ofstream(dir + "/main.c") << "int main(void) { return 0; }\n";
+  const std::string program = dir + "/interleaved";
+  const RunResult cc = run_shell("cc -g -O0 -fno-pie -no-pie -o " + program + " " + dir + "/unit0.c " + dir +
+                                 "/unit1.c " + dir + "/main.c");
+  INFO(cc.err);
+  REQUIRE(cc.exit_code == 0);
+  const RunResult nm = run_shell("nm -P " + program + " | awk '$1 ~ /^f[01]_/ { print $1, $3 }'");
+  REQUIRE(nm.exit_code == 0);
+  perf_event_attr a{};
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  a.sample_id_all = 1;
+  const std::string file = dir + "/interleaved.data";
+  std::map<std::string, std::uint64_t> expected;  // "unitN.c" -> samples
+  {
+    PerfDataWriter w(file, {{.attr = a, .ids = {}, .name = "cpu-clock"}});
+    w.comm(7, 7, "interleaved");
+    w.mmap2(7, 7, 0x400000, 0x400000, 0, program);
+    std::istringstream lines(nm.out);
+    std::string name, address;
+    std::uint64_t time = 0;
+    while (lines >> name >> address) {
+      w.sample(0, {.ip = std::stoull(address, nullptr, 16), .pid = 7, .tid = 7, .time = ++time});
+      ++expected["unit" + name.substr(1, 1) + ".c"];
+    }
+    w.finish();
+  }
+  REQUIRE(expected["unit0.c"] == functions);
+  REQUIRE(expected["unit1.c"] == functions);
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = run_shell("timeout 60 " + tagop_exe() + " report " + file + " --by line --top 0 --json");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(r.err);
+  INFO(seconds << " s");
+  REQUIRE(r.exit_code == 0);
+  // Every function is one line of its own unit's file.
+  const json j = json::parse(r.out);
+  std::map<std::string, std::uint64_t> found;
+  for (const json& row : j["rows"]) {
+    const std::string line = row["name"];
+    const std::string unit = fs::path(line.substr(0, line.rfind(':'))).filename().string();
+    found[unit] += row["samples"].get<std::uint64_t>();
+  }
+  CHECK(found == expected);
+  CHECK(j["rows"].size() == 2 * functions);
+  CHECK(seconds < 3);  // a limit, far above the linear time
+  fs::remove_all(dir);
 }
