@@ -19,6 +19,8 @@
 #include <tagop/error.hpp>  // Error
 #include <tagop/text.hpp>   // printable
 
+#include "perf_data_reader_guard.hpp"  // ZeroFillScope
+
 namespace tagop {
 
 namespace {
@@ -291,6 +293,9 @@ KernelSymbols KernelSymbols::parse_kallsyms(std::string_view text, const std::st
 
 KernelSymbols KernelSymbols::from_vmlinux(const std::string& path) {
   using Binding = KernelSymbolsBuilder::Binding;
+  // A vmlinux cut short while it is read gives zeros, not SIGBUS; and its
+  // symbols are then refused (below).
+  const perf_data::ZeroFillScope zero_fill;
   std::string problem;
   const int fd = open_regular_file(path, problem);
   if (fd < 0) throw Error(ErrorCode::io, fmt::format("{}: cannot read: {}", path, problem));
@@ -354,6 +359,9 @@ KernelSymbols KernelSymbols::from_vmlinux(const std::string& path) {
   const ssize_t id_size = dwelf_elf_gnu_build_id(elf, &id);
   std::string build_id =
       id_size > 0 ? hex(std::span(static_cast<const std::byte*>(id), static_cast<std::size_t>(id_size))) : "";
+  std::size_t size = 0;
+  if (const char* image = elf_rawfile(elf, &size); image && perf_data::ZeroFillScope::faulted_within(image, size))
+    throw Error(ErrorCode::io, fmt::format("{}: the file shrank while it was read: its symbols are not used", path));
   return b.finish(false, path, std::move(build_id));
 }
 

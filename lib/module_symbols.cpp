@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include "perf_data_reader_guard.hpp"  // ZeroFillScope
 #include "plt_stubs.hpp"
 #include "radix_sort.hpp"
 
@@ -218,6 +219,7 @@ class FunctionIndex {
       Elf* elf = nullptr;
       Dwarf_Addr bias = 0;
       const char* name = dwfl_module_getsym_info(module, i, &sym, &address, &section, &elf, &bias);
+      if (elf) symbol_file_ = elf;
       int type = GELF_ST_TYPE(sym.st_info);
       // Unnamed by st_name, as perf's elf_sym__is_function asks, not by the
       // name's first byte: that read touched every page of the string
@@ -248,6 +250,9 @@ class FunctionIndex {
   }
 
   static constexpr std::size_t none = ~std::size_t{0};
+
+  /// The ELF file whose symbol table this is (the module's or its debug file).
+  Elf* symbol_file() const { return symbol_file_; }
 
   /// The function holding `address`, or none; `from`: an index no greater
   /// than the answer's (for addresses in ascending order).
@@ -368,6 +373,7 @@ class FunctionIndex {
   }
 
   std::vector<FunctionSymbol> symbols_;
+  Elf* symbol_file_ = nullptr;  // whose string table the names are in
   std::deque<std::string> owned_names_;  // names of no string table (a deque: they stay put)
   mutable std::unordered_map<std::size_t, std::string> demangled_;
 };
@@ -392,6 +398,7 @@ class DwflModuleSymbols final : public ModuleSymbols {
 
     SourceLocation location;
     location.function = functions_.name_at(*address);
+    dwarf_read_ = true;
     if (Dwfl_Line* line = dwfl_module_getsrc(module_, static_cast<Dwarf_Addr>(*address))) {
       int line_number = 0;
       if (const char* file = dwfl_lineinfo(line, nullptr, &line_number, nullptr, nullptr, nullptr)) {
@@ -405,7 +412,25 @@ class DwflModuleSymbols final : public ModuleSymbols {
   }
 
   std::string build_id() const override { return build_id_; }
-  std::vector<std::string> notes() const override { return *notes_; }
+  std::vector<std::string> notes() const override {
+    std::vector<std::string> notes = *notes_;
+    // The files read, mapped: the module's, and the debug file's where
+    // lines or symbols came from one.
+    GElf_Addr bias = 0;
+    std::vector<Elf*> files = {dwfl_module_getelf(module_, &bias), functions_.symbol_file()};
+    if (dwarf_read_)
+      if (Dwarf* dwarf = dwfl_module_getdwarf(module_, &bias)) files.push_back(dwarf_getelf(dwarf));
+    for (Elf* elf : files) {
+      std::size_t size = 0;
+      const char* image = elf ? elf_rawfile(elf, &size) : nullptr;
+      if (image && perf_data::ZeroFillScope::faulted_within(image, size)) {
+        notes.push_back("a symbol file shrank while it was read: what it held past its new end was read as zeros, "
+                        "so some names or lines may be missing");
+        break;
+      }
+    }
+    return notes;
+  }
 
   void find_functions(std::span<const std::uint64_t> file_offsets, std::span<std::uint32_t> out) const override {
     std::size_t from = 0;
@@ -436,6 +461,7 @@ class DwflModuleSymbols final : public ModuleSymbols {
       std::vector<Dwarf_Addr> addresses;
     };
     std::unordered_map<const void*, UnitLines> units;
+    dwarf_read_ = true;
     for (std::size_t i = 0; i < file_offsets.size(); ++i) {
       out[i] = LineRef{};
       const std::optional<std::uint64_t> address = address_of(file_offsets[i]);
@@ -490,6 +516,10 @@ class DwflModuleSymbols final : public ModuleSymbols {
     return it->second;
   }
 
+  // A symbol file that shrinks under its mapping reads zeros instead of
+  // killing the process (SIGBUS), while this lives: first, so it outlives
+  // every read of the mappings.
+  perf_data::ZeroFillScope zero_fill_;
   // Where libdwfl's search for the separate debug file says what it refused
   // (the module's user data points here); before dwfl_, which uses it.
   std::unique_ptr<std::vector<std::string>> notes_;
@@ -501,6 +531,7 @@ class DwflModuleSymbols final : public ModuleSymbols {
   FunctionIndex functions_;  // after dwfl_: its names live in dwfl_'s ELF
   mutable std::vector<std::string> files_;
   mutable std::unordered_map<std::string, std::uint32_t> file_indexes_;  // by libdw's spelling
+  mutable bool dwarf_read_ = false;  // the debug information was loaded (lines were looked up)
 };
 
 // Whether `elf` is a separate debug file (objcopy --only-keep-debug, as
@@ -541,6 +572,7 @@ std::vector<LoadSegment> load_segments(Elf* elf) {
 
 std::unique_ptr<ModuleSymbols> ModuleSymbols::open(
     const std::string& path, const std::optional<std::string>& expected_build_id) {
+  const perf_data::ZeroFillScope zero_fill;  // the reads below, before the table's own scope
   const int fd = open_elf_file(path);
 
   DwflHandle dwfl(dwfl_begin(&offline_callbacks));

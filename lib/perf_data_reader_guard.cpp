@@ -4,10 +4,11 @@
 #include <sys/mman.h>  // mmap
 #include <unistd.h>    // sysconf
 
-#include <array>    // std::array
-#include <atomic>   // std::atomic
-#include <cstdint>  // std::uintptr_t
-#include <mutex>    // std::call_once, std::mutex
+#include <algorithm>  // std::min
+#include <array>      // std::array
+#include <atomic>     // std::atomic
+#include <cstdint>    // std::uintptr_t
+#include <mutex>      // std::call_once, std::mutex
 
 namespace tagop::perf_data {
 
@@ -23,6 +24,10 @@ struct GuardSlot {
 // More readers at once than this go unguarded, as before.
 std::array<GuardSlot, 64> slots;
 struct sigaction previous_action {};
+// ZeroFillScope: how many live, and the pages that read zeros (the last 64).
+std::atomic<int> zero_fill_scopes{0};
+std::atomic<std::size_t> zero_filled_count{0};
+std::array<std::atomic<std::uintptr_t>, 64> zero_filled{};
 std::uintptr_t page_size = 4096;
 
 void on_sigbus(int signal, siginfo_t* info, void* context) {
@@ -42,6 +47,16 @@ void on_sigbus(int signal, siginfo_t* info, void* context) {
     while (page - base < cut && !slot.cut.compare_exchange_weak(cut, page - base, std::memory_order_release)) {
     }
     return;
+  }
+  // A symbol file that shrank (ZeroFillScope): a page of zeros, noted.
+  if (zero_fill_scopes.load(std::memory_order_acquire) > 0 && info->si_code == BUS_ADRERR) {
+    const std::uintptr_t page = address & ~(page_size - 1);
+    if (mmap(reinterpret_cast<void*>(page), page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+        MAP_FAILED) {
+      const std::size_t n = zero_filled_count.fetch_add(1, std::memory_order_acq_rel);
+      zero_filled[n % zero_filled.size()].store(page, std::memory_order_release);
+      return;
+    }
   }
   // Not a guarded mapping: whatever was there before.
   if ((previous_action.sa_flags & SA_SIGINFO) && previous_action.sa_sigaction) {
@@ -63,11 +78,32 @@ void install_handler() {
   sigaction(SIGBUS, &action, &previous_action);
 }
 
-}  // namespace
-
-ShrinkGuard::ShrinkGuard(const std::byte* base, std::size_t size) {
+void install_handler_once() {
   static std::once_flag installed;
   std::call_once(installed, install_handler);
+}
+
+}  // namespace
+
+ZeroFillScope::ZeroFillScope() {
+  install_handler_once();
+  zero_fill_scopes.fetch_add(1, std::memory_order_acq_rel);
+}
+
+ZeroFillScope::~ZeroFillScope() { zero_fill_scopes.fetch_sub(1, std::memory_order_acq_rel); }
+
+bool ZeroFillScope::faulted_within(const void* base, std::size_t size) {
+  const auto from = reinterpret_cast<std::uintptr_t>(base);
+  const std::size_t n = std::min(zero_filled_count.load(std::memory_order_acquire), zero_filled.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uintptr_t page = zero_filled[i].load(std::memory_order_acquire);
+    if (page + page_size > from && page < from + size) return true;
+  }
+  return false;
+}
+
+ShrinkGuard::ShrinkGuard(const std::byte* base, std::size_t size) {
+  install_handler_once();
   static std::mutex claiming;
   const std::lock_guard lock(claiming);
   for (std::size_t i = 0; i < slots.size(); ++i) {

@@ -17,6 +17,23 @@
 
 namespace tagop::perf_data {
 
+/// Symbol files are mapped by libelf, which tagop cannot hand a guard: while
+/// a ZeroFillScope lives, a SIGBUS for an address past a mapped file's end
+/// (BUS_ADRERR) anywhere outside the guarded captures is answered by a page
+/// of zeros there, and the address kept (faulted_within() finds it). A
+/// symbol table then reads zeros (no name, no line) where the file shrank,
+/// and says so, instead of the process dying.
+class ZeroFillScope {
+ public:
+  ZeroFillScope();
+  ~ZeroFillScope();
+  ZeroFillScope(const ZeroFillScope&) = delete;
+  ZeroFillScope& operator=(const ZeroFillScope&) = delete;
+
+  /// Whether a page of [base, base + size) read zeros because its file shrank.
+  static bool faulted_within(const void* base, std::size_t size);
+};
+
 class ShrinkGuard {
  public:
   /// Guards `size` bytes mapped at `base` (a whole number of pages from it).

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include "perf_data_reader_guard.hpp"  // ZeroFillScope
+
 namespace tagop {
 
 namespace {
@@ -73,6 +75,7 @@ std::optional<std::string> file_build_id(const std::string& path, std::string& p
   const int fd = open_regular_file(path, problem);
   if (fd < 0) return std::nullopt;
   elf_version(EV_CURRENT);
+  const perf_data::ZeroFillScope zero_fill;  // a file cut short while read: zeros, not SIGBUS
   std::unique_ptr<Elf, ElfCloser> elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
   std::optional<std::string> id;
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) {
@@ -80,7 +83,10 @@ std::optional<std::string> file_build_id(const std::string& path, std::string& p
   } else {
     const void* bytes = nullptr;
     const ssize_t n = dwelf_elf_gnu_build_id(elf.get(), &bytes);
-    if (n < 0) problem = fmt::format("unreadable ELF notes: {}", elf_errmsg(-1));
+    std::size_t size = 0;
+    const char* image = elf_rawfile(elf.get(), &size);
+    if (image && perf_data::ZeroFillScope::faulted_within(image, size)) problem = "the file shrank while it was read";
+    else if (n < 0) problem = fmt::format("unreadable ELF notes: {}", elf_errmsg(-1));
     else id = n == 0 ? "" : hex(static_cast<const unsigned char*>(bytes), static_cast<std::size_t>(n));
   }
   elf.reset();

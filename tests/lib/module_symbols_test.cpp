@@ -596,3 +596,36 @@ TEST_CASE("a crafted symbol name is left mangled in bounded time", "[symbols][ho
   CHECK(name_at("f") == "f");
   fs::remove_all(dir);
 }
+
+TEST_CASE("a symbol file that shrinks while it is read gives zeros and a note and no SIGBUS", "[symbols][hostile]") {
+  // In a process of its own: without the guard, the read past the file's
+  // new end kills the process (SIGBUS).
+  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 timeout 60 '" + self +
+                            "' 'a symbol file that shrinks while it is read gives zeros and a note and no SIGBUS' 2>&1");
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
+    return;
+  }
+  Mapped exe = mapping_of(reinterpret_cast<const void*>(&tagop_symbols_probe));
+  const fs::path dir = fs::temp_directory_path() / ("tagop-shrink-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path copy = dir / "copy";
+  fs::copy_file(exe.path, copy);
+  const auto symbols = open_or_fail(copy.string());
+  CHECK(symbols->notes().empty());
+  // The symbol table is indexed; its names, and all the debug information,
+  // are read when asked for: after the cut.
+  fs::resize_file(copy, 4096);
+  const auto location = symbols->lookup(exe.file_offset);
+  CHECK((!location || location->function != "tagop_symbols_probe"));
+  std::vector<std::uint64_t> offsets{exe.file_offset};
+  std::vector<tagop::ModuleSymbols::LineRef> lines(1);
+  symbols->find_lines(offsets, lines);
+  const std::vector<std::string> notes = symbols->notes();
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Catch::Contains("shrank while it was read"));
+  fs::remove_all(dir);
+}
