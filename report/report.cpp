@@ -1,6 +1,7 @@
 #include <tagop/report/report.hpp>
 
-#include <algorithm>  // std::partial_sort, std::sort
+#include <algorithm>      // std::partial_sort, std::sort
+#include <unordered_map>  // events by name
 
 #include <fmt/format.h>  // fmt::format
 
@@ -127,10 +128,21 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     if (o.filters.where)
       throw ColumnError(fmt::format("--where: {} has no IBS events, so no conditions to test", info.path));
     s.query_names = info.event_names();
-    for (std::size_t e = 0; e < info.attrs.size(); ++e)
-      if (s.query_names[e] != event_name(info.attrs[e]))
-        s.warnings.push_back(fmt::format("two or more events of the capture are named {}: its event {} is shown as {}",
-                                         event_name(info.attrs[e]), e, s.query_names[e]));
+    // One warning per name that several events share, in the events' order.
+    std::vector<std::string> shared;
+    std::unordered_map<std::string, std::vector<std::string>> shown_as;
+    for (std::size_t e = 0; e < info.attrs.size(); ++e) {
+      std::vector<std::string>& as = shown_as[event_name(info.attrs[e])];
+      if (as.size() == 1) shared.push_back(event_name(info.attrs[e]));
+      as.push_back(s.query_names[e]);
+    }
+    for (const std::string& name : shared) {
+      const std::vector<std::string>& as = shown_as[name];
+      s.warnings.push_back(fmt::format("{} events of the capture are named {}: the first keeps the name, the {} shown "
+                                       "as {}{}",
+                                       as.size(), name, as.size() == 2 ? "other is" : "others are", as[1],
+                                       as.size() > 2 ? fmt::format(" ... {}", as.back()) : ""));
+    }
   }
   for (const perf_data::EventAttr& a : info.attrs) {
     s.content.callchains = s.content.callchains || (a.attr.sample_type & PERF_SAMPLE_CALLCHAIN);
@@ -140,7 +152,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
       throw Error(fmt::format("--time: the samples of {} have no time (PERF_SAMPLE_TIME)", event_name(a)));
   }
 
-  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.progress);
+  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress);
   const perf_data::ReadSummary summary = reader.read(walk);
   std::vector<Tally>& tallies = walk.finish();
 

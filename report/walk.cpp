@@ -53,7 +53,7 @@ std::size_t shard_count(std::size_t threads) {
 }  // namespace
 
 Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
-           std::uint32_t needed_measures, std::size_t threads,
+           std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
            std::function<void(std::uint64_t, std::uint64_t)> progress)
     : capture_(capture),
       file_(reader.bytes().data()),
@@ -77,6 +77,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
                            reader.info().attrs.size(), file_);
             }),
       reads_(reader.info()),
+      max_stack_(max_stack),
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
   const auto& attrs = reader.info().attrs;
@@ -199,10 +200,24 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
     item.add_flags(Item::filtered_out);
     return pool_.add(0, item);
   }
-  if (f.chain_nr) item.set_chain(chains_.intern(f.chain, f.chain_nr));
+  if (f.chain_nr) item.set_chain(chains_.intern(f.chain, kept_frames(f.chain, f.chain_nr)));
   Delayed& d = next_delayed();
   d = Delayed{item, address, f.time, f.pid};
   hand_on(d);
+}
+
+std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) const {
+  // As perf (thread__resolve_callchain_sample): at most max_stack frames,
+  // its context markers (PERF_CONTEXT_*, from PERF_CONTEXT_MAX up) not
+  // counted.
+  if (nr <= max_stack_) return nr;
+  std::uint64_t frames = 0;
+  for (std::uint64_t i = 0; i < nr; ++i) {
+    std::uint64_t ip;
+    std::memcpy(&ip, chain + i * 8, 8);
+    if (ip < static_cast<std::uint64_t>(PERF_CONTEXT_MAX) && ++frames > max_stack_) return i;
+  }
+  return nr;
 }
 
 std::vector<Tally>& Walk::finish() {

@@ -33,8 +33,10 @@ class Walk final : public perf_data::RecordHandler {
   /// `capture`: the IBS events (null for a capture without them, whose
   /// events are counted by period). `needed_measures`: a bit per measure
   /// that the queries sum. `threads`: the tallies' shards (0: by the CPUs).
+  /// `max_stack`: a call chain's frames kept (Options::max_stack).
   Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
-       std::uint32_t needed_measures, std::size_t threads, std::function<void(std::uint64_t, std::uint64_t)> progress);
+       std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
+       std::function<void(std::uint64_t, std::uint64_t)> progress);
 
   void sample(const perf_data::SampleRecord& r) override;
   /// The common sample, read in place (sample_layout.hpp); defined below,
@@ -93,6 +95,8 @@ class Walk final : public perf_data::RecordHandler {
     std::uint64_t chain_nr = 0;
     std::span<const std::byte> raw;
   };
+  // How many of a call chain's `nr` entries are kept (max_stack_ frames).
+  std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr) const;
   void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
@@ -166,6 +170,7 @@ class Walk final : public perf_data::RecordHandler {
   std::uint64_t other_ = 0;
   perf_data::Skipped damaged_;
   perf_data::SampleReads reads_;
+  std::size_t max_stack_;
   std::function<void(std::uint64_t, std::uint64_t)> progress_;
 };
 

@@ -38,6 +38,9 @@ struct ReportOptions {
   std::string sort;
   std::string time;
   std::size_t top = 20;
+  bool top_given = false;  // exports take every row unless --top says
+  std::uint64_t max_values = std::uint64_t{1} << 24;
+  std::size_t max_stack = 127;
   double percent_limit = 0;
   std::vector<std::string> cpus, pids, tids, comms;
   std::string family, model;
@@ -137,6 +140,7 @@ void run_report(const ReportOptions& o) {
   options.children = o.children;
   options.demangle = !o.no_demangle;
   options.threads = o.threads;
+  options.max_stack = o.max_stack;
   report::Filters& filters = options.filters;
   filters.cpus = numbers(o.cpus, "--cpu");
   filters.pids = numbers(o.pids, "--pid");
@@ -250,6 +254,8 @@ void run_report(const ReportOptions& o) {
   if (!ibs && n.read == 0) throw Error(fmt::format("{}: no samples{}", file, r.truncated() ? " (the file is truncated)" : ""));
 
   v.rows = r.select(v.sort, o.top, o.percent_limit, o.children);
+  v.export_top = o.top_given ? o.top : 0;
+  v.max_values = o.max_values;
   if (!o.html.empty() || exporting) {
     // The flame graph's (or the export's) stacks: this report when it is by
     // them, else a second one.
@@ -312,7 +318,18 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--sort", o->sort,
                   "Sort rows by this column, highest first: an IBS column, 'samples', or an event of a capture "
                   "without IBS (default: the first event column)");
-  cmd->add_option("--top", o->top, "Show the first N rows (0: all)")->capture_default_str();
+  cmd->add_option("--top", o->top, "Show the first N rows (0: all); an export (pprof, folded, the HTML page's flame "
+                                   "graph) has every row unless --top is given")
+      ->capture_default_str()
+      ->each([o](const std::string&) { o->top_given = true; });
+  cmd->add_option("--max-stack", o->max_stack,
+                  "Read at most N frames of each call chain, from the sample outward (as perf report; its default, "
+                  "the kernel's perf_event_max_stack)")
+      ->capture_default_str();
+  cmd->add_option("--max-values", o->max_values,
+                  "The most values (rows x columns) an output may hold (0: no bound): a capture of many events and "
+                  "many rows makes a pprof, HTML page or JSON as large as their product")
+      ->capture_default_str();
   cmd->add_option("--percent-limit", o->percent_limit, "Hide rows whose overhead is below this percentage (as perf)");
   cmd->add_flag("--children", o->children,
                 "Add each row's callees' samples to it (inclusive), from the call chains (perf record -g)");

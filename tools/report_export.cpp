@@ -166,10 +166,12 @@ profiles::Profile profile_of(const Report& r, const ReportView& v) {
   p.comments.push_back("capture: " + v.file);
   p.default_sample_type = sort_sample_type(r, v);
 
+  const std::vector<std::uint32_t> rows = r.select(v.sort, v.export_top);
+  check_values("the profile", rows.size(), sources.size(), v);
   Locations locations(r, p);
   std::vector<std::int64_t> values(sources.size());
   std::vector<profiles::LocationId> stack;
-  for (std::uint32_t id : r.select(v.sort, 0)) {
+  for (std::uint32_t id : rows) {
     const report::Row row = r.row(id);
     bool any = false;
     for (std::size_t i = 0; i < sources.size(); ++i) any |= (values[i] = value_of(sources[i], row.results)) != 0;
@@ -305,6 +307,7 @@ void write_report_html(const Report& table, const Report& stacks, const ReportVi
 
   const std::vector<PageColumn> columns = page_columns(table, v);
   page.table.row_title = row_title(table.by());
+  check_values("the HTML page's table", v.rows.size(), columns.size(), v);
   for (const PageColumn& c : columns) page.table.columns.push_back(c.heading);
   auto make_row = [&](std::string name, std::string module, const std::vector<QueryResult>& results) {
     profiles::TableRow row{std::move(name), std::move(module), {}};

@@ -266,23 +266,43 @@ TEST_CASE("call graphs: perf report --children and -g caller, on frame-pointer c
   CHECK(rows["main"]->at("children")[event]["samples"] >= rows["leaf"]->at("events")[event]["samples"]);
 
   // Whole chains, callers first: perf's folded call graph of each symbol.
-  const RunResult folded =
-      run_shell("perf report -i " + file + " --stdio --no-children -g folded,0,caller,count --sort sym");
-  REQUIRE(folded.exit_code == 0);
-  std::map<std::string, std::uint64_t> perf_chains;
-  std::istringstream lines(folded.out);
-  std::smatch m;
-  for (std::string line; std::getline(lines, line);)
-    if (std::regex_match(line, m, std::regex(R"(^(\d+) (\S*;leaf)$)"))) perf_chains[m[2]] += std::stoull(m[1]);
+  // perf's chains that end in leaf, and tagop's, with `options` (--max-stack).
+  const auto perf_leaf_chains = [&](const std::string& options) {
+    const RunResult folded = run_shell("perf report -i " + file +
+                                       " --stdio --no-children -g folded,0,caller,count --sort sym " + options);
+    REQUIRE(folded.exit_code == 0);
+    std::map<std::string, std::uint64_t> chains;
+    std::istringstream lines(folded.out);
+    std::smatch m;
+    for (std::string line; std::getline(lines, line);)
+      if (std::regex_match(line, m, std::regex(R"(^(\d+) (\S*;leaf)$)"))) chains[m[2]] += std::stoull(m[1]);
+    return chains;
+  };
+  const auto tagop_leaf_chains = [&](const json& report) {
+    std::map<std::string, std::uint64_t> chains;
+    for (const json& row : report["rows"]) {
+      const std::string name = row["name"];
+      if (name.ends_with(";leaf")) chains[name] = row["events"][event]["samples"];
+    }
+    return chains;
+  };
+  const std::map<std::string, std::uint64_t> perf_chains = perf_leaf_chains("");
   REQUIRE(perf_chains.count("__libc_start_call_main;main;middle_a;leaf"));
   REQUIRE(perf_chains.count("__libc_start_call_main;main;middle_b;leaf"));
   const json chains = tagop_json(file + " --by callchain");
-  std::map<std::string, std::uint64_t> tagop_chains;
-  for (const json& row : chains["rows"]) {
-    const std::string name = row["name"];
-    if (name.ends_with(";leaf")) tagop_chains[name] = row["events"][event]["samples"];
-  }
-  CHECK(tagop_chains == perf_chains);
+  CHECK(tagop_leaf_chains(chains) == perf_chains);
+  // Chains cut to their first frames from the sample outward, as perf cuts
+  // them in callee order (in caller order perf keeps the outermost).
+  const RunResult callee = run_shell("perf report -i " + file +
+                                     " --stdio --no-children -g folded,0,callee,count --sort sym --max-stack 2");
+  REQUIRE(callee.exit_code == 0);
+  std::map<std::string, std::uint64_t> perf_short;  // caller first, as tagop names them
+  std::istringstream callee_lines(callee.out);
+  std::smatch m;
+  for (std::string line; std::getline(callee_lines, line);)
+    if (std::regex_match(line, m, std::regex(R"(^(\d+) leaf;(\S+)$)"))) perf_short[std::string(m[2]) + ";leaf"] += std::stoull(m[1]);
+  REQUIRE(perf_short.count("middle_a;leaf"));
+  CHECK(tagop_leaf_chains(tagop_json(file + " --by callchain --max-stack 2")) == perf_short);
   // The same with any number of threads.
   CHECK(tagop_json(file + " --by callchain --threads 3")["rows"] == chains["rows"]);
   CHECK(tagop_json(file + " --children --threads 3")["rows"] == t["rows"]);

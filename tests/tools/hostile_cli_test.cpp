@@ -589,3 +589,42 @@ TEST_CASE("--by line with compile units whose code interleaves: each sample its 
   CHECK(seconds < 3);  // a limit, far above the linear time
   fs::remove_all(dir);
 }
+
+TEST_CASE("many events x many rows: bounded by --max-values, with --top as the way out", "[hostile][output]") {
+  // 40 events, each sampled at the same 50 addresses: 50 rows, and per row
+  // 3 values an event in a table (120), 2 in a profile (80).
+  perf_event_attr a{};
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER;
+  std::vector<WriterEvent> events;
+  for (std::uint64_t id = 1; id <= 40; ++id)
+    events.push_back({.attr = a, .ids = {id}, .name = "event" + std::to_string(id)});
+  const std::string file = temp("events-by-rows.data");
+  {
+    PerfDataWriter w(file, events);
+    w.comm(7, 7, "app");
+    for (std::uint32_t e = 0; e < 40; ++e)
+      for (std::uint64_t at = 0; at < 50; ++at) w.sample(e, {.ip = 0x401000 + 16 * at, .pid = 7, .tid = 7});
+    w.finish();
+  }
+  const std::string pprof = temp("events-by-rows.pb.gz");
+  // 50 x 120 = 6,000 values of JSON; 50 x 80 = 4,000 of a profile.
+  const RunResult json_refused = run_tagop("report " + file + " --top 0 --json --max-values 5999");
+  CHECK(json_refused.exit_code == 1);
+  CHECK_THAT(json_refused.err, Catch::Contains("the JSON: 50 rows x 120 columns would be 6000 values, more than "
+                                               "--max-values 5999") &&
+                                   Catch::Contains("--top 49 fits"));
+  CHECK(run_tagop("report " + file + " --top 0 --json --max-values 6000").exit_code == 0);
+  const RunResult pprof_refused = run_tagop("report " + file + " --format pprof -o " + pprof + " --max-values 3999");
+  CHECK(pprof_refused.exit_code == 1);
+  CHECK_THAT(pprof_refused.err, Catch::Contains("the profile: 50 rows x 80 columns would be 4000 values"));
+  CHECK_FALSE(fs::exists(pprof));
+  // --top: the export's first rows by the sort column.
+  CHECK(run_tagop("report " + file + " --format pprof -o " + pprof + " --max-values 3999 --top 49").exit_code == 0);
+  CHECK(fs::exists(pprof));
+  const RunResult folded = run_tagop("report " + file + " --format folded --top 3");
+  REQUIRE(folded.exit_code == 0);
+  CHECK(std::count(folded.out.begin(), folded.out.end(), '\n') == 3);
+  for (const std::string& f : {file, pprof}) fs::remove(f);
+}

@@ -49,7 +49,7 @@ _tagop() {
       esac
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-demangle
-                                 --cpu --pid --tid --comm --time --family --model --estimates --threads --strict
+                                 --cpu --pid --tid --comm --time --family --model --estimates --threads --strict --max-stack --max-values
                                  --vmlinux --kallsyms --symfs
                                  --format --json --output --html --help" -- "$cur"))
       else

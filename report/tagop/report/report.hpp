@@ -78,6 +78,12 @@ struct Options {
   bool by_process = false;
   /// Functions by their demangled names (false: as the symbol tables have them).
   bool demangle = true;
+  /// The frames of a call chain that are read, from the sample outward, as
+  /// perf report's --max-stack (its default, the kernel's
+  /// perf_event_max_stack, is 127): context markers do not count. A chain
+  /// of a crafted capture may hold thousands, and rows --by callchain are
+  /// named by all of them.
+  std::size_t max_stack = 127;
   /// Called every few tens of MiB with the data bytes read and their total.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
   /// Threads that tally the samples (0: chosen by the CPUs, one each but
