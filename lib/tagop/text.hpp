@@ -19,16 +19,16 @@ namespace tagop {
 std::size_t utf8_sequence(std::string_view s, std::size_t& bad);
 
 /// `text` with each invalid sequence replaced by U+FFFD, as nlohmann's
-/// dump(..., replace) does: valid_utf8("a\xff") is "a\xEF\xBF\xBD".
+/// dump(..., replace) does: `valid_utf8("a\xff")` is `"a\xEF\xBF\xBD"`.
 std::string valid_utf8(std::string_view text);
 
 /// `text` made safe to print: control characters and bytes that are not
-/// UTF-8 escaped as \xNN.
+/// UTF-8 escaped as `\xNN`.
 ///
 /// Well-formed UTF-8 passes whole, but for the C1 controls (U+0080 to
-/// U+009F), whose bytes are escaped too; a backslash becomes \\, so that
+/// U+009F), whose bytes are escaped too; a backslash becomes `\\`, so that
 /// the escapes cannot be confused with the name's own text.
-///   printable("bad\xff.data") is the text bad\xff.data (backslash, x, f, f)
+///   `printable("bad\xff.data")` is the text `bad\xff.data` (backslash, x, f, f)
 std::string printable(std::string_view text);
 
 }  // namespace tagop

@@ -31,7 +31,7 @@ void write_folded(const Profile& profile, std::ostream& out, const FoldedOptions
 /// A name as it stands in a folded stack: ';' (the frames' separator) as
 /// ':', line ends and tabs as spaces, the rest as printable() has it
 /// (tagop/text.hpp), so that no control character reaches the terminal of
-/// whoever reads the file: folded_frame("a;b\x1b[2J") is a:b\x1b[2J.
+/// whoever reads the file: `folded_frame("a;b\x1b[2J")` is `a:b\x1b[2J`.
 std::string folded_frame(std::string_view name);
 
 }  // namespace tagop::profiles
