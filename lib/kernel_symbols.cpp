@@ -240,7 +240,10 @@ struct KernelSymbolsBuilder {
 
 KernelSymbols KernelSymbols::from_kallsyms(const std::string& path) {
   std::string problem;
-  const auto text = read_small_file(path, problem);
+  // A /proc/kallsyms is some 10-20 MB (200-300 k symbols, modules
+  // included); a table costs some 8 times its text, so a larger file is
+  // refused rather than read into gigabytes.
+  const auto text = read_small_file(path, problem, std::size_t{64} << 20);
   if (!text) throw Error(ErrorCode::io, fmt::format("{}: cannot read the kernel's symbols: {}", path, problem));
   return parse_kallsyms(*text, path);
 }

@@ -166,6 +166,14 @@ TEST_CASE("kallsyms: hidden addresses, malformed lines and unreadable files are 
   // A FIFO without a writer would block a plain open: it is refused instead.
   CHECK_THROWS_WITH(KernelSymbols::from_kallsyms(fifo), Catch::Contains("a FIFO"));
   CHECK_THROWS_WITH(KernelSymbols::from_kallsyms(dir), Catch::Contains("a directory"));
+  // Past 64 MiB (a real one is 10-20 MB): refused, not read into gigabytes.
+  const std::string huge = dir + "/huge-kallsyms";
+  {
+    std::ofstream out(huge);
+    const std::string line = "ffffffff81000000 T a_symbol_of_no_kernel_0123456789\n";
+    for (std::size_t written = 0; written <= (std::size_t{64} << 20); written += line.size()) out << line;
+  }
+  CHECK_THROWS_WITH(KernelSymbols::from_kallsyms(huge), Catch::Contains("larger than 64 MiB"));
   fs::remove_all(dir);
 }
 
