@@ -4,9 +4,10 @@
 #
 #   scripts/run-fuzz.sh [SECONDS]
 #
-# Four libFuzzer targets (fuzz/): the perf.data reader gets half the time,
-# the predicate parser, the text reader of `decode --input` and the event
-# lookup a sixth each. Configures build-fuzz with clang (libFuzzer,
+# Six libFuzzer targets (fuzz/): the perf.data reader gets half the time,
+# the predicate parser, the text reader of `decode --input`, the event
+# lookup, the symbol files (ELF, vmlinux, kallsyms) and the exporters
+# (pprof, folded, HTML) a tenth each. Configures build-fuzz with clang (libFuzzer,
 # AddressSanitizer, UndefinedBehaviorSanitizer; Debian: clang,
 # libclang-rt-14-dev). Each target starts from its corpus in the
 # repository, fuzz/corpus/TARGET/ (the perf.data reader's is written here
@@ -25,7 +26,7 @@ if [ ! -f "$build/build.ninja" ]; then
   CXX=${CXX:-clang++} meson setup "$build" -Dfuzz=true -Dtests=false -Dtools=false \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi
-targets=(perf_data_fuzz predicate_fuzz ibs_sample_text_fuzz event_lookup_fuzz)
+targets=(perf_data_fuzz predicate_fuzz ibs_sample_text_fuzz event_lookup_fuzz symbol_file_fuzz export_fuzz)
 ninja -C "$build" "${targets[@]/#/fuzz/}" examples/make-ibs-example
 mkdir -p "$build/crashes"
 
@@ -46,11 +47,22 @@ run() {
     -artifact_prefix="$build/crashes/$target-" -print_final_stats=1
 }
 
+# The symbol files' seeds: a small ELF program of this machine (its
+# symbol table, notes and program headers) and kallsyms lines.
+symbol_seeds=$build/seeds/symbol_file
+mkdir -p "$symbol_seeds"
+cp /bin/true "$symbol_seeds/true.elf"
+printf 'ffffffff81000000 T _text\nffffffff81001000 t local_fn\nffffffffc0000000 T mod_fn\t[ext4]\n' \
+  > "$symbol_seeds/kallsyms"
+
 half=$((seconds / 2))
-sixth=$(((seconds - half) / 3))
-[ "$sixth" -ge 1 ] || sixth=1
+tenth=$(((seconds - half) / 5))
+[ "$tenth" -ge 1 ] || tenth=1
 run perf_data_fuzz "$half" 16384 "$seeds"
 # Past the parser's bound of 4096 characters, so that the bound is tried.
-run predicate_fuzz "$sixth" 5000 fuzz/corpus/predicate
-run ibs_sample_text_fuzz "$sixth" 16384 fuzz/corpus/ibs_sample_text
-run event_lookup_fuzz "$sixth" 4096 fuzz/corpus/event_lookup
+run predicate_fuzz "$tenth" 5000 fuzz/corpus/predicate
+run ibs_sample_text_fuzz "$tenth" 16384 fuzz/corpus/ibs_sample_text
+run event_lookup_fuzz "$tenth" 4096 fuzz/corpus/event_lookup
+run symbol_file_fuzz "$tenth" 65536 "$symbol_seeds"
+mkdir -p "$build/seeds/export"
+run export_fuzz "$tenth" 4096 "$build/seeds/export"
