@@ -4,6 +4,7 @@
 // direct-mapped last-target buffer for indirect jumps and calls, and a
 // return stack. Direct jumps and calls are taken to be predicted (their
 // target is in the instruction; the model has no BTB capacity misses).
+// Not thread-safe: one predictor's state, updated from one thread.
 
 #include <cstdint>  // std::uint64_t, std::uint8_t
 #include <vector>   // std::vector

@@ -1,6 +1,7 @@
 #pragma once
 // A set-associative store of blocks with least-recently-used replacement:
 // the model's caches (blocks are lines) and TLBs (blocks are pages).
+// Not thread-safe: one cache's state, updated from one thread.
 
 #include <cstdint>  // std::uint64_t, std::uint32_t
 #include <vector>   // std::vector

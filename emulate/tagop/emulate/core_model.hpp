@@ -11,6 +11,8 @@
 // another core's cache), no memory controller (DRAM is one latency), no
 // wrong-path fetches (no fetch is killed or aborted), and no physical
 // addresses (the captures mark them invalid).
+// Not thread-safe: a CoreModel is one processor's state, fed from one thread;
+// models are independent of each other.
 
 #include <cstdint>  // std::uint64_t
 

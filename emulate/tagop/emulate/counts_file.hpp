@@ -4,6 +4,7 @@
 // and fetches of each condition signature and of each event of its
 // vendor's table. `tagop compare --counts FILE` reads it back to put one
 // program's numbers beside each vendor's events.
+// Thread-safe: the functions only read their arguments (and the file).
 
 #include <cstdint>   // std::uint64_t
 #include <optional>  // std::optional

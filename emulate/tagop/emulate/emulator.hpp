@@ -10,6 +10,8 @@
 //   o.models = {find_microarchitecture("zen3")};
 //   o.command = {"gzip", "-c", "file"};
 //   EmulateResult r = emulate(o);   // writes emulated.data
+// Thread-safe between calls: each emulate() has its own model, trace and
+// files.
 
 #include <cstdint>     // std::uint64_t
 #include <functional>  // std::function

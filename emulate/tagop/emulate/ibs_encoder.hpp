@@ -3,6 +3,7 @@
 // inverse of amd_ibs::IbsDecoder, driven by the same field table (flags by
 // their condition, counters by their measure, addresses by their slot,
 // encoded fields by their values' conditions; control fields by name).
+// Thread-safe once built: the encoding only reads the encoder.
 
 #include <cstdint>  // std::uint64_t
 

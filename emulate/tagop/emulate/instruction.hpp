@@ -3,6 +3,8 @@
 // say: whether it is a branch and of which kind, whether it is locked, a
 // software prefetch, and its execution class (Pentium 4 execution
 // tagging, Goldmont divides). Decoded once per address with Capstone.
+// Not thread-safe: an InstructionClassifier holds one Capstone handle, used
+// from one thread.
 
 #include <cstdint>  // std::uint8_t, std::uint64_t
 #include <span>     // std::span

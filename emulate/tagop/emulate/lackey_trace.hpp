@@ -9,6 +9,7 @@
 //   LackeyTraceParser parser;
 //   parser.feed(bytes, [&](const TraceInstruction& i) { ... });  // as bytes arrive
 //   parser.finish(on_instruction);                               // at the end
+// Not thread-safe: a parser reads one stream from one thread.
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint64_t, std::uint32_t

@@ -3,6 +3,7 @@
 // HEADER_CMDLINE is the `tagop emulate --as MODEL ...` command that wrote
 // it (perf prints it with `perf report --header`). This is the one place
 // that writes and reads that mark.
+// Thread-safe: the functions only read their arguments.
 
 #include <optional>  // std::optional
 #include <string>    // std::string

@@ -2,6 +2,7 @@
 // The processors `tagop emulate` models: for each, ONE table of
 // parameters (caches, TLBs, branch predictor, latencies) with where each
 // number comes from. The model (core_model.hpp) is code; these are data.
+// Thread-safe: constant tables.
 
 #include <cstdint>      // std::uint16_t, std::uint32_t
 #include <optional>     // std::optional

@@ -3,6 +3,8 @@
 // /proc/PID/maps, read again whenever the trace reaches an address outside
 // the known ones) and each instruction's bytes (from the mapped file, or
 // /proc/PID/mem for anonymous code), decoded once per address.
+// Not thread-safe: a ProcessCode caches what it reads and decodes, for one
+// thread.
 
 #include <sys/types.h>  // pid_t
 

@@ -3,6 +3,7 @@
 // with each measure summed: every event of every table is then counted at
 // the end, by its predicate, from a few hundred signatures instead of
 // testing every predicate on every op.
+// Not thread-safe: a tally counts from one thread.
 
 #include <array>    // std::array
 #include <cstdint>  // std::uint64_t

@@ -2,6 +2,7 @@
 // Runs a command under Valgrind's lackey tool with its instruction and
 // memory trace sent down a pipe (--log-fd), never to a file. The command's
 // own standard streams are left as they are.
+// Not thread-safe: one traced child, read and waited for from one thread.
 
 #include <sys/types.h>  // pid_t
 

@@ -8,6 +8,8 @@
 // ';' (it separates frames) or a line end (it ends the record): ';' becomes
 // ':' and line ends and tabs become spaces, which those tools all keep as
 // part of the name. A name that is empty becomes "[unknown]".
+// Thread-safe: the functions only read their arguments; each call writes its
+// own stream.
 
 #include <cstddef>      // std::size_t
 #include <iosfwd>       // std::ostream

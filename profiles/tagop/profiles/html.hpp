@@ -11,6 +11,8 @@
 //   page.table.rows.push_back({"work", "prog", {Interval{180}, proportion_interval(180, 1000)}});
 //   page.profile = &profile;  page.flame_sample_type = 1;
 //   write_html(page, "report.html");
+// Thread-safe: the functions only read their arguments; each call writes its
+// own stream or file.
 
 #include <cmath>     // NAN
 #include <cstddef>   // std::size_t

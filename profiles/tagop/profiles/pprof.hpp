@@ -8,6 +8,8 @@
 // pprof's numbers are tagop's estimates); strings, functions, locations and
 // mappings are each written once and referred to by id, as pprof expects;
 // labels become pid, tid and cpu (numbers) and comm (a string).
+// Thread-safe: the functions only read their arguments; each call writes its
+// own stream or file.
 
 #include <iosfwd>  // std::ostream
 #include <string>  // std::string

@@ -144,9 +144,9 @@ class Profile {
   /// and at most INT64_MAX (pprof's values are int64).
   std::int64_t exported_value(std::size_t sample, std::size_t type) const {
     const std::int64_t value = values_[sample * sample_types_.size() + type];
-    const double period = sample_types_[type].period;
-    if (period == 1) return value;
-    const double product = static_cast<double>(value) * period;
+    const double scale = sample_types_[type].period;
+    if (scale == 1) return value;
+    const double product = static_cast<double>(value) * scale;
     // 2^63 as a double: a product from there up does not fit.
     if (product >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
     return static_cast<std::int64_t>(std::llround(product));

@@ -12,6 +12,7 @@
 //   ProgressBar bar("report big.data", total_bytes, "bytes");
 //   for (...) bar.update(bytes_done);
 //   bar.finish();
+// Not thread-safe: one thread updates a ProgressBar.
 
 #include <cstdint>     // std::uint64_t
 #include <functional>  // std::function

@@ -16,6 +16,8 @@
 // list serialized once per set, symbols escaped once by the caller.
 // Strings that are not UTF-8 get U+FFFD for each bad sequence, as every
 // other JSON output of tagop does (nlohmann's replace handler).
+// Not thread-safe: a SampleLineWriter writes its stream from one thread; the
+// free functions only read their arguments.
 
 #include <cstdint>      // std::uint64_t
 #include <iosfwd>       // std::ostream

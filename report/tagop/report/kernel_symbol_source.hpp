@@ -13,6 +13,8 @@
 //
 // Kernel modules ([ext4]) are not named yet: their maps' offsets are
 // relative to the module's load address, which a ModuleRef does not carry.
+// Thread safety: as every SymbolSource (symbols.hpp), asked from one thread at
+// a time.
 
 #include <memory>  // std::shared_ptr
 
