@@ -38,21 +38,21 @@ std::size_t utf8_sequence(std::string_view s, std::size_t& bad) {
 }
 
 
+std::size_t append_valid_utf8(std::string& out, std::string_view text) {
+  std::size_t bad = 0;
+  const std::size_t length = utf8_sequence(text, bad);
+  if (length == 0) {
+    out += "\xEF\xBF\xBD";
+    return bad;
+  }
+  out.append(text.data(), length);
+  return length;
+}
+
 std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t bad = 0;
-    const std::size_t length = utf8_sequence(text.substr(i), bad);
-    if (length != 0) {
-      out.append(text.data() + i, length);
-      i += length;
-    } else {
-      out += "\xEF\xBF\xBD";
-      i += bad;
-    }
-  }
+  for (std::size_t i = 0; i < text.size();) i += append_valid_utf8(out, text.substr(i));
   return out;
 }
 

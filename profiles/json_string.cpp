@@ -4,7 +4,7 @@
 
 #include <tagop/profiles/sample_lines.hpp>
 
-#include <tagop/text.hpp>  // utf8_sequence
+#include <tagop/text.hpp>  // append_valid_utf8
 
 namespace tagop::profiles {
 
@@ -43,15 +43,7 @@ void append_json_string(std::string& out, std::string_view text) {
       ++i;
       continue;
     }
-    std::size_t bad = 0;
-    const std::size_t length = utf8_sequence(text.substr(i), bad);
-    if (length != 0) {
-      out.append(text.data() + i, length);
-      i += length;
-    } else {
-      out += "\xEF\xBF\xBD";
-      i += bad;
-    }
+    i += append_valid_utf8(out, text.substr(i));
   }
   out += '"';
 }

@@ -18,6 +18,10 @@ namespace tagop {
 /// practice" and nlohmann's decoder do).
 std::size_t utf8_sequence(std::string_view s, std::size_t& bad);
 
+/// Appends the sequence at the start of `text` (not empty) to `out`, or
+/// U+FFFD for an invalid one; returns how many bytes of `text` it stood for.
+std::size_t append_valid_utf8(std::string& out, std::string_view text);
+
 /// `text` with each invalid sequence replaced by U+FFFD, as nlohmann's
 /// dump(..., replace) does: `valid_utf8("a\xff")` is `"a\xEF\xBF\xBD"`.
 std::string valid_utf8(std::string_view text);
