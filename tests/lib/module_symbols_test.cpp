@@ -34,6 +34,23 @@
 
 namespace {
 
+// Runs the current test case again in a process of its own, under a time
+// limit of `seconds`: true in the parent, which has checked the child's
+// result; false in the child, which goes on with the test. For tests whose
+// failure is a hang or a signal. "in 1 test case": a name that matches no
+// test (one with a comma) would pass having run nothing.
+bool ran_in_fresh_process(int seconds) {
+  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") != nullptr) return false;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string name = Catch::getResultCapture().getCurrentTestName();
+  RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 timeout " + std::to_string(seconds) + " '" + self + "' '" +
+                          name + "' 2>&1");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
+  return true;
+}
+
 extern "C" [[gnu::noinline]] int tagop_symbols_probe() { return __LINE__; }
 
 }  // namespace
@@ -473,15 +490,7 @@ TEST_CASE("a separate debug file is refused as a module, and names it through th
 TEST_CASE("no debuginfod client is loaded when DEBUGINFOD_URLS names no server", "[symbols]") {
   // In a process of its own: libdwfl's standard search, which the oracle
   // of the tests above uses, loads it.
-  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
-    const std::string self = fs::read_symlink("/proc/self/exe").string();
-    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 '" + self +
-                            "' 'no debuginfod client is loaded when DEBUGINFOD_URLS names no server' 2>&1");
-    INFO(r.out);
-    CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
-    return;
-  }
+  if (ran_in_fresh_process(60)) return;
   // libdwfl's standard search loads libdebuginfod (and libcurl, GnuTLS...)
   // for a module with no local debug file, server or not: libdw itself is
   // one on Debian (stripped, with a .gnu_debuglink to a file not installed).
@@ -504,15 +513,7 @@ TEST_CASE("no debuginfod client is loaded when DEBUGINFOD_URLS names no server",
 TEST_CASE("a debug link that names a FIFO or a device is refused and not opened", "[symbols][hostile]") {
   // In a process of its own, under a time limit: a FIFO would block the
   // search's open() for ever, and /dev/zero spin its CRC.
-  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
-    const std::string self = fs::read_symlink("/proc/self/exe").string();
-    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 timeout 60 '" + self +
-                            "' 'a debug link that names a FIFO or a device is refused and not opened' 2>&1");
-    INFO(r.out);
-    CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
-    return;
-  }
+  if (ran_in_fresh_process(60)) return;
   Mapped exe = mapping_of(reinterpret_cast<const void*>(&tagop_symbols_probe));
   const fs::path dir = fs::temp_directory_path() / ("tagop-debuglink-fifo-" + std::to_string(::getpid()));
   const auto [stripped, debug] = split_as_dh_strip(exe.path, dir);
@@ -557,15 +558,7 @@ std::string demangler_bomb(int levels) {
 }  // namespace
 
 TEST_CASE("a crafted symbol name is left mangled in bounded time", "[symbols][hostile]") {
-  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
-    const std::string self = fs::read_symlink("/proc/self/exe").string();
-    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 timeout 10 '" + self +
-                            "' 'a crafted symbol name is left mangled in bounded time' 2>&1");
-    INFO(r.out);
-    CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
-    return;
-  }
+  if (ran_in_fresh_process(10)) return;
   // A library with the crafted name, an ordinary C++ name and a C name
   // that __cxa_demangle would read as a type ("f": float).
   const fs::path dir = fs::temp_directory_path() / ("tagop-demangle-" + std::to_string(::getpid()));
@@ -600,15 +593,7 @@ TEST_CASE("a crafted symbol name is left mangled in bounded time", "[symbols][ho
 TEST_CASE("a symbol file that shrinks while it is read gives zeros and a note and no SIGBUS", "[symbols][hostile]") {
   // In a process of its own: without the guard, the read past the file's
   // new end kills the process (SIGBUS).
-  if (std::getenv("TAGOP_TEST_FRESH_PROCESS") == nullptr) {
-    const std::string self = fs::read_symlink("/proc/self/exe").string();
-    RunResult r = run_shell("TAGOP_TEST_FRESH_PROCESS=1 timeout 60 '" + self +
-                            "' 'a symbol file that shrinks while it is read gives zeros and a note and no SIGBUS' 2>&1");
-    INFO(r.out);
-    CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("All tests passed") && Catch::Contains("in 1 test case"));
-    return;
-  }
+  if (ran_in_fresh_process(60)) return;
   Mapped exe = mapping_of(reinterpret_cast<const void*>(&tagop_symbols_probe));
   const fs::path dir = fs::temp_directory_path() / ("tagop-shrink-" + std::to_string(::getpid()));
   fs::create_directories(dir);
