@@ -20,7 +20,7 @@ namespace {
 constexpr std::uint64_t sample_fields_supported = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                                   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
                                                   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-                                                  PERF_SAMPLE_RAW;
+                                                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
 
 constexpr std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
@@ -309,7 +309,7 @@ void PerfDataWriter::sample(std::size_t event, const SampleFields& f) {
   const std::uint64_t t = e.attr.sample_type;
   if (t & ~sample_fields_supported)
     throw Error(fmt::format("perf.data writer: sample_type {:#x} has fields sample() cannot write (only IDENTIFIER, "
-                            "IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, RAW); use record()",
+                            "IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN, RAW); use record()",
                             t));
   const std::uint64_t id = e.ids.empty() ? 0 : e.ids[0];
   Bytes b;
@@ -328,6 +328,10 @@ void PerfDataWriter::sample(std::size_t event, const SampleFields& f) {
     b.put(std::uint32_t{0});
   }
   if (t & PERF_SAMPLE_PERIOD) b.put(f.period);
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    b.put(static_cast<std::uint64_t>(f.callchain.size()));
+    b.put(f.callchain.data(), f.callchain.size() * 8);
+  }
   if (t & PERF_SAMPLE_RAW) {
     // The kernel pads the raw data so that the u32 size and it end on 8 bytes.
     const std::size_t padded = align_up(4 + f.raw.size(), 8) - 4;

@@ -206,7 +206,7 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
   hand_on(d);
 }
 
-std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) const {
+std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) {
   // As perf (thread__resolve_callchain_sample): at most max_stack frames,
   // its context markers (PERF_CONTEXT_*, from PERF_CONTEXT_MAX up) not
   // counted.
@@ -215,7 +215,10 @@ std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) const 
   for (std::uint64_t i = 0; i < nr; ++i) {
     std::uint64_t ip;
     std::memcpy(&ip, chain + i * 8, 8);
-    if (ip < static_cast<std::uint64_t>(PERF_CONTEXT_MAX) && ++frames > max_stack_) return i;
+    if (ip < static_cast<std::uint64_t>(PERF_CONTEXT_MAX) && ++frames > max_stack_) {
+      ++cut_chains_;
+      return i;
+    }
   }
   return nr;
 }

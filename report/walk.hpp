@@ -65,6 +65,8 @@ class Walk final : public perf_data::RecordHandler {
   std::uint64_t other_samples() const { return other_; }
   /// Counter values of samples that named no event of the file (perf_data::SampleReads).
   std::uint64_t unknown_read_values() const { return reads_.unknown_values(); }
+  /// Samples whose call chain had more frames than max_stack (cut there).
+  std::uint64_t cut_chains() const { return cut_chains_; }
   const perf_data::Skipped& damaged() const { return damaged_; }
 
  private:
@@ -96,7 +98,7 @@ class Walk final : public perf_data::RecordHandler {
     std::span<const std::byte> raw;
   };
   // How many of a call chain's `nr` entries are kept (max_stack_ frames).
-  std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr) const;
+  std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr);
   void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
@@ -171,6 +173,7 @@ class Walk final : public perf_data::RecordHandler {
   perf_data::Skipped damaged_;
   perf_data::SampleReads reads_;
   std::size_t max_stack_;
+  std::uint64_t cut_chains_ = 0;
   std::function<void(std::uint64_t, std::uint64_t)> progress_;
 };
 

@@ -65,8 +65,8 @@ struct WriterFeatures {
 };
 
 /// The fields `sample()` encodes: those of IDENTIFIER, IP, TID, TIME,
-/// ADDR, ID, STREAM_ID, CPU, PERIOD and RAW, as the event's sample_type
-/// selects them. The id is the event's first.
+/// ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN and RAW, as the event's
+/// sample_type selects them. The id is the event's first.
 struct SampleFields {
   std::uint64_t ip = 0;
   std::uint32_t pid = 0, tid = 0;
@@ -75,6 +75,7 @@ struct SampleFields {
   std::uint64_t stream_id = 0;
   std::uint32_t cpu = 0;
   std::uint64_t period = 0;
+  std::span<const std::uint64_t> callchain{};  // addresses and PERF_CONTEXT_* markers, as the kernel writes them
   std::span<const std::byte> raw{};  // padded with zeros to 8-byte alignment
   std::uint16_t misc = misc_user | misc_exact_ip;
 };

@@ -628,3 +628,50 @@ TEST_CASE("many events x many rows: bounded by --max-values, with --top as the w
   CHECK(std::count(folded.out.begin(), folded.out.end(), '\n') == 3);
   for (const std::string& f : {file, pprof}) fs::remove(f);
 }
+
+TEST_CASE("call chains of thousands of frames: cut at --max-stack, and said", "[hostile][output]") {
+  // 40 samples, each with a chain of 4,000 distinct frames (a user-space
+  // marker first, as the kernel writes them): rows by call chain and folded
+  // stacks were named by every frame.
+  perf_event_attr a{};
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+  a.sample_id_all = 1;
+  const std::string file = temp("deep-chains.data");
+  {
+    PerfDataWriter w(file, {{.attr = a, .ids = {}, .name = "cpu-clock"}});
+    w.comm(7, 7, "deep");
+    w.mmap2(7, 7, 0x400000, 0x1000000, 0, "/tmp/deep.so");
+    std::vector<std::uint64_t> chain;
+    for (std::uint64_t s = 0; s < 40; ++s) {
+      chain.assign({static_cast<std::uint64_t>(PERF_CONTEXT_USER)});
+      for (std::uint64_t f = 0; f < 4000; ++f) chain.push_back(0x400000 + 16 * (s * 4000 + f));
+      w.sample(0, {.ip = chain[1], .pid = 7, .tid = 7, .time = s + 1, .callchain = chain});
+    }
+    w.finish();
+  }
+  const auto most_frames = [](const std::string& lines, char separator) {
+    std::size_t most = 0;
+    std::istringstream in(lines);
+    for (std::string line; std::getline(in, line);)
+      most = std::max<std::size_t>(most, 1 + std::count(line.begin(), line.end(), separator));
+    return most;
+  };
+  const RunResult j = run_tagop("report " + file + " --by callchain --top 0 --json");
+  INFO(j.err);
+  REQUIRE(j.exit_code == 0);
+  CHECK_THAT(j.err, Catch::Contains("40 samples had call chains of more than 127 frames"));
+  const json report = json::parse(j.out);
+  std::string names;
+  for (const json& row : report["rows"]) names += row["name"].get<std::string>() + "\n";
+  CHECK(most_frames(names, ';') == 127);
+  const RunResult folded = run_tagop("report " + file + " --format folded");
+  REQUIRE(folded.exit_code == 0);
+  CHECK(most_frames(folded.out, ';') == 127);
+  // --max-stack asks for more, or fewer.
+  const RunResult three = run_tagop("report " + file + " --format folded --max-stack 3");
+  REQUIRE(three.exit_code == 0);
+  CHECK(most_frames(three.out, ';') == 3);
+  fs::remove(file);
+}
