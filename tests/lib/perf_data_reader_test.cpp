@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>   // std::equal
+#include <array>       // std::array
 #include <cstring>     // std::memcpy
 #include <filesystem>  // temp paths
 #include <string>
@@ -570,9 +572,35 @@ TEST_CASE("LOST, LOST_SAMPLES, perf's own records and AUXTRACE data", "[perfdata
   std::filesystem::remove(path);
 }
 
+TEST_CASE("the writer writes call chains in the kernel's place: after PERIOD, before RAW", "[perfdata]") {
+  const std::string path = temp_path("chain.data");
+  const std::vector<std::uint64_t> chain{static_cast<std::uint64_t>(PERF_CONTEXT_USER), 0x401000, 0x402000, 0x403000};
+  const std::array<std::byte, 3> raw{std::byte{1}, std::byte{2}, std::byte{3}};
+  {
+    PerfDataWriter w(path, {{.attr = attr_with(4, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
+                                                      PERF_SAMPLE_RAW),
+                             .ids = {},
+                             .name = ""}});
+    w.sample(0, {.ip = 0x401000, .period = 9, .callchain = chain, .raw = raw});
+    w.finish();
+  }
+  PerfDataReader r(path);
+  Collect c;
+  r.read(c);
+  REQUIRE(c.samples.size() == 1);
+  CHECK(c.samples[0].period == 9);
+  REQUIRE(c.samples[0].callchain_nr == chain.size());
+  std::vector<std::uint64_t> read(chain.size());
+  std::memcpy(read.data(), c.samples[0].callchain.data(), chain.size() * 8);
+  CHECK(read == chain);
+  REQUIRE(c.raws[0].size() >= raw.size());
+  CHECK(std::equal(raw.begin(), raw.end(), c.raws[0].begin()));
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("the writer refuses sample fields it cannot encode", "[perfdata]") {
   const std::string path = temp_path("refuse.data");
-  PerfDataWriter w(path, {{.attr = attr_with(4, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN), .ids = {}, .name = ""}});
+  PerfDataWriter w(path, {{.attr = attr_with(4, PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK), .ids = {}, .name = ""}});
   CHECK_THROWS_WITH(w.sample(0, {}), Catch::Contains("use record()"));
   CHECK_THROWS_WITH(w.sample(3, {}), Catch::Contains("no event 3"));
   w.finish();
