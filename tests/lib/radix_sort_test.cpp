@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "../../report/huge_pages.hpp"
+#include "../../lib/report/huge_pages.hpp"
 #include "../../lib/radix_sort.hpp"
 
 namespace {

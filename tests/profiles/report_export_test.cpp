@@ -333,7 +333,7 @@ TEST_CASE("jsonl of a capture without IBS: perf script's samples, one line each,
   const std::string lines = in_scratch("events.jsonl");
   tagop_ok("report " + quote(capture) + " --format jsonl -o " + quote(lines));
   const json j = report_json(quote(capture));
-  const RunResult v = peers::validate_lines("profiles/schemas/event-line.schema.json", lines);
+  const RunResult v = peers::validate_lines("lib/profiles/schemas/event-line.schema.json", lines);
   INFO(v.err);
   CHECK(v.out == fmt::format("valid {}\n", j["event_totals"]["cpu-clock"]["samples"].get<std::uint64_t>()));
   // perf script's pid/tid, address and period (perf record -c: the attr's
@@ -415,7 +415,7 @@ TEST_CASE("jsonl: one line per sample kept, each valid by the schema", "[export]
     tagop_ok("report " + quote(example()) + filter + " --format jsonl -o " + quote(lines));
     const json j = report_json(quote(example()) + filter);
     const std::uint64_t kept = j["samples"]["fetch"].get<std::uint64_t>() + j["samples"]["op"].get<std::uint64_t>();
-    const RunResult v = peers::validate_lines("profiles/schemas/sample-line.schema.json", lines);
+    const RunResult v = peers::validate_lines("lib/profiles/schemas/sample-line.schema.json", lines);
     INFO(where << "\n" << v.err);
     CHECK(v.exit_code == 0);
     CHECK(v.out == fmt::format("valid {}\n", kept));

@@ -122,7 +122,7 @@ TEST_CASE("strings are the bytes nlohmann's dump writes, U+FFFD for what is not 
 }
 
 TEST_CASE("the schema file is the one the record's declaration generates", "[profiles][jsonl]") {
-  const std::string file = read_file(source_path("profiles/schemas/sample-line.schema.json"));
+  const std::string file = read_file(source_path("lib/profiles/schemas/sample-line.schema.json"));
   CHECK(file == sample_line_schema());
   const auto schema = nlohmann::json::parse(file);
   CHECK(schema["required"].size() == 16);
@@ -130,7 +130,7 @@ TEST_CASE("the schema file is the one the record's declaration generates", "[pro
 }
 
 TEST_CASE("the event lines' schema file is the one their declaration generates", "[profiles][jsonl]") {
-  const std::string file = read_file(source_path("profiles/schemas/event-line.schema.json"));
+  const std::string file = read_file(source_path("lib/profiles/schemas/event-line.schema.json"));
   CHECK(file == event_line_schema());
   CHECK(nlohmann::json::parse(file)["required"].size() == 9);
 }
@@ -182,7 +182,7 @@ TEST_CASE("every line of a varied run validates against the schema (python3-json
     w.flush();
     CHECK(w.lines() == 3000);
   }
-  const RunResult r = peers::validate_lines("profiles/schemas/sample-line.schema.json", path);
+  const RunResult r = peers::validate_lines("lib/profiles/schemas/sample-line.schema.json", path);
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out == "valid 3000\n");
