@@ -38,12 +38,41 @@ pc=$(find "$work/root" -name tagop.pc | head -1)
 # temporary root, as a relocated package would.
 prefix=$(sed -n 's/^prefix=//p' "$pc")
 sed -i "s|^prefix=.*|prefix=$work/root$prefix|" "$pc"
-export PKG_CONFIG_PATH=$(dirname "$pc")
+# Only tagop's .pc is visible: a machine with none of tagop's build
+# dependencies (no fmt.pc, libdw.pc...) must be enough.
+export PKG_CONFIG_LIBDIR=$(dirname "$pc") PKG_CONFIG_PATH=
+check "pkg-config --cflags --libs tagop with no other package's .pc" pkg-config --cflags --libs tagop
 read -r -a flags <<<"$(pkg-config --cflags --libs tagop)"
 libdir=$(pkg-config --variable=libdir tagop)
 includedir=$(pkg-config --variable=includedir tagop)
 echo "pkg-config --cflags --libs tagop: ${flags[*]}"
 echo "installed $(basename "$(readlink -f "$libdir/libtagop.so")"): $(stat -c %s "$(readlink -f "$libdir/libtagop.so")") bytes"
+
+# The shared library exports the installed headers' API and nothing else
+# (tagop/api.hpp): every dynamic symbol it defines is tagop's, none is a
+# JSON, protobuf or {fmt} instantiation from inside it.
+shared=$(readlink -f "$libdir/libtagop.so")
+nm -DC --defined-only "$shared" | cut -c20- >"$work/exported"
+check "libtagop.so exports only tagop's API ($(wc -l <"$work/exported") symbols)" \
+  sh -c '! grep -Ev "$1" "$2"' _ '^(typeinfo for |typeinfo name for |vtable for |VTT for |(non-)?virtual thunk to |guard variable for )?tagop::' "$work/exported"
+check "the soname says the ABI: $(readelf -d "$shared" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" \
+  sh -c 'readelf -d "$1" | grep -q "(SONAME).*\[libtagop\.so\.$2\]"' _ "$shared" \
+  "$(pkg-config --modversion tagop | awk -F. '{ print ($1 == 0) ? $1 "." $2 : $1 }')"
+# meson install strips static libraries too (an install script): no debug info.
+static=$libdir/libtagop.a
+check "libtagop.a is stripped of debug info ($(stat -c %s "$static") bytes)" \
+  sh -c '! objdump -h "$1" | grep -q "\.debug_info"' _ "$static"
+
+# What the headers include besides the standard library and each other:
+# the kernel's and libc's interfaces (linux-libc-dev, libc6-dev, there with
+# any compiler), and range-v3 in the two range headers (README). Another
+# library's header would need its -dev package on the tool writer's machine.
+foreign=$(grep -rhoE '^#include <[^>]+>' "$includedir/tagop" | sed 's/#include <\(.*\)>/\1/' | sort -u |
+  grep -vE '^(tagop/|linux/perf_event\.h$|sys/types\.h$|range/v3/)' | grep -E '/|\.h$')
+check "the installed headers include no other library's header (but range-v3's)" \
+  sh -c '[ -z "$1" ] || { echo "foreign includes: $1"; exit 1; }' _ "$foreign"
+check "only tagop/samples_range.hpp and tagop/live_samples.hpp include range-v3" \
+  sh -c '[ "$(grep -rlE "^#include <range/v3/" "$1/tagop" | sed "s|^$1/||" | sort | tr "\n" " ")" = "tagop/live_samples.hpp tagop/samples_range.hpp " ]' _ "$includedir"
 
 # Every installed header compiles alone.
 headers=0
@@ -83,11 +112,42 @@ check "run function_counts on the example ($kept op samples, as tagop report --w
 # counts (no period, so no INT, bit 20).
 check "run lookup_and_program (Silvermont)" expect 'IA32_PERFEVTSEL0 += 0x0000000000430104' \
   lookup_and_program MEM_UOPS_RETIRED.L1_MISS_LOADS
-check "run lookup_and_program (IBS)" expect 'IbsOpCtl' lookup_and_program 'IBS DC miss'
+# Zen 4 (Family 25 model 17), every 131072 ops: IbsOpMaxCnt = 131072 / 16 = 0x2000, IbsOpEn (bit 17).
+check "run lookup_and_program (IBS, for a Zen 4)" expect 'IbsOpCtl += 0x0000000000022000' \
+  lookup_and_program 'IBS DC miss' AuthenticAMD,25,17,1 131072
 # (load | store) & dc.miss is wider than load & dc.miss.
 check "run compare_vendors" expect 'the first is wider' compare_vendors 0xF206 MEM_UOPS_RETIRED.L1_MISS_LOADS
 # cpu-clock needs perf_event_open for software events (perf_event_paranoid <= 2).
 check "run live_sampling on cpu-clock" expect '^[1-9][0-9]* cpu-clock samples' live_sampling
+
+# The version the headers say is the library's at run time.
+cat >"$work/version.cpp" <<'CPP'
+#include <cstdio>
+#include <tagop/version.hpp>
+int main() {
+  const tagop::Version v = tagop::version();
+  std::printf("%d.%d.%d %s\n", v.major, v.minor, v.patch, TAGOP_VERSION_STRING);
+  return v == tagop::header_version() ? 0 : 1;
+}
+CPP
+check "build a program that reads tagop::version()" g++ -std=c++20 -Wall -Wextra -Werror -o "$work/version" "$work/version.cpp" "${flags[@]}"
+version=$(pkg-config --modversion tagop)
+check "tagop::version() is $version, as the headers and the .pc say" expect "^$version $version\$" version
+
+# CMake: find_package(tagop CONFIG) and tagop::tagop, nothing else.
+mkdir -p "$work/cmake"
+cat >"$work/cmake/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(tool_writer CXX)
+find_package(tagop $version CONFIG REQUIRED)
+add_executable(function_counts "$source_root/examples/tool-writers/function_counts.cpp")
+target_link_libraries(function_counts PRIVATE tagop::tagop)
+CMAKE
+check "cmake: find_package(tagop CONFIG) and build function_counts against tagop::tagop" \
+  sh -c 'cmake -S "$1" -B "$1/build" -DCMAKE_PREFIX_PATH="$2" -DCMAKE_BUILD_TYPE=Release && cmake --build "$1/build"' \
+  _ "$work/cmake" "$work/root$prefix"
+check "run the CMake-built function_counts (the same $kept op samples)" \
+  expect "^[^ ]+: $kept op samples meet" cmake/build/function_counts "$example" 'load & dc.miss'
 
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]

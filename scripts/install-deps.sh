@@ -18,6 +18,7 @@ packages=(
   catch2                # tests (Catch2 v2)
   clang libclang-rt-14-dev  # sanitizer and fuzzer runtimes
   linux-perf            # the peer tool, for the perf.data cross-check and benchmarks
+  cmake                 # the installed CMake package is checked with find_package(tagop)
   time                  # /usr/bin/time: peak memory in bench/report_bench.sh
   libprotobuf-dev protobuf-compiler  # pprof export: profile.proto's generated C++ (gzip via its zlib)
   golang-go             # `go tool pprof`, the peer that reads and merges the pprof exports in the tests

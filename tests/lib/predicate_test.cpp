@@ -2,8 +2,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>  // std::size_t
+#include <fstream>  // std::ifstream
+#include <string>   // std::string
+#include <vector>   // std::vector
+
 #include <tagop/error.hpp>
+#include <tagop/measures.hpp>
 #include <tagop/predicate.hpp>
+
+#include "run_command.hpp"  // source_path
 
 using tagop::condition;
 using tagop::ConditionSet;
@@ -204,4 +212,31 @@ TEST_CASE("the normal form keeps the terms of the whole, in the order of their f
     INFO("round " << round);
     CHECK(p.terms() == reference(terms));
   }
+}
+
+namespace {
+
+// The names of an ABI snapshot file (tests/lib/abi), without its comments.
+std::vector<std::string> snapshot(const std::string& file) {
+  std::ifstream in(source_path("tests/lib/abi/" + file));
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') names.push_back(line);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("conditions and measures keep the positions compiled code holds: 0.1's first, in order", "[model][abi]") {
+  // A program built against 0.1's headers holds condition("dc.miss") as a
+  // position in the table; a library that moved it would answer another
+  // question. New conditions and measures go at the end.
+  const std::vector<std::string> conditions = snapshot("conditions-0.1.txt");
+  REQUIRE(conditions.size() >= 78);
+  REQUIRE(tagop::condition_count >= conditions.size());
+  for (std::size_t i = 0; i < conditions.size(); ++i) CHECK(tagop::condition_table[i].name == conditions[i]);
+  const std::vector<std::string> measures = snapshot("measures-0.1.txt");
+  REQUIRE(measures.size() >= 8);
+  REQUIRE(tagop::measure_count >= measures.size());
+  for (std::size_t i = 0; i < measures.size(); ++i) CHECK(tagop::measure_table[i].name == measures[i]);
 }
