@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>         // fmt::format
 
+#include <tagop/error.hpp>  // Error
+
 namespace tagop {
 
 namespace {
@@ -53,6 +55,20 @@ int sysfs_pmu_type(const std::string& pmu) {
   int type = -1;
   if (!(in >> type)) return -1;
   return type;
+}
+
+std::uint32_t pmu_type_or_unresolved(const std::string& pmu) {
+  const int type = sysfs_pmu_type(pmu);
+  return type >= 0 ? static_cast<std::uint32_t>(type) : unresolved_pmu_type;
+}
+
+void resolve_pmu_type(PerfEvent& event) {
+  if (event.pmu.empty()) return;
+  const int type = sysfs_pmu_type(event.pmu);
+  if (type < 0)
+    throw Error(ErrorCode::no_pmu,
+                fmt::format("/sys/bus/event_source/devices/{}: no such PMU on this machine", event.pmu));
+  event.attr.type = static_cast<std::uint32_t>(type);
 }
 
 std::string to_text(const Programming& p) {

@@ -163,11 +163,20 @@ std::vector<const EventEntry*> Registry::require(std::string_view spelling) cons
   return found;
 }
 
-Programming Registry::program(const EventEntry& event, std::string_view spelled) const {
+Programming Registry::program(const EventEntry& event, std::string_view spelled,
+                              const ProgramOptions& options) const {
   const BackendInfo* b = find(event.backend);
   if (!b || !b->program)
     throw Error(ErrorCode::not_supported, fmt::format("tagop has no programmer for backend '{}'", event.backend));
-  return b->program(event, spelled);
+  // The filters are IBS's registers' (IbsOpCtl, IbsFetchCtl): a counter's
+  // event has no such bits.
+  if ((options.ibs_l3_miss_only || options.ibs_load_latency) && b->mechanism != Mechanism::instruction_sampling)
+    throw Error(ErrorCode::not_supported,
+                fmt::format("{}: ProgramOptions::{} is an AMD IBS filter; {} ({}) has none", event.name,
+                            options.ibs_l3_miss_only ? "ibs_l3_miss_only" : "ibs_load_latency", b->name, b->title));
+  if (options.exclude_user && options.exclude_kernel)
+    throw Error(ErrorCode::bad_input, "excluding both user and kernel code leaves nothing to sample");
+  return b->program(event, spelled, options);
 }
 
 std::string Registry::program_command(const EventEntry& event, std::string_view spelled) const {

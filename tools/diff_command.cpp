@@ -56,6 +56,7 @@ struct Capture {
   static report::Report read(perf_data::PerfDataReader& reader, report::Options options,
                              const KernelSymbolOptions& kernel) {
     options.symbol_sources = symbol_sources_for(kernel, reader.info());
+    options.kernel_symbols = false;  // symbol_sources_for gives the kernel source
     return report::Report(reader, options);
   }
 };

@@ -9,6 +9,8 @@
 #include <tagop/event.hpp>        // EventEntry
 #include <tagop/programming.hpp>  // Programming
 
+#include "ibs_processor.hpp"  // IbsProcessor
+
 namespace tagop::cli {
 
 struct EntryProgramming {
@@ -18,7 +20,9 @@ struct EntryProgramming {
 };
 
 /// `spelled` is what the user wrote: a P4 event's mask bits
-/// (netburst::replay_event:NBOGUS) are kept from it.
-EntryProgramming program_entry(const EventEntry& e, std::string_view spelled = {});
+/// (netburst::replay_event:NBOGUS) are kept from it. An IBS event is
+/// programmed for `processor` (--family) when given.
+EntryProgramming program_entry(const EventEntry& e, std::string_view spelled = {},
+                               const std::optional<IbsProcessor>& processor = {});
 
 }  // namespace tagop::cli

@@ -156,7 +156,7 @@ std::string indented(const std::string& text, std::size_t width) {
 
 void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also, std::string_view spelled,
                 const std::optional<IbsProcessor>& processor, Format format) {
-  const EntryProgramming programmed = program_entry(e, spelled);
+  const EntryProgramming programmed = program_entry(e, spelled, processor);
   const bool ibs = e.backend == "amd-ibs";
   if (processor && !ibs)
     usage_error(fmt::format("--family applies to IBS derived events; {} is a {} event", e.name, e.backend));

@@ -87,6 +87,9 @@ NamedEvent ibs_event(amd_ibs::IbsUnit unit, const Rate& rate) {
   amd_ibs::IbsRequest r;
   r.unit = unit;
   if (rate.period) r.period = *rate.period;
+  // This machine's processor; elsewhere the first family with IBS, for
+  // an attr that the session then refuses for want of the ibs PMU.
+  r.family = 0x10;
   if (const std::string id = host_cpuid(); !id.empty()) {
     const CpuId cpu = CpuId::parse(id);
     if (cpu.vendor == "AuthenticAMD") r.family = cpu.family, r.model = cpu.model, r.stepping = cpu.stepping;

@@ -16,10 +16,13 @@ void register_backends(Registry& registry) {
         .mechanism = Mechanism::precise_event,
         .events = [uarch] { return event_entries(uarch); },
         .program =
-            [uarch](const EventEntry& e, std::string_view) {
+            [uarch](const EventEntry& e, std::string_view, const ProgramOptions& o) {
               AtomRequest request;
               request.uarch = uarch;
               request.events.push_back({.event = std::string(e.name), .pebs = e.precise, .offcore_response = {}});
+              request.exclude_user = o.exclude_user;
+              request.exclude_kernel = o.exclude_kernel;
+              request.period = o.period;
               return program(request);
             },
         .program_command =

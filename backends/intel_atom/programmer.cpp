@@ -60,7 +60,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
     out[i].event = &e;
     if (!r.events[i].pebs) continue;
     if (!e.precise)
-      throw Error(fmt::format("{} ({}) is not PEBS-capable on {}: {} does not mark it precise{}{}", e.name,
+      throw Error(ErrorCode::not_supported, fmt::format("{} ({}) is not PEBS-capable on {}: {} does not mark it precise{}{}", e.name,
                               code_string(e), spec.backend, spec.sdm_table,
                               e.fixed_counter >= 0 ? ", and fixed counters have no PEBS" : "",
                               spec.uarch == Microarchitecture::goldmont && e.fixed_counter < 0
@@ -72,7 +72,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
       const CounterAssignment* holder = nullptr;
       for (const CounterAssignment& a : out)
         if (a.pebs) holder = &a;
-      throw Error(fmt::format("{} needs PEBS, but {} has PEBS only on IA32_PMC0{}", e.name, spec.backend,
+      throw Error(ErrorCode::not_supported, fmt::format("{} needs PEBS, but {} has PEBS only on IA32_PMC0{}", e.name, spec.backend,
                               holder ? fmt::format(", which {} already holds: one PEBS event at a time",
                                                    holder->event->name)
                                      : ""));
@@ -89,7 +89,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
     if (e.fixed_counter >= 0) {
       const unsigned bit = 1u << e.fixed_counter;
       if (fixed_used & bit)
-        throw Error(fmt::format("{} runs only on IA32_FIXED_CTR{}, which another requested event already uses",
+        throw Error(ErrorCode::not_supported, fmt::format("{} runs only on IA32_FIXED_CTR{}, which another requested event already uses",
                                 e.name, static_cast<int>(e.fixed_counter)));
       fixed_used |= bit;
       a.fixed = true;
@@ -101,7 +101,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
       unsigned general_events = 0;
       for (const CounterAssignment& o : out)
         if (o.event->fixed_counter < 0) ++general_events;
-      throw Error(fmt::format("too many events: {} need general-purpose counters, but {} has {} (IA32_PMC0-{})",
+      throw Error(ErrorCode::not_supported, fmt::format("too many events: {} need general-purpose counters, but {} has {} (IA32_PMC0-{})",
                               general_events, spec.backend, spec.general_counters, spec.general_counters - 1));
     }
     a.index = static_cast<unsigned>(std::countr_zero(free));

@@ -27,9 +27,12 @@ std::string name_as_spelled(const EventEntry& e, std::string_view spelled) {
   return std::string(e.name);
 }
 
-Programming program_entry(const EventEntry& e, std::string_view spelled) {
+Programming program_entry(const EventEntry& e, std::string_view spelled, const ProgramOptions& o) {
   P4Request request;
   request.events.push_back({.name = name_as_spelled(e, spelled), .pebs = false});
+  request.exclude_user = o.exclude_user;
+  request.exclude_kernel = o.exclude_kernel;
+  request.period = o.period;
   return program(request);
 }
 

@@ -145,7 +145,7 @@ Programming program(const P4Request& r) {
     if (req.pebs) pebs_names.push_back(req.name);
     if (!n.metric) {
       if (req.pebs)
-        throw Error(fmt::format("PEBS needs a metric, not the raw event '{}': PEBS records the uops a metric's "
+        throw Error(ErrorCode::not_supported, fmt::format("PEBS needs a metric, not the raw event '{}': PEBS records the uops a metric's "
                                 "upstream tagging marks",
                                 req.name));
       resolved.push_back(n);
@@ -163,7 +163,7 @@ Programming program(const P4Request& r) {
     }
   }
   if (pebs_names.size() > 1)
-    throw Error(fmt::format("more than one PEBS metric ({}): PEBS has one counter (MSR_IQ_COUNTER4, counter 16) "
+    throw Error(ErrorCode::not_supported, fmt::format("more than one PEBS metric ({}): PEBS has one counter (MSR_IQ_COUNTER4, counter 16) "
                             "and one tagged-uop record format, so only one metric can use it at a time",
                             join(pebs_names, ", ")));
   if (replay.size() > 1) {
@@ -171,21 +171,21 @@ Programming program(const P4Request& r) {
     // MSR_PEBS_MATRIX_VERT; both MSRs are shared by all of replay tagging.
     const MetricSpec& a = *replay[0];
     const MetricSpec& b = *replay[1];
-    throw Error(fmt::format("replay metrics {} (IA32_PEBS_ENABLE={:#x}, MSR_PEBS_MATRIX_VERT={:#x}) and {} "
+    throw Error(ErrorCode::not_supported, fmt::format("replay metrics {} (IA32_PEBS_ENABLE={:#x}, MSR_PEBS_MATRIX_VERT={:#x}) and {} "
                             "(IA32_PEBS_ENABLE={:#x}, MSR_PEBS_MATRIX_VERT={:#x}) cannot be counted together: "
                             "replay tagging has one IA32_PEBS_ENABLE and one MSR_PEBS_MATRIX_VERT, and one "
                             "replay tag bit that replay_event counts",
                             a.name, a.pebs_enable, a.matrix_vert, b.name, b.pebs_enable, b.matrix_vert));
   }
   if (front_end.size() > 1)
-    throw Error(fmt::format("front-end metrics {} and {} cannot be counted together: front-end tagging has one "
+    throw Error(ErrorCode::not_supported, fmt::format("front-end metrics {} and {} cannot be counted together: front-end tagging has one "
                             "tag bit, so front_end_event would count the loads and stores as one",
                             front_end[0]->name, front_end[1]->name));
   if (execution.size() > 4)
-    throw Error(fmt::format("{} execution metrics requested: execution_event has four tag bits (NBOGUS0-3)",
+    throw Error(ErrorCode::not_supported, fmt::format("{} execution metrics requested: execution_event has four tag bits (NBOGUS0-3)",
                             execution.size()));
   if (pebs_metric && pebs_metric->tagging == Tagging::execution && execution.size() > 1)
-    throw Error(fmt::format("PEBS on {} leaves execution_event no room for other execution metrics: with PEBS "
+    throw Error(ErrorCode::not_supported, fmt::format("PEBS on {} leaves execution_event no room for other execution metrics: with PEBS "
                             "it may carry one tag bit only (SDM 18.15.7.3)",
                             pebs_metric->name));
 

@@ -9,6 +9,7 @@
 #include <tagop/amd_ibs/event_availability.hpp>  // event_availability
 #include <tagop/error.hpp>                   // Error
 #include <tagop/predicate_relation.hpp>      // contradiction_text, implies
+#include <tagop/report/kernel_symbol_source.hpp>  // kernel_symbol_source
 
 #include "report_state.hpp"
 #include "walk.hpp"
@@ -256,6 +257,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
 
   std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
+  if (o.kernel_symbols) sources.push_back(kernel_symbol_source({.os_release = info.os_release}));
   sources.push_back(elf_symbol_source());
   make_rows(s, walk.spaces(), sources);
   for (const ModuleIdentity& id : s.identities)

@@ -16,15 +16,19 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 struct ConditionInfo {
   std::string_view name;
   std::string_view description;
 };
 
-// Order is free (names are the interface), but keep related facts together.
-// Mechanism-specific additions go at the end of their block.
+// The order is part of the ABI: compiled code holds a condition as its
+// position here (condition("dc.miss") is an index, ConditionSet a bit set
+// of them). New conditions go at the end, never between; none is moved or
+// removed (tests/lib/abi/conditions-0.1.txt, README "ABI").
 inline constexpr ConditionInfo condition_table[] = {
     // What was sampled. Every sample carries exactly one of these.
     {"fetch", "the sample is an instruction fetch (IBS fetch sampling)"},

@@ -8,10 +8,12 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 struct CpuId {
-  std::string vendor;  // "AuthenticAMD", "GenuineIntel"
+  std::string vendor;  ///< "AuthenticAMD", "GenuineIntel"
   unsigned family = 0;
   unsigned model = 0;
   unsigned stepping = 0;

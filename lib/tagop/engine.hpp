@@ -17,10 +17,11 @@
 #include <span>      // std::span
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/predicate.hpp>  // Predicate
 #include <tagop/sample.hpp>     // Sample
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 /// What one question asks: how many samples meet `predicate`, and, for
 /// latency-style events, the total of `sums` over them.
@@ -31,7 +32,7 @@ struct Query {
 
 struct QueryResult {
   std::uint64_t count = 0;
-  std::uint64_t total = 0;  // of the query's measure; 0 when it sums none
+  std::uint64_t total = 0;  ///< of the query's measure; 0 when it sums none
   /// Samples of a kind the predicate selects that it could not decide: one
   /// depends on a condition the sample left undecided (see decide()), or the
   /// sample it selects lacks the measure, or every term needs a condition
@@ -66,8 +67,8 @@ Decision decide(const Predicate& predicate, const ConditionSet& conditions, cons
 
 /// How a query counts the samples of one signature.
 enum class QueryOutcome : std::uint8_t {
-  other_kind,   // of a kind (fetch, op) the predicate never selects: not at all
-  unavailable,  // it did not observe a condition the query tests, or lacks its measure
+  other_kind,   ///< of a kind (fetch, op) the predicate never selects: not at all
+  unavailable,  ///< it did not observe a condition the query tests, or lacks its measure
   no_match,
   match,
 };
@@ -95,7 +96,7 @@ class CompiledQuery {
 
  private:
   const Query* query_;
-  ConditionSet kinds_;  // the kind conditions every term requires
+  ConditionSet kinds_;  ///< the kind conditions every term requires
 };
 
 /// What the samples of each kind (fetch, op) observe, together. A condition
@@ -109,7 +110,7 @@ class ObservedTogether {
   bool undecidable(const CompiledQuery& query) const;
 
  private:
-  std::vector<std::pair<ConditionSet, ConditionSet>> by_kind_;  // kind conditions, observed together
+  std::vector<std::pair<ConditionSet, ConditionSet>> by_kind_;  ///< kind conditions, observed together
 };
 
 struct Tally {
@@ -158,8 +159,8 @@ class Aggregator {
   void grow();
 
   std::vector<Entry> entries_;
-  std::vector<std::uint32_t> slots_;  // index + 1 into entries_, 0 = empty
-  std::uint32_t last_ = 0;            // consecutive samples often share a signature
+  std::vector<std::uint32_t> slots_;  ///< index + 1 into entries_, 0 = empty
+  std::uint32_t last_ = 0;            ///< consecutive samples often share a signature
   std::uint64_t samples_ = 0;
   std::uint32_t rows_ = 0;
 };

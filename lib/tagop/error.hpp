@@ -10,7 +10,9 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 /// What a program needs to branch on when something fails. The message
 /// says the rest (which file, which event, which column).

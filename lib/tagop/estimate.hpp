@@ -18,7 +18,9 @@
 
 #include <cstdint>  // std::uint64_t
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 struct Estimate {
   double value = 0;

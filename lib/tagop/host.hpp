@@ -12,19 +12,21 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 class Registry;
 
 struct HostCpu {
-  std::string vendor;        // "AuthenticAMD"
+  std::string vendor;        ///< "AuthenticAMD"
   unsigned family = 0, model = 0, stepping = 0;
   std::string model_name;
-  bool hypervisor = false;   // CPUID.1:ECX[31]: running in a virtual machine
-  bool ibs_flag = false;     // CPUID 8000_0001 ECX[10]
-  std::optional<std::uint32_t> ibs_capabilities;  // CPUID 8000_001B EAX
-  std::string source;        // "cpuid" or "/proc/cpuinfo"
-  std::vector<std::string> pmus;  // /sys/bus/event_source/devices
+  bool hypervisor = false;   ///< CPUID.1:ECX[31]: running in a virtual machine
+  bool ibs_flag = false;     ///< CPUID 8000_0001 ECX[10]
+  std::optional<std::uint32_t> ibs_capabilities;  ///< CPUID 8000_001B EAX
+  std::string source;        ///< "cpuid" or "/proc/cpuinfo"
+  std::vector<std::string> pmus;  ///< /sys/bus/event_source/devices
   std::optional<int> perf_event_paranoid;
 };
 
@@ -33,10 +35,10 @@ struct HostCpu {
 HostCpu detect_host();
 
 struct HostChecks {
-  std::string backend;  // the registry's backend whose tables fit the processor; "" when none
-  std::string tables;   // which tables, in words
-  bool hardware_sampling = false;    // a PMU that samples (ibs_op/ibs_fetch, cpu) is there
-  std::vector<std::string> reasons;  // why sampling is or is not available, one fact each
+  std::string backend;  ///< the registry's backend whose tables fit the processor; "" when none
+  std::string tables;   ///< which tables, in words
+  bool hardware_sampling = false;    ///< a PMU that samples (ibs_op/ibs_fetch, cpu) is there
+  std::vector<std::string> reasons;  ///< why sampling is or is not available, one fact each
 };
 
 /// The checks `tagop cpu` prints, for `host` (detect_host() for this

@@ -24,9 +24,10 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/symbol_files.hpp>  // SymbolFileSearch
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 /// The GNU build-id among ELF notes (the bytes of a note section, as
 /// /sys/kernel/notes gives the kernel's): lowercase hex, "" when none.
@@ -39,7 +40,7 @@ std::string running_kernel_build_id(const std::string& notes_path = "/sys/kernel
 /// A kernel module as /proc/modules lists it.
 struct LoadedModule {
   std::string name;
-  std::uint64_t start = 0;  // 0 when the kernel hides addresses
+  std::uint64_t start = 0;  ///< 0 when the kernel hides addresses
   std::uint64_t size = 0;
 };
 
@@ -53,16 +54,16 @@ std::string kernel_module_build_id(std::string_view module, const std::string& s
 /// One kernel symbol. Its name and module view the table that holds it.
 struct KernelSymbol {
   std::uint64_t start = 0;
-  std::uint64_t end = 0;  // past its last byte; == start: it covers only start
+  std::uint64_t end = 0;  ///< past its last byte; == start: it covers only start
   std::string_view name;
-  std::string_view module;  // "" for the kernel image, "ext4" for [ext4]'s
-  char type = 'T';          // kallsyms' letter (nm's, for a vmlinux)
+  std::string_view module;  ///< "" for the kernel image, "ext4" for [ext4]'s
+  char type = 'T';          ///< kallsyms' letter (nm's, for a vmlinux)
 };
 
 /// An address within a symbol.
 struct KernelSymbolHit {
   const KernelSymbol* symbol = nullptr;
-  std::uint64_t offset = 0;  // from the symbol's start
+  std::uint64_t offset = 0;  ///< from the symbol's start
 };
 
 class KernelSymbols {
@@ -108,17 +109,17 @@ class KernelSymbols {
  private:
   KernelSymbols() = default;
   std::string source_, build_id_;
-  std::vector<char> names_;  // every name and module, back to back: views stay valid when moved
+  std::vector<char> names_;  ///< every name and module, back to back: views stay valid when moved
   std::vector<KernelSymbol> symbols_;
-  std::vector<KernelSymbol> aliases_;  // those that share an address with a symbol kept
+  std::vector<KernelSymbol> aliases_;  ///< those that share an address with a symbol kept
   friend struct KernelSymbolsBuilder;
 };
 
 /// The kernel's text as the running kernel lays it out, for the MMAP record
 /// perf synthesises ("[kernel.kallsyms]_text" from _text to _etext).
 struct KernelText {
-  std::uint64_t start = 0;  // _text
-  std::uint64_t end = 0;    // _etext
+  std::uint64_t start = 0;  ///< _text
+  std::uint64_t end = 0;    ///< _etext
 };
 
 /// _text and _etext from a kallsyms file; nullopt when either is missing or
@@ -128,8 +129,8 @@ std::optional<KernelText> running_kernel_text(const std::string& kallsyms = "/pr
 /// Where to find the kernel's symbols for a capture (perf report's
 /// --vmlinux, --kallsyms, --symfs and its build-id cache).
 struct KernelSymbolSearch {
-  std::string vmlinux{};   // --vmlinux FILE: used only if its build-id matches (or none is known)
-  std::string kallsyms{};  // --kallsyms FILE: used as given
+  std::string vmlinux{};   ///< --vmlinux FILE: used only if its build-id matches (or none is known)
+  std::string kallsyms{};  ///< --kallsyms FILE: used as given
   SymbolFileSearch files{};
   /// The recording machine's release (HEADER_OSRELEASE), for perf's
   /// vmlinux paths (/boot/vmlinux-RELEASE ...); "" to skip them.
@@ -140,8 +141,8 @@ struct KernelSymbolSearch {
 
 struct KernelSymbolSource {
   std::string path;
-  bool vmlinux = false;  // an ELF file, else kallsyms text
-  std::string why;       // "the running kernel's /proc/kallsyms (same build-id)" ...
+  bool vmlinux = false;  ///< an ELF file, else kallsyms text
+  std::string why;       ///< "the running kernel's /proc/kallsyms (same build-id)" ...
 };
 
 struct KernelSymbolSearchResult {

@@ -30,10 +30,11 @@
 
 #include <range/v3/view/facade.hpp>  // ranges::view_facade
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/sample.hpp>            // Sample
 #include <tagop/sampling_session.hpp>  // SamplingSession
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 namespace detail {
 class LiveSampleSource;

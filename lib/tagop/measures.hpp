@@ -11,7 +11,9 @@
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 struct MeasureInfo {
   std::string_view name;
@@ -19,6 +21,9 @@ struct MeasureInfo {
   std::string_view description;
 };
 
+// The order is part of the ABI, as the conditions' is (conditions.hpp):
+// new measures go at the end. Sample's array has one slot per measure, so
+// a new one changes Sample's size: a new minor version (a new soname).
 inline constexpr MeasureInfo measure_table[] = {
     {"fetch.latency", "cycles", "cycles from the start of the fetch to its completion or abort"},
     {"fetch.itlb_refill_latency", "cycles", "cycles to refill the ITLB for this fetch"},

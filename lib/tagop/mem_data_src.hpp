@@ -15,9 +15,10 @@
 
 #include <cstdint>  // std::uint64_t
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 struct DataSrcReading {
   /// The conditions that hold (a subset of `observed`).

@@ -10,11 +10,13 @@
 #include <vector>    // std::vector
 #include <string_view>  // std::string_view
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 struct SourceLocation {
-  std::string function;  // demangled; empty when no symbol covers the address
-  std::string file;      // source file, empty without DWARF line info
+  std::string function;  ///< demangled; empty when no symbol covers the address
+  std::string file;      ///< source file, empty without DWARF line info
   unsigned line = 0;
 };
 
@@ -49,7 +51,7 @@ class ModuleSymbols {
   /// The same as the symbol table has it (mangled).
   virtual std::string symbol_name(std::uint32_t function) const = 0;
   struct LineRef {
-    std::uint32_t file = none;  // an index for file_name(), or none
+    std::uint32_t file = none;  ///< an index for file_name(), or none
     std::uint32_t line = 0;
   };
   /// For each of `file_offsets` (ascending), its source line: each compile

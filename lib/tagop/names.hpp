@@ -7,7 +7,9 @@
 #include <cstddef>      // std::size_t
 #include <string_view>  // std::string_view
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 /// Edits (insert, delete, replace, swap of two neighbours) that turn `a`
 /// into `b`, ignoring ASCII case: "dc.mis" -> "dc.miss" is 1, "BACLAERS" ->

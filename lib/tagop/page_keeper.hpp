@@ -16,7 +16,9 @@
 #include <mutex>               // std::mutex
 #include <thread>              // std::jthread
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 class PageKeeper {
  public:
@@ -37,13 +39,13 @@ class PageKeeper {
 
   const std::byte* base_;
   std::uint64_t size_, page_;
-  std::uint64_t populated_;  // the helper's own
-  std::uint64_t released_;   // the reader's own
+  std::uint64_t populated_;  ///< the helper's own
+  std::uint64_t released_;   ///< the reader's own
   std::mutex mutex_;
   std::condition_variable moved_;
   std::uint64_t at_;
   bool stopping_ = false;
-  std::jthread helper_;  // last: started once the rest is set
+  std::jthread helper_;  ///< last: started once the rest is set
 };
 
 }  // namespace tagop

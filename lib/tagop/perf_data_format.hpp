@@ -11,7 +11,10 @@
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint16_t, std::uint32_t, std::uint64_t
 
-namespace tagop::perf_data {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace perf_data {
 
 /// "PERFILE2" read as a little-endian u64.
 inline constexpr std::uint64_t file_magic = 0x32454c4946524550ull;
@@ -25,12 +28,12 @@ struct FileSection {
 
 struct FileHeader {
   std::uint64_t magic = file_magic;
-  std::uint64_t size = 0;       // sizeof(FileHeader); 16 in pipe mode
-  std::uint64_t attr_size = 0;  // one attrs entry: perf_event_attr + FileSection of ids
+  std::uint64_t size = 0;       ///< sizeof(FileHeader); 16 in pipe mode
+  std::uint64_t attr_size = 0;  ///< one attrs entry: perf_event_attr + FileSection of ids
   FileSection attrs;
   FileSection data;
-  FileSection event_types;  // unused since perf 3.x
-  std::array<std::uint64_t, 4> features{};  // 256 feature bits
+  FileSection event_types;  ///< unused since perf 3.x
+  std::array<std::uint64_t, 4> features{};  ///< 256 feature bits
 };
 static_assert(sizeof(FileHeader) == 104);
 
@@ -57,7 +60,7 @@ enum Feature : unsigned {
   feature_pmu_mappings = 16,
   feature_group_desc = 17,
   feature_compressed = 27,
-  feature_pmu_caps = 31,  // HEADER_PMU_CAPS: capabilities of PMUs other than cpu (perf 6.1+)
+  feature_pmu_caps = 31,  ///< HEADER_PMU_CAPS: capabilities of PMUs other than cpu (perf 6.1+)
   feature_bits = 256,
 };
 
@@ -74,11 +77,11 @@ enum RecordType : std::uint32_t {
   record_sample = 9,
   record_mmap2 = 10,
   record_lost_samples = 13,
-  record_kernel_last = 21,  // PERF_RECORD_AUX_OUTPUT_HW_ID
+  record_kernel_last = 21,  ///< PERF_RECORD_AUX_OUTPUT_HW_ID
   record_header_attr = 64,
   record_header_build_id = 67,
   record_finished_round = 68,
-  record_auxtrace = 71,  // the trace data follows the record, outside its size
+  record_auxtrace = 71,  ///< the trace data follows the record, outside its size
   record_compressed = 81,
   record_finished_init = 82,
   record_compressed2 = 83,
@@ -88,7 +91,7 @@ enum RecordType : std::uint32_t {
 struct RecordHeader {
   std::uint32_t type = 0;
   std::uint16_t misc = 0;
-  std::uint16_t size = 0;  // of the whole record, header included
+  std::uint16_t size = 0;  ///< of the whole record, header included
 };
 static_assert(sizeof(RecordHeader) == 8);
 
@@ -110,4 +113,5 @@ inline constexpr std::uint16_t misc_build_id_size = 1 << 15;  // build-id record
 /// follows, padded to name_align.
 inline constexpr std::size_t build_id_record_fixed = 8 + 4 + 24;
 
-}  // namespace tagop::perf_data
+}  // namespace perf_data
+}  // namespace tagop

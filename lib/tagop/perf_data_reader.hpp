@@ -33,10 +33,12 @@
 #include <unordered_map>  // id -> attr
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/page_keeper.hpp>       // PageKeeper
 #include <tagop/perf_data_format.hpp>  // FileHeader, Feature, RecordType
 
-namespace tagop::perf_data {
+namespace TAGOP_API tagop {
+namespace perf_data {
 
 /// One event of the capture: its attr, the sample ids that name it, and
 /// its name from HEADER_EVENT_DESC ("" without one).
@@ -55,8 +57,8 @@ struct PmuMapping {
 /// A HEADER_BUILD_ID entry: the build-id of a file perf saw.
 struct BuildIdEntry {
   std::int32_t pid = -1;
-  std::uint16_t cpumode = 0;  // misc_kernel or misc_user
-  std::string build_id;       // lowercase hex
+  std::uint16_t cpumode = 0;  ///< misc_kernel or misc_user
+  std::string build_id;       ///< lowercase hex
   std::string filename;
 };
 
@@ -66,7 +68,7 @@ struct FileInfo {
   std::uint64_t file_size = 0;
   FileHeader header;
   std::vector<EventAttr> attrs;
-  std::optional<std::string> cpuid;  // HEADER_CPUID: "AuthenticAMD,25,1,1"
+  std::optional<std::string> cpuid;  ///< HEADER_CPUID: "AuthenticAMD,25,1,1"
   std::vector<PmuMapping> pmu_mappings;
   std::vector<BuildIdEntry> build_ids;
   std::string hostname, os_release, perf_version;
@@ -108,20 +110,20 @@ struct SampleId {
 /// handler call: copy what is kept. The bytes its spans view are the
 /// mapping's, and stay readable until read() returns (see RecordHandler).
 struct SampleRecord {
-  std::uint64_t offset = 0;  // of the record in the file
+  std::uint64_t offset = 0;  ///< of the record in the file
   std::uint16_t misc = 0;
-  std::uint16_t size = 0;  // of the record, its header included
+  std::uint16_t size = 0;  ///< of the record, its header included
   const EventAttr* attr = nullptr;
-  std::uint32_t event = 0;  // the index of attr in FileInfo::attrs
+  std::uint32_t event = 0;  ///< the index of attr in FileInfo::attrs
   std::uint64_t sample_type = 0;
   std::uint64_t ip = 0, addr = 0, period = 0;
   SampleId id;
-  std::span<const std::byte> read;          // read_format values, as recorded
+  std::span<const std::byte> read;          ///< read_format values, as recorded
   std::uint64_t callchain_nr = 0;
-  std::span<const std::byte> callchain;     // callchain_nr u64 addresses
-  std::span<const std::byte> raw;           // after the u32 size
+  std::span<const std::byte> callchain;     ///< callchain_nr u64 addresses
+  std::span<const std::byte> raw;           ///< after the u32 size
   std::uint64_t branch_nr = 0, branch_hw_index = 0;
-  std::span<const std::byte> branches;      // branch_nr {from, to, flags}
+  std::span<const std::byte> branches;      ///< branch_nr {from, to, flags}
   std::uint64_t regs_user_abi = 0;
   std::span<const std::byte> regs_user;
   std::span<const std::byte> stack_user;
@@ -140,9 +142,9 @@ struct MmapRecord {
   bool mmap2 = false;
   std::uint32_t pid = 0, tid = 0;
   std::uint64_t start = 0, len = 0, pgoff = 0;
-  std::uint32_t prot = 0, flags = 0;  // MMAP2 only
+  std::uint32_t prot = 0, flags = 0;  ///< MMAP2 only
   std::string_view filename;
-  std::string build_id;  // lowercase hex, MMAP2 with misc_mmap_build_id
+  std::string build_id;  ///< lowercase hex, MMAP2 with misc_mmap_build_id
   SampleId id;
 };
 
@@ -167,7 +169,7 @@ struct TaskRecord {
 struct LostRecord {
   std::uint64_t offset = 0;
   bool lost_samples = false;
-  std::uint64_t event_id = 0;  // LOST only
+  std::uint64_t event_id = 0;  ///< LOST only
   std::uint64_t lost = 0;
   SampleId id;
 };
@@ -207,10 +209,10 @@ struct Skipped {
 struct ReadSummary {
   std::uint64_t records = 0;
   std::uint64_t samples = 0;
-  std::uint64_t lost = 0;  // samples the kernel reported lost
+  std::uint64_t lost = 0;  ///< samples the kernel reported lost
   std::array<std::uint64_t, record_user_last + 1> by_type{};
   Skipped skipped;
-  std::uint64_t data_bytes = 0;  // of the data section walked
+  std::uint64_t data_bytes = 0;  ///< of the data section walked
   /// Bytes of the data section not read as records: a damaged record and
   /// what was passed over to the next plausible header after it, a partial
   /// record at the end, the part of a file that shrank while it was read.
@@ -238,8 +240,8 @@ std::string_view parse_sample(const perf_event_attr& attr, std::span<const std::
 /// sample is read by a few copies from fixed offsets instead of field by
 /// field.
 struct FixedSampleLayout {
-  bool usable = false;  // the sample_type has only such fields
-  std::uint16_t size = 0;  // bytes of the fixed fields, RAW's size included
+  bool usable = false;  ///< the sample_type has only such fields
+  std::uint16_t size = 0;  ///< bytes of the fixed fields, RAW's size included
   /// An 8-byte field: from its offset in the body to its SampleRecord
   /// member's offset in the record; in the kernel's order, so that ID
   /// overwrites IDENTIFIER as in parse_sample().
@@ -248,7 +250,7 @@ struct FixedSampleLayout {
   };
   std::array<Copy, 9> copies{};
   std::uint8_t copy_count = 0;
-  std::int16_t raw = -1;  // RAW's u32 size; the payload follows
+  std::int16_t raw = -1;  ///< RAW's u32 size; the payload follows
   /// Copies only the fields of `wanted` (sample_type bits).
   static FixedSampleLayout of(const perf_event_attr& attr, std::uint64_t wanted = ~std::uint64_t{0});
 };
@@ -362,15 +364,15 @@ class PerfDataReader {
     std::uint64_t begin = 0, end = 0;
     std::optional<PageKeeper> pages;
     bool compressed_seen = false;
-    std::uint64_t first_resync = 0;  // where records were first lost
+    std::uint64_t first_resync = 0;  ///< where records were first lost
     // One record per event, reused: each sample rewrites the fields the
     // handler wants, and no record is cleared per sample.
-    std::vector<SampleRecord> samples;      // by event
-    std::vector<FixedSampleLayout> layouts;  // by event
+    std::vector<SampleRecord> samples;      ///< by event
+    std::vector<FixedSampleLayout> layouts;  ///< by event
   };
   template <typename Handler>
   ReadSummary walk(Handler& handler);
-  static constexpr std::uint64_t progress_every = PageKeeper::window;  // bytes between progress calls
+  static constexpr std::uint64_t progress_every = PageKeeper::window;  ///< bytes between progress calls
   // The parts of walk() off its hot path (a good sample, a record header
   // that fits), out of line, for every handler type.
   bool start(Walk& w, RecordHandler& handler);
@@ -412,11 +414,11 @@ class PerfDataReader {
   static constexpr std::uint64_t dense_id_limit = 1 << 16;
   std::uint64_t dense_id_base_ = 0;
   std::vector<std::uint32_t> attr_by_dense_id_;
-  std::uint64_t dense_ids_ = 0;  // attr_by_dense_id_.size(), kept: compared once per sample
+  std::uint64_t dense_ids_ = 0;  ///< attr_by_dense_id_.size(), kept: compared once per sample
   // Where a sample's id sits: at the front (IDENTIFIER), at a fixed
   // offset (ID after fixed fields), or nowhere (a single attr).
   enum class IdPosition { none, identifier, fixed } id_position_ = IdPosition::none;
-  std::size_t id_offset_ = 0;  // of the id in a sample's body: 0 with IDENTIFIER
+  std::size_t id_offset_ = 0;  ///< of the id in a sample's body: 0 with IDENTIFIER
 };
 
 // Once per record: in the header, with the loop of a final handler.
@@ -469,7 +471,7 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
     // records out of line.
     if (rh.type == record_sample) {
       const std::span<const std::byte> body{bytes + at + sizeof rh, rh.size - sizeof rh};
-      std::string_view short_field;  // stays empty when the sample's id names no event
+      std::string_view short_field;  ///< stays empty when the sample's id names no event
       if (const std::uint32_t event = sample_event(body); event != no_event) {
         if constexpr (TakesSamplesInPlace<Handler>) {
           if (handler.sample_in_place(event, bytes + at, rh.size)) {
@@ -503,4 +505,5 @@ ReadSummary PerfDataReader::walk(Handler& handler) {
   return finish(w, handler, at);
 }
 
-}  // namespace tagop::perf_data
+}  // namespace perf_data
+}  // namespace tagop

@@ -26,12 +26,14 @@
 #include <utility>      // std::pair
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // PmuMapping, BuildIdEntry, SampleId
 
-namespace tagop::perf_data {
+namespace TAGOP_API tagop {
+namespace perf_data {
 
 struct WriterEvent {
-  perf_event_attr attr{};  // attr.size 0 is written as sizeof(perf_event_attr)
+  perf_event_attr attr{};  ///< attr.size 0 is written as sizeof(perf_event_attr)
   std::vector<std::uint64_t> ids{};
   std::string name{};
 };
@@ -56,10 +58,10 @@ struct WriterFeatures {
   std::vector<BuildIdEntry> build_ids{};
   std::string hostname{};
   std::string os_release{};
-  std::string arch{};             // HEADER_ARCH: uname's machine, "x86_64"
-  std::optional<CpuCount> cpus{};  // HEADER_NRCPUS
-  std::string cpu_description{};  // HEADER_CPUDESC: /proc/cpuinfo's model name
-  std::uint64_t total_memory_kb = 0;  // HEADER_TOTAL_MEM: /proc/meminfo's MemTotal
+  std::string arch{};             ///< HEADER_ARCH: uname's machine, "x86_64"
+  std::optional<CpuCount> cpus{};  ///< HEADER_NRCPUS
+  std::string cpu_description{};  ///< HEADER_CPUDESC: /proc/cpuinfo's model name
+  std::uint64_t total_memory_kb = 0;  ///< HEADER_TOTAL_MEM: /proc/meminfo's MemTotal
   /// HEADER_CMDLINE: the recording command's words, the program's full path first.
   std::vector<std::string> cmdline{};
 };
@@ -75,8 +77,8 @@ struct SampleFields {
   std::uint64_t stream_id = 0;
   std::uint32_t cpu = 0;
   std::uint64_t period = 0;
-  std::span<const std::uint64_t> callchain{};  // addresses and PERF_CONTEXT_* markers, as the kernel writes them
-  std::span<const std::byte> raw{};  // padded with zeros to 8-byte alignment
+  std::span<const std::uint64_t> callchain{};  ///< addresses and PERF_CONTEXT_* markers, as the kernel writes them
+  std::span<const std::byte> raw{};  ///< padded with zeros to 8-byte alignment
   std::uint16_t misc = misc_user | misc_exact_ip;
 };
 
@@ -164,7 +166,7 @@ class PerfDataWriter {
   static constexpr std::size_t buffer_size = std::size_t{4} << 20;
   std::vector<char> buffer_;
   std::size_t buffered_ = 0;
-  std::uint64_t on_disk_ = 0;  // bytes of the file written
+  std::uint64_t on_disk_ = 0;  ///< bytes of the file written
   // A place to cut the data back to, every 64 KiB or so: at most that much
   // of what reached the disk is lost to a full one.
   static constexpr std::uint64_t checkpoint_step = 64 << 10;
@@ -172,4 +174,5 @@ class PerfDataWriter {
   std::uint64_t next_checkpoint_ = 0;
 };
 
-}  // namespace tagop::perf_data
+}  // namespace perf_data
+}  // namespace tagop

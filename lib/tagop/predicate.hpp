@@ -11,9 +11,10 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 /// One conjunction: every `require` condition holds and no `forbid` one.
 struct Term {

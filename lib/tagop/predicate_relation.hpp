@@ -16,9 +16,10 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/predicate.hpp>  // Predicate
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 /// Every assignment of conditions (that the implications allow) that meets
 /// `a` also meets `b`.
@@ -34,11 +35,11 @@ inline constexpr unsigned exact_condition_limit = 20;
 bool overlaps(const Predicate& a, const Predicate& b);
 
 enum class Relation {
-  same,         // a and b meet exactly the same assignments
-  narrower,     // a implies b, not the other way round
-  wider,        // b implies a, not the other way round
-  overlapping,  // some assignments meet both, neither implies the other
-  disjoint,     // no assignment meets both
+  same,         ///< a and b meet exactly the same assignments
+  narrower,     ///< a implies b, not the other way round
+  wider,        ///< b implies a, not the other way round
+  overlapping,  ///< some assignments meet both, neither implies the other
+  disjoint,     ///< no assignment meets both
 };
 
 /// How `a` relates to `b`: `relation(parse("load & dc.miss"), parse("load"))`

@@ -14,20 +14,21 @@
 #include <unordered_map>  // by pid
 #include <vector>         // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // CommRecord, MmapRecord, TaskRecord
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 /// A file as the capture saw it; mappings of the same file share it.
 struct MappedModule {
   std::string filename;
-  std::string build_id;  // lowercase hex from MMAP2 or HEADER_BUILD_ID, "" unknown
+  std::string build_id;  ///< lowercase hex from MMAP2 or HEADER_BUILD_ID, "" unknown
   bool kernel = false;
 };
 
 struct Mapping {
   std::uint64_t start = 0, len = 0, pgoff = 0;
-  std::uint32_t module = 0;  // index into ProcessTable::modules()
+  std::uint32_t module = 0;  ///< index into ProcessTable::modules()
   /// The offset in the file of an address inside the mapping.
   std::uint64_t file_offset(std::uint64_t ip) const { return ip - start + pgoff; }
 };
@@ -49,7 +50,7 @@ class ProcessTable {
   const std::vector<MappedModule>& modules() const { return modules_; }
 
  private:
-  using MapSet = std::map<std::uint64_t, Mapping>;  // by start
+  using MapSet = std::map<std::uint64_t, Mapping>;  ///< by start
   static const Mapping* find_in(const MapSet& maps, std::uint64_t ip);
   std::uint32_t module_of(std::string_view filename, std::string_view build_id, bool kernel);
   MapSet& own_maps(std::uint32_t pid);
@@ -60,7 +61,7 @@ class ProcessTable {
   MapSet kernel_maps_;
   std::vector<MappedModule> modules_;
   std::map<std::pair<std::string, std::string>, std::uint32_t> module_index_;
-  std::unordered_map<std::string, std::string> header_build_ids_;  // filename -> id
+  std::unordered_map<std::string, std::string> header_build_ids_;  ///< filename -> id
   // The last answer: consecutive samples mostly hit the same mapping.
   mutable std::uint32_t last_pid_ = 0;
   mutable const Mapping* last_ = nullptr;

@@ -31,22 +31,24 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/cpu.hpp>          // CpuId
 #include <tagop/event.hpp>        // EventEntry
 #include <tagop/programming.hpp>  // Programming
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 struct BackendInfo {
-  std::string_view name;   // "amd-ibs"
-  std::string_view title;  // "AMD Instruction-Based Sampling"
+  std::string_view name;   ///< "amd-ibs"
+  std::string_view title;  ///< "AMD Instruction-Based Sampling"
   Mechanism mechanism;
   /// The backend's events, in table order.
   std::function<std::span<const EventEntry>()> events;
-  /// Programs one of its events with the backend's defaults; `spelled` is
-  /// what the user wrote (a P4 event's mask bits are kept from it). Throws
-  /// tagop::Error when the hardware cannot do it. Empty: no programmer.
-  std::function<Programming(const EventEntry&, std::string_view spelled)> program{};
+  /// Programs one of its events with `options` (the backend's defaults
+  /// where they say nothing); `spelled` is what the user wrote (a P4
+  /// event's mask bits are kept from it). Throws tagop::Error when the
+  /// hardware cannot do it. Empty: no programmer.
+  std::function<Programming(const EventEntry&, std::string_view spelled, const ProgramOptions& options)> program{};
   /// The `tagop program ...` command that does the same.
   std::function<std::string(const EventEntry&, std::string_view spelled)> program_command{};
   /// Which of its tables fit this processor, in words; "" when none does.
@@ -85,9 +87,13 @@ class Registry {
   std::vector<const EventEntry*> require(std::string_view spelling) const;
 
   /// Programs `event` through its own backend's programmer (no branching on
-  /// backend names). Throws tagop::Error: not_supported when the backend
-  /// has no programmer or the hardware cannot do it.
-  Programming program(const EventEntry& event, std::string_view spelled = {}) const;
+  /// backend names), with the period, processor, privilege and filters of
+  /// `options`. Throws tagop::Error: not_supported when the backend has no
+  /// programmer or the hardware cannot do what is asked (an IBS filter of
+  /// a PEBS event, L3MissOnly before Zen 4), bad_input for a value out of
+  /// range (a period the counter cannot hold).
+  Programming program(const EventEntry& event, std::string_view spelled = {},
+                      const ProgramOptions& options = {}) const;
   /// The `tagop program ...` command line that does what program() does.
   std::string program_command(const EventEntry& event, std::string_view spelled = {}) const;
 

@@ -8,7 +8,9 @@
 
 #include <string>  // std::string
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 class ReplacingFile {
  public:

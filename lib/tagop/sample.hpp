@@ -8,10 +8,11 @@
 #include <array>    // std::array
 #include <cstdint>  // std::uint32_t, std::uint64_t
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 #include <tagop/measures.hpp>    // measure_count
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 enum class SampleKind : std::uint8_t { fetch, op };
 
@@ -25,16 +26,16 @@ struct Sample {
   ConditionSet observed;
   /// Numeric facts, indexed by Measure; which are valid is `measured`.
   std::array<std::uint32_t, measure_count> measures{};
-  std::uint32_t measured = 0;  // bit i: measures[i] was reported
+  std::uint32_t measured = 0;  ///< bit i: measures[i] was reported
 
-  std::uint64_t ip = 0;                // instruction (or fetch) address
-  std::uint64_t ip_physical = 0;       // physical fetch address, when itlb.translated
-  std::uint64_t data_linear = 0;       // when dc.lin_addr_valid
-  std::uint64_t data_physical = 0;     // when dc.phys_addr_valid
-  std::uint64_t branch_target = 0;     // when the hardware reports it (0 otherwise)
+  std::uint64_t ip = 0;                ///< instruction (or fetch) address
+  std::uint64_t ip_physical = 0;       ///< physical fetch address, when itlb.translated
+  std::uint64_t data_linear = 0;       ///< when dc.lin_addr_valid
+  std::uint64_t data_physical = 0;     ///< when dc.phys_addr_valid
+  std::uint64_t branch_target = 0;     ///< when the hardware reports it (0 otherwise)
   std::uint64_t time = 0;
   std::uint32_t pid = 0, tid = 0, cpu = 0;
-  bool ip_exact = true;                // false when the address has known skid
+  bool ip_exact = true;                ///< false when the address has known skid
 
   SampleKind kind() const {
     return conditions.contains(condition("fetch")) ? SampleKind::fetch : SampleKind::op;

@@ -11,9 +11,11 @@
 #include <unordered_map>  // by id
 #include <vector>         // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // FileInfo, SampleRecord
 
-namespace tagop::perf_data {
+namespace TAGOP_API tagop {
+namespace perf_data {
 
 /// One event's part of a sample: the event (an index in FileInfo::attrs)
 /// and its period.
@@ -46,10 +48,11 @@ class SampleReads {
     std::uint32_t event = 0;
     std::uint64_t last = 0;
   };
-  std::vector<bool> reads_;                          // by event
-  std::unordered_map<std::uint64_t, Counter> by_id_;  // every id of every attr
+  std::vector<bool> reads_;                          ///< by event
+  std::unordered_map<std::uint64_t, Counter> by_id_;  ///< every id of every attr
   std::vector<ReadShare> shares_;
   std::uint64_t unknown_ = 0;
 };
 
-}  // namespace tagop::perf_data
+}  // namespace perf_data
+}  // namespace tagop

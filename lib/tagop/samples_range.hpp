@@ -26,12 +26,13 @@
 
 #include <range/v3/view/facade.hpp>  // ranges::view_facade
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/engine.hpp>            // decide, Decision
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader, SampleRecord, ReadSummary
 #include <tagop/predicate.hpp>         // Predicate
 #include <tagop/sample.hpp>            // Sample
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 /// Turns one sample record into a model sample (given default-constructed);
 /// false for a record it does not decode (not of its events, damaged).

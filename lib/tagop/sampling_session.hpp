@@ -33,11 +33,12 @@
 #include <string>       // std::string
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // EventAttr, SampleRecord, RecordHeader
 #include <tagop/programming.hpp>       // PerfEvent
 #include <tagop/sample.hpp>            // Sample
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 struct SessionOptions {
   /// What to sample; the first also reports COMM, MMAP2, FORK and EXIT
@@ -58,10 +59,10 @@ struct SessionOptions {
 
 /// A record as it came out of a ring buffer: valid during the callback.
 struct SessionRecord {
-  std::size_t event = 0;  // index into events(); 0 when the record says no id
-  std::uint32_t cpu = 0;  // whose buffer it came from
+  std::size_t event = 0;  ///< index into events(); 0 when the record says no id
+  std::uint32_t cpu = 0;  ///< whose buffer it came from
   perf_data::RecordHeader header{};
-  std::span<const std::byte> body{};  // after the header
+  std::span<const std::byte> body{};  ///< after the header
 };
 
 /// Turns a raw sample of one event into a model sample (IBS decoders);
@@ -142,16 +143,16 @@ class SamplingSession {
   std::vector<perf_data::EventAttr> events_;
   std::vector<SampleDecoder> decoders_;
   std::vector<int> cpus_;
-  std::vector<int> fds_;  // every fd, events_[e] on cpus_[c] at e * cpus_.size() + c
-  std::vector<std::unique_ptr<Buffer>> buffers_;  // one per CPU
+  std::vector<int> fds_;  ///< every fd, events_[e] on cpus_[c] at e * cpus_.size() + c
+  std::vector<std::unique_ptr<Buffer>> buffers_;  ///< one per CPU
   pid_t child_ = -1;
-  int go_fd_ = -1;          // the command execs when this is written
-  int exec_error_fd_ = -1;  // errno of a failed exec, EOF on success
+  int go_fd_ = -1;          ///< the command execs when this is written
+  int exec_error_fd_ = -1;  ///< errno of a failed exec, EOF on success
   std::optional<int> child_status_;
   bool started_ = false;
   std::uint64_t samples_ = 0, lost_ = 0, undecoded_ = 0;
   std::vector<std::uint64_t> samples_by_event_;
-  std::vector<std::byte> scratch_;  // a record that wraps around the buffer end
+  std::vector<std::byte> scratch_;  ///< a record that wraps around the buffer end
 };
 
 /// The CPUs /sys/devices/system/cpu/online lists.

@@ -28,10 +28,11 @@
 #include <utility>  // std::pair
 #include <vector>   // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_writer.hpp>  // PerfDataWriter, WriterFeatures
 #include <tagop/sampling_session.hpp>  // SamplingSession
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 class SessionRecorder {
  public:
@@ -72,7 +73,7 @@ class SessionRecorder {
 
   perf_data::PerfDataWriter writer_;
   std::set<std::string> mapped_files_;
-  std::set<std::pair<std::string, std::string>> mapped_build_ids_;  // MMAP2 that carried one: (file, id)
+  std::set<std::pair<std::string, std::string>> mapped_build_ids_;  ///< MMAP2 that carried one: (file, id)
   std::vector<std::string> warnings_;
 };
 

@@ -18,7 +18,9 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 /// Opens `path` read-only when it is a regular file (following links),
 /// without ever blocking on a FIFO or a device: returns the descriptor
@@ -52,12 +54,12 @@ struct SymbolFileSearch {
 
 /// Which of perf's places (its DSO_BINARY_TYPE__*) a candidate is.
 enum class SymbolFileOrigin {
-  build_id_cache,           // DIR/.build-id/xx/rest, or DIR/.build-id/xx/rest/elf
-  build_id_cache_debug,     // DIR/.build-id/xx/rest/debug
-  debug_path,               // /usr/lib/debug/PATH.debug (Fedora)
-  debug_mirror,             // /usr/lib/debug/PATH (Debian, Ubuntu)
-  debug_build_id,           // /usr/lib/debug/.build-id/xx/rest.debug
-  module_path,              // PATH itself (under symfs when given)
+  build_id_cache,           ///< DIR/.build-id/xx/rest, or DIR/.build-id/xx/rest/elf
+  build_id_cache_debug,     ///< DIR/.build-id/xx/rest/debug
+  debug_path,               ///< /usr/lib/debug/PATH.debug (Fedora)
+  debug_mirror,             ///< /usr/lib/debug/PATH (Debian, Ubuntu)
+  debug_build_id,           ///< /usr/lib/debug/.build-id/xx/rest.debug
+  module_path,              ///< PATH itself (under symfs when given)
 };
 
 /// "build-id cache", "debug file by build-id", "the module's path" ...

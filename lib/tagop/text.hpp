@@ -8,7 +8,9 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
-namespace tagop {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
 
 /// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong
 /// forms, no surrogates, nothing past U+10FFFF) at the start of `s`, which

@@ -88,6 +88,7 @@ TEST_CASE("an IBS event on a machine without IBS is no_pmu", "[error]") {
     return;
   }
   tagop::amd_ibs::IbsRequest r;
+  r.family = 0x17;
   const auto events = tagop::amd_ibs::program(r).perf_events;
   CHECK(code_of([&] { tagop::SamplingSession s({.events = events, .all_cpus = true}); }) == ErrorCode::no_pmu);
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -20,7 +21,11 @@
 #include <tagop/error.hpp>
 #include <tagop/registry.hpp>
 
+using tagop::CpuId;
+using tagop::Error;
+using tagop::ErrorCode;
 using tagop::EventEntry;
+using tagop::ProgramOptions;
 using tagop::Registry;
 
 namespace {
@@ -162,10 +167,11 @@ TEST_CASE("program() programs any backend's event through its own programmer", "
   start_libpfm();
   const Registry& registry = Registry::builtin();
   // IBS: the op unit for an op event, the fetch unit for a fetch event.
-  const auto ibs_op = registry.program(*registry.lookup("IBS DC miss", "amd-ibs"));
+  const ProgramOptions zen3{.processor = CpuId{"AuthenticAMD", 0x19, 0x21, 0}};
+  const auto ibs_op = registry.program(*registry.lookup("IBS DC miss", "amd-ibs"), {}, zen3);
   REQUIRE(!ibs_op.perf_events.empty());
   CHECK(ibs_op.perf_events.front().pmu == "ibs_op");
-  CHECK(registry.program(*registry.lookup("0xF000", "amd-ibs")).perf_events.front().pmu == "ibs_fetch");
+  CHECK(registry.program(*registry.lookup("0xF000", "amd-ibs"), {}, zen3).perf_events.front().pmu == "ibs_fetch");
   CHECK(registry.program_command(*registry.lookup("0xF206", "amd-ibs")) == "tagop program ibs-op");
   // Silvermont: perf's raw config is libpfm4's event select and umask.
   const EventEntry* jcc = registry.lookup("slm::BR_INST_RETIRED:JCC", "silvermont");
@@ -179,4 +185,52 @@ TEST_CASE("program() programs any backend's event through its own programmer", "
   REQUIRE(replay != nullptr);
   CHECK(registry.program_command(*replay, spelled) == "tagop program p4 replay_event:NBOGUS");
   CHECK(!registry.program(*replay, spelled).perf_events.empty());
+}
+
+TEST_CASE("program() takes the period, the processor, the privilege and IBS's filters", "[registry]") {
+  start_libpfm();
+  const Registry& registry = Registry::builtin();
+  const EventEntry* dc_miss = registry.lookup("0xF206", "amd-ibs");
+  REQUIRE(dc_miss != nullptr);
+  // Zen 4 (Family 19h model 11h): IbsOpMaxCnt = 0x20000 / 16 = 0x2000,
+  // IbsOpEn (17), L3MissOnly (16).
+  const auto zen4 = registry.program(*dc_miss, {},
+                                     {.period = 0x20000,
+                                      .processor = CpuId{"AuthenticAMD", 0x19, 0x11, 1},
+                                      .exclude_kernel = true,
+                                      .ibs_l3_miss_only = true});
+  REQUIRE(zen4.msr_writes.size() == 1);
+  CHECK(zen4.msr_writes[0].value == (0x2000 | std::uint64_t{1} << 17 | std::uint64_t{1} << 16));
+  CHECK(zen4.perf_events[0].attr.sample_period == 0x20000);
+  CHECK(zen4.perf_events[0].attr.exclude_kernel);
+  // Silvermont: a period and a privilege filter, as perf's attr has them.
+  const EventEntry* jcc = registry.lookup("slm::BR_INST_RETIRED:JCC", "silvermont");
+  REQUIRE(jcc != nullptr);
+  const auto slm = registry.program(*jcc, {}, {.period = 1009, .exclude_user = true});
+  CHECK(slm.perf_events.front().attr.sample_period == 1009);
+  CHECK(slm.perf_events.front().attr.exclude_user);
+  CHECK_FALSE(slm.perf_events.front().attr.exclude_kernel);
+  // An IBS filter of a counter's event is refused: it has no such bits.
+  try {
+    registry.program(*jcc, {}, {.ibs_l3_miss_only = true});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::not_supported);
+    CHECK_THAT(e.what(), Catch::Contains("ibs_l3_miss_only"));
+  }
+  // Without a processor IBS is programmed for this machine's, which must be AMD's.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  bool amd = false;
+  while (std::getline(cpuinfo, line))
+    if (line.starts_with("vendor_id")) amd = line.find("AuthenticAMD") != std::string::npos || line.find("HygonGenuine") != std::string::npos;
+  if (!amd) {
+    try {
+      registry.program(*dc_miss);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::not_supported);
+      CHECK_THAT(e.what(), Catch::Contains("ProgramOptions::processor"));
+    }
+  }
 }

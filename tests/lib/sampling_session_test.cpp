@@ -43,6 +43,7 @@ tagop::PerfEvent sampling_event() {
   if (has_pmu("ibs_op")) {
     WARN("ran against: ibs_op (AMD IBS)");
     tagop::amd_ibs::IbsRequest r;
+    r.family = 0x17;
     r.period = 0x10000;
     return tagop::amd_ibs::program(r).perf_events.front();
   }
@@ -157,6 +158,7 @@ TEST_CASE("a machine without IBS says which PMU is missing and why", "[record]")
     return;
   }
   tagop::amd_ibs::IbsRequest r;
+  r.family = 0x17;
   const std::string message = error_of({.events = tagop::amd_ibs::program(r).perf_events, .all_cpus = true});
   CHECK_THAT(message, Catch::Contains("/sys/bus/event_source/devices/ibs_op: no such PMU on this machine"));
   CHECK_THAT(message, Catch::Contains("AMD Family 10h or later"));

@@ -17,7 +17,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <tagop/perf_data_reader.hpp>
 #include <tagop/perf_data_writer.hpp>
+#include <tagop/report/columns.hpp>
+#include <tagop/report/report.hpp>
 
 #include "../run_command.hpp"
 #include "../software_event_attr.hpp"
@@ -130,6 +133,20 @@ TEST_CASE("kernel samples of a perf record capture: perf report's names and /pro
     if (std::regex_match(line, m, row)) expected[m[2]] += std::stoull(m[1]);
   REQUIRE(expected.size() >= 3);
   CHECK(tagop == expected);
+
+  // A library report names them too, with no symbol source given
+  // (Options::kernel_symbols): before, its kernel rows were unnamed.
+  {
+    PerfDataReader reader(file);
+    const tagop::report::Report library(reader, {.by = tagop::report::GroupBy::function});
+    const tagop::report::Column samples = tagop::report::resolve_event_column(library.query_names(), "cpu-clock");
+    std::map<std::string, std::uint64_t> named_by_library;
+    for (std::uint32_t id : library.select(samples, 0)) {
+      const tagop::report::Row row = library.row(id);
+      if (row.module == "[kernel.kallsyms]") named_by_library[row.name] += row.results.at(0).count;
+    }
+    CHECK(named_by_library == expected);
+  }
 
   // Each address, named by the test's own reading of /proc/kallsyms: the
   // symbol that starts at or before it (any of the names at that start).

@@ -12,20 +12,22 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/layout.hpp>     // FieldSpec
 #include <tagop/amd_ibs/registers.hpp>  // IbsRegisters
 #include <tagop/cpu.hpp>                // CpuId
 #include <tagop/sample.hpp>             // Sample
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 /// One field of one sample, for printing.
 struct DecodedField {
   const FieldSpec* spec;
   std::uint64_t value;
-  std::string meaning;  // the encoded value's meaning, when it has one
-  bool ignored;         // its only_if gate does not hold, or another field overrides its value: it means nothing here
-  bool invalid;         // its valid_if gate or a rule (UndecidedRule) says the hardware's value cannot be trusted
+  std::string meaning;  ///< the encoded value's meaning, when it has one
+  bool ignored;         ///< its only_if gate does not hold, or another field overrides its value: it means nothing here
+  bool invalid;         ///< its valid_if gate or a rule (UndecidedRule) says the hardware's value cannot be trusted
 };
 
 class IbsDecoder {
@@ -73,8 +75,8 @@ class IbsDecoder {
     std::array<ConditionSet, 256> conditions;
   };
   struct Plan {
-    std::vector<const FieldSpec*> fields;     // every field, for explain
-    std::vector<FlagByte> flag_bytes;         // one-bit flags without gates
+    std::vector<const FieldSpec*> fields;     ///< every field, for explain
+    std::vector<FlagByte> flag_bytes;         ///< one-bit flags without gates
     // Encoded fields and gated flags, each after the fields its gates read.
     std::vector<const FieldSpec*> gated;
     std::vector<const FieldSpec*> measures;
@@ -83,7 +85,7 @@ class IbsDecoder {
     std::vector<const UndecidedRule*> rules;
     std::array<ConditionSet, register_count> observed_by_register{};
     std::array<std::uint32_t, register_count> measured_by_register{};
-    ConditionSet assumed;  // assume()
+    ConditionSet assumed;  ///< assume()
   };
   static Plan compile(IbsUnit unit, unsigned family, unsigned model, std::uint32_t caps);
   const Plan& plan(IbsUnit unit) const { return unit == IbsUnit::fetch ? fetch_ : op_; }
@@ -112,4 +114,5 @@ inline bool gates_pass(const FieldSpec& f, const ConditionSet& conditions) {
   return f.only_if.matches(conditions) && f.valid_if.matches(conditions);
 }
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -12,16 +12,18 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/layout.hpp>     // CpuRange
 #include <tagop/amd_ibs/registers.hpp>  // IbsUnit
 #include <tagop/engine.hpp>             // Query
 #include <tagop/event.hpp>              // EventEntry
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 /// The processors a reading of an event applies to.
 struct EventProcessors {
-  std::string_view name;  // "Zen 1 to Zen 3 (no IBS capability bit 11)"
+  std::string_view name;  ///< "Zen 1 to Zen 3 (no IBS capability bit 11)"
   std::array<CpuRange, 2> cpus{};
   std::uint32_t needs_caps = 0, unless_caps = 0;
   constexpr bool contains(unsigned family, unsigned model, std::uint32_t caps) const {
@@ -42,8 +44,8 @@ struct IbsDerivedEventSpec {
   std::string_view name;
   std::string_view abbreviation;
   IbsUnit unit;
-  std::string_view predicate;  // over the samples of `unit`; "" = all of them
-  std::string_view sums;       // a measure name, or "" for a count
+  std::string_view predicate;  ///< over the samples of `unit`; "" = all of them
+  std::string_view sums;       ///< a measure name, or "" for a count
   std::span<const EventReading> readings{};
   std::string_view description;
 };
@@ -64,4 +66,5 @@ std::string select_string(std::uint16_t select);
 /// The table as the registry's vendor-neutral entries.
 std::span<const EventEntry> derived_event_entries();
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -12,16 +12,18 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/decoder.hpp>         // IbsDecoder
 #include <tagop/amd_ibs/derived_events.hpp>  // IbsDerivedEventSpec, EventReading
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 struct EventAvailability {
   enum class Verdict : std::uint8_t {
-    available,      // every sample decides the event
-    depends,        // some samples leave it undecided: n/a on captures that have them
-    not_available,  // no sample can be counted toward it on this processor
+    available,      ///< every sample decides the event
+    depends,        ///< some samples leave it undecided: n/a on captures that have them
+    not_available,  ///< no sample can be counted toward it on this processor
   };
   Verdict verdict = Verdict::available;
   /// Each condition the event tests, and the fields that decide it here:
@@ -42,4 +44,5 @@ std::string_view verdict_name(EventAvailability::Verdict verdict);
 /// "Family 19h model 01h (Zen 3), IBS capabilities 0x3ff"
 std::string processor_text(const IbsDecoder& decoder);
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

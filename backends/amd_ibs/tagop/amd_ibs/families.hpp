@@ -12,11 +12,14 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
-namespace tagop::amd_ibs {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 struct IbsFamily {
   std::uint8_t family;
-  std::string_view parts;  // "Zen 3, Zen 4"
+  std::string_view parts;  ///< "Zen 3, Zen 4"
 };
 
 /// Every family with an IBS layout, in order.
@@ -49,4 +52,5 @@ std::optional<unsigned> nearest_known_model(unsigned family, unsigned model);
 /// 0x3ff on Zen 1-3, 0xbff on Zen 4, 0x81bff on Zen 5.
 std::uint32_t capabilities_of(unsigned family, unsigned model);
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -23,10 +23,12 @@
 #include <span>      // std::span
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/decoder.hpp>    // IbsDecoder
 #include <tagop/amd_ibs/registers.hpp>  // IbsRegisters
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 class FastIbsDecoder {
  public:
@@ -107,9 +109,9 @@ class FastIbsDecoder {
   /// Where the payloads of a kind keep the measures they report: a copy
   /// beside a caller's tally saves a load per sample.
   struct MeasureField {
-    std::uint16_t at = 0;  // byte offset in the payload
+    std::uint16_t at = 0;  ///< byte offset in the payload
     std::uint8_t lsb = 0, measure = 0;
-    std::uint32_t mask = 0;  // after the shift; a measure is a u32, as fill() stores it
+    std::uint32_t mask = 0;  ///< after the shift; a measure is a u32, as fill() stores it
   };
   struct MeasureFields {
     std::array<MeasureField, measure_count> fields{};
@@ -136,8 +138,8 @@ class FastIbsDecoder {
     MeasureFields measures;
   };
   struct UnitPlan {
-    std::vector<std::pair<IbsRegister, std::uint64_t>> condition_bits;  // register, mask
-    std::vector<const FieldSpec*> values;  // measure and address fields
+    std::vector<std::pair<IbsRegister, std::uint64_t>> condition_bits;  ///< register, mask
+    std::vector<const FieldSpec*> values;  ///< measure and address fields
     bool cacheable = true;
   };
   // The decoder of one layout (capability bits that change the fields).
@@ -149,15 +151,15 @@ class FastIbsDecoder {
   const UnitPlan& plan_of(const Key& key) const { return variants_[key.variant()]->plans[static_cast<std::size_t>(key.unit())]; }
   std::uint32_t variant_of(std::uint32_t caps) const;
   std::unique_ptr<Variant> make_variant(unsigned family, unsigned model, std::uint32_t caps) const;
-  std::array<ConditionSet, 2> assumed_{};  // by unit
+  std::array<ConditionSet, 2> assumed_{};  ///< by unit
   // Where a payload of one unit, caps word and size has each register, and
   // the key's registers: a register the payload lacks reads the caps word
   // through a mask of 0, so that the key is read without a branch.
   struct RawLayout {
     std::uint32_t caps = 0;
     std::uint32_t variant = 0;
-    std::size_t size = ~std::size_t{0};  // no payload has it: the first one fills the layout
-    std::uint64_t head = 0;              // Key::head
+    std::size_t size = ~std::size_t{0};  ///< no payload has it: the first one fills the layout
+    std::uint64_t head = 0;              ///< Key::head
     bool cacheable = true;
     std::array<std::int16_t, register_count> offsets{};
     std::uint16_t control_at = 0;
@@ -186,7 +188,7 @@ class FastIbsDecoder {
   mutable std::vector<Decided> entries_;
   mutable std::vector<std::uint32_t> slots_;
   mutable Decided scratch_;
-  mutable std::array<RawLayout, 2> layouts_;  // by unit: the last one seen
+  mutable std::array<RawLayout, 2> layouts_;  ///< by unit: the last one seen
   mutable std::uint64_t layout_changes_ = 0;
 };
 
@@ -242,4 +244,5 @@ inline std::uint64_t FastIbsDecoder::Key::hash(std::uint32_t row) const {
   return h ^ (h >> 29);
 }
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -15,12 +15,14 @@
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/registers.hpp>  // IbsRegister
 #include <tagop/conditions.hpp>         // Condition
 #include <tagop/measures.hpp>           // Measure
 #include <tagop/predicate.hpp>          // Term
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 /// A span of processors, (family, model) to (family, model) inclusive,
 /// ordered by family then model. IBS fields come and go with models inside
@@ -65,7 +67,7 @@ struct ValueMeaning {
 constexpr bool gated(const Term& t) { return !t.require.empty() || !t.forbid.empty(); }
 
 struct FieldSpec {
-  std::string_view name{};  // as the AMD manuals (and Linux's amd-ibs.h) spell it
+  std::string_view name{};  ///< as the AMD manuals (and Linux's amd-ibs.h) spell it
   IbsRegister reg{};
   std::uint8_t lsb = 0;
   std::uint8_t width = 1;
@@ -150,7 +152,7 @@ struct DerivedCondition {
   Condition condition;
   Term when;
   CpuRange cpus = every_family;
-  CpuRange except{};  // where another entry for the same condition applies
+  CpuRange except{};  ///< where another entry for the same condition applies
   std::string_view why{};
   constexpr bool applies_to(unsigned family, unsigned model) const {
     return cpus.contains(family, model) && !except.contains(family, model);
@@ -167,7 +169,7 @@ struct UndecidedRule {
   IbsUnit unit;
   Term when;
   ConditionSet unknown{};
-  std::uint32_t unmeasured = 0;  // a bit per Measure::index
+  std::uint32_t unmeasured = 0;  ///< a bit per Measure::index
   std::array<CpuRange, 3> cpus{every_family, CpuRange{}, CpuRange{}};
   std::uint32_t needs_caps = 0;
   std::string_view why{};
@@ -189,4 +191,5 @@ std::span<const UndecidedRule> undecided_rule_table();
 /// word matters to its layout only through these.
 std::uint32_t layout_caps_mask();
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -12,13 +12,16 @@
 
 #include <optional>  // std::optional
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/cpu.hpp>               // CpuId
 #include <tagop/sampling_session.hpp>  // SamplingSession
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 /// Sets a decoder on each IBS event of the session. Throws tagop::Error
 /// when the session has no IBS event or the processor is not one with IBS.
 void decode_ibs_samples(SamplingSession& session, std::optional<CpuId> cpu = std::nullopt);
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

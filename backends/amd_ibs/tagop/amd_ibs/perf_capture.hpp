@@ -18,6 +18,7 @@
 #include <string_view>  // std::string_view
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/fast_decoder.hpp>  // FastIbsDecoder
 #include <tagop/amd_ibs/registers.hpp>     // IbsUnit, IbsRegisters
 #include <tagop/cpu.hpp>                   // CpuId
@@ -26,7 +27,8 @@
 #include <tagop/predicate.hpp>             // Predicate
 #include <tagop/sample.hpp>                // Sample
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 /// What one IBS sample of a capture gives besides the model sample.
 struct IbsSampleInfo {
@@ -55,19 +57,19 @@ struct SampleIp {
 /// a predicate that implies it, and of nothing wider.
 struct SamplingFilter {
   bool l3_miss_only = false;
-  std::uint32_t load_latency = 0;  // cycles (ldlat); 0: none
-  Predicate population{};          // of the unit's kind when filtered ("op & l3.miss"); every sample otherwise
-  std::string text{};              // what it keeps, in words, with perf's spelling
+  std::uint32_t load_latency = 0;  ///< cycles (ldlat); 0: none
+  Predicate population{};          ///< of the unit's kind when filtered ("op & l3.miss"); every sample otherwise
+  std::string text{};              ///< what it keeps, in words, with perf's spelling
   bool any() const { return l3_miss_only || load_latency != 0; }
 };
 
 /// Where a payload's caps word disagrees with the payload or the processor.
 enum class CapsProblem : std::uint8_t {
-  shorter,     // the caps announce optional registers the payload lacks
-  longer,      // the payload holds more registers than the caps announce
-  garbage,     // no IBSFFV, no sampling bit for the unit, or bits no processor has
-  other_cpu,   // the layout bits differ from what the recorded processor reports
-  changed,     // the caps differ from the capture's first sample's
+  shorter,     ///< the caps announce optional registers the payload lacks
+  longer,      ///< the payload holds more registers than the caps announce
+  garbage,     ///< no IBSFFV, no sampling bit for the unit, or bits no processor has
+  other_cpu,   ///< the layout bits differ from what the recorded processor reports
+  changed,     ///< the caps differ from the capture's first sample's
 };
 
 class IbsCapture {
@@ -189,14 +191,14 @@ class IbsCapture {
                 static_cast<int>(Route::op) == static_cast<int>(IbsUnit::op));
   std::vector<Route> routes_;
   CpuId cpu_;
-  unsigned layout_model_ = 0;  // cpu_.model, or the nearest one the table of generations knows
+  unsigned layout_model_ = 0;  ///< cpu_.model, or the nearest one the table of generations knows
   std::unique_ptr<FastIbsDecoder> decoder_;
   // The period and selection fields, from the layout table.
   const FieldSpec* fetch_max_cnt_ = nullptr;
   const FieldSpec* op_max_cnt_ = nullptr;
-  const FieldSpec* op_max_cnt_ext_ = nullptr;  // absent before Family 12h
+  const FieldSpec* op_max_cnt_ext_ = nullptr;  ///< absent before Family 12h
   const FieldSpec* op_cnt_ctl_ = nullptr;
-  std::uint64_t period_bits_[2] = {0, 0};  // by unit
+  std::uint64_t period_bits_[2] = {0, 0};  ///< by unit
   std::uint64_t requested_period_[2] = {0, 0};
   SamplingFilter filters_[2];
   // By unit: where ip_of() reads, and the payload size that holds it (the
@@ -212,7 +214,7 @@ class IbsCapture {
   void read_filters(const perf_data::FileInfo& info);
   mutable std::mutex check_mutex_;
   mutable std::optional<std::uint32_t> first_caps_;
-  mutable std::uint32_t reported_ = 0;  // bit per CapsProblem
+  mutable std::uint32_t reported_ = 0;  ///< bit per CapsProblem
   mutable std::vector<std::string> warnings_;
 };
 
@@ -277,10 +279,10 @@ inline IbsCapture::Period IbsCapture::period_of(IbsUnit unit, std::uint64_t cont
 /// zen4_ibs_extensions, which perf needs to read DataSrcHi).
 struct IbsCaptureOptions {
   unsigned family = 0x10, model = 4, stepping = 2;
-  std::uint32_t fetch_type = 8, op_type = 9;  // the PMUs' sysfs type numbers
+  std::uint32_t fetch_type = 8, op_type = 9;  ///< the PMUs' sysfs type numbers
   std::uint64_t fetch_period = 0x10000, op_period = 0x10000;
-  bool op_counts_dispatched = true;           // ibs_op/cnt_ctl=1/
-  std::optional<std::uint32_t> capabilities{};  // the caps word; default from family and model
+  bool op_counts_dispatched = true;           ///< ibs_op/cnt_ctl=1/
+  std::optional<std::uint32_t> capabilities{};  ///< the caps word; default from family and model
   /// The op event's sample_type, where it is not the fetch event's
   /// (perf record gives each event its own: -e ibs_op//... --call-graph,
   /// say). It must keep IDENTIFIER and RAW.
@@ -290,7 +292,7 @@ struct IbsCaptureOptions {
   /// bits Linux sets (L3MissOnly, LdLatThrsh, LdLatEn). The samples given
   /// are written as they are: a test gives those the filter keeps.
   bool op_l3_miss_only = false, fetch_l3_miss_only = false;
-  std::uint32_t op_load_latency = 0;  // ldlat, 128-2048 cycles; 0: none
+  std::uint32_t op_load_latency = 0;  ///< ldlat, 128-2048 cycles; 0: none
 };
 
 class IbsCaptureWriter {
@@ -317,4 +319,5 @@ class IbsCaptureWriter {
   std::vector<std::byte> raw_;
 };
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -8,11 +8,13 @@
 #include <cstdint>   // std::uint32_t, std::uint64_t
 #include <optional>  // std::optional
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/families.hpp>   // capabilities_of, require_ibs_family
 #include <tagop/amd_ibs/registers.hpp>  // IbsUnit, caps
 #include <tagop/programming.hpp>        // Programming
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 struct IbsRequest {
   IbsUnit unit = IbsUnit::op;
@@ -25,9 +27,18 @@ struct IbsRequest {
   /// Keep only user or only kernel samples (IBS itself cannot).
   bool exclude_user = false;
   bool exclude_kernel = false;
+  /// Keep only ops (or fetches) that missed the L3: L3MissOnly (IbsOpCtl
+  /// bit 16, IbsFetchCtl bit 59), Zen 4 and later (capability Zen4Ext).
+  bool l3_miss_only = false;
+  /// Op sampling: keep only loads that missed the DC with a miss latency
+  /// above this many cycles, 128 to 2048 (IbsOpCtl LdLatThrsh, in steps of
+  /// 128, and LdLatEn), Zen 5 and later (capability OpLdLat). 0: off.
+  std::uint32_t load_latency = 0;
   /// The processor: its family and model give the capabilities, unless
-  /// `capabilities` (CPUID 8000_001B EAX) is given.
-  unsigned family = 0x10;
+  /// `capabilities` (CPUID 8000_001B EAX) is given. The family must be
+  /// given (0 is refused): IBS differs too much between families to
+  /// assume one.
+  unsigned family = 0;
   unsigned model = 0;
   unsigned stepping = 0;
   std::optional<std::uint32_t> capabilities{};
@@ -39,4 +50,5 @@ std::uint64_t max_period(IbsUnit unit, std::uint32_t capabilities);
 /// Throws tagop::Error with the reason when the processor cannot do it.
 Programming program(const IbsRequest& request);
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -13,7 +13,10 @@
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 
-namespace tagop::amd_ibs {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 enum class IbsUnit : std::uint8_t { fetch, op };
 
@@ -94,7 +97,7 @@ inline constexpr std::uint32_t OpDtlbPgSize = 1u << 19;     // IbsOpData3 report
 struct IbsRegisters {
   IbsUnit unit = IbsUnit::op;
   std::array<std::uint64_t, register_count> value{};
-  std::uint32_t present = 0;  // bit i: value[i] was given
+  std::uint32_t present = 0;  ///< bit i: value[i] was given
 
   void set(IbsRegister r, std::uint64_t v) {
     value[static_cast<std::size_t>(r)] = v;
@@ -128,4 +131,5 @@ std::array<std::int16_t, register_count> perf_raw_offsets(IbsUnit unit, std::uin
 std::size_t perf_raw_size(IbsUnit unit, std::uint32_t caps);
 void write_perf_raw(const IbsRegisters& regs, std::uint32_t caps, std::span<std::byte> out);
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -8,10 +8,12 @@
 
 #include <string>  // std::string
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
 #include <tagop/samples_range.hpp>         // SampleRange
 
-namespace tagop::amd_ibs {
+namespace TAGOP_API tagop {
+namespace amd_ibs {
 
 /// The fetch and op samples of `reader`'s capture, decoded by `capture`
 /// (made from the same reader's info()); samples of other events and
@@ -25,4 +27,5 @@ inline SampleRange samples(perf_data::PerfDataReader& reader, const IbsCapture& 
   });
 }
 
-}  // namespace tagop::amd_ibs
+}  // namespace amd_ibs
+}  // namespace tagop

@@ -14,9 +14,11 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace tagop::intel_atom {
+namespace TAGOP_API tagop {
+namespace intel_atom {
 
 enum class Microarchitecture : std::uint8_t { silvermont, goldmont };
 
@@ -26,39 +28,39 @@ inline constexpr std::uint8_t pmc0_3 = 0xF;
 
 /// One row of events/intel_slm_events.hpp or events/intel_glm_events.hpp.
 struct AtomEventSpec {
-  std::uint8_t event = 0;             // IA32_PERFEVTSELx[7:0]
-  std::uint8_t umask = 0;             // IA32_PERFEVTSELx[15:8]
-  std::string_view name{};            // as the SDM spells it: EVENT.UMASK
-  std::uint8_t cmask = 0;             // IA32_PERFEVTSELx[31:24]
-  bool inv = false;                   // IA32_PERFEVTSELx[23]
-  bool edge = false;                  // IA32_PERFEVTSELx[18]
-  std::uint8_t counters = 0;          // general-purpose counters it may use
-  std::int8_t fixed_counter = -1;     // the fixed counter it runs on, or -1
-  bool precise = false;               // PEBS-capable (a precise sample of the op)
-  std::uint16_t offcore_msr = 0;      // MSR_OFFCORE_RSP_x it needs, or 0
-  std::string_view predicate{};       // over lib/tagop/conditions.hpp; "" = count-only
+  std::uint8_t event = 0;             ///< IA32_PERFEVTSELx[7:0]
+  std::uint8_t umask = 0;             ///< IA32_PERFEVTSELx[15:8]
+  std::string_view name{};            ///< as the SDM spells it: EVENT.UMASK
+  std::uint8_t cmask = 0;             ///< IA32_PERFEVTSELx[31:24]
+  bool inv = false;                   ///< IA32_PERFEVTSELx[23]
+  bool edge = false;                  ///< IA32_PERFEVTSELx[18]
+  std::uint8_t counters = 0;          ///< general-purpose counters it may use
+  std::int8_t fixed_counter = -1;     ///< the fixed counter it runs on, or -1
+  bool precise = false;               ///< PEBS-capable (a precise sample of the op)
+  std::uint16_t offcore_msr = 0;      ///< MSR_OFFCORE_RSP_x it needs, or 0
+  std::string_view predicate{};       ///< over lib/tagop/conditions.hpp; "" = count-only
   std::string_view description{};
 };
 
 /// What one core's PMU can do, with where each fact comes from.
 struct AtomPmuSpec {
   Microarchitecture uarch = Microarchitecture::silvermont;
-  std::string_view backend{};         // "silvermont"
+  std::string_view backend{};         ///< "silvermont"
   std::string_view title{};
-  std::string_view sdm_table{};       // "SDM Vol. 3B Table 19-25"
-  std::array<std::uint8_t, 8> models{};  // family 6 models; 0 ends the list
+  std::string_view sdm_table{};       ///< "SDM Vol. 3B Table 19-25"
+  std::array<std::uint8_t, 8> models{};  ///< family 6 models; 0 ends the list
   std::string_view models_note{};
-  unsigned general_counters = 0;      // CPUID.0AH:EAX[15:8]
-  unsigned counter_width = 0;         // CPUID.0AH:EAX[23:16]
+  unsigned general_counters = 0;      ///< CPUID.0AH:EAX[15:8]
+  unsigned counter_width = 0;         ///< CPUID.0AH:EAX[23:16]
   unsigned fixed_counters = 0;
   std::string_view counters_note{};
-  std::uint8_t pebs_counters = 0;     // general counters that can do PEBS (bit i = IA32_PMCi)
-  unsigned pebs_record_format = 0;    // IA32_PERF_CAPABILITIES[11:8]
+  std::uint8_t pebs_counters = 0;     ///< general counters that can do PEBS (bit i = IA32_PMCi)
+  unsigned pebs_record_format = 0;    ///< IA32_PERF_CAPABILITIES[11:8]
   unsigned pebs_record_bytes = 0;
-  bool pebs_eventing_ip = false;      // the record holds the IP of the eventing instruction
+  bool pebs_eventing_ip = false;      ///< the record holds the IP of the eventing instruction
   bool pebs_data_linear_address = false;
   bool pebs_tsc = false;
-  std::uint8_t perf_precise_ip = 0;   // what the programmer asks perf for
+  std::uint8_t perf_precise_ip = 0;   ///< what the programmer asks perf for
   std::string_view pebs_note{};
   std::span<const AtomEventSpec> events{};
 };
@@ -98,4 +100,5 @@ std::uint64_t perf_raw_config(const AtomEventSpec& e);
 /// The table as the registry's vendor-neutral entries.
 std::span<const EventEntry> event_entries(Microarchitecture uarch);
 
-}  // namespace tagop::intel_atom
+}  // namespace intel_atom
+}  // namespace tagop

@@ -12,10 +12,12 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/intel_atom/events.hpp>  // Microarchitecture, AtomEventSpec
 #include <tagop/programming.hpp>        // Programming
 
-namespace tagop::intel_atom {
+namespace TAGOP_API tagop {
+namespace intel_atom {
 
 struct AtomEventRequest {
   /// SDM name (any case) or code:umask, e.g. "BR_INST_RETIRED.JCC", "c4:7e".
@@ -41,7 +43,7 @@ inline constexpr std::uint64_t default_pebs_period = 100003;
 /// Where one requested event runs.
 struct CounterAssignment {
   const AtomEventSpec* event = nullptr;
-  bool fixed = false;    // a fixed counter (IA32_FIXED_CTRn) or a general one (IA32_PMCn)
+  bool fixed = false;    ///< a fixed counter (IA32_FIXED_CTRn) or a general one (IA32_PMCn)
   unsigned index = 0;
   bool pebs = false;
 };
@@ -55,4 +57,5 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& request);
 /// Throws tagop::Error with the reason when the hardware cannot do it.
 Programming program(const AtomRequest& request);
 
-}  // namespace tagop::intel_atom
+}  // namespace intel_atom
+}  // namespace tagop

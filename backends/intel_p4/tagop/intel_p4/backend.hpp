@@ -2,11 +2,14 @@
 // Thread safety: no hidden state: const member functions and free functions here are safe from several
 // threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/registry.hpp>  // Registry
 
-namespace tagop::intel_p4 {
+namespace TAGOP_API tagop {
+namespace intel_p4 {
 
 /// Adds the Pentium 4 backend (its metrics and events) to the registry.
 void register_backend(Registry& registry);
 
-}  // namespace tagop::intel_p4
+}  // namespace intel_p4
+}  // namespace tagop

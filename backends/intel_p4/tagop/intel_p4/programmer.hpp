@@ -13,10 +13,12 @@
 #include <string_view>  // std::string_view
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/intel_p4/tables.hpp>  // MetricSpec, EventSpec
 #include <tagop/programming.hpp>      // Programming
 
-namespace tagop::intel_p4 {
+namespace TAGOP_API tagop {
+namespace intel_p4 {
 
 /// One thing to measure: a metric ("1stL_cache_load_miss_retired") or a raw
 /// event with its mask bits ("replay_event:NBOGUS:BOGUS").
@@ -38,9 +40,9 @@ struct P4Request {
 
 /// A request's name resolved against the tables.
 struct ResolvedName {
-  const MetricSpec* metric = nullptr;  // set for a metric
-  const EventSpec* event = nullptr;    // set for a raw event
-  std::uint32_t mask = 0;              // the raw event's mask bits (bit k = ESCR bit 9+k)
+  const MetricSpec* metric = nullptr;  ///< set for a metric
+  const EventSpec* event = nullptr;    ///< set for a raw event
+  std::uint32_t mask = 0;              ///< the raw event's mask bits (bit k = ESCR bit 9+k)
 };
 
 /// Throws tagop::Error naming the closest metrics and events, or the
@@ -50,4 +52,5 @@ ResolvedName resolve(std::string_view name);
 /// Throws tagop::Error with the reason when the hardware cannot do it.
 Programming program(const P4Request& request);
 
-}  // namespace tagop::intel_p4
+}  // namespace intel_p4
+}  // namespace tagop

@@ -13,25 +13,27 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace tagop::intel_p4 {
+namespace TAGOP_API tagop {
+namespace intel_p4 {
 
 /// An event selection control register (SDM Table 19-28 and 18.15.2).
 struct EscrSpec {
-  std::string_view name{};         // "CRU_ESCR2"; the MSR is MSR_CRU_ESCR2
+  std::string_view name{};         ///< "CRU_ESCR2"; the MSR is MSR_CRU_ESCR2
   std::uint32_t msr = 0;
-  std::uint8_t escr_select = 0;    // the CCCR ESCR-select value (bits 15:13) that picks it
-  std::uint32_t counters = 0;      // bit n set: the ESCR can drive counter n
+  std::uint8_t escr_select = 0;    ///< the CCCR ESCR-select value (bits 15:13) that picks it
+  std::uint32_t counters = 0;      ///< bit n set: the ESCR can drive counter n
 };
 
 /// A counter and the CCCR that configures it (counter n: MSR 0x300+n,
 /// CCCR n: MSR 0x360+n).
 struct CounterSpec {
   std::uint8_t index = 0;
-  std::string_view counter_name{};  // "MSR_IQ_COUNTER4"
+  std::string_view counter_name{};  ///< "MSR_IQ_COUNTER4"
   std::uint32_t counter_msr = 0;
-  std::string_view cccr_name{};     // "MSR_IQ_CCCR4"
+  std::string_view cccr_name{};     ///< "MSR_IQ_CCCR4"
   std::uint32_t cccr_msr = 0;
 };
 
@@ -44,15 +46,15 @@ struct MaskBitSpec {
 inline constexpr std::size_t max_mask_bits = 8;
 
 struct EventSpec {
-  std::string_view name{};                      // as the SDM spells it
-  std::uint8_t event_select = 0;                // ESCR bits 30:25
-  std::uint8_t escr_select = 0;                 // CCCR bits 15:13, the same for every ESCR listed
-  std::array<std::string_view, 2> escrs{};      // the ESCRs it may use, by EscrSpec::name
-  std::array<MaskBitSpec, max_mask_bits> masks{};  // ends at the first empty name
-  int linux_index = -1;                         // enum P4_EVENTS (perf_event_p4.h); -1: Linux lacks it
-  std::string_view libpfm_name{};               // libpfm4 "netburst::" name; "": libpfm4 lacks it
-  bool at_retirement = false;                   // counts tagged uops at retirement (PEBS-capable)
-  bool tags_only = false;                       // marks uops for a downstream event, counts nothing
+  std::string_view name{};                      ///< as the SDM spells it
+  std::uint8_t event_select = 0;                ///< ESCR bits 30:25
+  std::uint8_t escr_select = 0;                 ///< CCCR bits 15:13, the same for every ESCR listed
+  std::array<std::string_view, 2> escrs{};      ///< the ESCRs it may use, by EscrSpec::name
+  std::array<MaskBitSpec, max_mask_bits> masks{};  ///< ends at the first empty name
+  int linux_index = -1;                         ///< enum P4_EVENTS (perf_event_p4.h); -1: Linux lacks it
+  std::string_view libpfm_name{};               ///< libpfm4 "netburst::" name; "": libpfm4 lacks it
+  bool at_retirement = false;                   ///< counts tagged uops at retirement (PEBS-capable)
+  bool tags_only = false;                       ///< marks uops for a downstream event, counts nothing
   std::string_view description{};
 };
 
@@ -64,23 +66,23 @@ std::string_view tagging_name(Tagging t);
 struct MetricSpec {
   std::string_view name{};
   Tagging tagging = Tagging::replay;
-  std::string_view sdm_table{};                 // "19-33"
-  std::string_view upstream{};                  // tagging event "event:MASK:MASK", "" when there is none
-  std::string_view upstream_escr{};             // the one ESCR the SDM requires, "" = any the event may use
-  std::uint8_t tag_value = 0;                   // upstream ESCR bits 8:5 as the SDM's table writes them
-  std::uint32_t pebs_enable = 0;                // IA32_PEBS_ENABLE when counting (cause bits + bit 24)
-  std::uint32_t matrix_vert = 0;                // MSR_PEBS_MATRIX_VERT
-  std::string_view downstream{};                // "replay_event:NBOGUS" (tag bit 0 for execution)
-  int linux_metric = 0;                         // enum P4_PEBS_METRIC; 0 = none
-  std::string_view predicate{};                 // over lib/tagop/conditions.hpp
+  std::string_view sdm_table{};                 ///< "19-33"
+  std::string_view upstream{};                  ///< tagging event "event:MASK:MASK", "" when there is none
+  std::string_view upstream_escr{};             ///< the one ESCR the SDM requires, "" = any the event may use
+  std::uint8_t tag_value = 0;                   ///< upstream ESCR bits 8:5 as the SDM's table writes them
+  std::uint32_t pebs_enable = 0;                ///< IA32_PEBS_ENABLE when counting (cause bits + bit 24)
+  std::uint32_t matrix_vert = 0;                ///< MSR_PEBS_MATRIX_VERT
+  std::string_view downstream{};                ///< "replay_event:NBOGUS" (tag bit 0 for execution)
+  int linux_metric = 0;                         ///< enum P4_PEBS_METRIC; 0 = none
+  std::string_view predicate{};                 ///< over lib/tagop/conditions.hpp
   std::string_view description{};
 };
 
 /// An event with its mask bits, as written "replay_event:NBOGUS:BOGUS".
 struct ParsedEvent {
-  const EventSpec* event = nullptr;  // nullptr: no such event
-  std::uint32_t mask = 0;            // bit k = ESCR bit 9+k
-  std::string_view bad_mask{};       // a mask name the event lacks, if any
+  const EventSpec* event = nullptr;  ///< nullptr: no such event
+  std::uint32_t mask = 0;            ///< bit k = ESCR bit 9+k
+  std::string_view bad_mask{};       ///< a mask name the event lacks, if any
 };
 
 /// Parses "event:MASK:MASK" (names case-insensitive).
@@ -140,4 +142,5 @@ std::vector<std::string_view> closest_names(std::string_view name, std::size_t m
 /// The metrics, then the events, as the registry's vendor-neutral entries.
 std::span<const EventEntry> event_entries();
 
-}  // namespace tagop::intel_p4
+}  // namespace intel_p4
+}  // namespace tagop

@@ -9,9 +9,11 @@
 #include <cstdint>  // std::uint64_t, std::uint8_t
 #include <vector>   // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/emulate/microarchitecture.hpp>  // PredictorSpec
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 class BranchPredictor {
  public:
@@ -27,13 +29,14 @@ class BranchPredictor {
   bool ret(std::uint64_t target);
 
  private:
-  std::vector<std::uint8_t> counters_;  // 2-bit saturating, 2 and 3 predict taken
+  std::vector<std::uint8_t> counters_;  ///< 2-bit saturating, 2 and 3 predict taken
   std::uint64_t counter_mask_;
   std::uint64_t history_ = 0;
   std::uint64_t history_mask_;
-  std::vector<std::uint64_t> targets_;  // last target by address
-  std::vector<std::uint64_t> stack_;    // circular return stack
-  std::size_t top_ = 0;                 // where the next call's address goes
+  std::vector<std::uint64_t> targets_;  ///< last target by address
+  std::vector<std::uint64_t> stack_;    ///< circular return stack
+  std::size_t top_ = 0;                 ///< where the next call's address goes
 };
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

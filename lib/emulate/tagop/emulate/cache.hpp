@@ -6,7 +6,10 @@
 #include <cstdint>  // std::uint64_t, std::uint32_t
 #include <vector>   // std::vector
 
-namespace tagop::emulate {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace emulate {
 
 class BlockCache {
  public:
@@ -31,10 +34,11 @@ class BlockCache {
   unsigned shift_ = 0;
   std::uint32_t ways_ = 0;
   std::uint32_t sets_ = 0;
-  std::uint32_t set_mask_ = 0;  // sets - 1 when sets is a power of two, else 0
+  std::uint32_t set_mask_ = 0;  ///< sets - 1 when sets is a power of two, else 0
   std::uint64_t last_ = ~std::uint64_t{0};
   // sets * ways tags, most recent first in each set; a tag is block + 1 (0: empty).
   std::vector<std::uint64_t> tags_;
 };
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

@@ -16,6 +16,7 @@
 
 #include <cstdint>  // std::uint64_t
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/emulate/branch_predictor.hpp>   // BranchPredictor
 #include <tagop/emulate/cache.hpp>              // BlockCache
 #include <tagop/emulate/instruction.hpp>        // InstructionInfo
@@ -23,7 +24,8 @@
 #include <tagop/emulate/microarchitecture.hpp>  // MicroarchSpec
 #include <tagop/sample.hpp>                     // Sample
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 /// The page size of data: the model does not see the page tables.
 enum class PageSize : std::uint8_t { small_4k, large_2m };
@@ -53,12 +55,12 @@ class CoreModel {
 
  private:
   struct Served {
-    unsigned level = 1;      // 1 L1, 2 L2, 3 L3, 4 memory
-    unsigned latency = 0;    // cycles
+    unsigned level = 1;      ///< 1 L1, 2 L2, 3 L3, 4 memory
+    unsigned latency = 0;    ///< cycles
   };
   struct Translation {
     bool l1_miss = false, l2_miss = false;
-    unsigned latency = 0;    // cycles beyond an L1 TLB hit
+    unsigned latency = 0;    ///< cycles beyond an L1 TLB hit
   };
   Served data(std::uint64_t address);
   Served code(std::uint64_t address);
@@ -75,9 +77,10 @@ class CoreModel {
   BlockCache itlb_l1_, itlb_l1_large_, itlb_l2_, itlb_l2_large_;
   BlockCache dtlb_l1_, dtlb_l1_large_, dtlb_l2_, dtlb_l2_large_;
   BranchPredictor predictor_;
-  std::uint64_t fetch_block_ = ~std::uint64_t{0};  // the block being fetched from
+  std::uint64_t fetch_block_ = ~std::uint64_t{0};  ///< the block being fetched from
   unsigned fetch_shift_;
   ConditionSet op_observed_, fetch_observed_;
 };
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

@@ -11,10 +11,12 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/emulate/emulator.hpp>  // EmulateResult
 #include <tagop/predicate.hpp>         // Predicate
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 /// The document's "format", so that a reader knows what it holds. The
 /// document is written by the command (tools/emulate_records.hpp declares
@@ -30,7 +32,7 @@ struct CountsFile {
   struct Event {
     std::string name, code, predicate;
     SampleKind kind = SampleKind::op;
-    std::optional<std::uint64_t> count;  // nullopt: not modelled
+    std::optional<std::uint64_t> count;  ///< nullopt: not modelled
   };
   struct Model {
     std::string model, title, backend;
@@ -54,4 +56,5 @@ CountsFile::Model counts_of(const ModelResult& result);
 /// is wrong.
 CountsFile read_counts_file(const std::string& path);
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

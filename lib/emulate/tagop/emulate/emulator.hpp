@@ -18,11 +18,13 @@
 #include <string>      // std::string
 #include <vector>      // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/emulate/core_model.hpp>         // PageSize
 #include <tagop/emulate/microarchitecture.hpp>  // MicroarchSpec
 #include <tagop/emulate/signature_tally.hpp>    // EventCount, SignatureCount
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 struct EmulateOptions {
   std::vector<const MicroarchSpec*> models;
@@ -45,21 +47,21 @@ struct EmulateOptions {
 
 struct ModelResult {
   const MicroarchSpec* spec = nullptr;
-  std::string capture;  // "" when the model writes none (p4)
+  std::string capture;  ///< "" when the model writes none (p4)
   std::uint64_t ops = 0, fetches = 0;
-  std::uint64_t fetch_samples = 0, op_samples = 0;  // IBS
+  std::uint64_t fetch_samples = 0, op_samples = 0;  ///< IBS
   std::uint64_t pebs_samples = 0;
   std::vector<std::string> pebs_events;
   std::vector<SignatureCount> op_signatures, fetch_signatures;
-  std::vector<EventCount> events;  // every event of the model's backend
+  std::vector<EventCount> events;  ///< every event of the model's backend
 };
 
 struct EmulateResult {
   std::vector<std::string> command;
-  int exit_status = 0;           // the command's
+  int exit_status = 0;           ///< the command's
   std::uint64_t instructions = 0;
-  std::uint64_t unresolved = 0;  // instructions whose bytes could not be decoded
-  std::uint64_t bad_lines = 0;   // trace lines that did not parse
+  std::uint64_t unresolved = 0;  ///< instructions whose bytes could not be decoded
+  std::uint64_t bad_lines = 0;   ///< trace lines that did not parse
   std::uint64_t distinct_instructions = 0;
   std::vector<ModelResult> models;
 };
@@ -74,4 +76,5 @@ std::vector<std::string> default_pebs_events(const MicroarchSpec& model);
 /// command and writes the captures.
 EmulateResult emulate(const EmulateOptions& options);
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

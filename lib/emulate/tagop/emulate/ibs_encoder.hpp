@@ -7,11 +7,13 @@
 
 #include <cstdint>  // std::uint64_t
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/decoder.hpp>    // IbsDecoder
 #include <tagop/amd_ibs/registers.hpp>  // IbsRegisters
 #include <tagop/sample.hpp>             // Sample
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 class IbsEncoder {
  public:
@@ -30,7 +32,8 @@ class IbsEncoder {
   void set(amd_ibs::IbsRegisters& regs, std::string_view field, std::uint64_t value) const;
   const amd_ibs::FieldSpec* field(amd_ibs::IbsUnit unit, std::string_view name) const;
 
-  amd_ibs::IbsDecoder decoder_;  // the fields of this family and model
+  amd_ibs::IbsDecoder decoder_;  ///< the fields of this family and model
 };
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

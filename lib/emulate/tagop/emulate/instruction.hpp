@@ -9,26 +9,28 @@
 #include <cstdint>  // std::uint8_t, std::uint64_t
 #include <span>     // std::span
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 enum class BranchKind : std::uint8_t {
   none,
-  conditional,    // Jcc, JrCXZ, LOOPcc
-  jump,           // JMP rel
-  indirect_jump,  // JMP r/m
-  call,           // CALL rel
-  indirect_call,  // CALL r/m
-  ret,            // RET (near)
-  far,            // far transfers, INT, SYSCALL, IRET: not modelled as branches
+  conditional,    ///< Jcc, JrCXZ, LOOPcc
+  jump,           ///< JMP rel
+  indirect_jump,  ///< JMP r/m
+  call,           ///< CALL rel
+  indirect_call,  ///< CALL r/m
+  ret,            ///< RET (near)
+  far,            ///< far transfers, INT, SYSCALL, IRET: not modelled as branches
 };
 
 struct InstructionInfo {
   BranchKind branch = BranchKind::none;
-  bool known = false;     // its bytes were found and decoded
-  bool locked = false;    // LOCK prefix, or XCHG with memory (implicitly locked)
-  bool prefetch = false;  // a software prefetch
+  bool known = false;     ///< its bytes were found and decoded
+  bool locked = false;    ///< LOCK prefix, or XCHG with memory (implicitly locked)
+  bool prefetch = false;  ///< a software prefetch
   /// uop.* classes and op.int_divide / op.fp_divide.
   ConditionSet classes{};
 };
@@ -45,8 +47,9 @@ class InstructionClassifier {
   InstructionInfo classify(std::span<const std::uint8_t> bytes, std::uint64_t ip) const;
 
  private:
-  std::size_t handle_ = 0;  // csh
-  void* scratch_ = nullptr; // cs_insn, allocated once
+  std::size_t handle_ = 0;  ///< csh
+  void* scratch_ = nullptr; ///< cs_insn, allocated once
 };
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

@@ -18,7 +18,10 @@
 #include <string>       // std::string
 #include <vector>       // std::vector
 
-namespace tagop::emulate {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace emulate {
 
 enum class AccessKind : std::uint8_t { load, store, modify };
 
@@ -32,7 +35,7 @@ struct TraceInstruction {
   static constexpr std::size_t max_accesses = 8;
   std::uint64_t ip = 0;
   std::uint32_t size = 0;
-  std::uint32_t access_count = 0;  // the first max_accesses are kept
+  std::uint32_t access_count = 0;  ///< the first max_accesses are kept
   std::array<DataAccess, max_accesses> accesses{};
   /// The address of the instruction executed next (0 at the end of the
   /// trace): where a branch went.
@@ -63,7 +66,7 @@ class LackeyTraceParser {
 
   TraceInstruction pending_{}, current_{};
   bool have_current_ = false;
-  std::string partial_;  // a line cut by the end of a read
+  std::string partial_;  ///< a line cut by the end of a read
   std::vector<std::string> messages_;
   std::uint64_t bad_lines_ = 0;
   std::uint64_t instructions_ = 0;
@@ -174,4 +177,5 @@ void LackeyTraceParser::finish(OnInstruction&& on_instruction) {
   }
 }
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

@@ -9,14 +9,16 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // FileInfo
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 struct Emulation {
-  std::string model;    // "zen3"
-  std::string title;    // the model's title, "" for a model this build does not know
-  std::string command;  // the emulated command, as one line
+  std::string model;    ///< "zen3"
+  std::string title;    ///< the model's title, "" for a model this build does not know
+  std::string command;  ///< the emulated command, as one line
 
   /// "emulated (model: zen3, AMD Zen 3 (...))": what every report says.
   std::string label() const;
@@ -29,4 +31,5 @@ std::vector<std::string> emulation_cmdline(const std::string& model, const std::
 /// nullopt for a capture of real hardware.
 std::optional<Emulation> emulation_of(const perf_data::FileInfo& info);
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

@@ -9,21 +9,24 @@
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 
-namespace tagop::emulate {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace emulate {
 
 /// One cache level. size 0: the part has no such level.
 struct CacheSpec {
-  std::uint32_t size = 0;    // bytes
-  std::uint16_t ways = 0;    // 0: fully associative
-  std::uint16_t line = 64;   // bytes
-  std::uint16_t latency = 0; // load-to-use cycles of a hit at this level
+  std::uint32_t size = 0;    ///< bytes
+  std::uint16_t ways = 0;    ///< 0: fully associative
+  std::uint16_t line = 64;   ///< bytes
+  std::uint16_t latency = 0; ///< load-to-use cycles of a hit at this level
   std::string_view source{};
 };
 
 /// One TLB level. entries_4k 0: the part has no such level.
 struct TlbSpec {
-  std::uint16_t entries_4k = 0, ways_4k = 0;  // ways 0: fully associative
-  std::uint16_t entries_2m = 0, ways_2m = 0;  // 2 MiB pages (0: held as 4 KiB pieces)
+  std::uint16_t entries_4k = 0, ways_4k = 0;  ///< ways 0: fully associative
+  std::uint16_t entries_2m = 0, ways_2m = 0;  ///< 2 MiB pages (0: held as 4 KiB pieces)
   /// Cycles a hit here adds after a miss in the level before (0 for L1).
   std::uint16_t latency = 0;
   std::string_view source{};
@@ -33,11 +36,11 @@ struct TlbSpec {
 /// target buffer for indirect branches, a return stack. Sized after the
 /// part's published predictor; the vendors' own designs are more elaborate.
 struct PredictorSpec {
-  std::uint8_t history_bits = 12;   // global history XORed into the index
-  std::uint8_t counters_log2 = 12;  // 2-bit counters
+  std::uint8_t history_bits = 12;   ///< global history XORed into the index
+  std::uint8_t counters_log2 = 12;  ///< 2-bit counters
   std::uint16_t indirect_targets = 512;
   std::uint8_t return_stack = 16;
-  std::uint16_t mispredict_penalty = 0;  // cycles
+  std::uint16_t mispredict_penalty = 0;  ///< cycles
   std::string_view source{};
 };
 
@@ -45,21 +48,21 @@ struct PredictorSpec {
 enum class SampleFormat : std::uint8_t { ibs, pebs, p4_tagging };
 
 struct MicroarchSpec {
-  std::string_view name{};     // "zen3": what --as takes
+  std::string_view name{};     ///< "zen3": what --as takes
   std::string_view title{};
-  std::string_view backend{};  // the registry backend whose events it counts
+  std::string_view backend{};  ///< the registry backend whose events it counts
   SampleFormat format = SampleFormat::ibs;
   /// HEADER_CPUID of its captures.
   std::string_view vendor{};
   std::uint16_t family = 0, model = 0, stepping = 0;
   CacheSpec l1i, l1d, l2, l3;
   TlbSpec itlb_l1, itlb_l2, dtlb_l1, dtlb_l2;
-  std::uint16_t page_walk_latency = 0;  // cycles of a walk after the last TLB level missed
+  std::uint16_t page_walk_latency = 0;  ///< cycles of a walk after the last TLB level missed
   std::string_view page_walk_source{};
-  std::uint16_t dram_latency = 0;       // cycles of a load served by memory
+  std::uint16_t dram_latency = 0;       ///< cycles of a load served by memory
   std::string_view dram_source{};
   PredictorSpec predictor{};
-  std::uint16_t fetch_block = 32;       // bytes the front end fetches at a time (one IBS fetch)
+  std::uint16_t fetch_block = 32;       ///< bytes the front end fetches at a time (one IBS fetch)
   std::string_view fetch_source{};
   /// An access crossing a boundary of this many bytes is "misaligned"
   /// (mem.misaligned; IBS IbsDcMisAcc).
@@ -76,4 +79,5 @@ std::span<const MicroarchSpec> microarchitectures();
 const MicroarchSpec* find_microarchitecture(std::string_view name);
 std::string_view format_name(SampleFormat f);
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

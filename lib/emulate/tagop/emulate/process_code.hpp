@@ -14,13 +14,15 @@
 #include <unordered_map>  // instructions by address
 #include <vector>         // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/emulate/instruction.hpp>  // InstructionInfo, InstructionClassifier
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 struct CodeMapping {
   std::uint64_t start = 0, end = 0, pgoff = 0;
-  std::string path;  // "" for anonymous code
+  std::string path;  ///< "" for anonymous code
 };
 
 class ProcessCode {
@@ -49,7 +51,7 @@ class ProcessCode {
 
  private:
   struct Slot {
-    std::uint64_t ip = 0;  // ip + 1; 0 is empty
+    std::uint64_t ip = 0;  ///< ip + 1; 0 is empty
     InstructionInfo info;
   };
   static constexpr std::size_t recent_size = std::size_t{1} << 15;
@@ -62,7 +64,7 @@ class ProcessCode {
 
   std::string maps_path_, mem_path_;
   int mem_fd_ = -1;
-  std::vector<CodeMapping> mappings_;  // sorted by start
+  std::vector<CodeMapping> mappings_;  ///< sorted by start
   std::vector<CodeMapping> new_mappings_;
   std::unordered_map<std::string, std::unique_ptr<MappedFile>> files_;
   std::unordered_map<std::uint64_t, InstructionInfo> decoded_;
@@ -71,4 +73,5 @@ class ProcessCode {
   std::uint64_t unresolved_ = 0;
 };
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

@@ -10,11 +10,13 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>     // EventEntry
 #include <tagop/predicate.hpp> // Predicate
 #include <tagop/sample.hpp>    // Sample
 
-namespace tagop::emulate {
+namespace TAGOP_API tagop {
+namespace emulate {
 
 struct SignatureCount {
   ConditionSet conditions;
@@ -57,11 +59,12 @@ struct EventCount {
   /// or the event has no predicate (count-only): no count is given.
   bool modelled = false;
   std::uint64_t count = 0;
-  std::uint64_t total = 0;  // of the measure the event sums, when it sums one
+  std::uint64_t total = 0;  ///< of the measure the event sums, when it sums one
 };
 
 /// Every event of `events` counted over the ops and fetches of one model.
 std::vector<EventCount> count_events(std::span<const EventEntry> events, const SignatureTally& ops,
                                      const SignatureTally& fetches);
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

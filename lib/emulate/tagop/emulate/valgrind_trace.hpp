@@ -10,7 +10,10 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
-namespace tagop::emulate {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace emulate {
 
 class ValgrindTrace {
  public:
@@ -39,4 +42,5 @@ class ValgrindTrace {
   std::size_t last_read_ = 0;
 };
 
-}  // namespace tagop::emulate
+}  // namespace emulate
+}  // namespace tagop

@@ -16,13 +16,15 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/profiles/profile.hpp>  // Profile
 
-namespace tagop::profiles {
+namespace TAGOP_API tagop {
+namespace profiles {
 
 struct FoldedOptions {
-  std::size_t sample_type = 0;  // whose values (x period) are the stacks' totals
-  bool process_root = false;    // the comm label as the root frame, as stackcollapse-perf.pl does
+  std::size_t sample_type = 0;  ///< whose values (x period) are the stacks' totals
+  bool process_root = false;    ///< the comm label as the root frame, as stackcollapse-perf.pl does
 };
 
 /// Writes the profile's stacks, sorted, one line per distinct stack;
@@ -36,4 +38,5 @@ void write_folded(const Profile& profile, std::ostream& out, const FoldedOptions
 /// whoever reads the file: `folded_frame("a;b\x1b[2J")` is `a:b\x1b[2J`.
 std::string folded_frame(std::string_view name);
 
-}  // namespace tagop::profiles
+}  // namespace profiles
+}  // namespace tagop

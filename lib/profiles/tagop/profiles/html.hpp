@@ -22,9 +22,11 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/profiles/profile.hpp>  // Profile
 
-namespace tagop::profiles {
+namespace TAGOP_API tagop {
+namespace profiles {
 
 /// A value and its 95% interval; NaN bounds when there is none.
 struct Interval {
@@ -34,23 +36,23 @@ struct Interval {
 };
 
 enum class ColumnKind : std::uint8_t {
-  count,  // a number (samples, events, an estimate); its interval shows on hover
-  ratio,  // a fraction from 0 to 1, shown as a percentage with a bar
-  mean,   // an average (a latency in cycles), shown with a bar
+  count,  ///< a number (samples, events, an estimate); its interval shows on hover
+  ratio,  ///< a fraction from 0 to 1, shown as a percentage with a bar
+  mean,   ///< an average (a latency in cycles), shown with a bar
 };
 
 struct TableColumn {
-  std::string id;           // "0xF206", "dc_miss_rate"
-  std::string title;        // the heading: "DC miss", "DC miss rate"
-  std::string unit;         // "samples", "cycles"; "" for ratios
-  std::string description;  // shown on hover
+  std::string id;           ///< "0xF206", "dc_miss_rate"
+  std::string title;        ///< the heading: "DC miss", "DC miss rate"
+  std::string unit;         ///< "samples", "cycles"; "" for ratios
+  std::string description;  ///< shown on hover
   ColumnKind kind = ColumnKind::count;
 };
 
 struct TableRow {
-  std::string name;    // "work", "libc.so.6+0x1234"
-  std::string module;  // "" when the rows are modules or processes
-  std::vector<std::optional<Interval>> cells;  // one per column; nullopt: not available
+  std::string name;    ///< "work", "libc.so.6+0x1234"
+  std::string module;  ///< "" when the rows are modules or processes
+  std::vector<std::optional<Interval>> cells;  ///< one per column; nullopt: not available
 };
 
 struct Table {
@@ -61,11 +63,11 @@ struct Table {
 };
 
 struct HtmlPage {
-  std::string title;               // "IBS report of perf.data"
-  std::vector<std::string> notes;  // under the title: processor, periods, filters, comments
+  std::string title;               ///< "IBS report of perf.data"
+  std::vector<std::string> notes;  ///< under the title: processor, periods, filters, comments
   Table table;
-  const Profile* profile = nullptr;   // the flame graph's stacks; none: no flame graph
-  std::size_t flame_sample_type = 0;  // the one shown first; the reader can switch
+  const Profile* profile = nullptr;   ///< the flame graph's stacks; none: no flame graph
+  std::size_t flame_sample_type = 0;  ///< the one shown first; the reader can switch
   /// Frames under this fraction of every sample type's total are left out
   /// (they would be under a pixel wide), and more if the graph would still
   /// have more than `flame_max_frames`: the page stays small and fast.
@@ -86,4 +88,5 @@ void write_html(const HtmlPage& page, const std::string& path);
 /// {NaN, NaN, NaN}.
 Interval proportion_interval(std::uint64_t k, std::uint64_t n, double z = 1.959963984540054);
 
-}  // namespace tagop::profiles
+}  // namespace profiles
+}  // namespace tagop

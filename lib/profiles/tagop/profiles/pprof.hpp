@@ -14,9 +14,11 @@
 #include <iosfwd>  // std::ostream
 #include <string>  // std::string
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/profiles/profile.hpp>  // Profile
 
-namespace tagop::profiles {
+namespace TAGOP_API tagop {
+namespace profiles {
 
 /// Writes the gzipped profile to `out`. Throws tagop::Error when the
 /// stream fails.
@@ -26,4 +28,5 @@ void write_pprof(const Profile& profile, std::ostream& out);
 /// file and the reason when it cannot be written.
 void write_pprof(const Profile& profile, const std::string& path);
 
-}  // namespace tagop::profiles
+}  // namespace profiles
+}  // namespace tagop

@@ -27,7 +27,10 @@
 #include <unordered_map>  // interning
 #include <vector>         // std::vector
 
-namespace tagop::profiles {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace profiles {
 
 /// What one value of every sample counts. `period` is how many events one
 /// unit of the value stands for (the sampling period); exporters write
@@ -35,24 +38,24 @@ namespace tagop::profiles {
 /// and the flame graphs show tagop's estimates (samples x period). Use 1
 /// for values already in their own units (the sample count itself).
 struct SampleType {
-  std::string name;  // "ibs_dc_miss", "dc_miss_latency", "samples"
-  std::string unit;  // "count", "cycles", "nanoseconds"
+  std::string name;  ///< "ibs_dc_miss", "dc_miss_latency", "samples"
+  std::string unit;  ///< "count", "cycles", "nanoseconds"
   double period = 1;
 };
 
 /// pprof's ValueType: the profile's period_type.
 struct ValueType {
-  std::string type;  // "ops", "cpu"
-  std::string unit;  // "count", "nanoseconds"
+  std::string type;  ///< "ops", "cpu"
+  std::string unit;  ///< "count", "nanoseconds"
 };
 
 /// An executable or library mapped into a process.
 struct Mapping {
-  std::uint64_t start = 0;  // first address
-  std::uint64_t limit = 0;  // one past the last
+  std::uint64_t start = 0;  ///< first address
+  std::uint64_t limit = 0;  ///< one past the last
   std::uint64_t file_offset = 0;
-  std::string path;      // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]"
-  std::string build_id;  // lower-case hex, "" when not known
+  std::string path;      ///< "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]"
+  std::string build_id;  ///< lower-case hex, "" when not known
   friend bool operator==(const Mapping&, const Mapping&) = default;
 };
 
@@ -60,10 +63,10 @@ struct Mapping {
 /// frame per inlined call, innermost first; the last is the function that
 /// holds the address (pprof's Location.line order).
 struct Frame {
-  std::string function;     // as people read it (demangled); "" when not known
-  std::string system_name;  // as the linker knows it (mangled); "" when the same
-  std::string file;         // source file, "" when not known
-  std::int64_t line = 0;    // source line, 0 when not known
+  std::string function;     ///< as people read it (demangled); "" when not known
+  std::string system_name;  ///< as the linker knows it (mangled); "" when the same
+  std::string file;         ///< source file, "" when not known
+  std::int64_t line = 0;    ///< source line, 0 when not known
   friend bool operator==(const Frame&, const Frame&) = default;
 };
 
@@ -71,8 +74,8 @@ using MappingId = std::uint32_t;
 using LocationId = std::uint32_t;
 
 struct Location {
-  std::uint64_t address = 0;          // 0 for a location that is a whole function or row
-  std::optional<MappingId> mapping;  // from add_mapping
+  std::uint64_t address = 0;          ///< 0 for a location that is a whole function or row
+  std::optional<MappingId> mapping;  ///< from add_mapping
   std::vector<Frame> frames;
   friend bool operator==(const Location&, const Location&) = default;
 };
@@ -81,7 +84,7 @@ struct Location {
 /// what its samples do not share.
 struct Labels {
   std::optional<std::uint32_t> pid{}, tid{}, cpu{};
-  std::string_view comm{};  // "" when not known
+  std::string_view comm{};  ///< "" when not known
 };
 
 /// The time the samples span, in nanoseconds since the Unix epoch (pprof's
@@ -93,8 +96,8 @@ struct TimeRange {
 
 /// One sample as stored: spans into the profile, valid until the next add.
 struct SampleView {
-  std::span<const std::int64_t> values;  // one per sample type
-  std::span<const LocationId> stack;     // leaf first
+  std::span<const std::int64_t> values;  ///< one per sample type
+  std::span<const LocationId> stack;     ///< leaf first
   Labels labels;
 };
 
@@ -117,11 +120,11 @@ class Profile {
 
   // What pprof calls the profile's header: informational, but it travels
   // with the profile and pprof shows it.
-  ValueType period_type;              // e.g. {"ops", "count"}
-  std::int64_t period = 0;            // e.g. 65536
-  std::vector<std::string> comments;  // e.g. "emulated (model: zen3)"
+  ValueType period_type;              ///< e.g. {"ops", "count"}
+  std::int64_t period = 0;            ///< e.g. 65536
+  std::vector<std::string> comments;  ///< e.g. "emulated (model: zen3)"
   TimeRange time;
-  std::optional<std::size_t> default_sample_type;  // index; pprof shows the last one otherwise
+  std::optional<std::size_t> default_sample_type;  ///< index; pprof shows the last one otherwise
 
   const std::vector<SampleType>& sample_types() const { return sample_types_; }
 
@@ -159,19 +162,20 @@ class Profile {
   struct StoredSample {
     std::uint32_t first_frame = 0, frame_count = 0;
     std::uint32_t pid = 0, tid = 0, cpu = 0;
-    std::uint32_t comm = 0;   // index into comms_; 0 is ""
-    std::uint8_t present = 0;  // bits: pid, tid, cpu
+    std::uint32_t comm = 0;   ///< index into comms_; 0 is ""
+    std::uint8_t present = 0;  ///< bits: pid, tid, cpu
   };
 
   std::vector<SampleType> sample_types_;
   std::vector<Mapping> mappings_;
   std::vector<Location> locations_;
   std::unordered_multimap<std::size_t, LocationId> location_by_hash_;
-  std::vector<std::int64_t> values_;  // sample_count x sample type count
+  std::vector<std::int64_t> values_;  ///< sample_count x sample type count
   std::vector<LocationId> frames_;
   std::vector<StoredSample> samples_;
   std::vector<std::string> comms_{""};
   std::unordered_map<std::string, std::uint32_t> comm_ids_{{"", 0}};
 };
 
-}  // namespace tagop::profiles
+}  // namespace profiles
+}  // namespace tagop

@@ -18,7 +18,10 @@
 #include <functional>  // std::function
 #include <string>      // std::string
 
-namespace tagop::profiles {
+#include <tagop/api.hpp>  // TAGOP_API
+
+namespace TAGOP_API tagop {
+namespace profiles {
 
 class ProgressBar {
  public:
@@ -58,4 +61,5 @@ class ProgressBar {
   double last_check_time_ = 0;
 };
 
-}  // namespace tagop::profiles
+}  // namespace profiles
+}  // namespace tagop

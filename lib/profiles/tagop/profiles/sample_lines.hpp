@@ -27,10 +27,12 @@
 #include <unordered_map>  // condition lists by set
 #include <vector>         // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 #include <tagop/sample.hpp>      // Sample
 
-namespace tagop::profiles {
+namespace TAGOP_API tagop {
+namespace profiles {
 
 /// Where a sample's address is, as the caller resolved it; "" when not known.
 struct SampleSymbol {
@@ -49,10 +51,10 @@ struct EscapedSymbol {
 /// A sample of an event that is not IBS (cpu-clock, cycles ...), as perf
 /// records it.
 struct EventSample {
-  std::string_view event_json;  // the event's name as a JSON string (append_json_string)
+  std::string_view event_json;  ///< the event's name as a JSON string (append_json_string)
   std::uint64_t time = 0;
   std::uint32_t pid = 0, tid = 0;
-  std::optional<std::uint32_t> cpu;  // when the capture has PERF_SAMPLE_CPU
+  std::optional<std::uint32_t> cpu;  ///< when the capture has PERF_SAMPLE_CPU
   std::uint64_t ip = 0, period = 0;
 };
 
@@ -105,7 +107,7 @@ class SampleLineWriter {
   /// Room for `n` more bytes at the buffer's end (flushing to make it).
   char* room(std::size_t n);
 
-  std::vector<char> buffer_;  // lines are written in place, up to used_
+  std::vector<char> buffer_;  ///< lines are written in place, up to used_
   std::size_t used_ = 0;
   std::string scratch_list_;
   std::unordered_map<ConditionSet, std::string, SetHash> lists_;
@@ -123,4 +125,5 @@ std::string event_line_schema();
 /// replace handler does.
 void append_json_string(std::string& out, std::string_view text);
 
-}  // namespace tagop::profiles
+}  // namespace profiles
+}  // namespace tagop

@@ -15,10 +15,12 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/engine.hpp>  // QueryResult
 #include <tagop/error.hpp>   // Error
 
-namespace tagop::report {
+namespace TAGOP_API tagop {
+namespace report {
 
 /// A ratio of event results: numerator / denominator, each a sum of
 /// events' counts (or, for the numerator, their summed measures).
@@ -26,8 +28,8 @@ struct RatioSpec {
   std::string_view id{};
   std::string_view title{};
   std::string_view definition{};
-  std::array<std::uint16_t, 3> numerator{};  // selects; 0 = none
-  bool numerator_sums = false;               // sum the events' measure totals, not their counts
+  std::array<std::uint16_t, 3> numerator{};  ///< selects; 0 = none
+  bool numerator_sums = false;               ///< sum the events' measure totals, not their counts
   std::array<std::uint16_t, 3> denominator{};
 };
 
@@ -36,7 +38,7 @@ std::span<const RatioSpec> ratio_table();
 struct ViewSpec {
   std::string_view name{};
   std::string_view description{};
-  std::string_view columns{};  // comma-separated column ids
+  std::string_view columns{};  ///< comma-separated column ids
 };
 
 std::span<const ViewSpec> view_table();
@@ -49,8 +51,8 @@ class ColumnError : public Error {
 };
 
 struct Column {
-  std::string id;     // "0xF206", "dc_miss_rate", "samples", "cpu-clock"
-  std::string title;  // the event's abbreviation, or the ratio's title
+  std::string id;     ///< "0xF206", "dc_miss_rate", "samples", "cpu-clock"
+  std::string title;  ///< the event's abbreviation, or the ratio's title
   /// The query (an index into the report's queries) whose count, or whose
   /// total when `total`, is the value.
   std::optional<std::size_t> event;
@@ -92,4 +94,5 @@ Column resolve_event_column(std::span<const std::string> events, std::string_vie
 /// denominator).
 std::optional<double> column_value(const Column& column, std::span<const QueryResult> results);
 
-}  // namespace tagop::report
+}  // namespace report
+}  // namespace tagop

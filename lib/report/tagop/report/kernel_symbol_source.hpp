@@ -18,13 +18,16 @@
 
 #include <memory>  // std::shared_ptr
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/kernel_symbols.hpp>  // KernelSymbolSearch
 #include <tagop/report/symbols.hpp>  // SymbolSource
 
-namespace tagop::report {
+namespace TAGOP_API tagop {
+namespace report {
 
 /// The kernel's symbols, looked for in `search`'s places when a report
 /// first meets the kernel's map.
 std::shared_ptr<SymbolSource> kernel_symbol_source(KernelSymbolSearch search = {});
 
-}  // namespace tagop::report
+}  // namespace report
+}  // namespace tagop

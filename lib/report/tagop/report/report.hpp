@@ -28,6 +28,7 @@
 #include <string_view>  // std::string_view
 #include <vector>      // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture, IbsUnit
 #include <tagop/cpu.hpp>                   // CpuId
 #include <tagop/engine.hpp>                // QueryResult
@@ -36,7 +37,8 @@
 #include <tagop/report/columns.hpp>        // Column
 #include <tagop/report/symbols.hpp>        // SymbolSource
 
-namespace tagop::report {
+namespace TAGOP_API tagop {
+namespace report {
 
 /// Whether a capture has IBS events: an event of the ibs_op or ibs_fetch
 /// PMU, or (without PMU mappings) a raw-sampling event of a dynamic PMU.
@@ -59,8 +61,8 @@ struct TimeRange {
 // name any of them alone.
 struct Filters {
   std::vector<std::uint32_t> cpus{}, pids{}, tids{};
-  std::vector<std::string> comms{};  // process names (as COMM records give them)
-  std::optional<Predicate> where{};  // IBS only
+  std::vector<std::string> comms{};  ///< process names (as COMM records give them)
+  std::optional<Predicate> where{};  ///< IBS only
   std::optional<TimeRange> time{};
 };
 
@@ -92,6 +94,14 @@ struct Options {
   /// Tried, in order, before the ELF files on this machine (a kernel's
   /// symbols, a build-id cache ...).
   std::vector<std::shared_ptr<SymbolSource>> symbol_sources{};
+  /// Name the kernel's samples as perf report does by default, after
+  /// `symbol_sources`: this machine's /proc/kallsyms when it runs the
+  /// recorded kernel, else perf's build-id cache, else the vmlinux paths
+  /// of the capture's OS release (kernel_symbol_source() with the
+  /// capture's HEADER_OSRELEASE); when none fits, a warning says why.
+  /// false: a caller that gives its own kernel source in `symbol_sources`
+  /// (as `tagop report --kallsyms` does), or wants kernel samples unnamed.
+  bool kernel_symbols = true;
 };
 
 /// The sampling period of one IBS unit's samples, as read from them.
@@ -107,39 +117,39 @@ struct PeriodSeen {
 
 /// The period one IBS unit's samples stand for, and where it came from.
 struct UnitPeriod {
-  double value = 0;    // 0: no samples of the unit
-  std::string source;  // "attr.sample_period", "IbsOpMaxCnt * 16 in the samples"
-  std::string unit;    // "fetches", "dispatched ops", "cycles"
+  double value = 0;    ///< 0: no samples of the unit
+  std::string source;  ///< "attr.sample_period", "IbsOpMaxCnt * 16 in the samples"
+  std::string unit;    ///< "fetches", "dispatched ops", "cycles"
 };
 
 /// What the walk counted besides the rows.
 struct Counts {
-  std::uint64_t read_fetch = 0, read_op = 0;  // IBS samples decoded
-  std::uint64_t kept_fetch = 0, kept_op = 0;  // ... that passed the filters
-  std::uint64_t other_samples = 0;            // IBS captures: samples of events that are not IBS
-  std::uint64_t where_undecided = 0;          // samples that did not observe what --where tests
-  std::uint64_t inexact_ip = 0;               // IBS op samples with IbsRipInvalid: at the record's ip
-  std::uint64_t read = 0, kept = 0;           // other captures: samples read, and kept
+  std::uint64_t read_fetch = 0, read_op = 0;  ///< IBS samples decoded
+  std::uint64_t kept_fetch = 0, kept_op = 0;  ///< ... that passed the filters
+  std::uint64_t other_samples = 0;            ///< IBS captures: samples of events that are not IBS
+  std::uint64_t where_undecided = 0;          ///< samples that did not observe what --where tests
+  std::uint64_t inexact_ip = 0;               ///< IBS op samples with IbsRipInvalid: at the record's ip
+  std::uint64_t read = 0, kept = 0;           ///< other captures: samples read, and kept
 };
 
 /// What the capture's samples carry besides their address.
 struct SampleContent {
-  bool callchains = false;    // PERF_SAMPLE_CALLCHAIN (frame pointers)
-  bool stack_user = false;    // PERF_SAMPLE_STACK_USER: DWARF unwinding, not done yet
-  bool branch_stack = false;  // PERF_SAMPLE_BRANCH_STACK: not used yet
+  bool callchains = false;    ///< PERF_SAMPLE_CALLCHAIN (frame pointers)
+  bool stack_user = false;    ///< PERF_SAMPLE_STACK_USER: DWARF unwinding, not done yet
+  bool branch_stack = false;  ///< PERF_SAMPLE_BRANCH_STACK: not used yet
 };
 
 struct Row {
   std::uint32_t id = 0;
-  std::string name;    // what the report shows
-  std::string module;  // the module's path; "" for processes and call chains
-  std::string build_id;  // the module's, lowercase hex; "" when not known
+  std::string name;    ///< what the report shows
+  std::string module;  ///< the module's path; "" for processes and call chains
+  std::string build_id;  ///< the module's, lowercase hex; "" when not known
   std::uint64_t offset = 0;
-  bool has_offset = false;  // the name is module+offset
-  std::uint32_t pid = 0;    // by process, or Options::by_process
-  std::string comm;         // the process's name then ("" when not known)
-  std::vector<QueryResult> results;   // one per query
-  std::vector<QueryResult> children;  // with Options::children: its callees' samples added
+  bool has_offset = false;  ///< the name is module+offset
+  std::uint32_t pid = 0;    ///< by process, or Options::by_process
+  std::string comm;         ///< the process's name then ("" when not known)
+  std::vector<QueryResult> results;   ///< one per query
+  std::vector<QueryResult> children;  ///< with Options::children: its callees' samples added
 };
 
 class Report {
@@ -220,4 +230,5 @@ class Report {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace tagop::report
+}  // namespace report
+}  // namespace tagop

@@ -14,15 +14,17 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/symbol_files.hpp>  // SymbolFileSearch
 
-namespace tagop::report {
+namespace TAGOP_API tagop {
+namespace report {
 
 /// A module as the capture names it (a MMAP record's file).
 struct ModuleRef {
-  std::string_view path;      // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]"
-  std::string_view build_id;  // lowercase hex, as perf records it; "" when unknown
-  bool kernel = false;        // mapped by the kernel (pid -1, kernel cpumode)
+  std::string_view path;      ///< "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]"
+  std::string_view build_id;  ///< lowercase hex, as perf records it; "" when unknown
+  bool kernel = false;        ///< mapped by the kernel (pid -1, kernel cpumode)
 };
 
 class SymbolTable {
@@ -41,7 +43,7 @@ class SymbolTable {
   virtual std::string symbol_name(std::uint32_t function) const { return function_name(function); }
 
   struct Line {
-    std::uint32_t file = none;  // an index for file_name(), or none
+    std::uint32_t file = none;  ///< an index for file_name(), or none
     std::uint32_t line = 0;
   };
   /// For each of `offsets` (ascending), its source line. By default none.
@@ -72,4 +74,5 @@ class SymbolSource {
 /// another build-id says so.
 std::shared_ptr<SymbolSource> elf_symbol_source(const SymbolFileSearch& search = {});
 
-}  // namespace tagop::report
+}  // namespace report
+}  // namespace tagop
