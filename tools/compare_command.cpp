@@ -13,6 +13,7 @@
 #include <tagop/amd_ibs/sampling_filters.hpp>  // sampling_filter_table
 #include <tagop/conditions.hpp>           // condition_table
 #include <tagop/error.hpp>                // Error
+#include <tagop/event_search.hpp>         // find_events, closest_event_names
 #include <tagop/intel_p4/tables.hpp>      // find_metric, tagging_name
 #include <tagop/predicate.hpp>            // Predicate
 #include <tagop/predicate_relation.hpp>   // relation
@@ -22,7 +23,6 @@
 #include "compare_counts.hpp"
 #include "compare_records.hpp"
 #include "event_json.hpp"
-#include "event_lookup.hpp"
 #include "output.hpp"
 #include "terminal.hpp"
 #include "vendor_notes.hpp"
