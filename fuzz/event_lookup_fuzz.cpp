@@ -8,15 +8,15 @@
 #include <cstdint>  // std::uint8_t
 #include <string_view>
 
-#include "event_lookup.hpp"  // find_events, closest_event_names, search_events
+#include <tagop/event_search.hpp>  // find_events, closest_event_names, search_events
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  for (const tagop::EventEntry* e : tagop::cli::find_events(text))
+  for (const tagop::EventEntry* e : tagop::find_events(text))
     if (e == nullptr) __builtin_trap();
-  const auto close = tagop::cli::closest_event_names(text);
+  const auto close = tagop::closest_event_names(text);
   if (close.size() > 3) __builtin_trap();
-  for (const tagop::cli::SearchHit& hit : tagop::cli::search_events(text))
+  for (const tagop::SearchHit& hit : tagop::search_events(text))
     if (hit.entry == nullptr || hit.score <= 0) __builtin_trap();
   return 0;
 }

@@ -1,202 +1,76 @@
 // tagop compare EVENT-or-PREDICATE: how each vendor measures the same ops;
 // tagop compare --matrix: every condition against every backend.
 
-#include <algorithm>  // std::stable_sort
-#include <map>        // std::map
+#include <algorithm>  // std::min, std::max
 #include <memory>     // std::make_shared
-#include <optional>   // std::optional
 
 #include <fmt/format.h>       // fmt::print
 
-#include <tagop/amd_ibs/decoder.hpp>      // IbsDecoder::observable
-#include <tagop/amd_ibs/families.hpp>     // ibs_families
-#include <tagop/amd_ibs/sampling_filters.hpp>  // sampling_filter_table
+#include <tagop/compare/nearest_events.hpp>  // nearest_events, ibs_observable
+#include <tagop/compare/target.hpp>          // resolve_target
+#include <tagop/compare/vendor_notes.hpp>    // address_precision, sample_meaning, never_mix_caveat
 #include <tagop/conditions.hpp>           // condition_table
 #include <tagop/error.hpp>                // Error
 #include <tagop/intel_p4/tables.hpp>      // find_metric, tagging_name
 #include <tagop/predicate.hpp>            // Predicate
-#include <tagop/predicate_relation.hpp>   // relation
+#include <tagop/predicate_relation.hpp>   // relation_name, contradiction_text, simplest
 #include <tagop/registry.hpp>             // Registry
 
 #include "commands.hpp"
 #include "compare_counts.hpp"
 #include "compare_records.hpp"
 #include "event_json.hpp"
-#include "event_lookup.hpp"
 #include "output.hpp"
 #include "terminal.hpp"
-#include "vendor_notes.hpp"
 
 namespace tagop::cli {
 
 namespace {
 
-/// The entry's predicate with its kind made explicit, so that a fetch event
-/// and an op event with the same flags are not "the same".
-Predicate effective_predicate(const EventEntry& e) {
-  const Predicate kind = Predicate::parse(kind_name(e));
-  return e.predicate.empty() ? kind : kind & Predicate::parse(e.predicate);
-}
+using compare::address_precision;
+using compare::never_mix_caveat;
+using compare::sample_meaning;
 
-bool mentions_kind(const Predicate& p) {
-  const ConditionSet used = p.used();
-  return used.contains(condition("fetch")) || used.contains(condition("op"));
-}
+using compare::Closeness;
+using compare::closenesses;
+using compare::FilterMatch;
+using compare::Neighbour;
+using compare::Target;
 
-bool is_fetch_condition(std::string_view name) {
-  return name.starts_with("fetch") || name.starts_with("ic.") || name.starts_with("itlb.");
-}
-
-struct Target {
-  std::string label;  // what the user asked, as understood
-  Predicate predicate;
-  std::optional<CountingUnit> unit{};  // an event's; none for a predicate
-};
-
-Target resolve_target(const std::string& text) {
-  const auto found = find_events(text);
-  if (!found.empty()) {
-    const EventEntry& e = *found.front();
-    if (!has_op_predicate(e))
-      throw Error(fmt::format("{} ({}) counts occurrences, not ops: it has no predicate to compare", e.name, e.backend));
-    return {fmt::format("{} {} ({}), counting {}", e.code, e.name, e.backend, counting_unit_name(e.unit)),
-            effective_predicate(e), e.unit};
-  }
-  Predicate p;
-  try {
-    p = Predicate::parse(text);
-  } catch (const Error& error) {
-    std::string close;
-    for (const std::string& n : closest_event_names(text)) close += (close.empty() ? "" : ", ") + n;
-    throw Error(fmt::format("'{}' is neither an event (did you mean {}?) nor a predicate ({})", text, close, error.what()));
-  }
-  if (!mentions_kind(p)) {
-    bool fetch = false;
-    for (Condition c : p.used().members()) fetch = fetch || is_fetch_condition(c.name());
-    p = Predicate::parse(fetch ? "fetch" : "op") & p;
-  }
-  return {p.to_string(), p};
-}
-
-ConditionSet ibs_observable(SampleKind kind) {
-  ConditionSet all;
-  // The union over every family with IBS, at models where fields come and
-  // go (15h 30h+, 19h's Zen 4 models): a condition that some IBS
-  // processor reports.
-  for (const amd_ibs::IbsFamily& f : amd_ibs::ibs_families())
-    for (unsigned model : {0x00u, 0x11u, 0x30u, 0x60u})
-      all |= amd_ibs::IbsDecoder(f.family, model).observable(kind == SampleKind::fetch ? amd_ibs::IbsUnit::fetch
-                                                                                          : amd_ibs::IbsUnit::op);
-  return all;
-}
-
-bool ibs_observes(const Predicate& p) {
-  static const ConditionSet observable = ibs_observable(SampleKind::op) | ibs_observable(SampleKind::fetch) |
-                                         ConditionSet{condition("op"), condition("fetch")};
-  return observable.contains_all(p.used());
-}
-
-// The IBS sampling filters whose population relates to the target, and
-// whether a capture made with one answers it: every sample is one of the
-// population, so what the filter's population says need not be observed.
-struct FilterMatch {
-  const amd_ibs::SamplingFilterSpec* spec;
-  Relation relation;
-  bool answers;
-};
-
-std::vector<FilterMatch> filter_matches(const Predicate& target) {
-  static const ConditionSet observable = ibs_observable(SampleKind::op) | ibs_observable(SampleKind::fetch) |
-                                         ConditionSet{condition("op"), condition("fetch")};
-  std::vector<FilterMatch> out;
-  for (const amd_ibs::SamplingFilterSpec& spec : amd_ibs::sampling_filter_table()) {
-    const Predicate population = Predicate::parse(spec.population);
-    const Relation r = relation(population, target);
-    if (r != Relation::same && r != Relation::narrower && r != Relation::wider) continue;
-    // Under the filter, the population's conditions hold of every sample.
-    const bool within = implies(target, population) && spec.kind != amd_ibs::SamplingFilterKind::load_latency;
-    out.push_back({&spec, r, within && (observable | population.used()).contains_all(target.used())});
-  }
-  return out;
-}
-
-// How an event relates to the target, as compare groups them: the same
-// condition in another unit is not the same count.
-enum class Group { same, same_condition, narrower, wider };
-constexpr Group groups[] = {Group::same, Group::same_condition, Group::narrower, Group::wider};
-
-std::string_view group_name(Group g) {
+std::string_view group_name(Closeness g) {
   switch (g) {
-    case Group::same: return "same";
-    case Group::same_condition: return "same condition, different unit";
-    case Group::narrower: return "narrower";
-    case Group::wider: return "wider";
+    case Closeness::same: return "same";
+    case Closeness::same_condition: return "same condition, different unit";
+    case Closeness::narrower: return "narrower";
+    case Closeness::wider: return "wider";
   }
   return "?";
 }
 // The key of the group's list, and each match's "relation".
-static_assert(RelationNames::values.size() == std::size(groups), "a key for each Group, in its order");
-std::string_view group_key(Group g) { return RelationNames::values[static_cast<std::size_t>(g)]; }
+static_assert(RelationNames::values.size() == std::size(closenesses), "a key for each Closeness, in its order");
+std::string_view group_key(Closeness g) { return RelationNames::values[static_cast<std::size_t>(g)]; }
 
-std::vector<CompareMatch>& list_of(CompareBackend& b, Group g) {
+std::vector<CompareMatch>& list_of(CompareBackend& b, Closeness g) {
   switch (g) {
-    case Group::same: return b.same;
-    case Group::same_condition: return b.same_condition_different_unit;
-    case Group::narrower: return b.narrower;
-    case Group::wider: return b.wider;
+    case Closeness::same: return b.same;
+    case Closeness::same_condition: return b.same_condition_different_unit;
+    case Closeness::narrower: return b.narrower;
+    case Closeness::wider: return b.wider;
   }
   return b.same;
 }
 
-struct Match {
-  const EventEntry* entry;
-  Group group;
-  std::optional<double> overlap;  // with the target's truth table (narrower, wider)
-  std::size_t distance = 0;       // conditions added or dropped
-};
-
-CompareMatch match_record(const Match& m) {
-  CompareMatch out{{event_row(*m.entry)}, {group_key(m.group)}, {}, {}, address_precision(*m.entry),
+CompareMatch match_record(const Neighbour& m) {
+  CompareMatch out{{event_row(*m.entry)}, {group_key(m.closeness)}, {}, {}, address_precision(*m.entry),
                    sample_meaning(*m.entry)};
   if (m.overlap) out.overlap.emplace(*m.overlap);
-  if (m.group == Group::narrower || m.group == Group::wider) out.conditions_apart.emplace(m.distance);
+  if (m.closeness == Closeness::narrower || m.closeness == Closeness::wider)
+    out.conditions_apart.emplace(m.conditions_apart);
   return out;
 }
 
-// The events of a backend that relate to the target, each group's nearest
-// first: the largest share of the truth table, then the fewest conditions
-// apart, then table order.
-std::map<Group, std::vector<Match>> neighbours(const BackendInfo& b, const Target& target) {
-  std::map<Group, std::vector<Match>> out;
-  for (const EventEntry& e : b.events()) {
-    if (!has_op_predicate(e)) continue;
-    const Predicate p = effective_predicate(e);
-    const Relation r = relation(p, target.predicate);
-    Group g;
-    // A predicate asks for a count of ops, in any unit of ops; a latency
-    // event sums cycles over them instead.
-    const bool other_unit = target.unit ? *target.unit != e.unit : e.unit == CountingUnit::cycles;
-    if (r == Relation::same) g = other_unit ? Group::same_condition : Group::same;
-    else if (r == Relation::narrower) g = Group::narrower;
-    else if (r == Relation::wider) g = Group::wider;
-    else continue;
-    Match m{&e, g, std::nullopt, 0};
-    if (g == Group::narrower || g == Group::wider) {
-      m.overlap = truth_table_overlap(p, target.predicate);
-      m.distance = condition_distance(p, target.predicate);
-    }
-    out[g].push_back(m);
-  }
-  for (auto& [g, list] : out)
-    std::stable_sort(list.begin(), list.end(), [](const Match& a, const Match& b) {
-      if (a.overlap && b.overlap && *a.overlap != *b.overlap) return *a.overlap > *b.overlap;
-      return a.distance < b.distance;
-    });
-  return out;
-}
-
-void compare(const std::string& text, bool all, Format format, const std::string& counts) {
-  const Target target = resolve_target(text);
+void print_comparison(const std::string& text, bool all, Format format, const std::string& counts) {
+  const Target target = compare::resolve_target(text);
   if (const std::string why = contradiction_text(target.predicate); !why.empty())
     throw Error(fmt::format("'{}' meets no op, by the vocabulary's implications: {}", text, why));
   const std::string simplest_text = simplest(target.predicate).to_string();
@@ -214,28 +88,23 @@ void compare(const std::string& text, bool all, Format format, const std::string
     fmt::print("\n");
     if (!counts.empty()) print_measured_counts(target.predicate, counts, width);
   }
-  for (const BackendInfo& b : Registry::builtin().backends()) {
-    std::map<Group, std::vector<Match>> by_group = neighbours(b, target);
-    // IBS answers any predicate over the conditions its samples observe,
-    // whether or not a derived event asks exactly that, and, with a
-    // sampling filter, some that only the filter tells.
-    const bool sampling = b.mechanism == Mechanism::instruction_sampling;
-    const std::vector<FilterMatch> filters = sampling ? filter_matches(target.predicate) : std::vector<FilterMatch>{};
-    const bool by_filter = std::any_of(filters.begin(), filters.end(), [](const FilterMatch& f) { return f.answers; });
-    const bool measurable = !by_group[Group::same].empty() || (sampling && (ibs_observes(target.predicate) || by_filter));
+  for (const compare::BackendNeighbours& n : compare::nearest_events(target)) {
+    const BackendInfo& b = *n.backend;
+    const std::vector<FilterMatch>& filters = n.filters;
+    const bool measurable = n.measurable();
     if (format == Format::json) {
       CompareBackend jb{std::string(b.name), std::string(b.title), std::string(mechanism_name(b.mechanism)),
                         measurable, {}, {}, {}, {}, {}};
-      for (Group g : groups)
-        for (const Match& m : by_group[g]) list_of(jb, g).push_back(match_record(m));
+      for (Closeness g : closenesses)
+        for (const Neighbour& m : n.of(g)) list_of(jb, g).push_back(match_record(m));
       for (const FilterMatch& f : filters)
         jb.filters.push_back({std::string(f.spec->name), std::string(f.spec->perf_event),
                               std::string(f.spec->population), std::string(f.spec->processors),
                               {relation_name(f.relation)}});
       out.backends.push_back(std::move(jb));
     } else if (format == Format::csv) {
-      for (Group g : groups)
-        for (const Match& m : by_group[g])
+      for (Closeness g : closenesses)
+        for (const Neighbour& m : n.of(g))
           fmt::print("{}", csv_row({std::string(b.name), std::string(group_key(g)), std::string(m.entry->name),
                                     std::string(m.entry->code), std::string(mechanism_name(m.entry->mechanism)),
                                     m.entry->precise ? "yes" : "no", std::string(m.entry->predicate),
@@ -243,23 +112,23 @@ void compare(const std::string& text, bool all, Format format, const std::string
                                     sample_meaning(*m.entry)}));
     } else {
       fmt::print("{}\n", fit(fmt::format("{} ({})", b.name, b.title), width));
-      if (by_group[Group::same].empty() && measurable && ibs_observes(target.predicate))
+      if (n.same.empty() && n.samples_observe)
         fmt::print("{}\n", fit("  no table event says exactly this, but every sample observes the conditions: "
                                "ask the samples (tagop report --where)", width));
-      else if (by_group[Group::same].empty() && by_filter)
+      else if (n.same.empty() && n.filter_answers)
         fmt::print("{}\n", fit("  no table event says exactly this, but a capture with the sampling filter below "
                                "observes it: ask its samples (tagop report --where)", width));
-      for (Group g : groups) {
-        const auto& list = by_group[g];
-        const std::size_t shown = all ? list.size() : std::min<std::size_t>(list.size(), g == Group::same ? 8 : 4);
-        const bool long_name = g == Group::same_condition;
+      for (Closeness g : closenesses) {
+        const auto& list = n.of(g);
+        const std::size_t shown = all ? list.size() : std::min<std::size_t>(list.size(), g == Closeness::same ? 8 : 4);
+        const bool long_name = g == Closeness::same_condition;
         if (long_name && !list.empty()) fmt::print("  {}:\n", group_name(g));
         for (std::size_t i = 0; i < shown; ++i) {
           const EventEntry& e = *list[i].entry;
           fmt::print("{}\n", fit(fmt::format("  {:<9} {:<10} {:<36} {}", long_name ? "" : group_name(g), e.code, e.name,
                                              predicate_text(e)),
                                  width));
-          if (g == Group::same || g == Group::same_condition) {
+          if (g == Closeness::same || g == Closeness::same_condition) {
             const std::string unlike =
                 !long_name ? "" : target.unit ? fmt::format(", not {}", counting_unit_name(*target.unit)) : " over the ops, not a count of them";
             fmt::print("{}\n", fit(fmt::format("            counts:  {}{}", counting_unit_name(e.unit), unlike), width));
@@ -274,7 +143,6 @@ void compare(const std::string& text, bool all, Format format, const std::string
         fmt::print("{}\n", fit(fmt::format("  {:<9} {:<22} samples only {} ({}; {})", relation_name(f.relation),
                                            f.spec->perf_event, f.spec->population, f.spec->keeps, f.spec->processors),
                                width));
-      if (by_group.empty() && filters.empty()) fmt::print("  - cannot measure it\n");
       fmt::print("\n");
     }
     if (!measurable) cannot.emplace_back(b.name);
@@ -333,8 +201,8 @@ std::string matrix_cell(const BackendInfo& b, Condition c, const ConditionSet& i
 }
 
 void matrix(Format format) {
-  const ConditionSet ibs_op = ibs_observable(SampleKind::op);
-  const ConditionSet ibs_fetch = ibs_observable(SampleKind::fetch);
+  const ConditionSet ibs_op = compare::ibs_observable(SampleKind::op);
+  const ConditionSet ibs_fetch = compare::ibs_observable(SampleKind::fetch);
   const auto backends = Registry::builtin().backends();
   CompareMatrix out{{}, {}, never_mix_caveat};
   for (const BackendInfo& b : backends) out.backends.emplace_back(b.name);
@@ -400,7 +268,7 @@ void add_compare_command(CLI::App& app) {
     } else {
       if (o->target.empty()) usage_error("compare needs an event or a predicate (or --matrix)");
       if (!o->counts.empty() && o->output.resolved() == Format::csv) usage_error("--counts works with text and JSON");
-      compare(o->target, o->all, o->output.resolved(), o->counts);
+      print_comparison(o->target, o->all, o->output.resolved(), o->counts);
     }
   });
 }

@@ -17,10 +17,10 @@
 #include <tagop/error.hpp>             // Error
 #include <tagop/estimate.hpp>          // z_95
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/report/diff.hpp>       // diff_reports, sort_diff_rows
 #include <tagop/report/report.hpp>     // Report
 
 #include "commands.hpp"
-#include "diff_table.hpp"
 #include "kernel_symbol_options.hpp"
 #include "output.hpp"
 
@@ -29,6 +29,9 @@ namespace tagop::cli {
 namespace {
 
 using nlohmann::json;
+using report::DiffColumn;
+using report::DiffRow;
+using report::DiffSort;
 
 struct DiffOptions {
   std::string a, b;

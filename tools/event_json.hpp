@@ -3,7 +3,8 @@
 
 #include <string>  // std::string
 
-#include <tagop/event.hpp>  // EventEntry
+#include <tagop/compare/target.hpp>  // has_op_predicate
+#include <tagop/event.hpp>           // EventEntry
 
 #include "output_records.hpp"  // EventRow
 
@@ -18,10 +19,6 @@ std::string_view kind_name(const EventEntry& e);
 /// sample), or "(count only)".
 std::string predicate_text(const EventEntry& e);
 
-/// Whether the entry names a set of ops (a predicate), so that it can be
-/// compared with other events; a counter of occurrences cannot.
-inline bool has_op_predicate(const EventEntry& e) {
-  return !e.predicate.empty() || e.mechanism != Mechanism::count_only;
-}
+using compare::has_op_predicate;
 
 }  // namespace tagop::cli

@@ -9,21 +9,24 @@
 
 #include <tagop/conditions.hpp>  // find_condition, closest_condition_names
 #include <tagop/error.hpp>       // Error
+#include <tagop/compare/vendor_notes.hpp>  // address_precision, sample_meaning
+#include <tagop/event_search.hpp>  // find_events, closest_event_names, search_events
 #include <tagop/predicate.hpp>   // Predicate
 #include <tagop/registry.hpp>    // Registry
 
 #include "commands.hpp"
 #include "event_json.hpp"
 #include "program_record.hpp"
-#include "event_lookup.hpp"
 #include "event_programming.hpp"
 #include "libpfm_lookup.hpp"
 #include "output.hpp"
 #include "terminal.hpp"
 #include "ibs_event_details.hpp"
-#include "vendor_notes.hpp"
 
 namespace tagop::cli {
+
+using compare::address_precision;
+using compare::sample_meaning;
 
 namespace {
 

@@ -1,7 +1,8 @@
-#include "event_lookup.hpp"
+#include <tagop/event_search.hpp>
 
 #include <algorithm>  // std::sort, std::min
-#include <cctype>     // std::tolower, std::isalnum
+#include <cctype>     // std::tolower, std::isalnum, std::isspace
+#include <utility>    // std::pair
 
 #include <fmt/format.h>  // fmt::format
 
@@ -9,9 +10,16 @@
 #include <tagop/names.hpp>     // edit_distance
 #include <tagop/registry.hpp>  // Registry
 
-namespace tagop::cli {
+namespace tagop {
 
 namespace {
+
+// ASCII lower case: names and descriptions are compared in any case.
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -62,12 +70,6 @@ int word_score(std::string_view word, const std::vector<std::string>& toks, int 
 }
 
 }  // namespace
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 const std::vector<const EventEntry*>& all_events() {
   static const std::vector<const EventEntry*> events = Registry::builtin().events();
@@ -124,4 +126,4 @@ std::vector<SearchHit> search_events(std::string_view words) {
   return hits;
 }
 
-}  // namespace tagop::cli
+}  // namespace tagop

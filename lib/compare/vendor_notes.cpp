@@ -1,10 +1,10 @@
-#include "vendor_notes.hpp"
+#include <tagop/compare/vendor_notes.hpp>
 
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/intel_atom/events.hpp>  // pmu_spec, parse_microarchitecture
 
-namespace tagop::cli {
+namespace tagop::compare {
 
 std::string address_precision(const EventEntry& e) {
   if (e.backend == "amd-ibs")
@@ -40,4 +40,4 @@ std::string sample_meaning(const EventEntry& e) {
   return "";
 }
 
-}  // namespace tagop::cli
+}  // namespace tagop::compare

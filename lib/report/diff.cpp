@@ -1,4 +1,4 @@
-#include "diff_table.hpp"
+#include <tagop/report/diff.hpp>
 
 #include <algorithm>  // std::sort
 #include <cmath>      // std::sqrt, std::fabs
@@ -6,11 +6,9 @@
 
 #include <tagop/estimate.hpp>  // z_95
 
-namespace tagop::cli {
+namespace tagop::report {
 
 namespace {
-
-using report::Report;
 
 struct Matched {
   std::string name, module;
@@ -32,10 +30,10 @@ std::string process_name(const std::string& row) {
   return space == std::string::npos ? row : row.substr(0, space);
 }
 
-void collect(const Report& r, const report::Column& any, int side, std::map<std::string, Matched>& rows) {
-  const bool by_process = r.by() == report::GroupBy::process;
+void collect(const Report& r, const Column& any, int side, std::map<std::string, Matched>& rows) {
+  const bool by_process = r.by() == GroupBy::process;
   for (std::uint32_t id : r.select(any, 0)) {
-    const report::Row row = r.row(id);
+    const Row row = r.row(id);
     const std::string name = by_process ? process_name(row.name) : row.name;
     Matched& m = rows[row.module + '\n' + name];
     m.name = name;
@@ -45,7 +43,7 @@ void collect(const Report& r, const report::Column& any, int side, std::map<std:
   }
 }
 
-std::uint64_t samples_of(const report::Column& c, const std::vector<QueryResult>& results) {
+std::uint64_t samples_of(const Column& c, const std::vector<QueryResult>& results) {
   std::uint64_t n = 0;
   for (std::size_t q : c.queries())
     if (q < results.size()) n += results[q].count;
@@ -80,12 +78,12 @@ double two_proportion_z(std::uint64_t a, std::uint64_t n_a, std::uint64_t b, std
   return (pb - pa) / se;
 }
 
-std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<report::Column>& columns) {
+std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<Column>& columns) {
   std::map<std::string, Matched> rows;
   collect(a, columns.front(), 0, rows);
   collect(b, columns.front(), 1, rows);
   std::vector<DiffColumn> out;
-  for (const report::Column& c : columns) {
+  for (const Column& c : columns) {
     DiffColumn d;
     d.column = c;
     d.counted = !c.ratio;
@@ -146,4 +144,4 @@ void sort_diff_rows(DiffColumn& column, DiffSort by) {
   });
 }
 
-}  // namespace tagop::cli
+}  // namespace tagop::report

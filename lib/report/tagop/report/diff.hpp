@@ -1,0 +1,96 @@
+#pragma once
+// Two reports of the same rows and columns side by side, as `tagop diff`
+// prints them: each row's value in A and in B, their difference (absolute,
+// relative, and in points of the column's share, as perf diff's Delta),
+// and whether the change of share is beyond the samples' noise: a
+// two-proportion z-test on the row's share of the column's samples
+// (pooled, two-sided, 95%).
+//
+//   report::Report a(reader_a, options), b(reader_b, options);
+//   auto table = report::diff_reports(a, b, {report::resolve_column("0xF206")});
+//   for (report::DiffColumn& c : table) report::sort_diff_rows(c, report::DiffSort::delta);
+//
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
+// diff_reports() asks the reports for rows, so it holds both as a Report's
+// own use does: one thread at a time each.
+
+#include <cstdint>   // std::uint64_t
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include <tagop/report/columns.hpp>  // Column
+#include <tagop/report/report.hpp>   // Report
+
+namespace tagop::report {
+
+/// One row (a function, module, process...) of a column, in A and in B.
+struct DiffRow {
+  /// The row's name and module, as the reports name them (a process by its
+  /// name alone: pids differ between runs).
+  std::string name, module;
+  /// Whether each report has the row at all.
+  bool in_a = false, in_b = false;
+  /// The column's values; nullopt where not available (a ratio of nothing).
+  /// For a counted column, a row of one report only is 0 in the other.
+  std::optional<double> a, b;
+  /// Percent of the column's total (counted columns only).
+  double share_a = 0, share_b = 0;
+  /// The samples behind the value in each report.
+  std::uint64_t samples_a = 0, samples_b = 0;
+  /// The z of B's share of the column's samples against A's (see
+  /// two_proportion_z); nullopt for ratios.
+  std::optional<double> z;
+  /// |z| is past the two-sided 95% bound (tagop::z_95).
+  bool beyond_noise = false;
+
+  /// B - A; nullopt when neither has a value, or a ratio has one in only
+  /// one of the reports that have the row.
+  std::optional<double> difference() const;
+  /// (B - A) / A in percent; nullopt when A is 0 or missing.
+  std::optional<double> relative() const;
+  /// B's share - A's, in percentage points.
+  double delta() const { return share_b - share_a; }
+};
+
+/// One column of the two reports: its totals and its rows.
+struct DiffColumn {
+  /// The column, as the reports computed it.
+  Column column;
+  /// Counts something (an event, samples), so shares and the test apply;
+  /// false for ratios.
+  bool counted = false;
+  /// The column's value over each whole report.
+  std::optional<double> total_a, total_b;
+  /// The samples behind each total.
+  std::uint64_t samples_a = 0, samples_b = 0;
+  /// The rows that have something of the column in either report, in
+  /// module then name order until sort_diff_rows().
+  std::vector<DiffRow> rows;
+};
+
+/// The z statistic of the change from a/n_a to b/n_b, with the pooled
+/// proportion p = (a + b) / (n_a + n_b) in the standard error
+/// sqrt(p (1 - p) (1/n_a + 1/n_b)); 0 when either total is 0 or p is 0 or 1.
+double two_proportion_z(std::uint64_t a, std::uint64_t n_a, std::uint64_t b, std::uint64_t n_b);
+
+/// The reports' rows matched by module and name (by process: by the
+/// process's name, since pids differ between runs; its processes are
+/// summed), for each of `columns` (not empty; the first decides which rows
+/// there are). Both reports should be grouped the same way.
+std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<Column>& columns);
+
+/// What sort_diff_rows() orders by.
+enum class DiffSort {
+  delta,       ///< the magnitude of `DiffRow::delta()`, the change of share
+  difference,  ///< the magnitude of `DiffRow::difference()`
+  relative,    ///< the magnitude of `DiffRow::relative()`
+  z,           ///< the magnitude of `DiffRow::z`
+};
+
+/// Orders the column's rows by the magnitude of `by`, highest first (rows
+/// without one last); then by name and module.
+void sort_diff_rows(DiffColumn& column, DiffSort by);
+
+}  // namespace tagop::report
