@@ -20,9 +20,10 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace tagop {
+namespace TAGOP_API tagop {
 
 /// Every event of every built-in backend, in registry and table order.
 const std::vector<const EventEntry*>& all_events();

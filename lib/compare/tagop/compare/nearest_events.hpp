@@ -19,6 +19,7 @@
 #include <optional>  // std::optional
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/sampling_filters.hpp>  // SamplingFilterSpec
 #include <tagop/compare/target.hpp>            // Target
 #include <tagop/conditions.hpp>                // ConditionSet
@@ -27,7 +28,8 @@
 #include <tagop/predicate_relation.hpp>        // Relation
 #include <tagop/registry.hpp>                  // BackendInfo
 
-namespace tagop::compare {
+namespace TAGOP_API tagop {
+namespace compare {
 
 /// How an event relates to the target, as compare groups them: the same
 /// condition in another unit is not the same count.
@@ -111,4 +113,5 @@ BackendNeighbours nearest_events(const BackendInfo& backend, const Target& targe
 /// How each backend of the built-in registry measures `target`, in registry order.
 std::vector<BackendNeighbours> nearest_events(const Target& target);
 
-}  // namespace tagop::compare
+}  // namespace compare
+}  // namespace tagop

@@ -14,10 +14,12 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>      // EventEntry, CountingUnit
 #include <tagop/predicate.hpp>  // Predicate
 
-namespace tagop::compare {
+namespace TAGOP_API tagop {
+namespace compare {
 
 /// Whether the entry names a set of ops (a predicate), so that it can be
 /// compared with other events; a counter of occurrences cannot.
@@ -47,4 +49,5 @@ struct Target {
 /// event names and the predicate's error.
 Target resolve_target(std::string_view text);
 
-}  // namespace tagop::compare
+}  // namespace compare
+}  // namespace tagop

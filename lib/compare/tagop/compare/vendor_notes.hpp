@@ -9,9 +9,11 @@
 
 #include <string>  // std::string
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace tagop::compare {
+namespace TAGOP_API tagop {
+namespace compare {
 
 /// Where the reported instruction address points, for samples of `e`, in
 /// words ("exact instruction ...", "next instruction ...", "none ...").
@@ -26,4 +28,5 @@ inline constexpr const char* never_mix_caveat =
     "from different sampling bases: never add, subtract or divide one by the other, and do not read fewer "
     "IBS samples as 'better' than more event samples for the same condition (AMD CodeAnalyst).";
 
-}  // namespace tagop::compare
+}  // namespace compare
+}  // namespace tagop

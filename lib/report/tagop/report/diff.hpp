@@ -20,10 +20,12 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/report/columns.hpp>  // Column
 #include <tagop/report/report.hpp>   // Report
 
-namespace tagop::report {
+namespace TAGOP_API tagop {
+namespace report {
 
 /// One row (a function, module, process...) of a column, in A and in B.
 struct DiffRow {
@@ -93,4 +95,5 @@ enum class DiffSort {
 /// without one last); then by name and module.
 void sort_diff_rows(DiffColumn& column, DiffSort by);
 
-}  // namespace tagop::report
+}  // namespace report
+}  // namespace tagop
