@@ -117,6 +117,13 @@ check "run lookup_and_program (IBS, for a Zen 4)" expect 'IbsOpCtl += 0x00000000
   lookup_and_program 'IBS DC miss' AuthenticAMD,25,17,1 131072
 # (load | store) & dc.miss is wider than load & dc.miss.
 check "run compare_vendors" expect 'the first is wider' compare_vendors 0xF206 MEM_UOPS_RETIRED.L1_MISS_LOADS
+# Silvermont's MEM_UOPS_RETIRED.L1_MISS_LOADS (event 0x04, umask 0x01) is
+# load & dc.miss exactly (its predicate in the table); IBS's op
+# samples observe both conditions, and IBS is programmed for the Zen 4 given.
+check "run nearest_events (Silvermont: the same ops)" \
+  expect 'silvermont: MEM_UOPS_RETIRED.L1_MISS_LOADS counts the same ops' nearest_events 'load & dc.miss' AuthenticAMD,25,17,1
+check "run nearest_events (IBS: the samples tell, programmed for a Zen 4)" \
+  expect 'IbsOpCtl += 0x0000000000021000' nearest_events 'load & dc.miss' AuthenticAMD,25,17,1
 # cpu-clock needs perf_event_open for software events (perf_event_paranoid <= 2).
 check "run live_sampling on cpu-clock" expect '^[1-9][0-9]* cpu-clock samples' live_sampling
 
