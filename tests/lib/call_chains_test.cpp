@@ -177,3 +177,33 @@ TEST_CASE("the symbolizer names an address by the module mapped there at that ti
   // And at the mapping's own time it is mapped.
   CHECK(symbolizer.name(9, base + probe_offset, 100).function == "tagop_symbolizer_probe");
 }
+
+TEST_CASE("the symbolizer names a kernel frame by a --kallsyms file, whatever the process", "[callchain][symbols]") {
+  TempFile file;
+  const fs::path kallsyms = fs::path(file.path.string() + ".kallsyms");
+  std::ofstream(kallsyms) << "ffffffff81000000 T _text\n"
+                             "ffffffff81000100 T alpha\n"
+                             "ffffffff81000200 t beta\n"
+                             "ffffffff81001000 T _etext\n";
+  constexpr std::uint64_t text = 0xffffffff81000000;
+  {
+    perf_data::PerfDataWriter w(file.path.string(), {{.attr = chain_attr(), .ids = {1}, .name = "cpu-clock"}});
+    w.mmap(static_cast<std::uint32_t>(-1), 0, text, 0x1000, text, "[kernel.kallsyms]_text");
+    w.comm(9, 9, "prober", true, {.pid = 9, .tid = 9, .time = 50});
+    w.finish();
+  }
+  perf_data::PerfDataReader reader(file.path.string());
+  tagop::report::SymbolizerOptions options;
+  options.kernel.kallsyms = kallsyms.string();
+  options.files.build_id_dir = "";  // nothing of this machine's cache
+  tagop::report::Symbolizer symbolizer(reader, options);
+  const tagop::report::Frame beta = symbolizer.name(9, text + 0x234, 100);
+  CHECK(beta.mapped);
+  CHECK(beta.module == "[kernel.kallsyms]");
+  CHECK(beta.module_offset == text + 0x234);  // the kernel map's offsets are addresses
+  CHECK(beta.function == "beta");
+  CHECK(beta.function_offset == 0x34);
+  CHECK(symbolizer.name(4242, text + 0x100, 100).function == "alpha");
+  CHECK(symbolizer.name(9, text + 0x50, 100).function == "_text");
+  fs::remove(kallsyms);
+}
