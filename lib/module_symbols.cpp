@@ -275,6 +275,9 @@ class FunctionIndex {
     return cached->second;
   }
 
+  /// Where a function (by index_at()) starts: a libdwfl address.
+  std::uint64_t start(std::size_t index) const { return symbols_[index].start; }
+
   /// The name as the symbol table has it (--no-demangle).
   std::string symbol(std::size_t index) const { return symbols_[index].name + plt_suffix(index); }
 
@@ -450,6 +453,13 @@ class DwflModuleSymbols final : public ModuleSymbols {
 
   std::string function_name(std::uint32_t function) const override { return functions_.name(function); }
   std::string symbol_name(std::uint32_t function) const override { return functions_.symbol(function); }
+  std::optional<std::uint64_t> function_start(std::uint32_t function) const override {
+    const std::uint64_t address = functions_.start(function);
+    for (const LoadSegment& s : segments_)
+      if (address - bias_ >= s.vaddr && address - bias_ - s.vaddr < s.file_size)
+        return address - bias_ - s.vaddr + s.file_offset;
+    return std::nullopt;
+  }
 
   void find_lines(std::span<const std::uint64_t> file_offsets, std::span<LineRef> out) const override {
     // Each compile unit's line table and its rows' addresses, made once a

@@ -1,6 +1,8 @@
 // SampleRange: the reader walks the capture on a producer thread and hands
 // decoded samples over in batches through a queue of at most two, so that
-// the iterating thread pulls lazily and memory stays bounded.
+// the iterating thread pulls lazily and memory stays bounded. A batch
+// holds its samples' call chains too: each sample's chain views the
+// batch's frames, so a capture without chains pays nothing for them.
 
 #include <tagop/samples_range.hpp>
 
@@ -12,7 +14,8 @@
 #include <utility>             // std::move
 #include <vector>              // std::vector
 
-#include <tagop/error.hpp>  // Error
+#include <tagop/call_chain.hpp>  // append_call_chain
+#include <tagop/error.hpp>       // Error
 
 namespace tagop {
 
@@ -20,7 +23,10 @@ namespace detail {
 
 class SampleSource {
  public:
-  SampleSource(perf_data::PerfDataReader& reader, RecordDecoder decode) : reader_(&reader), decode_(std::move(decode)) {}
+  SampleSource(perf_data::PerfDataReader& reader, RecordDecoder decode) : reader_(&reader), decode_(std::move(decode)) {
+    for (const perf_data::EventAttr& a : reader.info().attrs)
+      chains_ = chains_ || (a.attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+  }
   ~SampleSource() {
     {
       std::lock_guard lock(mutex_);
@@ -38,11 +44,11 @@ class SampleSource {
     producer_ = std::thread([this] { produce(); });
     take_batch();
   }
-  const Sample& current() const { return batch_[at_]; }
+  const Sample& current() const { return batch_.samples[at_]; }
   void next() {
-    if (++at_ >= batch_.size()) take_batch();
+    if (++at_ >= batch_.samples.size()) take_batch();
   }
-  bool at_end() const { return at_ >= batch_.size(); }
+  bool at_end() const { return at_ >= batch_.samples.size(); }
   const perf_data::ReadSummary& summary() const { return summary_; }
   std::size_t undecoded() const { return undecoded_; }
 
@@ -51,24 +57,42 @@ class SampleSource {
   static constexpr std::size_t queue_limit = 2;
   struct Stopped {};  // thrown through read() when the range is destroyed early
 
+  // Samples and the frames of their chains. While the producer fills it,
+  // chain_ends[i] is where sample i's frames end in `frames` (which may
+  // still move as it grows); the spans are set when it is handed over.
+  struct Batch {
+    std::vector<Sample> samples;
+    std::vector<ChainFrame> frames;
+    std::vector<std::size_t> chain_ends;  // only for a capture with chains
+    void reserve() { samples.reserve(batch_size); }
+    void set_chains() {
+      for (std::size_t i = 0, begin = 0; i < chain_ends.size(); begin = chain_ends[i++])
+        samples[i].chain = std::span<const ChainFrame>(frames).subspan(begin, chain_ends[i] - begin);
+    }
+  };
+
   struct Handler : perf_data::RecordHandler {
     SampleSource* source = nullptr;
-    std::vector<Sample> batch;
+    Batch batch;
     void sample(const perf_data::SampleRecord& record) override {
       Sample s{};
       if (!source->decode_(record, s)) {
         ++source->undecoded_;
         return;
       }
-      batch.push_back(s);
-      if (batch.size() >= batch_size) source->hand_over(batch);
+      batch.samples.push_back(s);
+      if (source->chains_) {
+        append_call_chain(record.callchain, record.misc, batch.frames);
+        batch.chain_ends.push_back(batch.frames.size());
+      }
+      if (batch.samples.size() >= batch_size) source->hand_over(batch);
     }
   };
 
   void produce() {
     Handler h;
     h.source = this;
-    h.batch.reserve(batch_size);
+    h.batch.reserve();
     try {
       perf_data::ReadSummary summary = reader_->read(h);
       hand_over(h.batch);
@@ -87,14 +111,15 @@ class SampleSource {
   }
 
   // Producer: queues a batch, waiting while the queue is full.
-  void hand_over(std::vector<Sample>& batch) {
-    if (batch.empty()) return;
+  void hand_over(Batch& batch) {
+    if (batch.samples.empty()) return;
+    batch.set_chains();
     std::unique_lock lock(mutex_);
     moved_.wait(lock, [&] { return stop_ || queue_.size() < queue_limit; });
     if (stop_) throw Stopped{};
     queue_.push_back(std::move(batch));
     batch = {};
-    batch.reserve(batch_size);
+    batch.reserve();
     lock.unlock();
     moved_.notify_all();
   }
@@ -104,7 +129,7 @@ class SampleSource {
     std::unique_lock lock(mutex_);
     moved_.wait(lock, [&] { return !queue_.empty() || done_; });
     at_ = 0;
-    batch_.clear();
+    batch_ = {};
     if (!queue_.empty()) {
       batch_ = std::move(queue_.front());
       queue_.pop_front();
@@ -122,13 +147,15 @@ class SampleSource {
 
   std::mutex mutex_;
   std::condition_variable moved_;
-  std::deque<std::vector<Sample>> queue_;
+  std::deque<Batch> queue_;
   bool stop_ = false, done_ = false;
   std::exception_ptr error_;
   perf_data::ReadSummary summary_;
   std::size_t undecoded_ = 0;  // the producer's until done_
 
-  std::vector<Sample> batch_;  // the consumer's
+  bool chains_ = false;  // some event records PERF_SAMPLE_CALLCHAIN
+
+  Batch batch_;  // the consumer's
   std::size_t at_ = 0;
 };
 

@@ -156,5 +156,26 @@ check "cmake: find_package(tagop CONFIG) and build function_counts against tagop
 check "run the CMake-built function_counts (the same $kept op samples)" \
   expect "^[^ ]+: $kept op samples meet" cmake/build/function_counts "$example" 'load & dc.miss'
 
+# top_callers on a `perf record -g` capture of the call-graph fixture (leaf,
+# called by middle_a twice a loop and by middle_b once): every caller's
+# count must be the one perf script's own chains give (the frame after
+# leaf's, by the symbol perf names).
+callers_of_leaf() {  # callers_of_leaf CAPTURE: "caller count" lines, sorted, by top_callers and by perf script
+  run top_callers "$1" leaf >"$work/ran" 2>&1 || { cat "$work/ran"; return 1; }
+  sed -nE 's/^ *([0-9]+) +[0-9.]+% +(.*)$/\2 \1/p' "$work/ran" | sort >"$work/callers.tagop"
+  perf script -i "$1" -F ip,sym 2>/dev/null |
+    awk 'NF == 0 { n = 0; next } { n++; if (n == 1) inleaf = ($2 == "leaf"); else if (n == 2 && inleaf) c[$2]++ }
+         END { for (k in c) print k, c[k] }' | sort >"$work/callers.perf"
+  grep -q '^middle_a [1-9]' "$work/callers.perf" || { echo "perf script found no caller middle_a:"; cat "$work/callers.perf"; return 1; }
+  diff "$work/callers.perf" "$work/callers.tagop" || { cat "$work/ran"; return 1; }
+}
+fixture=$build/tests/tagop_callchain_fixture
+if command -v perf >/dev/null && [ -x "$fixture" ] &&
+   perf record -q -o "$work/callchain.data" -e cpu-clock:u -c 100000 -g -- "$fixture" 300 >/dev/null 2>&1; then
+  check "run top_callers (the callers of leaf, as perf script's chains count them)" callers_of_leaf "$work/callchain.data"
+else
+  echo "skip run top_callers: no perf, no $fixture, or perf record -g cannot sample cpu-clock here"
+fi
+
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]

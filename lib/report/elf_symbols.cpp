@@ -31,6 +31,9 @@ class ElfSymbolTable final : public SymbolTable {
   }
   std::string function_name(std::uint32_t function) const override { return symbols_->function_name(function); }
   std::string symbol_name(std::uint32_t function) const override { return symbols_->symbol_name(function); }
+  std::optional<std::uint64_t> function_start(std::uint32_t function) const override {
+    return symbols_->function_start(function);
+  }
   void lines(std::span<const std::uint64_t> offsets, std::span<Line> out) const override {
     static_assert(sizeof(Line) == sizeof(ModuleSymbols::LineRef));
     std::vector<ModuleSymbols::LineRef> found(offsets.size());

@@ -25,6 +25,10 @@ class KernelSymbolTable final : public SymbolTable {
   std::string function_name(std::uint32_t function) const override {
     return std::string(symbols_.symbols()[function].name);
   }
+  // The kernel map's offsets are addresses.
+  std::optional<std::uint64_t> function_start(std::uint32_t function) const override {
+    return symbols_.symbols()[function].start;
+  }
 
  private:
   KernelSymbols symbols_;

@@ -133,10 +133,19 @@ std::uint32_t SpaceLog::find(std::uint32_t pid, std::uint64_t time) {
 
 SpaceLog::Replay::Replay(const SpaceLog& log) : log_(log) { table_.add_build_ids(log.build_ids_); }
 
-const ProcessTable& SpaceLog::Replay::at(std::uint32_t space) {
-  const std::size_t position = log_.spaces_[space].position;
-  for (; done_ < position; ++done_) SpaceLog::apply(log_.log_[done_], table_);
+const ProcessTable& SpaceLog::Replay::at(std::uint32_t space) { return to(log_.spaces_[space].position); }
+
+const ProcessTable& SpaceLog::Replay::to(std::size_t position) {
+  for (; done_ < position && done_ < log_.log_.size(); ++done_) SpaceLog::apply(log_.log_[done_], table_);
   return table_;
+}
+
+std::size_t SpaceLog::position_at(std::uint64_t time) const {
+  if (!timed_) return log_.size();
+  // The log is in time order once every record was taken.
+  return static_cast<std::size_t>(
+      std::upper_bound(log_.begin(), log_.end(), time, [](std::uint64_t t, const Logged& l) { return t < l.time; }) -
+      log_.begin());
 }
 
 }  // namespace tagop::report

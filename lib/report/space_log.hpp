@@ -57,6 +57,10 @@ class SpaceLog {
   const Space& space(std::uint32_t id) const { return spaces_[id]; }
   std::size_t space_count() const { return spaces_.size(); }
   const std::vector<std::string>& comms() const { return comms_; }
+  /// How many records of the log happened at or before `time` (all of
+  /// them in a capture without times): the position of the state at
+  /// `time`, for Replay::to(). Only after take_all().
+  std::size_t position_at(std::uint64_t time) const;
 
   /// The log replayed into a process table, up to a space's position;
   /// spaces must be visited in order of position.
@@ -65,6 +69,11 @@ class SpaceLog {
     explicit Replay(const SpaceLog& log);
     /// The table as it was when `space` was met.
     const ProcessTable& at(std::uint32_t space);
+    /// The table after the log's first `position` records; positions
+    /// must not decrease (for an earlier one, a new Replay).
+    const ProcessTable& to(std::size_t position);
+    /// The position the table is at.
+    std::size_t position() const { return done_; }
     /// The table as it is now (its modules: every one met so far).
     const ProcessTable& table() const { return table_; }
 

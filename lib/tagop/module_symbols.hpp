@@ -50,6 +50,13 @@ class ModuleSymbols {
   virtual std::string function_name(std::uint32_t function) const = 0;
   /// The same as the symbol table has it (mangled).
   virtual std::string symbol_name(std::uint32_t function) const = 0;
+  /// Where a function starts, as a file offset (the kind of offset
+  /// find_functions() takes); nullopt when no loaded segment holds its
+  /// start.
+  virtual std::optional<std::uint64_t> function_start(std::uint32_t function) const {
+    (void)function;
+    return std::nullopt;
+  }
   struct LineRef {
     std::uint32_t file = none;  ///< an index for file_name(), or none
     std::uint32_t line = 0;

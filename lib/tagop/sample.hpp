@@ -7,6 +7,9 @@
 
 #include <array>    // std::array
 #include <cstdint>  // std::uint32_t, std::uint64_t
+#include <span>     // std::span
+
+#include <tagop/call_chain.hpp>  // ChainFrame
 
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
@@ -36,6 +39,14 @@ struct Sample {
   std::uint64_t time = 0;
   std::uint32_t pid = 0, tid = 0, cpu = 0;
   bool ip_exact = true;                ///< false when the address has known skid
+  /// The sample's call chain (PERF_SAMPLE_CALLCHAIN, `perf record -g`):
+  /// its frames without the context markers, each with its context, the
+  /// interrupted ip first as the kernel records it (for IBS the precise
+  /// `ip` above may differ), then the callers. Empty when the capture has
+  /// no chains. A SampleRange fills it with a view of its current batch:
+  /// valid until the iterator is next incremented, so copy the frames (not
+  /// the span) to keep them, e.g. before `ranges::to<std::vector>`.
+  std::span<const ChainFrame> chain{};
 
   SampleKind kind() const {
     return conditions.contains(condition("fetch")) ? SampleKind::fetch : SampleKind::op;

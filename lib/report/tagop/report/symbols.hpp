@@ -10,6 +10,7 @@
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <memory>       // std::unique_ptr, std::shared_ptr
+#include <optional>     // std::optional
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -41,6 +42,12 @@ class SymbolTable {
   virtual std::string function_name(std::uint32_t function) const = 0;
   /// The same as the symbol table has it (mangled); by default function_name().
   virtual std::string symbol_name(std::uint32_t function) const { return function_name(function); }
+  /// Where a function starts, an offset of the kind functions() takes;
+  /// nullopt when the table does not say (by default).
+  virtual std::optional<std::uint64_t> function_start(std::uint32_t function) const {
+    (void)function;
+    return std::nullopt;
+  }
 
   struct Line {
     std::uint32_t file = none;  ///< an index for file_name(), or none
