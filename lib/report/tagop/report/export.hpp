@@ -50,28 +50,28 @@ std::vector<std::string> export_format_names();
 /// resolve_event_column()) and the texts matter.
 struct ExportView {
   /// The capture's path: the page's title, a comment of the profile.
-  std::string file;
+  std::string file{};
   /// Where the processor's family and model came from ("HEADER_CPUID"), on
   /// the page.
-  std::string cpu_source;
+  std::string cpu_source{};
   /// "emulated (model: ...)" for a capture of `tagop emulate`, else "".
-  std::string emulated;
+  std::string emulated{};
   /// IBS: the columns (view_columns(), resolve_columns()). The profile has
   /// a sample type per derived event among them (ratios make none); the
   /// page's table has them all.
-  std::vector<Column> columns;
+  std::vector<Column> columns{};
   /// The rows' order: the first `top` rows by it are exported, and it is
   /// the profile's default sample type and the folded stacks' value.
-  Column sort;
+  Column sort{};
   /// The page's table's rows (Report::select() of the table's report), in
   /// order.
-  std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> rows{};
   /// The filters the report was made with, as words ("cpu 3", "comm prog"),
   /// for the page's notes.
-  std::vector<std::string> filters;
+  std::vector<std::string> filters{};
   /// The --where predicate's text ("" when none): adds a sample type of its
   /// samples to the profile.
-  std::string where;
+  std::string where{};
   /// The page's values include each row's callees' (Options::children).
   bool children = false;
   /// The profile's rows: the first N by `sort` (0: all).
