@@ -89,5 +89,16 @@ check "run compare_vendors" expect 'the first is wider' compare_vendors 0xF206 M
 # cpu-clock needs perf_event_open for software events (perf_event_paranoid <= 2).
 check "run live_sampling on cpu-clock" expect '^[1-9][0-9]* cpu-clock samples' live_sampling
 
+# The library's pprof export is the command's: the same bytes from the same
+# capture, a gzip whose profile.proto starts with field 1 (sample_type, tag 0x0a).
+same_pprof() {
+  run export_pprof "$example" "$work/library.pb.gz" || return 1
+  LD_LIBRARY_PATH="$libdir" "$work/root$prefix/bin/tagop" report "$example" --format pprof -o "$work/command.pb.gz" ||
+    return 1
+  cmp "$work/library.pb.gz" "$work/command.pb.gz" || return 1
+  python3 -c 'import gzip, sys; sys.exit(gzip.open(sys.argv[1]).read(1) != b"\x0a")' "$work/library.pb.gz"
+}
+check "run export_pprof on the example (the bytes of tagop report --format pprof)" same_pprof
+
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
