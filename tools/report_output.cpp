@@ -8,8 +8,6 @@
 #include <cstdio>  // std::fwrite
 
 #include <fmt/format.h>       // fmt::print
-
-#include <tagop/error.hpp>  // Error
 #include <fmt/ranges.h>       // fmt::join
 #include <nlohmann/json.hpp>  // JSON output
 

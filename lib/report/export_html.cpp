@@ -1,6 +1,8 @@
 // A report as one self-contained HTML page (`tagop report --html`): the
 // table of its rows, with intervals, and the flame graph of its stacks.
 
+#include <tagop/report/export.hpp>
+
 #include <cstdint>  // std::uint16_t, std::uint64_t
 #include <span>     // std::span
 
@@ -9,7 +11,6 @@
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
 #include <tagop/estimate.hpp>                // estimate_from_samples
 #include <tagop/profiles/html.hpp>           // HtmlPage
-#include <tagop/report/export.hpp>
 
 #include "export_units.hpp"  // event_unit, period_unit
 

@@ -28,7 +28,7 @@
 #include <tagop/error.hpp>                 // Error
 #include <tagop/process_table.hpp>         // ProcessTable
 #include <tagop/profiles/sample_lines.hpp>  // SampleLineWriter
-#include <tagop/report/export.hpp>
+#include <tagop/report/export.hpp>      // write_sample_lines
 #include <tagop/sample_reads.hpp>          // SampleReads
 
 

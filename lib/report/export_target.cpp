@@ -4,6 +4,8 @@
 // something other than a regular file is refused: a profile written into a
 // FIFO or a device is almost always a mistyped path.
 
+#include <tagop/report/export.hpp>
+
 #include <sys/stat.h>  // chmod, umask
 
 #include <filesystem>  // status
@@ -12,7 +14,6 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
-#include <tagop/report/export.hpp>
 
 namespace tagop::report {
 
