@@ -177,5 +177,16 @@ else
   echo "skip run top_callers: no perf, no $fixture, or perf record -g cannot sample cpu-clock here"
 fi
 
+# The library's pprof export is the command's: the same bytes from the same
+# capture, a gzip whose profile.proto starts with field 1 (sample_type, tag 0x0a).
+same_pprof() {
+  run export_pprof "$example" "$work/library.pb.gz" || return 1
+  LD_LIBRARY_PATH="$libdir" "$work/root$prefix/bin/tagop" report "$example" --format pprof -o "$work/command.pb.gz" ||
+    return 1
+  cmp "$work/library.pb.gz" "$work/command.pb.gz" || return 1
+  python3 -c 'import gzip, sys; sys.exit(gzip.open(sys.argv[1]).read(1) != b"\x0a")' "$work/library.pb.gz"
+}
+check "run export_pprof on the example (the bytes of tagop report --format pprof)" same_pprof
+
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]

@@ -17,17 +17,24 @@
 #include <tagop/emulate/marker.hpp>    // emulation_of
 #include <tagop/error.hpp>             // Error
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/report/export.hpp>     // write_profile_export, write_report_html, ...
 #include <tagop/report/report.hpp>     // Report
 
 #include "commands.hpp"
 #include "kernel_symbol_options.hpp"
 #include "output.hpp"
-#include "report_export.hpp"
+#include "read_progress.hpp"
 #include "report_output.hpp"
 
 namespace tagop::cli {
 
 namespace {
+
+using report::export_format_names;
+using report::ExportFormat;
+using report::ExportTarget;
+using report::parse_export_format;
+using report::stacks_by;
 
 struct ReportOptions {
   std::string file, input;
@@ -255,7 +262,7 @@ void run_report(const ReportOptions& o) {
   if (!ibs && n.read == 0) throw Error(fmt::format("{}: no samples{}", file, r.truncated() ? " (the file is truncated)" : ""));
 
   v.rows = r.select(v.sort, o.top, o.percent_limit, o.children);
-  v.export_top = o.top_given ? o.top : 0;
+  v.top = o.top_given ? o.top : 0;
   v.max_values = o.max_values;
   if (!o.html.empty() || exporting) {
     // The flame graph's (or the export's) stacks: this report when it is by

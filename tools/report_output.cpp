@@ -8,8 +8,6 @@
 #include <cstdio>  // std::fwrite
 
 #include <fmt/format.h>       // fmt::print
-
-#include <tagop/error.hpp>  // Error
 #include <fmt/ranges.h>       // fmt::join
 #include <nlohmann/json.hpp>  // JSON output
 
@@ -491,16 +489,6 @@ void events_json(const Report& r, const ReportView& v) {
 
 }  // namespace
 
-void check_values(std::string_view what, std::uint64_t rows, std::uint64_t columns, const ReportView& v) {
-  if (v.max_values == 0 || columns == 0 || rows <= v.max_values / columns) return;
-  throw Error(ErrorCode::resource,
-              fmt::format("{}: {} rows x {} columns would be {} values, more than --max-values {}, a bound that keeps "
-                          "an output in proportion to its capture: give --top N for the first N rows by the sort "
-                          "column (--top {} fits), or a larger --max-values (0: no bound)",
-                          what, rows, columns, rows > UINT64_MAX / columns ? UINT64_MAX : rows * columns, v.max_values,
-                          v.max_values / columns));
-}
-
 namespace {
 
 // The values a table of the report holds per row: its columns, or three
@@ -512,15 +500,15 @@ std::uint64_t table_columns(const Report& r, const ReportView& v) {
 }  // namespace
 
 void print_text(const Report& r, const ReportView& v) {
-  check_values("the table", v.rows.size(), table_columns(r, v), v);
+  report::check_values("the table", v.rows.size(), table_columns(r, v), v.max_values);
   r.ibs() ? ibs_text(r, v) : events_text(r, v);
 }
 void print_csv(const Report& r, const ReportView& v) {
-  check_values("the CSV", v.rows.size(), table_columns(r, v), v);
+  report::check_values("the CSV", v.rows.size(), table_columns(r, v), v.max_values);
   r.ibs() ? ibs_csv(r, v) : events_csv(r, v);
 }
 void print_json(const Report& r, const ReportView& v) {
-  check_values("the JSON", v.rows.size(), table_columns(r, v), v);
+  report::check_values("the JSON", v.rows.size(), table_columns(r, v), v.max_values);
   r.ibs() ? ibs_json(r, v) : events_json(r, v);
 }
 

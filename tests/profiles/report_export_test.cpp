@@ -19,6 +19,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <tagop/error.hpp>             // Error
+#include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/perf_data_writer.hpp>  // PerfDataWriter
+#include <tagop/report/export.hpp>     // the library's exports
+
 #include "peer_tools.hpp"
 
 namespace {
@@ -509,4 +514,104 @@ TEST_CASE("a large capture's progress bar shows on a terminal only", "[export][p
   CHECK(tty.out.find("bytes/s") != std::string::npos);
   CHECK(tty.out.find(" left") != std::string::npos);
   CHECK(tty.out.find("report large.data ") != std::string::npos);
+}
+
+TEST_CASE("the library's pprof export: the command's bytes, whole or not at all", "[export][library]") {
+  // As examples/tool-writers/export_pprof.cpp calls it: a report by
+  // stacks_by(), per process, the overview's events, sorted by the first.
+  namespace report = tagop::report;
+  const std::string file = example();
+  tagop::perf_data::PerfDataReader reader(file);
+  const report::Report stacks(reader, {.by = report::stacks_by(reader.info()), .by_process = true});
+  report::ExportView view{.file = file, .columns = report::view_columns("overview")};
+  view.sort = view.columns.front();
+  for (const report::Column& c : view.columns)
+    if (c.event) {
+      view.sort = c;
+      break;
+    }
+  const std::string mine = in_scratch("library.pb.gz"), command = in_scratch("command.pb.gz");
+  report::write_profile_export(report::ExportFormat::pprof, stacks, view, mine);
+  tagop_ok("report " + quote(file) + " --format pprof -o " + quote(command));
+  CHECK(slurp(mine) == slurp(command));
+
+  // A failed export (folded stacks of a ratio) leaves the old file whole,
+  // and no temporary file beside it.
+  const std::string old = in_scratch("library-old.folded");
+  std::ofstream(old) << "old contents\n";
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(peers::scratch())) ++files;
+  report::ExportView ratio = view;
+  ratio.sort = report::resolve_column("dc_miss_rate");
+  CHECK_THROWS_AS(report::write_profile_export(report::ExportFormat::folded, stacks, ratio, old), tagop::Error);
+  CHECK_THROWS_AS(report::write_profile_export(report::ExportFormat::jsonl, stacks, view, old), tagop::Error);
+  // A throw while the stream is being written: the target removes its file.
+  CHECK_THROWS_AS(
+      [&] {
+        report::ExportTarget target(old);
+        target.stream() << "half a file";
+        throw tagop::Error("stopped");
+      }(),
+      tagop::Error);
+  CHECK(slurp(old) == "old contents\n");
+  std::size_t after = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(peers::scratch())) ++after;
+  CHECK(after == files);
+  // A directory is refused before anything is written.
+  CHECK_THROWS_WITH(report::ExportTarget(peers::scratch().string()), Catch::Contains("a directory"));
+}
+
+TEST_CASE("the library's profile of a capture: each process's sums, computed by hand", "[export][library]") {
+  // cpu-clock samples of varying periods in two processes, written with the
+  // project's writer: the profile's "cpu-clock" values are the periods'
+  // sums, its "cpu-clock_samples" the counts, by the pid label.
+  namespace report = tagop::report;
+  const std::string file = in_scratch("library-clock.data");
+  std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> by_pid;  // pid -> (periods, samples)
+  {
+    std::vector<tagop::perf_data::WriterEvent> events(1);
+    perf_event_attr& a = events[0].attr;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.sample_period = 4000;
+    a.freq = 1;
+    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+    a.sample_id_all = 1;
+    events[0].ids = {10};
+    events[0].name = "cpu-clock";
+    tagop::perf_data::PerfDataWriter w(file, events);
+    std::uint64_t t = 1;
+    w.comm(5, 5, "alpha", true, {.pid = 5, .tid = 5, .cpu = 0, .time = t++});
+    w.comm(6, 6, "beta", true, {.pid = 6, .tid = 6, .cpu = 0, .time = t++});
+    for (std::uint64_t i = 0; i < 200; ++i) {
+      const std::uint32_t pid = i % 3 == 0 ? 6 : 5;
+      const std::uint64_t period = 100000 + 1000 * (i % 7);
+      w.sample(0, {.ip = 0x400000 + i % 5, .pid = pid, .tid = pid, .time = t++, .period = period});
+      by_pid[pid].first += static_cast<std::int64_t>(period);
+      by_pid[pid].second += 1;
+    }
+    w.finish();
+  }
+  tagop::perf_data::PerfDataReader reader(file);
+  CHECK(report::stacks_by(reader.info()) == report::GroupBy::function);  // no call chains
+  const report::Report stacks(reader, {.by = report::stacks_by(reader.info()), .by_process = true});
+  const report::ExportView view{.file = file, .sort = report::resolve_event_column(stacks.query_names(), "cpu-clock")};
+  const tagop::profiles::Profile p = report::profile_of(stacks, view);
+  REQUIRE(p.sample_types().size() == 2);
+  CHECK(p.sample_types()[0].name == "cpu-clock");
+  CHECK(p.sample_types()[0].unit == "nanoseconds");
+  CHECK(p.sample_types()[1].name == "cpu-clock_samples");
+  CHECK(report::sort_sample_type(stacks, view) == 0u);
+  std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> sums;
+  for (std::size_t i = 0; i < p.sample_count(); ++i) {
+    const tagop::profiles::SampleView s = p.sample(i);
+    REQUIRE(s.labels.pid);
+    sums[*s.labels.pid].first += s.values[0];
+    sums[*s.labels.pid].second += s.values[1];
+  }
+  CHECK(sums == by_pid);
+  // The bound on its size: rows x sample types past max_values.
+  report::ExportView bounded = view;
+  bounded.max_values = 1;
+  CHECK_THROWS_WITH(report::profile_of(stacks, bounded), Catch::Contains("--max-values 1"));
 }

@@ -1,4 +1,4 @@
-// `tagop report --format jsonl`: the capture's IBS samples, decoded one at
+// JSON lines (`tagop report --format jsonl`): the capture's IBS samples, decoded one at
 // a time and written in the file's order (profiles::SampleLineWriter), so
 // memory stays flat whatever the capture's size: only the process table,
 // the symbol tables of the modules met and a window of samples are kept. A
@@ -8,7 +8,7 @@
 // perf record writes each CPU's buffer in turn, so a sample can come in
 // the file before the MMAP or COMM record of its time (an exec's, written
 // from another CPU's buffer), and perf, which sorts records by time, names
-// it all the same. So here, as in the report (report/space_log.hpp), a
+// it all the same. So here, as in the report (space_log.hpp), a
 // sample waits until the records of the next `window` samples are read,
 // and the records that change processes wait for the samples' times:
 // when a sample is written, the records up to its time are taken first.
@@ -28,11 +28,11 @@
 #include <tagop/error.hpp>                 // Error
 #include <tagop/process_table.hpp>         // ProcessTable
 #include <tagop/profiles/sample_lines.hpp>  // SampleLineWriter
+#include <tagop/report/export.hpp>      // write_sample_lines
 #include <tagop/sample_reads.hpp>          // SampleReads
 
-#include "report_export.hpp"
 
-namespace tagop::cli {
+namespace tagop::report {
 
 namespace {
 
@@ -44,7 +44,7 @@ bool allowed(const std::vector<T>& only, const T& value) {
 // A module's functions, opened on first use, and their lines' symbols,
 // escaped once each (node-based maps: the addresses stay put).
 struct ModuleNames {
-  std::unique_ptr<report::SymbolTable> table;
+  std::unique_ptr<SymbolTable> table;
   profiles::EscapedSymbol module_only;  // an address outside its functions
   std::unordered_map<std::uint32_t, profiles::EscapedSymbol> functions;
 };
@@ -69,11 +69,11 @@ struct AddressKeyHash {
 template <typename Handler, typename Line>
 class LineHandlerBase : public perf_data::RecordHandler {
  public:
-  LineHandlerBase(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
+  LineHandlerBase(const perf_data::PerfDataReader& reader, const Options& options, std::ostream& out)
       : options_(options), writer_(out), timed_(reader.info().timed()) {
     processes_.add_build_ids(reader.info().build_ids);
     sources_ = options.symbol_sources;
-    sources_.push_back(report::elf_symbol_source());
+    sources_.push_back(elf_symbol_source());
     if (timed_) lines_.resize(window);
   }
 
@@ -94,7 +94,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
   }
 
  protected:
-  static constexpr std::size_t window = 16384;  // samples, as the report's (report/walk.hpp)
+  static constexpr std::size_t window = 16384;  // samples, as the report's (walk.hpp)
 
   /// Hands on a sample's line, which the derived class's write(line) writes
   /// when its time comes.
@@ -106,7 +106,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
   }
 
   bool passes(std::uint32_t cpu, std::uint32_t pid, std::uint32_t tid, std::uint64_t time) const {
-    const report::Filters& f = options_.filters;
+    const Filters& f = options_.filters;
     if (!allowed(f.cpus, cpu) || !allowed(f.pids, pid) || !allowed(f.tids, tid)) return false;
     if (!f.comms.empty() && !allowed(f.comms, std::string(processes_.comm_of(pid)))) return false;
     return !f.time || (time >= f.time->start && time <= f.time->stop);
@@ -124,7 +124,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
     return symbol;
   }
 
-  const report::Options& options_;
+  const Options& options_;
   profiles::SampleLineWriter writer_;
 
  private:
@@ -183,9 +183,9 @@ class LineHandlerBase : public perf_data::RecordHandler {
     }
     if (!names.table) return out;
     const std::uint64_t offset = m->file_offset(ip);
-    std::uint32_t function = report::SymbolTable::none;
+    std::uint32_t function = SymbolTable::none;
     names.table->functions({&offset, 1}, {&function, 1});
-    if (function == report::SymbolTable::none) return out;
+    if (function == SymbolTable::none) return out;
     auto it = names.functions.find(function);
     if (it == names.functions.end()) {
       const std::string name =
@@ -196,7 +196,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
   }
 
   ProcessTable processes_;
-  std::vector<std::shared_ptr<report::SymbolSource>> sources_;
+  std::vector<std::shared_ptr<SymbolSource>> sources_;
   std::unordered_map<std::uint32_t, ModuleNames> modules_;
   std::unordered_map<std::uint32_t, bool> tried_;
   std::unordered_map<AddressKey, const profiles::EscapedSymbol*, AddressKeyHash> symbols_at_;
@@ -217,7 +217,7 @@ struct IbsLine {
 
 class LineHandler : public LineHandlerBase<LineHandler, IbsLine> {
  public:
-  LineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
+  LineHandler(const perf_data::PerfDataReader& reader, const Options& options, std::ostream& out)
       : LineHandlerBase(reader, options, out), capture_(reader.info(), options.cpu) {
     // What the decoder can see of each unit: a condition there that a
     // sample did not observe is "unknown" on its line.
@@ -235,7 +235,7 @@ class LineHandler : public LineHandlerBase<LineHandler, IbsLine> {
   void write(const IbsLine& line) {
     const Sample& s = line.sample;
     if (!passes(s.cpu, s.pid, s.tid, s.time)) return;
-    const report::Filters& f = options_.filters;
+    const Filters& f = options_.filters;
     if (f.where && decide(*f.where, s.conditions, s.observed) != Decision::yes) return;
     writer_.set_scope(scopes_[static_cast<std::size_t>(line.unit)]);
     writer_.write_escaped(s, symbol_at(s.pid, s.ip));
@@ -256,7 +256,7 @@ struct EventLine {
 
 class EventLineHandler : public LineHandlerBase<EventLineHandler, EventLine> {
  public:
-  EventLineHandler(const perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out)
+  EventLineHandler(const perf_data::PerfDataReader& reader, const Options& options, std::ostream& out)
       : LineHandlerBase(reader, options, out), reads_(reader.info()) {
     const std::vector<std::string> names = reader.info().event_names();
     for (std::size_t e = 0; e < names.size(); ++e) {
@@ -295,16 +295,16 @@ class EventLineHandler : public LineHandlerBase<EventLineHandler, EventLine> {
 
 }  // namespace
 
-std::uint64_t write_sample_lines(perf_data::PerfDataReader& reader, const report::Options& options, std::ostream& out) {
+std::uint64_t write_sample_lines(perf_data::PerfDataReader& reader, const Options& options, std::ostream& out) {
   auto run = [&](auto handler) {
     reader.read(handler);
     return handler.finish();
   };
-  if (report::holds_ibs_events(reader.info())) return run(LineHandler(reader, options, out));
+  if (holds_ibs_events(reader.info())) return run(LineHandler(reader, options, out));
   if (options.filters.where)
     throw Error(fmt::format("--where: {} has no IBS events (a predicate tests IBS samples' conditions)",
                             reader.info().path));
   return run(EventLineHandler(reader, options, out));
 }
 
-}  // namespace tagop::cli
+}  // namespace tagop::report
