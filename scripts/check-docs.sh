@@ -27,6 +27,6 @@ ceiling=$(sed -n 's/^\([0-9][0-9]*\).*/\1/p' docs/undocumented-ceiling | head -1
 echo "check-docs: $undocumented public members undocumented (ceiling $ceiling)"
 if [ "$undocumented" -gt "$ceiling" ]; then
   echo "check-docs: more undocumented members than docs/undocumented-ceiling allows; the newest:" >&2
-  grep "is not documented" "$out/undocumented.log" | head -20 >&2
+  grep "is not documented" "$out/undocumented.log" | head -20 >&2 || true
   exit 1
 fi

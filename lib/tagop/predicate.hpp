@@ -65,4 +65,11 @@ class Predicate {
   std::vector<Term> terms_;
 };
 
+// Declared here too, where the namespace's TAGOP_API gives them to the
+// shared library's exports: a friend declared only in its class is not.
+/// Both must hold.
+Predicate operator&(const Predicate& a, const Predicate& b);
+/// Either holds.
+Predicate operator|(const Predicate& a, const Predicate& b);
+
 }  // namespace tagop

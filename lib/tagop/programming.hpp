@@ -18,10 +18,12 @@
 
 namespace TAGOP_API tagop {
 
+/// One write to a model-specific register, for a tool that programs the
+/// hardware itself (a driver, a bare-metal harness, msr-tools).
 struct MsrWrite {
-  std::uint32_t msr = 0;
+  std::uint32_t msr = 0;  ///< the register's address (ECX of WRMSR)
   std::string name;  ///< as the vendor's manual spells it: "IbsOpCtl", "MSR_CRU_ESCR2"
-  std::uint64_t value = 0;
+  std::uint64_t value = 0;  ///< the 64 bits to write
   std::string note;  ///< why this value, when it is not obvious
 };
 
@@ -31,19 +33,21 @@ struct MsrWrite {
 /// type 0 (PERF_TYPE_HARDWARE: cycles) would.
 inline constexpr std::uint32_t unresolved_pmu_type = 0xFFFFFFFFu;
 
+/// One event as Linux's perf_event_open takes it.
 struct PerfEvent {
   /// The PMU whose sysfs `type` goes in attr.type ("ibs_op", "cpu"), or ""
   /// when attr.type is one of the fixed PERF_TYPE_* values. Programmers
   /// set attr.type to the PMU's type on this machine, or to
   /// unresolved_pmu_type where it has none.
   std::string pmu;
-  perf_event_attr attr{};
-  std::string description;
+  perf_event_attr attr{};  ///< what perf_event_open takes (size set; type as said above)
+  std::string description;  ///< what it samples or counts, in words
 };
 
+/// What a programmer produces for one request: the same setup two ways.
 struct Programming {
   std::vector<MsrWrite> msr_writes;  ///< in the order they must be written
-  std::vector<PerfEvent> perf_events;
+  std::vector<PerfEvent> perf_events;  ///< the same through perf_event_open, one per event
   std::vector<std::string> notes;    ///< caveats the user should know
 };
 
@@ -62,7 +66,7 @@ struct ProgramOptions {
   /// Privilege filters: sample only kernel code (exclude_user) or only user
   /// code (exclude_kernel).
   bool exclude_user = false;
-  bool exclude_kernel = false;
+  bool exclude_kernel = false;  ///< see exclude_user
   /// AMD IBS: keep only ops (or fetches) that missed the L3 (L3MissOnly,
   /// Zen 4 and later).
   bool ibs_l3_miss_only = false;

@@ -38,10 +38,12 @@
 
 namespace TAGOP_API tagop {
 
+/// One backend as the registry knows it: its tables and programmer,
+/// called without knowing which backend it is.
 struct BackendInfo {
   std::string_view name;   ///< "amd-ibs"
   std::string_view title;  ///< "AMD Instruction-Based Sampling"
-  Mechanism mechanism;
+  Mechanism mechanism;     ///< how its hardware finds the ops it reports
   /// The backend's events, in table order.
   std::function<std::span<const EventEntry>()> events;
   /// Programs one of its events with `options` (the backend's defaults
@@ -55,12 +57,16 @@ struct BackendInfo {
   std::function<std::string(const CpuId&)> tables_for{};
 };
 
+/// The backends compiled in (or added by a tool), and lookups over all
+/// their events.
 class Registry {
  public:
   /// The process-wide registry, with every built-in backend already added.
   static Registry& builtin();
 
+  /// Adds a backend (while the registry is being set up: not thread-safe).
   void add(BackendInfo backend);
+  /// The backends, in the order they were added.
   std::span<const BackendInfo> backends() const { return backends_; }
   /// nullptr when there is no backend of that name.
   const BackendInfo* find(std::string_view name) const;

@@ -36,8 +36,10 @@ struct Sample {
   std::uint64_t data_linear = 0;       ///< when dc.lin_addr_valid
   std::uint64_t data_physical = 0;     ///< when dc.phys_addr_valid
   std::uint64_t branch_target = 0;     ///< when the hardware reports it (0 otherwise)
-  std::uint64_t time = 0;
-  std::uint32_t pid = 0, tid = 0, cpu = 0;
+  std::uint64_t time = 0;   ///< perf's clock (PERF_SAMPLE_TIME), in nanoseconds; 0 when not recorded
+  std::uint32_t pid = 0;    ///< the process
+  std::uint32_t tid = 0;    ///< the thread
+  std::uint32_t cpu = 0;    ///< the CPU it was taken on; 0 when not recorded
   bool ip_exact = true;                ///< false when the address has known skid
   /// The sample's call chain (PERF_SAMPLE_CALLCHAIN, `perf record -g`):
   /// its frames without the context markers, each with its context, the
@@ -48,13 +50,16 @@ struct Sample {
   /// the span) to keep them, e.g. before `ranges::to<std::vector>`.
   std::span<const ChainFrame> chain{};
 
+  /// Fetch or op, by the condition every sample carries.
   SampleKind kind() const {
     return conditions.contains(condition("fetch")) ? SampleKind::fetch : SampleKind::op;
   }
+  /// Sets measure `m` and marks it reported.
   void set_measure(Measure m, std::uint32_t value) {
     measures[m.index] = value;
     measured |= 1u << m.index;
   }
+  /// Whether measure `m` was reported (else measures[m.index] means nothing).
   bool has_measure(Measure m) const { return (measured >> m.index) & 1; }
 };
 

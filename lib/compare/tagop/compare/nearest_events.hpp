@@ -74,9 +74,13 @@ struct FilterMatch {
 struct BackendNeighbours {
   /// The backend, in the built-in registry.
   const BackendInfo* backend = nullptr;
-  /// Its events of each Closeness, nearest first: the largest overlap,
-  /// then the fewest conditions apart, then table order.
-  std::vector<Neighbour> same, same_condition, narrower, wider;
+  /// Its events that count the same ops, nearest first: the largest
+  /// overlap, then the fewest conditions apart, then table order (as the
+  /// three below).
+  std::vector<Neighbour> same;
+  std::vector<Neighbour> same_condition;  ///< the same ops in another unit
+  std::vector<Neighbour> narrower;        ///< subsets of the target's ops
+  std::vector<Neighbour> wider;           ///< supersets of the target's ops
   /// Instruction sampling only: the sampling filters whose population is
   /// the same as the target's, narrower or wider, in table order.
   std::vector<FilterMatch> filters;

@@ -29,18 +29,20 @@ namespace report {
 
 /// One row (a function, module, process...) of a column, in A and in B.
 struct DiffRow {
-  /// The row's name and module, as the reports name them (a process by its
-  /// name alone: pids differ between runs).
-  std::string name, module;
-  /// Whether each report has the row at all.
-  bool in_a = false, in_b = false;
-  /// The column's values; nullopt where not available (a ratio of nothing).
-  /// For a counted column, a row of one report only is 0 in the other.
-  std::optional<double> a, b;
-  /// Percent of the column's total (counted columns only).
-  double share_a = 0, share_b = 0;
-  /// The samples behind the value in each report.
-  std::uint64_t samples_a = 0, samples_b = 0;
+  /// The row's name, as the reports name it (a process by its name alone:
+  /// pids differ between runs).
+  std::string name;
+  std::string module;  ///< the row's module, as the reports name it
+  bool in_a = false;   ///< whether report A has the row at all
+  bool in_b = false;   ///< whether report B has the row at all
+  /// The column's value in A; nullopt where not available (a ratio of
+  /// nothing). For a counted column, a row of one report only is 0 in the other.
+  std::optional<double> a;
+  std::optional<double> b;     ///< the column's value in B, as `a`
+  double share_a = 0;          ///< percent of the column's total in A (counted columns only)
+  double share_b = 0;          ///< percent of the column's total in B
+  std::uint64_t samples_a = 0;  ///< the samples behind the value in A
+  std::uint64_t samples_b = 0;  ///< the samples behind the value in B
   /// The z of B's share of the column's samples against A's (see
   /// two_proportion_z); nullopt for ratios.
   std::optional<double> z;
@@ -63,10 +65,10 @@ struct DiffColumn {
   /// Counts something (an event, samples), so shares and the test apply;
   /// false for ratios.
   bool counted = false;
-  /// The column's value over each whole report.
-  std::optional<double> total_a, total_b;
-  /// The samples behind each total.
-  std::uint64_t samples_a = 0, samples_b = 0;
+  std::optional<double> total_a;  ///< the column's value over the whole of report A
+  std::optional<double> total_b;  ///< the column's value over the whole of report B
+  std::uint64_t samples_a = 0;    ///< the samples behind total_a
+  std::uint64_t samples_b = 0;    ///< the samples behind total_b
   /// The rows that have something of the column in either report, in
   /// module then name order until sort_diff_rows().
   std::vector<DiffRow> rows;
