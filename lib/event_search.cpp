@@ -14,23 +14,11 @@ namespace tagop {
 
 namespace {
 
-// ASCII lower case: names and descriptions are compared in any case.
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // Names compared with ':' and '.' as one separator: libpfm4's
 // BACLEARS:ALL is the SDM's BACLEARS.ALL.
 std::string name_key(std::string_view s) {
-  std::string out = lower(trim(s));
+  std::string out = ascii_lower(trim_space(s));
   for (char& c : out)
     if (c == ':') c = '.';
   return out;
@@ -110,7 +98,7 @@ std::vector<SearchHit> search_events(std::string_view words) {
   for (const EventEntry* e : all_events()) {
     const std::vector<std::string> name_tokens = tokens(std::string(e->name) + " " + std::string(e->abbreviation));
     const std::vector<std::string> description_tokens = tokens(e->description);
-    const std::string whole_name = lower(e->name);
+    const std::string whole_name = ascii_lower(e->name);
     int score = 0;
     bool every_word = true;
     for (const std::string& w : query) {

@@ -6,6 +6,18 @@
 
 namespace tagop {
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim_space(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // The work is the product of the lengths: beyond the cap, the tails are
   // counted as inserted or deleted.

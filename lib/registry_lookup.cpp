@@ -12,22 +12,12 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
+#include <tagop/names.hpp>  // ascii_lower, trim_space
 
 namespace tagop {
 
 namespace {
 
-std::string lowered(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::optional<std::uint64_t> parse_hex(std::string_view s) {
   if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
@@ -92,14 +82,14 @@ std::optional<IntelCode> sdm_code(std::string_view t) {
 // Names compared with ':' and '.' as one separator: libpfm4's
 // BACLEARS:ALL is the SDM's BACLEARS.ALL.
 std::string name_key(std::string_view s) {
-  std::string out = lowered(trim(s));
+  std::string out = ascii_lower(trim_space(s));
   for (char& c : out)
     if (c == ':') c = '.';
   return out;
 }
 
 bool same_code_text(const EventEntry& e, std::string_view t) {
-  const std::string code = lowered(e.code);
+  const std::string code = ascii_lower(e.code);
   return code == t || (code.starts_with("0x") && code.substr(2) == t);
 }
 
@@ -121,7 +111,7 @@ std::vector<const EventEntry*> Registry::events() const {
 }
 
 std::vector<const EventEntry*> Registry::lookup(std::string_view spelling) const {
-  std::string t = lowered(trim(spelling));
+  std::string t = ascii_lower(trim_space(spelling));
   std::string_view backend;
   // libpfm4's PMU::EVENT:UMASK names this PMU's table.
   if (const auto sep = t.find("::"); sep != std::string::npos) {
@@ -139,7 +129,7 @@ std::vector<const EventEntry*> Registry::lookup(std::string_view spelling) const
       const std::string name = name_key(e.name);
       // A P4 event named with its mask bits (replay_event:NBOGUS) is the event.
       const bool p4_with_masks = e.backend == "p4" && key.starts_with(name + ".");
-      if (name == key || p4_with_masks || (!e.abbreviation.empty() && lowered(e.abbreviation) == t) ||
+      if (name == key || p4_with_masks || (!e.abbreviation.empty() && ascii_lower(e.abbreviation) == t) ||
           same_code_text(e, t) || (perf && has_code(e, *perf)) || (sdm && has_code(e, *sdm)))
         out.push_back(&e);
     }

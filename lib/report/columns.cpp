@@ -6,6 +6,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
+#include <tagop/names.hpp>                   // ascii_lower, trim_space
 
 
 namespace tagop::report {
@@ -64,17 +65,7 @@ constexpr ViewSpec views[] = {
     {"all", "every derived event and every ratio", ""},
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
+std::string trim(std::string_view s) { return std::string(trim_space(s)); }
 
 std::optional<std::size_t> event_index(std::uint16_t select) {
   const auto table = derived_event_table();
@@ -102,7 +93,7 @@ std::span<const RatioSpec> ratio_table() { return ratios; }
 std::span<const ViewSpec> view_table() { return views; }
 
 Column resolve_column(std::string_view token) {
-  const std::string t = lower(trim(token));
+  const std::string t = ascii_lower(trim(token));
   std::string_view hex = t;
   if (hex.starts_with("0x")) hex.remove_prefix(2);
   if (hex.size() == 4 && hex[0] == 'f') {
@@ -115,7 +106,7 @@ Column resolve_column(std::string_view token) {
   }
   const auto table = derived_event_table();
   for (std::size_t i = 0; i < table.size(); ++i)
-    if (lower(table[i].name) == t || lower(table[i].abbreviation) == t) return event_column(i);
+    if (ascii_lower(table[i].name) == t || ascii_lower(table[i].abbreviation) == t) return event_column(i);
   for (const RatioSpec& r : ratios)
     if (r.id == t) return ratio_column(r);
   if (t == "samples") return ibs_samples_column();
@@ -163,7 +154,7 @@ Column resolve_event_column(std::span<const std::string> events, std::string_vie
     if (events[i] == t) return Column{events[i], events[i], i, nullptr, true, {}, events.size()};
     all.push_back(i);
   }
-  if (lower(t) == "samples") return Column{"samples", "Samples", std::nullopt, nullptr, false, all, events.size()};
+  if (ascii_lower(t) == "samples") return Column{"samples", "Samples", std::nullopt, nullptr, false, all, events.size()};
   std::string names;
   for (const std::string& e : events) names += (names.empty() ? "" : ", ") + e;
   throw ColumnError(fmt::format("unknown column '{}': this capture has no IBS events; sort by 'samples' or by an "

@@ -1,10 +1,12 @@
 #pragma once
-// Distance between names, for "did you mean" answers everywhere.
+// Names as people type them: distance between names, for "did you mean"
+// answers everywhere, and the case and spaces that lookups ignore.
 //
 // Thread safety: no hidden state: const member functions and free functions here are safe from several
 // threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstddef>      // std::size_t
+#include <string>       // std::string
 #include <string_view>  // std::string_view
 
 #include <tagop/api.hpp>  // TAGOP_API
@@ -19,5 +21,10 @@ namespace TAGOP_API tagop {
 /// with the product of the lengths.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 inline constexpr std::size_t max_compared_length = 256;
+
+/// `s` in ASCII lower case (names and descriptions compare in any case).
+std::string ascii_lower(std::string_view s);
+/// `s` without the ASCII white space at either end.
+std::string_view trim_space(std::string_view s);
 
 }  // namespace tagop
