@@ -9,7 +9,8 @@
 // Thread safety: a macro; nothing to share.
 
 /// Gives the declarations of a namespace body the default visibility: they are
-/// exported from libtagop.so. Written as `namespace TAGOP_API tagop {`.
+/// exported from libtagop.so. Written as `namespace tagop TAGOP_API {`: after
+/// the name, the place GCC and Clang both take a namespace's attribute.
 #if defined(__GNUC__) || defined(__clang__)
 #define TAGOP_API __attribute__((visibility("default")))
 #else

@@ -18,7 +18,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// Where a frame ran, as the chain's context markers say.
 enum class FrameContext : std::uint8_t {

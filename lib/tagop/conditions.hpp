@@ -18,7 +18,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 struct ConditionInfo {
   std::string_view name;

@@ -21,7 +21,7 @@
 #include <tagop/predicate.hpp>  // Predicate
 #include <tagop/sample.hpp>     // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// What one question asks: how many samples meet `predicate`, and, for
 /// latency-style events, the total of `sums` over them.

@@ -12,7 +12,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// What a program needs to branch on when something fails. The message
 /// says the rest (which file, which event, which column).

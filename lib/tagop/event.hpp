@@ -11,7 +11,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/sample.hpp>  // SampleKind
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 enum class Mechanism {
   instruction_sampling,    ///< AMD IBS: one op or fetch in N, every flag at once

@@ -23,7 +23,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// Every event of every built-in backend, in registry and table order.
 const std::vector<const EventEntry*>& all_events();

@@ -27,7 +27,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/symbol_files.hpp>  // SymbolFileSearch
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// The GNU build-id among ELF notes (the bytes of a note section, as
 /// /sys/kernel/notes gives the kernel's): lowercase hex, "" when none.

@@ -34,7 +34,7 @@
 #include <tagop/sample.hpp>            // Sample
 #include <tagop/sampling_session.hpp>  // SamplingSession
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 namespace detail {
 class LiveSampleSource;

@@ -13,7 +13,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 struct MeasureInfo {
   std::string_view name;

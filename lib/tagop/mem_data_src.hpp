@@ -18,7 +18,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 struct DataSrcReading {
   /// The conditions that hold (a subset of `observed`).

@@ -11,7 +11,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// Edits (insert, delete, replace, swap of two neighbours) that turn `a`
 /// into `b`, ignoring ASCII case: "dc.mis" -> "dc.miss" is 1, "BACLAERS" ->

@@ -13,7 +13,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace perf_data {
 
 /// "PERFILE2" read as a little-endian u64.

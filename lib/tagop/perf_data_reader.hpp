@@ -37,7 +37,7 @@
 #include <tagop/page_keeper.hpp>       // PageKeeper
 #include <tagop/perf_data_format.hpp>  // FileHeader, Feature, RecordType
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace perf_data {
 
 /// One event of the capture: its attr, the sample ids that name it, and

@@ -29,7 +29,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // PmuMapping, BuildIdEntry, SampleId
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace perf_data {
 
 struct WriterEvent {

@@ -14,7 +14,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// One conjunction: every `require` condition holds and no `forbid` one.
 struct Term {

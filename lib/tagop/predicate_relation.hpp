@@ -19,7 +19,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/predicate.hpp>  // Predicate
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// Every assignment of conditions (that the implications allow) that meets
 /// `a` also meets `b`.

@@ -17,7 +17,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // CommRecord, MmapRecord, TaskRecord
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// A file as the capture saw it; mappings of the same file share it.
 struct MappedModule {

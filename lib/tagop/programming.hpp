@@ -16,7 +16,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/cpu.hpp>  // CpuId
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// One write to a model-specific register, for a tool that programs the
 /// hardware itself (a driver, a bare-metal harness, msr-tools).

@@ -36,7 +36,7 @@
 #include <tagop/event.hpp>        // EventEntry
 #include <tagop/programming.hpp>  // Programming
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// One backend as the registry knows it: its tables and programmer,
 /// called without knowing which backend it is.

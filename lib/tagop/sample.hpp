@@ -15,7 +15,7 @@
 #include <tagop/conditions.hpp>  // ConditionSet
 #include <tagop/measures.hpp>    // measure_count
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 enum class SampleKind : std::uint8_t { fetch, op };
 

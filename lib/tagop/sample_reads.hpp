@@ -14,7 +14,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // FileInfo, SampleRecord
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace perf_data {
 
 /// One event's part of a sample: the event (an index in FileInfo::attrs)

@@ -32,7 +32,7 @@
 #include <tagop/predicate.hpp>         // Predicate
 #include <tagop/sample.hpp>            // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// Turns one sample record into a model sample (given default-constructed);
 /// false for a record it does not decode (not of its events, damaged).

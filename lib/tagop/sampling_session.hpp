@@ -38,7 +38,7 @@
 #include <tagop/programming.hpp>       // PerfEvent
 #include <tagop/sample.hpp>            // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 struct SessionOptions {
   /// What to sample; the first also reports COMM, MMAP2, FORK and EXIT

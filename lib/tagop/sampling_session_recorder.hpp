@@ -32,7 +32,7 @@
 #include <tagop/perf_data_writer.hpp>  // PerfDataWriter, WriterFeatures
 #include <tagop/sampling_session.hpp>  // SamplingSession
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 class SessionRecorder {
  public:

@@ -20,7 +20,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// Opens `path` read-only when it is a regular file (following links),
 /// without ever blocking on a FIFO or a device: returns the descriptor

@@ -10,7 +10,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 
 /// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong
 /// forms, no surrogates, nothing past U+10FFFF) at the start of `s`, which

@@ -5,7 +5,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/registry.hpp>  // Registry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 /// Adds the AMD IBS backend (its derived-event table) to the registry.

@@ -18,7 +18,7 @@
 #include <tagop/cpu.hpp>                // CpuId
 #include <tagop/sample.hpp>             // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 /// One field of one sample, for printing.

@@ -18,7 +18,7 @@
 #include <tagop/engine.hpp>             // Query
 #include <tagop/event.hpp>              // EventEntry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 /// The processors a reading of an event applies to.

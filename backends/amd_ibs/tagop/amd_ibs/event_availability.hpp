@@ -16,7 +16,7 @@
 #include <tagop/amd_ibs/decoder.hpp>         // IbsDecoder
 #include <tagop/amd_ibs/derived_events.hpp>  // IbsDerivedEventSpec, EventReading
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 struct EventAvailability {

@@ -27,7 +27,7 @@
 #include <tagop/amd_ibs/decoder.hpp>    // IbsDecoder
 #include <tagop/amd_ibs/registers.hpp>  // IbsRegisters
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 class FastIbsDecoder {

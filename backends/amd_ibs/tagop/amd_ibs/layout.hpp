@@ -21,7 +21,7 @@
 #include <tagop/measures.hpp>           // Measure
 #include <tagop/predicate.hpp>          // Term
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 /// A span of processors, (family, model) to (family, model) inclusive,

@@ -16,7 +16,7 @@
 #include <tagop/cpu.hpp>               // CpuId
 #include <tagop/sampling_session.hpp>  // SamplingSession
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 /// Sets a decoder on each IBS event of the session. Throws tagop::Error

@@ -27,7 +27,7 @@
 #include <tagop/predicate.hpp>             // Predicate
 #include <tagop/sample.hpp>                // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 /// What one IBS sample of a capture gives besides the model sample.

@@ -13,7 +13,7 @@
 #include <tagop/amd_ibs/registers.hpp>  // IbsUnit, caps
 #include <tagop/programming.hpp>        // Programming
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 struct IbsRequest {

@@ -15,7 +15,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 enum class IbsUnit : std::uint8_t { fetch, op };

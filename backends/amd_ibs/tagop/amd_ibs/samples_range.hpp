@@ -12,7 +12,7 @@
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
 #include <tagop/samples_range.hpp>         // SampleRange
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 /// The fetch and op samples of `reader`'s capture, decoded by `capture`

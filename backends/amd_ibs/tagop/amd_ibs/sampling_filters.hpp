@@ -12,7 +12,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/amd_ibs/registers.hpp>  // IbsUnit
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace amd_ibs {
 
 enum class SamplingFilterKind : std::uint8_t { l3_miss_only, load_latency };

@@ -5,7 +5,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/registry.hpp>  // Registry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace intel_atom {
 
 /// Adds the "silvermont" and "goldmont" backends (their event tables) to the registry.

@@ -17,7 +17,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace intel_atom {
 
 enum class Microarchitecture : std::uint8_t { silvermont, goldmont };

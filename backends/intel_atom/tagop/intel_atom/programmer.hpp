@@ -16,7 +16,7 @@
 #include <tagop/intel_atom/events.hpp>  // Microarchitecture, AtomEventSpec
 #include <tagop/programming.hpp>        // Programming
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace intel_atom {
 
 struct AtomEventRequest {

@@ -5,7 +5,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/registry.hpp>  // Registry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace intel_p4 {
 
 /// Adds the Pentium 4 backend (its metrics and events) to the registry.

@@ -17,7 +17,7 @@
 #include <tagop/intel_p4/tables.hpp>  // MetricSpec, EventSpec
 #include <tagop/programming.hpp>      // Programming
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace intel_p4 {
 
 /// One thing to measure: a metric ("1stL_cache_load_miss_retired") or a raw

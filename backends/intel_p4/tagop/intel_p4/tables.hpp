@@ -16,7 +16,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace intel_p4 {
 
 /// An event selection control register (SDM Table 19-28 and 18.15.2).

@@ -28,7 +28,7 @@
 #include <tagop/predicate_relation.hpp>        // Relation
 #include <tagop/registry.hpp>                  // BackendInfo
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace compare {
 
 /// How an event relates to the target, as compare groups them: the same

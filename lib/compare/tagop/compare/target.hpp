@@ -18,7 +18,7 @@
 #include <tagop/event.hpp>      // EventEntry, CountingUnit
 #include <tagop/predicate.hpp>  // Predicate
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace compare {
 
 /// Whether the entry names a set of ops (a predicate), so that it can be

@@ -12,7 +12,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/event.hpp>  // EventEntry
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace compare {
 
 /// Where the reported instruction address points, for samples of `e`, in

@@ -12,7 +12,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/emulate/microarchitecture.hpp>  // PredictorSpec
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 class BranchPredictor {

@@ -24,7 +24,7 @@
 #include <tagop/emulate/microarchitecture.hpp>  // MicroarchSpec
 #include <tagop/sample.hpp>                     // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 /// The page size of data: the model does not see the page tables.

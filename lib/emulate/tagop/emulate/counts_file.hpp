@@ -15,7 +15,7 @@
 #include <tagop/emulate/emulator.hpp>  // EmulateResult
 #include <tagop/predicate.hpp>         // Predicate
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 /// The document's "format", so that a reader knows what it holds. The

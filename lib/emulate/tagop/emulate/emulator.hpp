@@ -23,7 +23,7 @@
 #include <tagop/emulate/microarchitecture.hpp>  // MicroarchSpec
 #include <tagop/emulate/signature_tally.hpp>    // EventCount, SignatureCount
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 struct EmulateOptions {

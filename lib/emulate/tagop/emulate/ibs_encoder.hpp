@@ -12,7 +12,7 @@
 #include <tagop/amd_ibs/registers.hpp>  // IbsRegisters
 #include <tagop/sample.hpp>             // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 class IbsEncoder {

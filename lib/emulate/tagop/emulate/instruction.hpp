@@ -12,7 +12,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/conditions.hpp>  // ConditionSet
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 enum class BranchKind : std::uint8_t {

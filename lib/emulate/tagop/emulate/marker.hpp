@@ -12,7 +12,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/perf_data_reader.hpp>  // FileInfo
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 struct Emulation {

@@ -17,7 +17,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/emulate/instruction.hpp>  // InstructionInfo, InstructionClassifier
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 struct CodeMapping {

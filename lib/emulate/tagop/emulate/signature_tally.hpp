@@ -15,7 +15,7 @@
 #include <tagop/predicate.hpp> // Predicate
 #include <tagop/sample.hpp>    // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace emulate {
 
 struct SignatureCount {

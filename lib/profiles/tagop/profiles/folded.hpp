@@ -19,7 +19,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/profiles/profile.hpp>  // Profile
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace profiles {
 
 struct FoldedOptions {

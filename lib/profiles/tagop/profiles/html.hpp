@@ -25,7 +25,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/profiles/profile.hpp>  // Profile
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace profiles {
 
 /// A value and its 95% interval; NaN bounds when there is none.

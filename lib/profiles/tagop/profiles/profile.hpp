@@ -29,7 +29,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace profiles {
 
 /// What one value of every sample counts. `period` is how many events one

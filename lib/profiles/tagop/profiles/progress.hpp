@@ -20,7 +20,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace profiles {
 
 class ProgressBar {

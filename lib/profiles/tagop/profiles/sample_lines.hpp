@@ -31,7 +31,7 @@
 #include <tagop/conditions.hpp>  // ConditionSet
 #include <tagop/sample.hpp>      // Sample
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace profiles {
 
 /// Where a sample's address is, as the caller resolved it; "" when not known.

@@ -19,7 +19,7 @@
 #include <tagop/engine.hpp>  // QueryResult
 #include <tagop/error.hpp>   // Error
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace report {
 
 /// A ratio of event results: numerator / denominator, each a sum of

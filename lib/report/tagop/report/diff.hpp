@@ -24,7 +24,7 @@
 #include <tagop/report/columns.hpp>  // Column
 #include <tagop/report/report.hpp>   // Report
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace report {
 
 /// One row (a function, module, process...) of a column, in A and in B.

@@ -34,7 +34,7 @@
 #include <tagop/report/columns.hpp>    // Column
 #include <tagop/report/report.hpp>     // Report, Options, GroupBy
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace report {
 
 /// The exports of a report; `none` stands for the table formats (text,

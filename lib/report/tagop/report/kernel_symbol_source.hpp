@@ -22,7 +22,7 @@
 #include <tagop/kernel_symbols.hpp>  // KernelSymbolSearch
 #include <tagop/report/symbols.hpp>  // SymbolSource
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace report {
 
 /// The kernel's symbols, looked for in `search`'s places when a report

@@ -37,7 +37,7 @@
 #include <tagop/report/columns.hpp>        // Column
 #include <tagop/report/symbols.hpp>        // SymbolSource
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace report {
 
 /// Whether a capture has IBS events: an event of the ibs_op or ibs_fetch

@@ -26,7 +26,7 @@
 #include <tagop/report/symbols.hpp>    // SymbolSource
 #include <tagop/symbol_files.hpp>      // SymbolFileSearch
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace report {
 
 /// Where a Symbolizer looks for symbols (perf report's --symfs, --vmlinux,

@@ -18,7 +18,7 @@
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/symbol_files.hpp>  // SymbolFileSearch
 
-namespace TAGOP_API tagop {
+namespace tagop TAGOP_API {
 namespace report {
 
 /// A module as the capture names it (a MMAP record's file).
