@@ -15,7 +15,8 @@
 
 #include <tagop/error.hpp>           // Error
 #include <tagop/kernel_symbols.hpp>  // running_kernel_text, running_kernel_build_id
-#include <tagop/symbol_files.hpp>    // file_build_id
+#include <tagop/symbol_files.hpp>    // file_build_id, SymbolFileSearch
+#include <tagop/vdso_image.hpp>      // this_process_vdso, save_in_build_id_cache
 
 namespace tagop {
 
@@ -144,7 +145,8 @@ perf_data::WriterFeatures features_with(std::vector<std::string> cmdline) {
 
 SessionRecorder::SessionRecorder(const std::string& path, const SamplingSession& session,
                                  const std::vector<std::string>& event_names, std::vector<std::string> cmdline)
-    : writer_(path, writer_events(session, event_names), features_with(std::move(cmdline))) {}
+    : writer_(path, writer_events(session, event_names), features_with(std::move(cmdline))),
+      build_id_cache_(SymbolFileSearch::default_build_id_dir()) {}
 
 bool SessionRecorder::synthesise_kernel(const std::string& kallsyms) {
   const std::optional<KernelText> text = running_kernel_text(kallsyms);
@@ -182,13 +184,16 @@ void SessionRecorder::synthesise_process(pid_t pid) {
     std::string range, perms, offset, dev, inode, path;
     in >> range >> perms >> offset >> dev >> inode;
     std::getline(in >> std::ws, path);
-    if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
+    // Files, and the vDSO as perf synthesises it too.
+    const bool vdso = path == "[vdso]";
+    if (perms.size() < 3 || perms[2] != 'x' || path.empty() || (path[0] != '/' && !vdso)) continue;
     const auto dash = range.find('-');
     if (dash == std::string::npos) continue;
     const std::uint64_t start = std::strtoull(range.substr(0, dash).c_str(), nullptr, 16);
     const std::uint64_t end = std::strtoull(range.substr(dash + 1).c_str(), nullptr, 16);
     writer_.mmap2(p, p, start, end - start, std::strtoull(offset.c_str(), nullptr, 16), path);
-    mapped_files_.insert(path);
+    if (vdso) vdso_length_ = end - start;
+    else mapped_files_.insert(path);
   }
 }
 
@@ -206,7 +211,11 @@ void SessionRecorder::note_mapping(const SessionRecord& r) {
   // 24 bytes of device and inode (or of build-id), prot and flags, filename.
   const bool mmap2 = r.header.type == PERF_RECORD_MMAP2;
   const std::string_view name = c_string_in(r.body, mmap2 ? 64 : 32);
-  if (name.empty() || name.front() != '/') return;  // [vdso], //anon, [heap] ...
+  if (name == "[vdso]" && r.body.size() >= 24) {
+    std::memcpy(&vdso_length_, r.body.data() + 16, sizeof vdso_length_);  // pid, tid, addr, len
+    return;
+  }
+  if (name.empty() || name.front() != '/') return;  // //anon, [heap] ...
   if (mmap2 && (r.header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r.body.size() >= 64) {
     const auto size = std::min<std::size_t>(std::to_integer<std::size_t>(r.body[32]), 20);
     std::string id;
@@ -231,6 +240,7 @@ void SessionRecorder::finish() {
     std::vector<perf_data::BuildIdEntry>& ids = writer_.features().build_ids;
     if (const std::string kernel = running_kernel_build_id(); !kernel.empty())
       ids.push_back({.pid = -1, .cpumode = perf_data::misc_kernel, .build_id = kernel, .filename = "[kernel.kallsyms]"});
+    add_vdso_build_id(ids);
     std::set<std::string> named;
     for (const auto& [file, id] : mapped_build_ids_)
       if (named.insert(file).second) ids.push_back({.pid = -1, .cpumode = perf_data::misc_user, .build_id = id, .filename = file});
@@ -244,6 +254,32 @@ void SessionRecorder::finish() {
     }
   }
   writer_.finish();
+}
+
+void SessionRecorder::add_vdso_build_id(std::vector<perf_data::BuildIdEntry>& ids) {
+  if (vdso_length_ == 0) return;
+  // The sampled processes' vDSO is this process's own when it has the
+  // same size: one image per ABI of the running kernel (perf's own
+  // choice too; a 32-bit process's is another).
+  std::string problem;
+  const std::optional<VdsoImage> vdso = this_process_vdso(problem);
+  if (!vdso) {
+    warnings_.push_back(fmt::format("the [vdso]'s samples will not be named: {}", problem));
+    return;
+  }
+  if (vdso->bytes.size() != vdso_length_) {
+    warnings_.push_back(fmt::format("the [vdso]'s samples will not be named: the sampled [vdso] has {} bytes, "
+                                    "this process's {} (another ABI: a 32-bit process?)",
+                                    vdso_length_, vdso->bytes.size()));
+    return;
+  }
+  ids.push_back({.pid = -1, .cpumode = perf_data::misc_user, .build_id = vdso->build_id, .filename = "[vdso]"});
+  if (build_id_cache_.empty()) return;
+  try {
+    save_in_build_id_cache(*vdso, build_id_cache_);
+  } catch (const Error& e) {
+    warnings_.push_back(fmt::format("the [vdso]'s image was not kept, its samples will not be named: {}", e.what()));
+  }
 }
 
 }  // namespace tagop

@@ -43,6 +43,7 @@ struct RecordOptions {
   std::string period, frequency, call_graph;
   bool callchains = false;
   bool all_cpus = false;
+  bool no_buildid_cache = false;
   std::int64_t pid = -1;
   double duration = 0;
   std::string output = "perf.data";
@@ -264,6 +265,7 @@ int run_record(const RecordOptions& o, bool pid_given, bool duration_given) {
   if (o.output == "-") usage_error(pipe_mode_refusal);
   ReplacingFile output(o.output);
   SessionRecorder recorder(output.writing(), session, names);
+  if (o.no_buildid_cache) recorder.set_build_id_cache("");
   install_signal_handlers();
 
   session.start();
@@ -332,6 +334,9 @@ void add_record_command(CLI::App& app) {
   auto* pid = cmd->add_option("-p,--pid", o->pid,
                               "A running process (and the children it starts); recording stops when it ends");
   all->excludes(pid);
+  cmd->add_flag("-N,--no-buildid-cache", o->no_buildid_cache,
+                "Do not keep the [vdso]'s image in perf's build-id cache ($PERF_BUILDID_DIR, else ~/.debug), "
+                "where tagop report and perf report find it to name the vDSO's samples (clock_gettime ...)");
   cmd->add_option("--duration", o->duration,
                   "Stop after this many seconds (default: when the command or process ends, or at Ctrl-C)");
   cmd->add_option("-o,--output", o->output,

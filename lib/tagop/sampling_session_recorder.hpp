@@ -60,8 +60,16 @@ class SessionRecorder {
   /// the file readable).
   std::size_t drain(SamplingSession& session);
 
-  /// Adds the build-ids (of the kernel, and of each file a MMAP record
-  /// named, read from the file now), then writes the features and header.
+  /// Where finish() keeps the [vdso] image when a process mapped it, as
+  /// perf record does (vdso_image.hpp): perf's build-id cache,
+  /// SymbolFileSearch::default_build_id_dir() unless set; "" keeps none
+  /// (perf's --no-buildid-cache), and the vDSO's samples are named only
+  /// where a cache already holds its image.
+  void set_build_id_cache(std::string dir) { build_id_cache_ = std::move(dir); }
+
+  /// Adds the build-ids (of the kernel, of the vDSO, and of each file a
+  /// MMAP record named, read from the file now), keeps the vDSO's image
+  /// (set_build_id_cache), then writes the features and header.
   void finish();
 
   perf_data::PerfDataWriter& writer() { return writer_; }
@@ -70,11 +78,14 @@ class SessionRecorder {
 
  private:
   void note_mapping(const SessionRecord& r);
+  void add_vdso_build_id(std::vector<perf_data::BuildIdEntry>& ids);
 
   perf_data::PerfDataWriter writer_;
   std::set<std::string> mapped_files_;
   std::set<std::pair<std::string, std::string>> mapped_build_ids_;  ///< MMAP2 that carried one: (file, id)
   std::vector<std::string> warnings_;
+  std::string build_id_cache_;
+  std::uint64_t vdso_length_ = 0;  ///< of the [vdso] a MMAP record named; 0: none
 };
 
 /// This machine as perf describes it in a perf.data header: hostname, OS

@@ -154,6 +154,63 @@ TEST_CASE("record a command: its samples, tagop report and perf report", "[recor
   fs::remove(file);
 }
 
+TEST_CASE("record keeps the vDSO's image where perf report and tagop report find it", "[record][vdso]") {
+  if (has_pmu("ibs_op")) return;  // the child's time is in the vDSO on cpu-clock; IBS samples ops anywhere
+  const std::string file = temp("vdso.data"), cache = temp("buildid-cache");
+  fs::remove_all(cache);
+  ::setenv("PERF_BUILDID_DIR", cache.c_str(), 1);
+  const RunResult r = run_tagop("record --event cpu-clock --period 100000 -o " + file + " -- " + env("TAGOP_BUSY") +
+                                " 300 vdso");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+
+  // The image perf record would keep: DIR/[vdso]/ID/vdso, ID its build-id
+  // as binutils reads it, and the link DIR/.build-id/xx/rest to its folder.
+  REQUIRE(fs::is_directory(cache + "/[vdso]"));
+  const fs::path folder = fs::directory_iterator(cache + "/[vdso]")->path();
+  const std::string id = folder.filename().string();
+  const RunResult notes = run_shell("readelf -n '" + folder.string() + "/vdso'");
+  CHECK_THAT(notes.out, Catch::Contains("Build ID: " + id));
+  CHECK(fs::read_symlink(cache + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2)) ==
+        fs::path("../../[vdso]") / id);
+
+  // perf report, given that cache, and tagop report name the vDSO's
+  // samples alike: the function and its count.
+  const RunResult perf = run_shell("perf --buildid-dir " + cache + " report -i " + file +
+                                   " --stdio --no-children -n --sort dso,sym 2>/dev/null");
+  std::string perf_symbol;
+  std::uint64_t perf_samples = 0;
+  std::istringstream lines(perf.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, std::regex(R"(%\s+(\d+)\s+\[vdso\]\s+\[\.\] (\S+))"))) {
+      perf_samples = std::stoull(m[1]);
+      perf_symbol = m[2];
+      break;
+    }
+  }
+  if (run_shell("command -v perf").exit_code != 0) WARN("perf is not installed: its names are not compared");
+  else REQUIRE(perf_samples > 0);
+  const RunResult report = run_tagop("report " + file + " --json");
+  REQUIRE(report.exit_code == 0);
+  bool found = false;
+  const json rows = json::parse(report.out)["rows"];
+  for (const json& row : rows)
+    if (row["module"] == "[vdso]" && row["name"] == perf_symbol) {
+      found = true;
+      CHECK(row["samples"] == perf_samples);
+    }
+  CHECK((found || perf_symbol.empty()));
+
+  // --no-buildid-cache keeps no image, as perf record's.
+  fs::remove_all(cache);
+  CHECK(run_tagop("record -N --event cpu-clock -o " + file + " -- " + env("TAGOP_BUSY") + " 50 vdso").exit_code == 0);
+  CHECK(!fs::exists(cache + "/[vdso]"));
+  ::unsetenv("PERF_BUILDID_DIR");
+  fs::remove_all(cache);
+  fs::remove(file);
+}
+
 TEST_CASE("record a running process by pid: its name and mappings come from /proc", "[record]") {
   const std::string busy = env("TAGOP_BUSY");
   const pid_t pid = fork();
