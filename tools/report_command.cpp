@@ -17,9 +17,11 @@
 #include <tagop/emulate/marker.hpp>    // emulation_of
 #include <tagop/error.hpp>             // Error
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/report/call_graph.hpp>  // call_graphs
 #include <tagop/report/export.hpp>     // write_profile_export, write_report_html, ...
 #include <tagop/report/report.hpp>     // Report
 
+#include "call_graph_output.hpp"
 #include "commands.hpp"
 #include "kernel_symbol_options.hpp"
 #include "output.hpp"
@@ -56,11 +58,40 @@ struct ReportOptions {
   bool estimates = false;
   bool children = false;
   bool no_demangle = false;
+  std::string call_graph;  // --call-graph, perf report -g's spelling
   KernelSymbolOptions kernel;
   OutputOptions output;
   std::string output_file;  // -o: an export's file
   std::string html;         // --html FILE
 };
+
+// perf report -g's comma-separated list, of the parts tagop draws: the
+// print type (graph; none), the threshold in percent, the order.
+std::optional<report::CallGraphOptions> parse_call_graph(const std::string& text) {
+  report::CallGraphOptions graph;
+  bool none = false;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string part = text.substr(begin, comma - begin);
+    begin = comma + 1;
+    double percent = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), percent);
+    if (part == "caller") graph.order = report::CallOrder::caller;
+    else if (part == "callee") graph.order = report::CallOrder::callee;
+    else if (part == "graph") continue;
+    else if (part == "none") none = true;
+    else if (!part.empty() && ec == std::errc{} && end == part.data() + part.size() && percent >= 0 && percent <= 100)
+      graph.min_percent = percent;
+    else
+      usage_error(fmt::format("--call-graph '{}': expected perf report -g's parts that tagop draws: graph, a "
+                              "threshold in percent (0.5), caller or callee (flat, fractal, folded and the sort "
+                              "keys are not drawn), e.g. --call-graph caller,0.5",
+                              part));
+  }
+  if (none) return std::nullopt;
+  return graph;
+}
 
 std::vector<std::uint32_t> numbers(const std::vector<std::string>& texts, const char* what) {
   std::vector<std::uint32_t> out;
@@ -177,6 +208,14 @@ void run_report(const ReportOptions& o) {
                             "with --by line); --by {} does not apply",
                             o.output.format, o.by));
   if (exporting) options.children = false;
+  const std::optional<report::CallGraphOptions> graph =
+      o.call_graph.empty() ? std::nullopt : parse_call_graph(o.call_graph);
+  if (graph) {
+    if (o.by != "function") usage_error("--call-graph: the graphs are drawn under functions: --by function");
+    if (o.children) usage_error("--call-graph: drawn with --no-children only (perf's children graphs are not drawn yet)");
+    if (exporting || !o.html.empty() || o.output.resolved() != Format::text)
+      usage_error("--call-graph: text only (--format folded or pprof export the call chains)");
+  }
 
   perf_data::PerfDataReader reader(file);
   options.symbol_sources = symbol_sources_for(o.kernel, reader.info());
@@ -261,6 +300,21 @@ void run_report(const ReportOptions& o) {
                                             : " (no IBS sample was read)"));
   if (!ibs && n.read == 0) throw Error(fmt::format("{}: no samples{}", file, r.truncated() ? " (the file is truncated)" : ""));
 
+  if (graph) {
+    if (!r.content().callchains)
+      throw Error(fmt::format("--call-graph: {} has no call chains (record with perf record -g)", file));
+    // The graphs are of the chains' report; the rows, their last frames.
+    options.by = report::GroupBy::callchain;
+    const report::Report chains(reader, options);
+    print_call_graphs(chains, report::call_graphs(chains, *graph), o.top, o.percent_limit,
+                      fmt::format("{}: functions by {} overhead, each with its call graph ({}, branches of at least "
+                                  "{}% of the total, as perf report -g {},{})",
+                                  printable(file), r.query_names().front(),
+                                  graph->order == report::CallOrder::caller ? "callers first" : "callees first",
+                                  graph->min_percent, graph->order == report::CallOrder::caller ? "caller" : "callee",
+                                  graph->min_percent));
+    return;
+  }
   v.rows = r.select(v.sort, o.top, o.percent_limit, o.children);
   v.top = o.top_given ? o.top : 0;
   v.max_values = o.max_values;
@@ -341,6 +395,10 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--percent-limit", o->percent_limit, "Hide rows whose overhead is below this percentage (as perf)");
   cmd->add_flag("--children", o->children,
                 "Add each row's callees' samples to it (inclusive), from the call chains (perf record -g)");
+  cmd->add_option("-g,--call-graph", o->call_graph,
+                  "Draw each function's call graph under it, as perf report -g: caller (from the outermost caller, "
+                  "perf's default) or callee, and the threshold in percent of the total below which a branch is "
+                  "not drawn (default 0.5): caller,0.5. Needs call chains (perf record -g)");
   cmd->add_flag("--no-demangle", o->no_demangle, "Functions by their symbols' names, not demangled (as perf)");
   cmd->add_option("--cpu", o->cpus, "Only samples from these CPUs")->delimiter(',');
   cmd->add_option("--pid", o->pids, "Only samples from these processes")->delimiter(',');

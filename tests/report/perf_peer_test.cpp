@@ -18,6 +18,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <tagop/perf_data_reader.hpp>
+#include <tagop/report/call_graph.hpp>
+#include <tagop/report/report.hpp>
+
 #include "../run_command.hpp"
 
 using json = nlohmann::json;
@@ -234,6 +238,75 @@ TEST_CASE("a leader-sampled group and two events of one name: perf report's coun
       CHECK_THAT(t["warnings"].dump(), Catch::Contains("named cpu-clock") && Catch::Contains("cpu-clock#2"));
     fs::remove(file);
   }
+}
+
+TEST_CASE("call graphs drawn under each function as perf report -g caller and callee draws them", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: the comparison with perf report is not run");
+    return;
+  }
+  // leaf's time comes two thirds through middle_a, a third through
+  // middle_b: two branches of different shares, under one stem.
+  const std::string file = record_fixture("graph.data", "-e cpu-clock:u -c 100000 -g", 300);
+  // The lines drawn under a function's row, without trailing blanks.
+  const auto graph_under = [](const std::string& out, const std::regex& row) {
+    std::vector<std::string> lines;
+    bool in = false;
+    std::istringstream text(out);
+    for (std::string line; std::getline(text, line);) {
+      if (std::regex_search(line, row)) {
+        in = true;
+        continue;
+      }
+      if (!in) continue;
+      if (line.empty() || line.front() != ' ' || std::regex_search(line, std::regex(R"(^\s+[\d.]+%  )"))) break;
+      lines.push_back(line.substr(0, line.find_last_not_of(' ') + 1));
+    }
+    return lines;
+  };
+  for (const char* order : {"caller", "callee"}) {
+    INFO(order);
+    const RunResult perf = run_shell(fmt::format("perf report -i {} --stdio --no-children -g {} --sort dso,sym", file, order));
+    REQUIRE(perf.exit_code == 0);
+    const std::vector<std::string> expected = graph_under(perf.out, std::regex(R"(%\s+\S+\s+\[\.\] leaf$)"));
+    REQUIRE(expected.size() > 5);
+    const RunResult ours = run_tagop(fmt::format("report {} -g {}", file, order));
+    INFO(ours.err);
+    REQUIRE(ours.exit_code == 0);
+    CHECK(graph_under(ours.out, std::regex(R"(%  leaf  \()")) == expected);
+  }
+
+  // The library's graph: one stem (perf's "---") into main, then the two
+  // branches with perf's shares of the total.
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio --no-children -g caller --sort dso,sym");
+  std::smatch m;
+  REQUIRE(std::regex_search(perf.out, m, std::regex(R"(--([\d.]+)%--middle_a)")));
+  const std::string middle_a = m[1];
+  REQUIRE(std::regex_search(perf.out, m, std::regex(R"(--([\d.]+)%--middle_b)")));
+  const std::string middle_b = m[1];
+  tagop::perf_data::PerfDataReader reader(file);
+  const tagop::report::Report chains(reader, {.by = tagop::report::GroupBy::callchain, .kernel_symbols = false});
+  const auto graphs = tagop::report::call_graphs(chains);
+  REQUIRE(!graphs.empty());
+  const tagop::report::CallGraph& leaf = graphs.front();
+  CHECK(chains.row(leaf.function).name == "leaf");
+  REQUIRE(leaf.roots.size() == 1);
+  std::vector<std::string> stem;
+  for (std::uint32_t f : leaf.roots[0].frames) stem.push_back(chains.row(f).name);
+  CHECK(stem == std::vector<std::string>{"__libc_start_call_main", "main"});
+  REQUIRE(leaf.roots[0].children.size() == 2);
+  CHECK(chains.row(leaf.roots[0].children[0].frames[0]).name == "middle_a");
+  CHECK(fmt::format("{:.2f}", leaf.roots[0].children[0].percent) == middle_a);
+  CHECK(fmt::format("{:.2f}", leaf.roots[0].children[1].percent) == middle_b);
+  // Branches below the threshold are left out: none is above 100%.
+  CHECK(tagop::report::call_graphs(chains, {.min_percent = 100})[0].roots.empty());
+  CHECK_THROWS_AS(tagop::report::call_graphs(tagop::report::Report(reader, {})), tagop::Error);
+
+  // What --call-graph cannot do is said.
+  CHECK(run_tagop("report " + file + " -g sideways").exit_code == 2);
+  CHECK(run_tagop("report " + file + " -g caller --by module").exit_code == 2);
+  CHECK(run_tagop("report " + file + " -g caller --json").exit_code == 2);
+  fs::remove(file);
 }
 
 TEST_CASE("call graphs: perf report --children and -g caller, on frame-pointer chains", "[report][perf]") {

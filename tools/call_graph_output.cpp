@@ -1,0 +1,112 @@
+#include "call_graph_output.hpp"
+
+#include <fmt/format.h>  // fmt::format, fmt::print
+
+#include "output.hpp"  // printable
+
+namespace tagop::cli {
+
+namespace {
+
+using report::CallGraphNode;
+
+// perf's drawing, with its names: the depth mask has a bit per level whose
+// branches go on below (a '|' in that column), a node's first frame
+// carries its percent ("--66.94%--"), the frames after it line up under it.
+class Drawing {
+ public:
+  explicit Drawing(const report::Report& chains) : chains_(chains) {}
+
+  std::string text;
+
+  // A frame no module holds is its address, as perf prints it ("%#lx").
+  std::string name(std::uint32_t frame) const {
+    const report::Row row = chains_.row(frame);
+    if (row.module == "[unknown]" && row.has_offset) return row.offset ? fmt::format("{:#x}", row.offset) : "0";
+    return printable(row.name);
+  }
+
+  void margin(int left) { text.append(12 + static_cast<std::size_t>(left), ' '); }
+
+  // ipchain__fprintf_graph_line
+  void graph_line(int depth, unsigned mask, int left) {
+    margin(left);
+    for (int i = 0; i < depth; ++i) text += mask & (1u << i) ? "|          " : "           ";
+    text += '\n';
+  }
+
+  // ipchain__fprintf_graph
+  void frame_line(const CallGraphNode& node, std::uint32_t frame, bool first, int depth, unsigned mask, int left) {
+    margin(left);
+    for (int i = 0; i < depth; ++i) {
+      text += mask & (1u << i) ? '|' : ' ';
+      if (first && i == depth - 1) text += fmt::format("--{:.2f}%--", node.percent);
+      else text += "          ";
+    }
+    text += name(frame);
+    text += '\n';
+  }
+
+  // __callchain__fprintf_graph (graph mode, percentages of the total)
+  void branches(const std::vector<CallGraphNode>& nodes, int depth, unsigned mask, int left) {
+    unsigned new_mask = mask;
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      const CallGraphNode& child = nodes[k];
+      if (k + 1 == nodes.size()) new_mask &= ~(1u << (depth - 1));
+      graph_line(depth, mask, left);
+      for (std::size_t f = 0; f < child.frames.size(); ++f)
+        frame_line(child, child.frames[f], f == 0, depth, new_mask, left);
+      branches(child.children, depth + 1, new_mask | (1u << depth), left);
+    }
+  }
+
+ private:
+  const report::Report& chains_;
+};
+
+}  // namespace
+
+std::string draw_call_graph(const report::Report& chains, const report::CallGraph& graph) {
+  Drawing d(chains);
+  int left = 0;
+  const std::vector<CallGraphNode>* rest = &graph.roots;
+  // One root with all of the function's samples: drawn as a stem ("---"),
+  // without a percent (callchain__fprintf_graph's need_percent_display).
+  if (graph.roots.size() == 1 && graph.roots.front().percent == graph.percent) {
+    const CallGraphNode& root = graph.roots.front();
+    for (std::size_t f = 0; f < root.frames.size(); ++f) {
+      if (f == 0) {
+        d.margin(left);
+        d.text += "|\n";
+        d.margin(left);
+        d.text += "---";
+        left += 3;
+      } else {
+        d.margin(left);
+      }
+      d.text += d.name(root.frames[f]);
+      d.text += '\n';
+    }
+    rest = &root.children;
+  }
+  d.branches(*rest, 1, 1, left);
+  return d.text;
+}
+
+void print_call_graphs(const report::Report& chains, const std::vector<report::CallGraph>& graphs, std::size_t top,
+                       double percent_limit, const std::string& title) {
+  fmt::print("{}\n\n", title);
+  std::size_t shown = 0;
+  for (const report::CallGraph& g : graphs) {
+    if (g.percent < percent_limit || (top && shown == top)) break;
+    ++shown;
+    const report::Row row = chains.row(g.function);
+    fmt::print("{:>9.2f}%  {}{}\n", g.percent, printable(row.name),
+               row.module.empty() ? "" : fmt::format("  ({})", printable(row.module)));
+    const std::string drawn = draw_call_graph(chains, g);
+    // perf ends a drawn graph with an empty line.
+    if (!drawn.empty()) fmt::print("{}\n", drawn);
+  }
+}
+
+}  // namespace tagop::cli
