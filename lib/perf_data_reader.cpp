@@ -757,6 +757,9 @@ std::uint64_t PerfDataReader::other_record(Walk& w, RecordHandler& handler, std:
       }
       break;
     }
+    case record_finished_round:
+      handler.finished_round();
+      break;
     case record_compressed:
     case record_compressed2:
       sum.skipped.add(at, fmt::format("compressed records (perf record -z): {}", compressed_advice));

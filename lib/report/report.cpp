@@ -185,6 +185,12 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.warnings.push_back(fmt::format("{} sample{} had call chains of more than {} frames: cut there, as perf report "
                                      "--max-stack {} cuts them (give a larger --max-stack for more)",
                                      n, n == 1 ? "" : "s", o.max_stack, o.max_stack));
+  if (const std::uint64_t n = walk.early_releases())
+    s.warnings.push_back(fmt::format("{} sample{} left the queue before the round after {} was read (a round of "
+                                     "PERF_RECORD_FINISHED_ROUND holds more than {} samples): a MMAP, COMM or FORK "
+                                     "record of {} time that came later may not have applied to {}",
+                                     n, n == 1 ? "" : "s", n == 1 ? "its" : "theirs", Walk::round_capacity(),
+                                     n == 1 ? "its" : "their", n == 1 ? "it" : "them"));
   if (const std::uint64_t n = walk.unknown_read_values())
     s.warnings.push_back(fmt::format("{} counter value{} that samples read (PERF_SAMPLE_READ) named no event of the "
                                      "file (an unknown id): not counted, as perf does not count them",

@@ -50,6 +50,25 @@ std::size_t shard_count(std::size_t threads) {
   return cpus <= 2 ? cpus : std::min(cpus - 1, 3u);
 }
 
+// Whether the data holds PERF_RECORD_FINISHED_ROUND in its first 16 MiB
+// (perf record writes one after each pass over the buffers): records
+// read as far as their headers, which is all the walk needs to know to
+// keep each sample until the round after its own.
+bool has_rounds(const perf_data::PerfDataReader& reader) {
+  const std::span<const std::byte> bytes = reader.bytes();
+  const perf_data::FileSection& data = reader.info().header.data;
+  std::uint64_t at = std::min<std::uint64_t>(data.offset, bytes.size());
+  const std::uint64_t end = at + std::min({data.size, bytes.size() - at, std::uint64_t{16} << 20});
+  while (end - at >= sizeof(perf_data::RecordHeader)) {
+    perf_data::RecordHeader h;
+    std::memcpy(&h, bytes.data() + at, sizeof h);
+    if (h.type == perf_data::record_finished_round) return true;
+    if (h.size < sizeof h) return false;
+    at += std::min<std::uint64_t>(h.size, end - at);
+  }
+  return false;
+}
+
 }  // namespace
 
 Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
@@ -80,6 +99,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       max_stack_(max_stack),
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
+  if (timed_ && has_rounds(reader)) floor_ = record_floor_ = 0;
   const auto& attrs = reader.info().attrs;
   // An Item names its event in 16 bits (perf record writes a few events).
   if (attrs.size() > 0x10000)
@@ -223,13 +243,20 @@ std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) {
   return nr;
 }
 
+void Walk::finished_round() {
+  floor_ = round_end_;
+  round_end_ = delayed_count_;
+  record_floor_ = record_round_end_;
+  record_round_end_ = delayed_record_count_;
+}
+
 std::vector<Tally>& Walk::finish() {
-  for (std::uint64_t i = delayed_count_ > delay_depth ? delayed_count_ - delay_depth : 0; i < delayed_count_; ++i)
-    release(delayed_[i & (delay_depth - 1)]);
+  for (std::uint64_t i = delayed_count_ > delayed_mask_ ? delayed_count_ - delayed_mask_ - 1 : 0; i < delayed_count_; ++i)
+    release(delayed_[i & delayed_mask_]);
   delayed_count_ = 0;
-  for (std::uint64_t i = delayed_record_count_ > delay_depth ? delayed_record_count_ - delay_depth : 0;
+  for (std::uint64_t i = delayed_record_count_ > record_mask_ ? delayed_record_count_ - record_mask_ - 1 : 0;
        i < delayed_record_count_; ++i)
-    release(delayed_records_[i & (delay_depth - 1)], direct_);
+    release(delayed_records_[i & record_mask_], direct_);
   delayed_record_count_ = 0;
   spaces_.take_all();
   std::vector<Tally>& tallies = pool_.finish();

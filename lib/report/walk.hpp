@@ -53,6 +53,7 @@ class Walk final : public perf_data::RecordHandler {
   void mmap(const perf_data::MmapRecord& r) override { spaces_.mmap(r); }
   void comm(const perf_data::CommRecord& r) override { spaces_.comm(r); }
   void task(const perf_data::TaskRecord& r) override { spaces_.task(r); }
+  void finished_round() override;
   void progress(std::uint64_t done, std::uint64_t total) override {
     rebalance();
     if (progress_) progress_(done, total);
@@ -67,6 +68,11 @@ class Walk final : public perf_data::RecordHandler {
   std::uint64_t unknown_read_values() const { return reads_.unknown_values(); }
   /// Samples whose call chain had more frames than max_stack (cut there).
   std::uint64_t cut_chains() const { return cut_chains_; }
+  /// Samples that left before the round after theirs was read: rounds of
+  /// more than max_delay_depth samples.
+  std::uint64_t early_releases() const { return early_; }
+  /// The most samples a round may hold for every one of them to wait.
+  static constexpr std::size_t round_capacity() { return max_delay_depth; }
   const perf_data::Skipped& damaged() const { return damaged_; }
 
  private:
@@ -104,13 +110,19 @@ class Walk final : public perf_data::RecordHandler {
   bool passes(const Fields& f) const;
   // A sample waits here while the next records are read: one that comes
   // later in the file but earlier in time still decides the sample's
-  // space (space_log.hpp). Only in a timed capture.
+  // space (space_log.hpp). Only in a timed capture. perf record writes
+  // each CPU's buffer once a round (PERF_RECORD_FINISHED_ROUND), so such
+  // a record comes at the latest in the round after the sample's: that is
+  // perf report's bound, and a sample waits for it, in a ring that grows
+  // while a round is larger than it holds (up to max_delay_depth). In a
+  // file without rounds it waits for delay_depth samples.
   struct Delayed {
     Item item;
     std::uint64_t address, time;  // the address picks the shard
     std::uint32_t pid;
   };
-  static constexpr std::size_t delay_depth = 16384;  // a power of two
+  static constexpr std::size_t delay_depth = 16384;            // a power of two: the rings' least
+  static constexpr std::size_t max_delay_depth = std::size_t{1} << 20;  // and their most
   // A sample is written straight into the slot next_delayed() gives (one
   // that waited there is released first), then hand_on(): in an untimed
   // capture the slot is a scratch one, released at once.
@@ -128,6 +140,10 @@ class Walk final : public perf_data::RecordHandler {
     std::uint32_t raw_size;
   };
   void release(const DelayedRecord& r, const Direct& d);
+  // Doubles a ring of `count` entries so far (up to max_delay_depth), each
+  // entry at its place in the new one; false, counted in early_, at the most.
+  template <typename T>
+  bool make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t count);
   // Takes a direct sample whose payload of `n` bytes fits its record.
   void take_direct(const std::byte* record, amd_ibs::IbsUnit unit, std::uint32_t n, const Direct& d);
   // The shard of an address: the reading thread's own (0) takes a smaller
@@ -158,10 +174,15 @@ class Walk final : public perf_data::RecordHandler {
   SpaceLog spaces_;
   ChainTable chains_;
   std::vector<Delayed> delayed_;
-  std::uint64_t delayed_count_ = 0;
+  std::uint64_t delayed_count_ = 0, delayed_mask_ = delay_depth - 1;
   Delayed undelayed_{};
   std::vector<DelayedRecord> delayed_records_;
-  std::uint64_t delayed_record_count_ = 0;
+  std::uint64_t delayed_record_count_ = 0, record_mask_ = delay_depth - 1;
+  // Samples numbered below a ring's floor may leave it: those of the rounds
+  // before the last that ended (all, in a file without rounds).
+  std::uint64_t floor_ = ~std::uint64_t{0}, record_floor_ = ~std::uint64_t{0};
+  std::uint64_t round_end_ = 0, record_round_end_ = 0;  // the numbers where the last round ended
+  std::uint64_t early_ = 0;
   std::size_t shards_;
   std::uint64_t own_share_;  // of 2^32
   // The workers' part of the hash onto 0 .. shards - 2, by a multiply (a
@@ -201,9 +222,30 @@ inline bool Walk::passes(const Fields& f) const {
 
 [[gnu::always_inline]] inline Walk::Delayed& Walk::next_delayed() {
   if (!timed_) return undelayed_;
-  Delayed& slot = delayed_[delayed_count_++ & (delay_depth - 1)];
-  if (delayed_count_ > delay_depth) release(slot);
+  Delayed& slot = delayed_[delayed_count_ & delayed_mask_];
+  // Full: the oldest leaves, unless the records of its time may still come.
+  if (delayed_count_ > delayed_mask_) {
+    if (delayed_count_ - delayed_mask_ - 1 < floor_ || !make_room(delayed_, delayed_mask_, delayed_count_))
+      release(slot);
+    else
+      return delayed_[delayed_count_++ & delayed_mask_];
+  }
+  ++delayed_count_;
   return slot;
+}
+
+template <typename T>
+bool Walk::make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t count) {
+  if (mask + 1 >= max_delay_depth) {
+    ++early_;
+    return false;
+  }
+  const std::uint64_t wider = 2 * mask + 1;
+  std::vector<T> bigger(wider + 1);
+  for (std::uint64_t i = count - mask - 1; i < count; ++i) bigger[i & wider] = ring[i & mask];
+  ring = std::move(bigger);
+  mask = wider;
+  return true;
 }
 
 [[gnu::always_inline]] inline void Walk::hand_on(Delayed& d) {
@@ -232,8 +274,17 @@ inline bool Walk::passes(const Fields& f) const {
                                                      const Direct& d) {
   const DelayedRecord r{record, unit, n};
   if (!timed_) return release(r, d);
-  DelayedRecord& slot = delayed_records_[delayed_record_count_++ & (delay_depth - 1)];
-  if (delayed_record_count_ > delay_depth) release(slot, d);
+  DelayedRecord& slot = delayed_records_[delayed_record_count_ & record_mask_];
+  if (delayed_record_count_ > record_mask_) {
+    if (delayed_record_count_ - record_mask_ - 1 < record_floor_ ||
+        !make_room(delayed_records_, record_mask_, delayed_record_count_)) {
+      release(slot, d);
+    } else {
+      delayed_records_[delayed_record_count_++ & record_mask_] = r;
+      return;
+    }
+  }
+  ++delayed_record_count_;
   slot = r;
 }
 

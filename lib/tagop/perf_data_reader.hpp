@@ -194,6 +194,11 @@ class RecordHandler {
   virtual void lost(const LostRecord&) {}
   /// Called every few tens of MiB with the data bytes done so far.
   virtual void progress(std::uint64_t /*done*/, std::uint64_t /*total*/) {}
+  /// PERF_RECORD_FINISHED_ROUND: perf record wrote every CPU's buffer once
+  /// since the last. A record of an earlier round may have a later time
+  /// than one of this round, but none of a round before the last has: the
+  /// bound perf report orders the records by (ordered_events).
+  virtual void finished_round() {}
 };
 
 /// Records that could not be used, the first of them, and why.

@@ -48,7 +48,7 @@ _tagop() {
         -o|--output|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-demangle
+        COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --call-graph --no-demangle
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict --max-stack --max-values
                                  --vmlinux --kallsyms --symfs
                                  --format --json --output --html --help" -- "$cur"))
@@ -73,7 +73,7 @@ _tagop() {
         --call-graph) COMPREPLY=($(compgen -W "fp" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--ibs-op --ibs-fetch --event --count --freq --call-graph --all-cpus --pid
+        COMPREPLY=($(compgen -W "--ibs-op --ibs-fetch --event --count --freq --call-graph --all-cpus --no-buildid-cache --pid
                                  --duration --output --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -c -- "$cur"))  # the command to sample
