@@ -13,6 +13,7 @@
 #include <cstring>      // std::memcpy
 #include <functional>   // std::function
 #include <optional>     // std::optional
+#include <unordered_map>  // splits
 #include <vector>       // std::vector
 
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
@@ -28,15 +29,34 @@
 
 namespace tagop::report {
 
+/// What the tallies keep of a sample besides its process, address, kind
+/// and chain (Walk's `split`).
+struct SplitBy {
+  bool tid = false, cpu = false;
+};
+
 class Walk final : public perf_data::RecordHandler {
  public:
   /// `capture`: the IBS events (null for a capture without them, whose
   /// events are counted by period). `needed_measures`: a bit per measure
   /// that the queries sum. `threads`: the tallies' shards (0: by the CPUs).
   /// `max_stack`: a call chain's frames kept (Options::max_stack).
+  /// `split`: whether the tallies keep each sample's tid, CPU (a thread,
+  /// cpu key): then an entry's chain is a split of splits(), which holds
+  /// its chain, tid and CPU; otherwise nothing of them is read.
   Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
        std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
-       std::function<void(std::uint64_t, std::uint64_t)> progress);
+       std::function<void(std::uint64_t, std::uint64_t)> progress, SplitBy split = {});
+
+  /// A chain (ChainTable's id, 0: none) with the tid and CPU of its
+  /// samples (0 where not split by them).
+  struct Split {
+    std::uint32_t chain = 0, tid = 0, cpu = 0;
+    bool operator==(const Split&) const = default;
+  };
+  bool splitting() const { return split_.tid || split_.cpu; }
+  /// By id, the entries' chain when splitting().
+  const std::vector<Split>& splits() const { return splits_; }
 
   void sample(const perf_data::SampleRecord& r) override;
   /// The common sample, read in place (sample_layout.hpp); defined below,
@@ -102,6 +122,8 @@ class Walk final : public perf_data::RecordHandler {
   void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
+  // The id of (chain, the sample's tid and CPU, as split_ asks).
+  std::uint32_t split(std::uint32_t chain, const Fields& f);
   // A sample waits here while the next records are read: one that comes
   // later in the file but earlier in time still decides the sample's
   // space (space_log.hpp). Only in a timed capture.
@@ -146,6 +168,17 @@ class Walk final : public perf_data::RecordHandler {
   const std::byte* file_;
   Filters filters_;
   bool filtering_ = false;  // by --cpu, --tid or --time (per sample)
+  bool read_cpu_ = false;   // filtering_, or split_.cpu
+  SplitBy split_;
+  struct SplitHash {
+    std::size_t operator()(const Split& s) const {
+      const std::uint64_t h = (std::uint64_t{s.chain} << 32 | s.tid) * 0x9E3779B97F4A7C15ull ^ s.cpu * 0xBF58476D1CE4E5B9ull;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<Split, std::uint32_t, SplitHash> split_ids_;
+  std::vector<Split> splits_;
+  std::uint32_t last_split_ = 0;
   std::vector<EventPlan> plans_;
   Direct direct_;
   // sample_run(): the reader's ids (PerfDataReader::sample_ids) as the
@@ -268,7 +301,7 @@ inline bool Walk::passes(const Fields& f) const {
   f.ip = u64_at(l.ip_at, 0);
   f.period = u64_at(l.period_at, l.fixed_period);
   f.time = u64_at(l.time_at, 0);
-  if (filtering_) f.cpu = static_cast<std::uint32_t>(u64_at(l.cpu_at, 0));
+  if (read_cpu_) f.cpu = static_cast<std::uint32_t>(u64_at(l.cpu_at, 0));
   f.chain = parts.chain;
   f.chain_nr = parts.chain_nr;
   f.raw = parts.raw;
