@@ -209,14 +209,14 @@ ReportRowName row_name(const report::Row& row, const Report& r) {
   ReportRowName name{row.name, {}, {}, {}, {}, {}, {}, {}};
   using report::GroupBy;
   const bool several = r.keys().size() > 1;
-  if (r.by() == GroupBy::process ||
-      (several && (has_key(r, GroupBy::process) || has_key(r, GroupBy::thread)))) {
-    name.pid.emplace(row.pid);
-    if (several) name.comm.emplace(row.comm);
-  } else if (r.by() != GroupBy::callchain && r.by() != GroupBy::thread && r.by() != GroupBy::cpu) {
+  // One key as before: a process's pid, else a module; with several (or
+  // by thread) the pid and comm of a process or thread key too.
+  const bool process = has_key(r, GroupBy::process) || has_key(r, GroupBy::thread);
+  if (r.by() == GroupBy::process || process) name.pid.emplace(row.pid);
+  if (process && (several || r.by() == GroupBy::thread)) name.comm.emplace(row.comm);
+  if (r.by() != GroupBy::process && r.by() != GroupBy::callchain && r.by() != GroupBy::thread &&
+      r.by() != GroupBy::cpu)
     name.module.emplace(row.module);
-  }
-  if (several && r.by() != GroupBy::callchain && has_key(r, GroupBy::module) && !name.module) name.module.emplace(row.module);
   if (row.has_offset) name.offset.emplace(record::Hex{row.offset});
   if (row.tid) name.tid.emplace(*row.tid);
   if (row.cpu) name.cpu.emplace(*row.cpu);
