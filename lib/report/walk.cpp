@@ -82,6 +82,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
   read_cpu_ = filtering_ || split_.cpu;
+  splitting_ = split_.tid || split_.cpu;
   const auto& attrs = reader.info().attrs;
   // An Item names its event in 16 bits (perf record writes a few events).
   if (attrs.size() > 0x10000)
@@ -205,20 +206,21 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
     return pool_.add(0, item);
   }
   if (f.chain_nr) item.set_chain(chains_.intern(f.chain, kept_frames(f.chain, f.chain_nr)));
-  if (splitting()) [[unlikely]] item.set_chain(split(item.chain(), f));
+  if (splitting_) [[unlikely]] item.set_chain(split(item.chain(), f.tid, f.cpu));
   Delayed& d = next_delayed();
   d = Delayed{item, address, f.time, f.pid};
   hand_on(d);
 }
 
-std::uint32_t Walk::split(std::uint32_t chain, const Fields& f) {
-  const Split key{chain, split_.tid ? f.tid : 0, split_.cpu ? f.cpu : 0};
+std::uint32_t Walk::split(std::uint32_t chain, std::uint32_t tid, std::uint32_t cpu) {
+  const Split key{chain, split_.tid ? tid : 0, split_.cpu ? cpu : 0};
   // A thread's samples come in runs: the last split first.
-  if (!splits_.empty() && splits_[last_split_] == key) return last_split_;
-  auto [it, fresh] = split_ids_.try_emplace(key, static_cast<std::uint32_t>(splits_.size()));
-  if (fresh) splits_.push_back(key);
-  last_split_ = it->second;
-  return it->second;
+  if (splits_.empty() || !(splits_[last_split_] == key)) {
+    auto [it, fresh] = split_ids_.try_emplace(key, static_cast<std::uint32_t>(splits_.size()));
+    if (fresh) splits_.push_back(key);
+    last_split_ = it->second;
+  }
+  return last_split_;
 }
 
 std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) {
