@@ -352,7 +352,7 @@ void add_report_command(CLI::App& app) {
                   "(in their order, the parts of its name), e.g. process,module,function. perf report's --sort "
                   "keys are: comm -> process, pid or tid -> thread, dso -> module, sym -> function, srcline -> line, "
                   "cpu -> cpu (perf --sort pid,dso,sym is --by thread,module,function: perf's pid rows are threads; "
-                  "perf's comm rows are all the processes of one name, tagop's process rows one process each). With several keys: at most one of "
+                  "perf's comm rows are of a name, a thread's when sampled, tagop's process rows one process each). With several keys: at most one of "
                   "function, address, line and callchain; callchain not with module; not with --children, "
                   "--html or an export")
       ->capture_default_str();

@@ -339,6 +339,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
 
   s.chains = std::move(walk.chains());
+  s.thread_comms = std::move(walk.thread_comms());
   // The totals: each kind's sums, then its outcomes once.
   {
     std::vector<std::uint64_t> kind_count(s.kinds.size());

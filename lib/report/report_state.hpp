@@ -119,6 +119,7 @@ struct Report::State {
   std::vector<std::uint32_t> identity_of_module;
   std::vector<ModuleIdentity> identities;
   std::vector<std::string> comms;
+  std::unordered_map<std::uint32_t, std::string> thread_comms;  // by tid: Walk::thread_comms()
 
   /// A row's results: its own samples, or with `children` those whose
   /// call chains pass through it too.

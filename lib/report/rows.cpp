@@ -355,10 +355,18 @@ std::vector<std::string> Report::State::parts(const RowKey& key) const {
         out.push_back(!key.process ? "" : comm.empty() ? fmt::format("[{}]", key.process - 1)
                                                      : fmt::format("{} [{}]", comm, key.process - 1));
         break;
-      // As perf report --sort tid names it: tid:comm.
-      case GroupBy::thread:
-        out.push_back(key.thread ? fmt::format("{}:{}", key.thread - 1, comm.empty() ? "[unknown]" : comm) : "");
+      // As perf report --sort pid (or tid) names it: tid:comm, the
+      // thread's last name, else its process's.
+      case GroupBy::thread: {
+        if (!key.thread) {
+          out.emplace_back();
+          break;
+        }
+        const auto named = thread_comms.find(key.thread - 1);
+        const std::string& name = named != thread_comms.end() ? named->second : comm;
+        out.push_back(fmt::format("{}:{}", key.thread - 1, name.empty() ? "[unknown]" : name));
         break;
+      }
       case GroupBy::cpu: out.push_back(key.cpu ? fmt::format("{}", key.cpu - 1) : ""); break;
       case GroupBy::module:
         switch (key.type) {

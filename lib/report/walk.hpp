@@ -13,6 +13,7 @@
 #include <cstring>      // std::memcpy
 #include <functional>   // std::function
 #include <optional>     // std::optional
+#include <string>       // thread names
 #include <unordered_map>  // splits
 #include <vector>       // std::vector
 
@@ -57,6 +58,9 @@ class Walk final : public perf_data::RecordHandler {
   bool splitting() const { return splitting_; }
   /// By id, the entries' chain when splitting().
   const std::vector<Split>& splits() const { return splits_; }
+  /// With a thread key: each thread's last name (COMM record), as perf
+  /// names a thread's row; a thread without one has its process's.
+  std::unordered_map<std::uint32_t, std::string>& thread_comms() { return thread_comms_; }
 
   void sample(const perf_data::SampleRecord& r) override;
   /// The common sample, read in place (sample_layout.hpp); defined below,
@@ -71,7 +75,10 @@ class Walk final : public perf_data::RecordHandler {
                            std::uint64_t& samples);
   std::uint64_t sample_fields() const override;
   void mmap(const perf_data::MmapRecord& r) override { spaces_.mmap(r); }
-  void comm(const perf_data::CommRecord& r) override { spaces_.comm(r); }
+  void comm(const perf_data::CommRecord& r) override {
+    spaces_.comm(r);
+    if (split_.tid) thread_comms_[r.tid] = std::string(r.comm);
+  }
   void task(const perf_data::TaskRecord& r) override { spaces_.task(r); }
   void progress(std::uint64_t done, std::uint64_t total) override {
     rebalance();
@@ -181,6 +188,7 @@ class Walk final : public perf_data::RecordHandler {
   };
   std::unordered_map<Split, std::uint32_t, SplitHash> split_ids_;
   std::vector<Split> splits_;
+  std::unordered_map<std::uint32_t, std::string> thread_comms_;
   std::uint32_t last_split_ = 0;
   std::vector<EventPlan> plans_;
   Direct direct_;

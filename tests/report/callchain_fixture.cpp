@@ -8,7 +8,10 @@
 //     the same in three: this thread, a second thread, and a child process
 //     (forked, not exec'd: the same name), for the reports by thread and
 //     process.
+//   tagop_callchain_fixture MILLISECONDS named
+//     two threads, the second named "second" (pthread_setname_np).
 
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +43,15 @@ __attribute__((noinline)) void run(int milliseconds) {
 
 int main(int argc, char** argv) {
   const int milliseconds = argc > 1 ? std::atoi(argv[1]) : 300;
+  if (argc > 2 && std::strcmp(argv[2], "named") == 0) {
+    std::thread second([milliseconds] {
+      ::pthread_setname_np(::pthread_self(), "second");
+      run(milliseconds);
+    });
+    run(milliseconds);
+    second.join();
+    return 0;
+  }
   if (argc > 2 && std::strcmp(argv[2], "split") == 0) {
     const pid_t child = ::fork();
     if (child == 0) {

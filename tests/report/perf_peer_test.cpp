@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -450,6 +451,28 @@ TEST_CASE("several keys: perf report --sort pid and comm and cpu with dso and sy
   CHECK(tagop_json(file + " --by cpu,thread,module,function --threads 3")["rows"] ==
         tagop_json(file + " --by cpu,thread,module,function --threads 1")["rows"]);
   fs::remove(file);
+
+  // A thread that names itself: its row has its name, as perf's pid rows.
+  const std::string named = temp("named.data");
+  const RunResult named_rec =
+      run_shell(fmt::format("perf record -q -o {} -e cpu-clock:u -c 250000 -- {} 200 named", named, fixture));
+  INFO(named_rec.err);
+  REQUIRE(named_rec.exit_code == 0);
+  const RunResult perf_named = run_shell("perf report -i " + named + " --stdio --no-children -g none -n --sort pid");
+  REQUIRE(perf_named.exit_code == 0);
+  std::map<std::string, std::uint64_t> perf_threads_named, tagop_threads_named;
+  const auto named_sections = perf_sections(perf_named.out, false);
+  for (const auto& [key, n] : named_sections.at(event).samples) {
+    std::string name = key.substr(key.find_first_not_of(' '));
+    perf_threads_named[name] = n;
+  }
+  const json named_report = tagop_json(named + " --by thread");
+  for (const json& row : named_report["rows"])
+    tagop_threads_named[row["name"]] = row["events"][event]["samples"];
+  CHECK(perf_threads_named == tagop_threads_named);
+  CHECK(std::count_if(tagop_threads_named.begin(), tagop_threads_named.end(),
+                      [](const auto& row) { return row.first.ends_with(":second"); }) == 1);
+  fs::remove(named);
 }
 
 TEST_CASE("a capture with DWARF user stacks says they are not unwound", "[report][perf]") {

@@ -49,11 +49,11 @@ bool holds_ibs_events(const perf_data::FileInfo& info);
 enum class GroupBy {
   function,   ///< perf's sym
   module,     ///< perf's dso
-  process,    ///< a process (pid and name); perf's comm rows are all the processes of one name
+  process,    ///< a process (pid and name); perf's comm rows are of a name (a thread's, when sampled)
   address,    ///< module+offset
   line,       ///< perf's srcline
   callchain,  ///< the whole call chain, callers first
-  thread,     ///< perf's pid and tid (perf's pid rows are threads): a thread, named tid:comm
+  thread,     ///< perf's pid and tid (perf's pid rows are threads): a thread, named tid:name (its last name, else its process's)
   cpu,        ///< perf's cpu: the CPU that took the sample
 };
 
@@ -79,7 +79,7 @@ void check_group_keys(std::span<const GroupBy> keys, bool children);
 /// else module, else the first key (process, thread or cpu).
 GroupBy main_key(std::span<const GroupBy> keys);
 /// The GroupBy that a perf report --sort key stands for: comm -> process
-/// (perf's rows are of a name, tagop's of a pid), pid and tid -> thread
+/// (perf's rows are of a name, a thread's when sampled; tagop's of a pid), pid and tid -> thread
 /// (perf's pid rows are threads, named tid:comm), dso -> module, sym ->
 /// function, srcline -> line, cpu -> cpu; nullopt for others.
 std::optional<GroupBy> group_by_of_perf_key(std::string_view perf_key);
