@@ -105,8 +105,9 @@ struct Options {
   /// Several keys at once, in the order of the rows' name parts (as perf
   /// report --sort comm,dso,sym): a row is one distinct value of all of
   /// them, e.g. {process, module, function}. Empty: `by` alone (and
-  /// `by_process`); one key: the same as `by`. When given, `by` and
-  /// `by_process` are not read, and Report::by() is main_key(keys).
+  /// `by_process`); one key: that key as `by` (with `by_process`). With
+  /// several, `by` and `by_process` are not read, Report::by() is
+  /// main_key(keys), and each Row has its name's parts (Row::parts).
   /// check_group_keys() says which lists the report takes. A thread or
   /// cpu key tallies each sample by its tid or CPU too: only then.
   std::vector<GroupBy> keys{};
