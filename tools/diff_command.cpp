@@ -229,8 +229,9 @@ void print_json_diff(const DiffOptions& o, const report::Report& a, const std::v
 void run_diff(const DiffOptions& o) {
   report::Options options;
   const std::optional<report::GroupBy> by = report::parse_group_by(o.by);
-  if (!by || *by == report::GroupBy::callchain)
-    usage_error(fmt::format("--by '{}': expected function, module, process, address or line", o.by));
+  if (!by || *by == report::GroupBy::callchain || *by == report::GroupBy::thread)
+    usage_error(fmt::format("--by '{}': expected function, module, process, cpu, address or line{}", o.by,
+                            by == report::GroupBy::thread ? " (two captures' threads have different ids)" : ""));
   options.by = *by;
   const DiffSort sort = parse_sort(o.sort);
   const auto a = open_capture("A", o.a, options, o.kernel);
@@ -262,7 +263,7 @@ void add_diff_command(CLI::App& app) {
   cmd->add_option("a", o->a, "The first capture (the baseline)")->required();
   cmd->add_option("b", o->b, "The second capture")->required();
   cmd->add_option("--by", o->by, "Rows, matched by module and name: function, module, process (by name: pids "
-                                 "differ between runs), address or line")
+                                 "differ between runs), cpu, address or line")
       ->capture_default_str();
   cmd->add_option("--view", o->view, "IBS columns, a named set (as tagop report)")->capture_default_str();
   cmd->add_option("--events", o->events, "IBS columns, a list (as tagop report)");

@@ -172,9 +172,42 @@ void run_report(const ReportOptions& o) {
   if (!o.file.empty() && !o.input.empty()) usage_error("give the capture once: -i FILE or FILE, not both");
   const std::string file = !o.input.empty() ? o.input : !o.file.empty() ? o.file : "perf.data";
   report::Options options;
-  const std::optional<report::GroupBy> by = report::parse_group_by(o.by);
-  if (!by) usage_error(fmt::format("--by '{}': expected function, module, process, address, line or callchain", o.by));
-  options.by = *by;
+  std::optional<report::GroupBy> by = report::parse_group_by(o.by);
+  if (!by && o.by.find(',') == std::string::npos) {
+    const auto perf = report::group_by_of_perf_key(o.by);
+    usage_error(fmt::format("--by '{}': expected function, module, process, thread, cpu, address, line or callchain, "
+                            "or several, separated by commas (process,module,function){}",
+                            o.by, perf ? fmt::format("; perf's {} is --by {}", o.by, report::name_of(*perf)) : ""));
+  }
+  if (by) {
+    options.by = *by;
+  } else {
+    try {
+      options.keys = report::parse_group_keys(o.by);
+      report::check_group_keys(options.keys, o.children);
+    } catch (const Error& e) {
+      usage_error(e.what());
+    }
+    by = report::main_key(options.keys);
+    if (!o.html.empty()) usage_error(fmt::format("--html: the page's rows are by one key; --by {} has several", o.by));
+  }
+  if (!o.sort.empty()) {
+    // perf report's --sort keys are rows, tagop's --sort a column.
+    std::vector<std::string> mapped;
+    std::string_view rest = o.sort;
+    for (;;) {
+      const std::string_view key = rest.substr(0, rest.find(','));
+      const auto k = report::group_by_of_perf_key(key);
+      if (!k) break;
+      mapped.emplace_back(report::name_of(*k));
+      if (key.size() == rest.size()) {
+        usage_error(fmt::format("--sort '{}': tagop's --sort is a column to order the rows by; perf report's --sort "
+                                "keys are tagop's --by: --by {}",
+                                o.sort, fmt::join(mapped, ",")));
+      }
+      rest.remove_prefix(key.size() + 1);
+    }
+  }
   options.children = o.children;
   options.demangle = !o.no_demangle;
   options.threads = o.threads;
@@ -278,7 +311,7 @@ void run_report(const ReportOptions& o) {
   }
   if (o.children && !r.content().callchains)
     throw Error(fmt::format("--children: {} has no call chains (record with perf record -g)", file));
-  if (options.by == report::GroupBy::callchain && !r.content().callchains)
+  if (*by == report::GroupBy::callchain && !r.content().callchains)
     throw Error(fmt::format("--by callchain: {} has no call chains (record with perf record -g)", file));
   for (const std::string& c : o.cpus) v.filters.push_back("cpu " + c);
   for (const std::string& p : o.pids) v.filters.push_back("pid " + p);
@@ -367,7 +400,15 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("-i,--input", o->input,
                   "The capture (default ./perf.data), e.g. from: perf record -e ibs_op/cnt_ctl=1/ -e ibs_fetch// "
                   "--raw-samples -a");
-  cmd->add_option("--by", o->by, "Rows: function, module, process (pid and name), address, line or callchain")
+  cmd->add_option("--by", o->by,
+                  "Rows: function, module, process (pid and name), thread (tid:name), cpu, address, line or "
+                  "callchain; or several keys at once, separated by commas, a row for each distinct value of all "
+                  "(in their order, the parts of its name), e.g. process,module,function. perf report's --sort "
+                  "keys are: comm -> process, pid or tid -> thread, dso -> module, sym -> function, srcline -> line, "
+                  "cpu -> cpu (perf --sort pid,dso,sym is --by thread,module,function: perf's pid rows are threads; "
+                  "perf's comm rows are of a name, a thread's when sampled, tagop's process rows one process each). With several keys: at most one of "
+                  "function, address, line and callchain; callchain not with module; not with --children, "
+                  "--html or an export")
       ->capture_default_str();
   std::string views;
   for (const report::ViewSpec& v : report::view_table()) views += fmt::format("\n  {:9} {}", v.name, v.description);
@@ -379,7 +420,8 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--where", o->where, "IBS: only samples that meet this predicate, e.g. 'load & dc.miss & !dtlb.l1_miss'");
   cmd->add_option("--sort", o->sort,
                   "Sort rows by this column, highest first: an IBS column, 'samples', or an event of a capture "
-                  "without IBS (default: the first event column)");
+                  "without IBS (default: the first event column). Not perf's --sort keys (sym, dso, comm ...): "
+                  "those are --by");
   cmd->add_option("--top", o->top, "Show the first N rows (0: all); an export (pprof, folded, the HTML page's flame "
                                    "graph) has every row unless --top is given")
       ->capture_default_str()
@@ -430,6 +472,8 @@ void add_report_command(CLI::App& app) {
       "  tagop report perf.data --view dc --by module\n"
       "  tagop report perf.data --where 'load & dc.miss & !dtlb.l1_miss' --events 0xF100,0xF219\n"
       "  tagop report perf.data --by process --json\n"
+      "  tagop report perf.data --by process,module,function   (perf report --sort comm,dso,sym, by pid)\n"
+      "  tagop report perf.data --by thread,function           (perf report --sort pid,sym)\n"
       "  tagop report perf.data --children --percent-limit 5   (a capture of perf record -g)\n"
       "\n"
       "Exports (values are samples x period: tagop's estimates; call chains where perf record -g took them):\n"

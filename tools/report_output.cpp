@@ -85,6 +85,17 @@ std::string by_title(report::GroupBy by) {
                                                                                           : std::string(report::name_of(by));
 }
 
+// The rows' keys, as a title: "process, module, function".
+std::string keys_title(const Report& r) {
+  std::vector<std::string> titles;
+  for (report::GroupBy k : r.keys()) titles.push_back(by_title(k));
+  return fmt::format("{}", fmt::join(titles, ", "));
+}
+
+bool has_key(const Report& r, report::GroupBy key) {
+  return std::find(r.keys().begin(), r.keys().end(), key) != r.keys().end();
+}
+
 std::optional<UnitPeriodRecord> period_record(const report::UnitPeriod& p) {
   if (p.value == 0) return std::nullopt;
   return UnitPeriodRecord{p.value, p.unit, p.source};
@@ -174,6 +185,10 @@ ReportCommon common_record(const Report& r, const ReportView& v) {
   c.sample_counts = r.ibs() ? ReadAndKept{n.read_fetch + n.read_op, n.kept_fetch + n.kept_op} : ReadAndKept{n.read, n.kept};
   if (!v.emulated.empty()) c.emulated = v.emulated;
   c.by = {report::name_of(r.by())};
+  if (r.keys().size() > 1) {
+    std::vector<std::string>& keys = c.keys.emplace();
+    for (report::GroupBy k : r.keys()) keys.emplace_back(report::name_of(k));
+  }
   c.sort = v.sort.id;
   c.row_count = r.row_count();
   c.children = v.children;
@@ -191,10 +206,21 @@ ReportCommon common_record(const Report& r, const ReportView& v) {
 }
 
 ReportRowName row_name(const report::Row& row, const Report& r) {
-  ReportRowName name{row.name, {}, {}, {}};
-  if (r.by() == report::GroupBy::process) name.pid.emplace(row.pid);
-  else if (r.by() != report::GroupBy::callchain) name.module.emplace(row.module);
+  ReportRowName name{row.name, {}, {}, {}, {}, {}, {}, {}};
+  using report::GroupBy;
+  const bool several = r.keys().size() > 1;
+  // One key as before: a process's pid, else a module; with several (or
+  // by thread) the pid and comm of a process or thread key too.
+  const bool process = has_key(r, GroupBy::process) || has_key(r, GroupBy::thread);
+  if (r.by() == GroupBy::process || process) name.pid.emplace(row.pid);
+  if (process && (several || r.by() == GroupBy::thread)) name.comm.emplace(row.comm);
+  if (r.by() != GroupBy::process && r.by() != GroupBy::callchain && r.by() != GroupBy::thread &&
+      r.by() != GroupBy::cpu)
+    name.module.emplace(row.module);
   if (row.has_offset) name.offset.emplace(record::Hex{row.offset});
+  if (row.tid) name.tid.emplace(*row.tid);
+  if (row.cpu) name.cpu.emplace(*row.cpu);
+  if (several) name.parts.emplace(row.parts);
   return name;
 }
 
@@ -255,11 +281,11 @@ void ibs_text(const Report& r, const ReportView& v) {
     if (const amd_ibs::SamplingFilter& f = r.filter(unit); f.any())
       fmt::print("{} filter: {}: every {} sample meets {}\n", name, f.text, name, f.population.to_string());
   }
-  fmt::print("\n{} rows by {}{}, sorted by {} ({}){}\n\n", r.row_count(), by_title(r.by()),
+  fmt::print("\n{} rows by {}{}, sorted by {} ({}){}\n\n", r.row_count(), keys_title(r),
              v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.sort.title, v.children ? ", each with its callees' samples (--children)" : "");
 
-  std::vector<std::string> header{by_title(r.by()), v.children ? "Children" : "Overhead"};
+  std::vector<std::string> header{keys_title(r), v.children ? "Children" : "Overhead"};
   if (v.children) header.push_back("Self");
   for (const Column& c : v.columns) header.push_back(c.title);
   std::vector<report::Row> rows;
@@ -313,7 +339,9 @@ void ibs_text(const Report& r, const ReportView& v) {
 
 // By module the row's name is the file's, and this column its path.
 bool has_module_column(const Report& r) {
-  return r.by() != report::GroupBy::process && r.by() != report::GroupBy::callchain;
+  using report::GroupBy;
+  return r.by() != GroupBy::process && r.by() != GroupBy::callchain && r.by() != GroupBy::thread &&
+         r.by() != GroupBy::cpu && !(r.keys().size() > 1 && has_key(r, GroupBy::module));
 }
 
 // A report's CSV: the row's name (and module), `columns` headings and
@@ -321,13 +349,20 @@ bool has_module_column(const Report& r) {
 // shown, then the total.
 template <typename Values>
 void print_csv_table(const Report& r, const ReportView& v, const std::vector<std::string>& columns, Values values) {
-  std::vector<std::string> header{std::string(report::name_of(r.by()))};
+  // With several keys, a column each.
+  std::vector<std::string> header;
+  for (report::GroupBy k : r.keys()) header.emplace_back(report::name_of(k));
   if (has_module_column(r)) header.emplace_back(r.by() == report::GroupBy::module ? "path" : "module");
   header.insert(header.end(), columns.begin(), columns.end());
   if (!v.emulated.empty()) header.emplace_back("capture");
   fmt::print("{}\n", fmt::join(header, ","));
-  auto line = [&](const std::string& name, const std::string& module, const std::vector<QueryResult>& results) {
-    std::vector<std::string> cells{csv_field(name)};
+  auto line = [&](const report::Row* row, const std::string& module, const std::vector<QueryResult>& results) {
+    std::vector<std::string> cells;
+    if (row && !row->parts.empty())
+      for (const std::string& part : row->parts) cells.push_back(csv_field(part));
+    else
+      cells.push_back(csv_field(row ? row->name : "[total]"));
+    while (cells.size() < r.keys().size()) cells.emplace_back();
     if (has_module_column(r)) cells.push_back(csv_field(module));
     values(results, cells);
     if (!v.emulated.empty()) cells.push_back(csv_field(v.emulated));
@@ -335,9 +370,9 @@ void print_csv_table(const Report& r, const ReportView& v, const std::vector<std
   };
   for (std::uint32_t id : v.rows) {
     const report::Row row = r.row(id);
-    line(row.name, row.module, shown(row, v));
+    line(&row, row.module, shown(row, v));
   }
-  line("[total]", "", r.totals());
+  line(nullptr, "", r.totals());
 }
 
 void ibs_csv(const Report& r, const ReportView& v) {
@@ -419,10 +454,10 @@ void events_text(const Report& r, const ReportView& v) {
                                 "as perf counts them"
                               : "");
   if (!v.emulated.empty()) fmt::print("capture: {}\n", printable(v.emulated));
-  fmt::print("\n{} rows by {}{}, sorted by {}{}\n\n", r.row_count(), by_title(r.by()),
+  fmt::print("\n{} rows by {}{}, sorted by {}{}\n\n", r.row_count(), keys_title(r),
              v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.children ? ", each with its callees' periods (--children)" : "");
-  std::vector<std::string> header{by_title(r.by())};
+  std::vector<std::string> header{keys_title(r)};
   for (const std::string& e : events) {
     header.push_back(fmt::format("{} {}", e, v.children ? "children" : "overhead"));
     if (v.children) header.push_back("self");
@@ -440,7 +475,8 @@ void events_text(const Report& r, const ReportView& v) {
   print_table(header, v.rows.size(), [&](std::size_t i) {
     const report::Row row = r.row(v.rows[i]);
     std::vector<std::string> line = cells(row.name, shown(row, v), row.results);
-    const bool module_differs = !row.module.empty() && row.module != row.name && r.by() != report::GroupBy::module;
+    const bool module_differs = !row.module.empty() && row.module != row.name && r.by() != report::GroupBy::module &&
+                                !(r.keys().size() > 1 && has_key(r, report::GroupBy::module));
     if (module_differs) line[0] += "  (" + row.module + ")";
     return line;
   }, cells("[total]", r.totals(), r.totals()));

@@ -23,12 +23,12 @@ namespace tagop::cli {
 
 /// The values of "by": report::name_of's, of every GroupBy.
 struct GroupByNames {
-  static inline const std::array<std::string_view, 6> values = [] {
+  static inline const std::array<std::string_view, 8> values = [] {
     using report::GroupBy;
-    std::array<std::string_view, 6> names;
+    std::array<std::string_view, 8> names;
     std::size_t i = 0;
     for (GroupBy by : {GroupBy::function, GroupBy::module, GroupBy::process, GroupBy::address, GroupBy::line,
-                       GroupBy::callchain})
+                       GroupBy::callchain, GroupBy::thread, GroupBy::cpu})
       names[i++] = report::name_of(by);
     return names;
   }();
@@ -69,7 +69,8 @@ struct ReportCommon {
     (std::optional<std::string>, where),
     (ReadAndKept, sample_counts),             // IBS: fetch and op together
     (std::optional<std::string>, emulated),   // a capture of tagop emulate: its model
-    (record::Choice<GroupByNames>, by),
+    (record::Choice<GroupByNames>, by),       // the main key (report::main_key)
+    (record::Maybe<std::vector<std::string>>, keys),  // with several keys (--by a,b): all, in order
     (std::string, sort),                      // the column rows are sorted by
     (std::uint64_t, row_count),               // all rows, also those not printed
     (bool, children),                         // values include the callees'
@@ -88,9 +89,13 @@ struct ReportCommon {
 struct ReportRowName {
   BOOST_HANA_DEFINE_STRUCT(ReportRowName,
     (std::string, name),
-    (record::Maybe<std::uint32_t>, pid),
+    (record::Maybe<std::uint32_t>, pid),      // by process (or thread, with several keys)
     (record::Maybe<std::string>, module),
-    (record::Maybe<record::Hex>, offset));    // the name is module+offset
+    (record::Maybe<record::Hex>, offset),     // the name is module+offset
+    (record::Maybe<std::string>, comm),       // with several keys, of process or thread: the process's name
+    (record::Maybe<std::uint32_t>, tid),      // by thread
+    (record::Maybe<std::uint32_t>, cpu),      // by cpu
+    (record::Maybe<std::vector<std::string>>, parts));  // with several keys: the name's, one per key
 };
 
 // IBS captures.

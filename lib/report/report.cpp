@@ -21,7 +21,20 @@ namespace {
 constexpr std::pair<GroupBy, std::string_view> group_names[] = {
     {GroupBy::function, "function"}, {GroupBy::module, "module"}, {GroupBy::process, "process"},
     {GroupBy::address, "address"},   {GroupBy::line, "line"},     {GroupBy::callchain, "callchain"},
+    {GroupBy::thread, "thread"},     {GroupBy::cpu, "cpu"},
 };
+
+// perf report's --sort keys that a GroupBy stands for. perf's pid rows are
+// threads ("tid:comm", its sort_thread), as its tid's; its comm rows the
+// threads of one name.
+constexpr std::pair<std::string_view, GroupBy> perf_keys[] = {
+    {"comm", GroupBy::process}, {"pid", GroupBy::thread},    {"tid", GroupBy::thread}, {"dso", GroupBy::module},
+    {"sym", GroupBy::function}, {"srcline", GroupBy::line}, {"cpu", GroupBy::cpu},
+};
+
+bool row_kind(GroupBy k) {
+  return k == GroupBy::function || k == GroupBy::address || k == GroupBy::line || k == GroupBy::callchain;
+}
 
 std::string event_name(const perf_data::EventAttr& a) {
   return a.name.empty() ? fmt::format("type {} config {:#x}", a.attr.type, a.attr.config) : a.name;
@@ -80,6 +93,66 @@ std::optional<GroupBy> parse_group_by(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<GroupBy> group_by_of_perf_key(std::string_view perf_key) {
+  for (const auto& [name, by] : perf_keys)
+    if (name == perf_key) return by;
+  return std::nullopt;
+}
+
+void check_group_keys(std::span<const GroupBy> keys, bool children) {
+  if (keys.empty()) throw Error("no key to group the rows by");
+  const GroupBy* kind = nullptr;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (keys[j] == keys[i]) throw Error(fmt::format("{} is a key twice", name_of(keys[i])));
+    if (!row_kind(keys[i])) continue;
+    if (kind)
+      throw Error(fmt::format("{} and {} together: a row is one function, address, source line or call chain, not two",
+                              name_of(*kind), name_of(keys[i])));
+    kind = &keys[i];
+  }
+  if (kind && *kind == GroupBy::callchain && std::find(keys.begin(), keys.end(), GroupBy::module) != keys.end())
+    throw Error("module and callchain together: a call chain crosses modules (callchain goes with process, thread "
+                "and cpu)");
+  if (children && keys.size() > 1)
+    throw Error(fmt::format("--children with {} keys: callees are summed into their callers by one key (function, "
+                            "module, address or line) alone",
+                            keys.size()));
+}
+
+GroupBy main_key(std::span<const GroupBy> keys) {
+  for (GroupBy k : keys)
+    if (row_kind(k)) return k;
+  for (GroupBy k : keys)
+    if (k == GroupBy::module) return k;
+  return keys.empty() ? GroupBy::function : keys.front();
+}
+
+std::vector<GroupBy> parse_group_keys(std::string_view list, std::string_view what) {
+  std::vector<GroupBy> keys;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const std::string_view name = list.substr(at, comma - at);
+    const std::optional<GroupBy> by = parse_group_by(name);
+    if (!by) {
+      const std::optional<GroupBy> perf = group_by_of_perf_key(name);
+      throw Error(fmt::format("{} '{}': {} is not a key (expected function, module, process, thread, cpu, address, "
+                              "line or callchain, separated by commas){}",
+                              what, list, name.empty() ? "an empty name" : fmt::format("'{}'", name),
+                              perf ? fmt::format("; perf's {} is tagop's {}", name, name_of(*perf)) : ""));
+    }
+    keys.push_back(*by);
+    if (comma == list.size()) break;
+    at = comma + 1;
+  }
+  try {
+    check_group_keys(keys, false);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} '{}': {}", what, list, e.what()));
+  }
+  return keys;
+}
+
 bool holds_ibs_events(const perf_data::FileInfo& info) {
   const auto fetch = info.pmu_type("ibs_fetch"), op = info.pmu_type("ibs_op");
   for (const perf_data::EventAttr& a : info.attrs) {
@@ -92,9 +165,22 @@ bool holds_ibs_events(const perf_data::FileInfo& info) {
 Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std::make_unique<State>()) {
   State& s = *state_;
   const perf_data::FileInfo& info = reader.info();
-  s.by = o.by;
+  if (o.keys.size() > 1) {
+    check_group_keys(o.keys, o.children);
+    s.keys = o.keys;
+    s.by = main_key(o.keys);
+    const auto has = [&](GroupBy k) { return std::find(o.keys.begin(), o.keys.end(), k) != o.keys.end(); };
+    s.split_thread = has(GroupBy::thread);
+    s.split_cpu = has(GroupBy::cpu);
+    s.by_process = (has(GroupBy::process) || s.split_thread) && s.by != GroupBy::process;
+  } else {
+    s.by = o.keys.empty() ? o.by : o.keys.front();
+    s.keys = {s.by};
+    s.split_thread = s.by == GroupBy::thread;
+    s.split_cpu = s.by == GroupBy::cpu;
+    s.by_process = (o.by_process || s.split_thread) && s.by != GroupBy::process;
+  }
   s.children = o.children;
-  s.by_process = o.by_process && o.by != GroupBy::process;
   s.demangle = o.demangle;
   s.ibs = holds_ibs_events(info);
   std::uint32_t needed = 0;
@@ -149,11 +235,18 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.content.callchains = s.content.callchains || (a.attr.sample_type & PERF_SAMPLE_CALLCHAIN);
     s.content.stack_user = s.content.stack_user || (a.attr.sample_type & PERF_SAMPLE_STACK_USER);
     s.content.branch_stack = s.content.branch_stack || (a.attr.sample_type & PERF_SAMPLE_BRANCH_STACK);
+    if (s.split_cpu && !(a.attr.sample_type & PERF_SAMPLE_CPU))
+      throw Error(fmt::format("by cpu: the samples of {} have no CPU (PERF_SAMPLE_CPU: record with perf record "
+                              "--sample-cpu, or -a)",
+                              event_name(a)));
+    if (s.split_thread && !(a.attr.sample_type & PERF_SAMPLE_TID))
+      throw Error(fmt::format("by thread: the samples of {} have no thread id (PERF_SAMPLE_TID)", event_name(a)));
     if (o.filters.time && !(a.attr.sample_type & PERF_SAMPLE_TIME))
       throw Error(fmt::format("--time: the samples of {} have no time (PERF_SAMPLE_TIME)", event_name(a)));
   }
 
-  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress);
+  Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
+            {s.split_thread, s.split_cpu});
   const perf_data::ReadSummary summary = reader.read(walk);
   std::vector<Tally>& tallies = walk.finish();
 
@@ -178,6 +271,17 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.skipped.merge(t.damaged());
   }
   s.kinds = std::move(kinds.kinds());
+  if (walk.splitting()) {
+    // Each entry's "chain" is a split: its chain, tid and CPU.
+    s.entry_tid.resize(s.entries.size());
+    s.entry_cpu.resize(s.entries.size());
+    for (std::size_t e = 0; e < s.entries.size(); ++e) {
+      const Walk::Split& split = walk.splits()[s.entries[e].chain];
+      s.entry_tid[e] = split.tid;
+      s.entry_cpu[e] = split.cpu;
+      s.entries[e].chain = split.chain;
+    }
+  }
   s.counts.read_fetch = s.periods[0].samples;
   s.counts.read_op = s.periods[1].samples;
   s.counts.other_samples = walk.other_samples();
@@ -241,6 +345,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
 
   s.chains = std::move(walk.chains());
+  s.thread_comms = std::move(walk.thread_comms());
   // The totals: each kind's sums, then its outcomes once.
   {
     std::vector<std::uint64_t> kind_count(s.kinds.size());
@@ -353,6 +458,7 @@ std::vector<KindOutcomes> Report::State::outcomes_of(const std::vector<std::size
 
 bool Report::ibs() const { return state_->ibs; }
 GroupBy Report::by() const { return state_->by; }
+const std::vector<GroupBy>& Report::keys() const { return state_->keys; }
 bool Report::by_process() const { return state_->by_process; }
 const CpuId& Report::cpu() const { return state_->cpu; }
 const std::vector<std::string>& Report::query_names() const { return state_->query_names; }
@@ -523,12 +629,16 @@ Row Report::row(std::uint32_t id) const {
       r.pid = key.owner;
       r.comm = s.comms[key.value];
       break;
-    case RowKey::Type::chain: break;
+    case RowKey::Type::chain:
+    case RowKey::Type::parts: break;
   }
   if (key.process != 0) {
     r.pid = key.process - 1;
     r.comm = s.comms.at(key.comm);
   }
+  if (key.thread != 0) r.tid = key.thread - 1;
+  if (key.cpu != 0) r.cpu = key.cpu - 1;
+  if (s.keys.size() > 1) r.parts = s.parts(key);
   return r;
 }
 

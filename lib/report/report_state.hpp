@@ -32,12 +32,15 @@ struct ModuleIdentity {
 
 /// What a row stands for. Its name is made from this when it is shown.
 struct RowKey {
-  enum class Type : std::uint8_t { address, function, line, module, unmapped, process, chain };
+  // parts: a row of process, thread and cpu keys only (its name is them).
+  enum class Type : std::uint8_t { address, function, line, module, unmapped, process, chain, parts };
   Type type = Type::address;
   std::uint32_t owner = 0;  // the identity; unmapped: 1 kernel, 0 not; process: the pid
   std::uint64_t value = 0;  // offset, function, file << 32 | line, ip, comm, chain
   // Options::by_process: the process's pid + 1 (0: a row not split) and its comm.
   std::uint32_t process = 0, comm = 0;
+  // A thread key: the tid + 1; a cpu key: the CPU + 1 (0: not split).
+  std::uint32_t thread = 0, cpu = 0;
   bool operator==(const RowKey&) const = default;
 };
 struct RowKeyHash {
@@ -45,6 +48,7 @@ struct RowKeyHash {
     std::uint64_t h = (std::uint64_t{k.owner} << 8 | static_cast<std::uint8_t>(k.type)) * 0x9E3779B97F4A7C15ull;
     h ^= k.value * 0xBF58476D1CE4E5B9ull;
     h ^= (std::uint64_t{k.process} << 32 | k.comm) * 0x94D049BB133111EBull;
+    h ^= (std::uint64_t{k.thread} << 32 | k.cpu) * 0xD6E8FEB86659FD93ull;
     return static_cast<std::size_t>(h ^ (h >> 31));
   }
 };
@@ -67,7 +71,9 @@ struct Report::State {
   GroupBy by = GroupBy::function;
   bool ibs = false;
   bool children = false;
-  bool by_process = false;  // Options::by_process
+  bool by_process = false;  // Options::by_process, or a process or thread key
+  std::vector<GroupBy> keys;  // Report::keys()
+  bool split_thread = false, split_cpu = false;  // a thread, a cpu key
   bool demangle = true;
   std::optional<amd_ibs::IbsCapture> capture;
   CpuId cpu;
@@ -93,6 +99,9 @@ struct Report::State {
 
   // The tallies.
   Entries entries;
+  // With a thread or cpu key: each entry's tid and CPU (the walk kept
+  // them beside the chain, Walk::splits()).
+  std::vector<std::uint32_t> entry_tid, entry_cpu;
   Sums sums;  // sums_width for each entry
   std::size_t sums_width = 0;
   ChainTable chains;
@@ -110,6 +119,7 @@ struct Report::State {
   std::vector<std::uint32_t> identity_of_module;
   std::vector<ModuleIdentity> identities;
   std::vector<std::string> comms;
+  std::unordered_map<std::uint32_t, std::string> thread_comms;  // by tid: Walk::thread_comms()
 
   /// A row's results: its own samples, or with `children` those whose
   /// call chains pass through it too.
@@ -127,7 +137,12 @@ struct Report::State {
                                        const std::vector<KindOutcomes>& by_kind) const;
   /// The outcomes of each kind, only for these queries.
   std::vector<KindOutcomes> outcomes_of(const std::vector<std::size_t>& queries) const;
+  /// A row's name: with several keys, its parts() joined by two spaces.
   std::string name(const RowKey& key) const;
+  /// The name of what the row is without its process, thread and cpu.
+  std::string base_name(const RowKey& key) const;
+  /// With several keys: one part per key, in their order.
+  std::vector<std::string> parts(const RowKey& key) const;
   const std::string& identity_path(std::uint32_t identity) const {
     return modules[identities[identity].modules.front()].filename;
   }

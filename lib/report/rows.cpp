@@ -58,12 +58,22 @@ class RowMaker {
     const std::size_t count = s_.entries.size();
     if (count >= frame_bit) throw Error(ErrorCode::resource, "more than 2^31 distinct tallies in one report");
     s_.entry_row.assign(count, 0);
-    if (s_.by == GroupBy::process) {
+    if (s_.by == GroupBy::process && s_.keys.size() == 1) {
       for (std::size_t i = 0; i < count; ++i) {
         const Space& space = spaces_.space(s_.entries[i].space);
         s_.entry_row[i] = row({RowKey::Type::process, space.pid, space.comm});
       }
       s_.comms = spaces_.comms();
+      group(s_.row_start, s_.row_entries, [&](auto add) {
+        for (std::uint32_t i = 0; i < count; ++i) add(s_.entry_row[i], i);
+      });
+      return;
+    }
+    if (s_.by == GroupBy::process || s_.by == GroupBy::thread || s_.by == GroupBy::cpu) {
+      // Process, thread and cpu keys only: one row, split by them.
+      const std::uint32_t all = row({RowKey::Type::parts, 0, 0});
+      s_.entry_row.assign(count, all);
+      split_rows();
       group(s_.row_start, s_.row_entries, [&](auto add) {
         for (std::uint32_t i = 0; i < count; ++i) add(s_.entry_row[i], i);
       });
@@ -75,7 +85,7 @@ class RowMaker {
     const bool callchain = s_.by == GroupBy::callchain;
     for (std::size_t i = 0; i < count; ++i)
       s_.entry_row[i] = callchain ? chain_row(static_cast<std::uint32_t>(i)) : address_row_[entry_address_[i]];
-    if (s_.by_process) split_by_process();
+    if (s_.by_process || s_.split_thread || s_.split_cpu) split_rows();
     group(s_.row_start, s_.row_entries, [&](auto add) {
       for (std::uint32_t i = 0; i < count; ++i) add(s_.entry_row[i], i);
     });
@@ -84,14 +94,18 @@ class RowMaker {
 
  private:
   // Each entry's row, made its row in the entry's process (an entry's
-  // space is one process's). The unsplit rows stay, without entries: call
-  // chains' frames name them.
-  void split_by_process() {
+  // space is one process's), thread and CPU, as the keys ask. The unsplit
+  // rows stay, without entries: call chains' frames name them.
+  void split_rows() {
     for (std::size_t i = 0; i < s_.entries.size(); ++i) {
-      const Space& space = spaces_.space(s_.entries[i].space);
       RowKey key = s_.rows[s_.entry_row[i]];
-      key.process = space.pid + 1;
-      key.comm = space.comm;
+      if (s_.by_process) {
+        const Space& space = spaces_.space(s_.entries[i].space);
+        key.process = space.pid + 1;
+        key.comm = space.comm;
+      }
+      if (s_.split_thread) key.thread = s_.entry_tid[i] + 1;
+      if (s_.split_cpu) key.cpu = s_.entry_cpu[i] + 1;
       s_.entry_row[i] = row(key);
     }
     s_.comms = spaces_.comms();
@@ -326,6 +340,56 @@ void make_rows(Report::State& s, const SpaceLog& spaces, std::span<const std::sh
 }
 
 std::string Report::State::name(const RowKey& key) const {
+  if (keys.size() == 1 && key.type != RowKey::Type::parts) return base_name(key);
+  std::string out;
+  for (const std::string& part : parts(key)) out += (out.empty() ? "" : "  ") + part;
+  return out;
+}
+
+std::vector<std::string> Report::State::parts(const RowKey& key) const {
+  std::vector<std::string> out;
+  const std::string comm = key.process ? comms.at(key.comm) : std::string();
+  for (GroupBy k : keys) {
+    switch (k) {
+      case GroupBy::process:
+        out.push_back(!key.process ? "" : comm.empty() ? fmt::format("[{}]", key.process - 1)
+                                                     : fmt::format("{} [{}]", comm, key.process - 1));
+        break;
+      // As perf report --sort pid (or tid) names it: tid:comm, the
+      // thread's last name, else its process's.
+      case GroupBy::thread: {
+        if (!key.thread) {
+          out.emplace_back();
+          break;
+        }
+        const auto named = thread_comms.find(key.thread - 1);
+        const std::string& name = named != thread_comms.end() ? named->second : comm;
+        out.push_back(fmt::format("{}:{}", key.thread - 1, name.empty() ? "[unknown]" : name));
+        break;
+      }
+      case GroupBy::cpu: out.push_back(key.cpu ? fmt::format("{}", key.cpu - 1) : ""); break;
+      case GroupBy::module:
+        switch (key.type) {
+          case RowKey::Type::address:
+          case RowKey::Type::function:
+          case RowKey::Type::line:
+          case RowKey::Type::module: {
+            const std::string& path = identity_path(key.owner);
+            const auto slash = path.rfind('/');
+            out.push_back(slash == std::string::npos ? path : path.substr(slash + 1));
+            break;
+          }
+          case RowKey::Type::unmapped: out.emplace_back(key.owner ? "[kernel]" : "[unknown]"); break;
+          default: out.emplace_back();
+        }
+        break;
+      default: out.push_back(key.type == RowKey::Type::parts ? std::string() : base_name(key));
+    }
+  }
+  return out;
+}
+
+std::string Report::State::base_name(const RowKey& key) const {
   auto base = [](const std::string& path) {
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -349,9 +413,10 @@ std::string Report::State::name(const RowKey& key) const {
       const std::string& comm = comms[key.value];
       return comm.empty() ? fmt::format("[{}]", key.owner) : fmt::format("{} [{}]", comm, key.owner);
     }
+    case RowKey::Type::parts: return {};
     case RowKey::Type::chain: {
       std::string out;
-      for (std::uint32_t r : chain_rows[key.value]) out += (out.empty() ? "" : ";") + name(rows[r]);
+      for (std::uint32_t r : chain_rows[key.value]) out += (out.empty() ? "" : ";") + base_name(rows[r]);
       return out;
     }
   }

@@ -73,10 +73,11 @@ bool has_rounds(const perf_data::PerfDataReader& reader) {
 
 Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
            std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
-           std::function<void(std::uint64_t, std::uint64_t)> progress)
+           std::function<void(std::uint64_t, std::uint64_t)> progress, SplitBy split)
     : capture_(capture),
       file_(reader.bytes().data()),
       filters_(filters),
+      split_(split),
       timed_(reader.info().timed()),
       spaces_(reader.info().build_ids,
               [this](std::uint32_t pid, std::string_view comm) {
@@ -100,6 +101,8 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       progress_(std::move(progress)) {
   filtering_ = !filters_.cpus.empty() || !filters_.tids.empty() || filters_.time;
   if (timed_ && has_rounds(reader)) floor_ = record_floor_ = 0;
+  read_cpu_ = filtering_ || split_.cpu;
+  splitting_ = split_.tid || split_.cpu;
   const auto& attrs = reader.info().attrs;
   // An Item names its event in 16 bits (perf record writes a few events).
   if (attrs.size() > 0x10000)
@@ -116,6 +119,8 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     const SampleLayout& l = p.layout;
     p.direct = !filtering_ && unit && capture_->ip_offset(*unit, 0xFFFF) && l.in_place && l.raw && !l.chain &&
                l.pid_at && (l.time_at || !timed_);
+    // A thread or cpu key reads each sample's tid or CPU: the long way.
+    if (splitting()) p.direct = false;
     // Direct events share one layout (perf record gives its events the
     // same sample_type); an event of another is read the long way.
     const auto same_place = [](const SampleLayout& a, const SampleLayout& b) {
@@ -221,9 +226,21 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
     return pool_.add(0, item);
   }
   if (f.chain_nr) item.set_chain(chains_.intern(f.chain, kept_frames(f.chain, f.chain_nr)));
+  if (splitting_) [[unlikely]] item.set_chain(split(item.chain(), f.tid, f.cpu));
   Delayed& d = next_delayed();
   d = Delayed{item, address, f.time, f.pid};
   hand_on(d);
+}
+
+std::uint32_t Walk::split(std::uint32_t chain, std::uint32_t tid, std::uint32_t cpu) {
+  const Split key{chain, split_.tid ? tid : 0, split_.cpu ? cpu : 0};
+  // A thread's samples come in runs: the last split first.
+  if (splits_.empty() || !(splits_[last_split_] == key)) {
+    auto [it, fresh] = split_ids_.try_emplace(key, static_cast<std::uint32_t>(splits_.size()));
+    if (fresh) splits_.push_back(key);
+    last_split_ = it->second;
+  }
+  return last_split_;
 }
 
 std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) {

@@ -13,6 +13,8 @@
 #include <cstring>      // std::memcpy
 #include <functional>   // std::function
 #include <optional>     // std::optional
+#include <string>       // thread names
+#include <unordered_map>  // splits
 #include <vector>       // std::vector
 
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
@@ -28,15 +30,37 @@
 
 namespace tagop::report {
 
+/// What the tallies keep of a sample besides its process, address, kind
+/// and chain (Walk's `split`).
+struct SplitBy {
+  bool tid = false, cpu = false;
+};
+
 class Walk final : public perf_data::RecordHandler {
  public:
   /// `capture`: the IBS events (null for a capture without them, whose
   /// events are counted by period). `needed_measures`: a bit per measure
   /// that the queries sum. `threads`: the tallies' shards (0: by the CPUs).
   /// `max_stack`: a call chain's frames kept (Options::max_stack).
+  /// `split`: whether the tallies keep each sample's tid, CPU (a thread,
+  /// cpu key): then an entry's chain is a split of splits(), which holds
+  /// its chain, tid and CPU; otherwise nothing of them is read.
   Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
        std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
-       std::function<void(std::uint64_t, std::uint64_t)> progress);
+       std::function<void(std::uint64_t, std::uint64_t)> progress, SplitBy split = {});
+
+  /// A chain (ChainTable's id, 0: none) with the tid and CPU of its
+  /// samples (0 where not split by them).
+  struct Split {
+    std::uint32_t chain = 0, tid = 0, cpu = 0;
+    bool operator==(const Split&) const = default;
+  };
+  bool splitting() const { return splitting_; }
+  /// By id, the entries' chain when splitting().
+  const std::vector<Split>& splits() const { return splits_; }
+  /// With a thread key: each thread's last name (COMM record), as perf
+  /// names a thread's row; a thread without one has its process's.
+  std::unordered_map<std::uint32_t, std::string>& thread_comms() { return thread_comms_; }
 
   void sample(const perf_data::SampleRecord& r) override;
   /// The common sample, read in place (sample_layout.hpp); defined below,
@@ -51,7 +75,10 @@ class Walk final : public perf_data::RecordHandler {
                            std::uint64_t& samples);
   std::uint64_t sample_fields() const override;
   void mmap(const perf_data::MmapRecord& r) override { spaces_.mmap(r); }
-  void comm(const perf_data::CommRecord& r) override { spaces_.comm(r); }
+  void comm(const perf_data::CommRecord& r) override {
+    spaces_.comm(r);
+    if (split_.tid) thread_comms_[r.tid] = std::string(r.comm);
+  }
   void task(const perf_data::TaskRecord& r) override { spaces_.task(r); }
   void finished_round() override;
   void progress(std::uint64_t done, std::uint64_t total) override {
@@ -108,6 +135,10 @@ class Walk final : public perf_data::RecordHandler {
   void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
+  // The id of (chain, the sample's tid and CPU, as split_ asks). Out of
+  // line, by value: the common path only tests splitting_, and its item
+  // stays in registers.
+  [[gnu::noinline]] std::uint32_t split(std::uint32_t chain, std::uint32_t tid, std::uint32_t cpu);
   // A sample waits here while the next records are read: one that comes
   // later in the file but earlier in time still decides the sample's
   // space (space_log.hpp). Only in a timed capture. perf record writes
@@ -162,6 +193,19 @@ class Walk final : public perf_data::RecordHandler {
   const std::byte* file_;
   Filters filters_;
   bool filtering_ = false;  // by --cpu, --tid or --time (per sample)
+  bool read_cpu_ = false;   // filtering_, or split_.cpu
+  SplitBy split_;
+  bool splitting_ = false;  // split_.tid || split_.cpu
+  struct SplitHash {
+    std::size_t operator()(const Split& s) const {
+      const std::uint64_t h = (std::uint64_t{s.chain} << 32 | s.tid) * 0x9E3779B97F4A7C15ull ^ s.cpu * 0xBF58476D1CE4E5B9ull;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<Split, std::uint32_t, SplitHash> split_ids_;
+  std::vector<Split> splits_;
+  std::unordered_map<std::uint32_t, std::string> thread_comms_;
+  std::uint32_t last_split_ = 0;
   std::vector<EventPlan> plans_;
   Direct direct_;
   // sample_run(): the reader's ids (PerfDataReader::sample_ids) as the
@@ -319,7 +363,7 @@ bool Walk::make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t co
   f.ip = u64_at(l.ip_at, 0);
   f.period = u64_at(l.period_at, l.fixed_period);
   f.time = u64_at(l.time_at, 0);
-  if (filtering_) f.cpu = static_cast<std::uint32_t>(u64_at(l.cpu_at, 0));
+  if (read_cpu_) f.cpu = static_cast<std::uint32_t>(u64_at(l.cpu_at, 0));
   f.chain = parts.chain;
   f.chain_nr = parts.chain_nr;
   f.raw = parts.raw;

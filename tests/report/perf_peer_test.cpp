@@ -7,10 +7,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -386,6 +388,161 @@ TEST_CASE("call graphs: perf report --children and -g caller, on frame-pointer c
   for (const json& row : by_process["rows"]) CHECK(row["children"] == row["events"]);
   CHECK(run_tagop("report " + file + " --children --by process --format csv").exit_code == 0);
   fs::remove(file);
+}
+
+namespace {
+
+// Rows of several keys, as "part|part|...": perf's, from a key of
+// perf_sections (its columns, split at spaces: no part here has one, with
+// --no-demangle), with `part(i, column)` making each of tagop's parts
+// from perf's columns; a symbol perf did not name (0x...) is left out, as
+// tagop names it module+offset, and counted in `unnamed`.
+template <typename Part>
+std::map<std::string, std::uint64_t> perf_rows(const PerfSection& section, Part part, std::uint64_t& unnamed) {
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& [key, n] : section.samples) {
+    std::istringstream in(key);
+    std::vector<std::string> columns;
+    for (std::string c; in >> c;) columns.push_back(c);
+    if (columns.size() >= 2 && columns[columns.size() - 2].starts_with("[") && columns.back().starts_with("0x")) {
+      unnamed += n;
+      continue;
+    }
+    std::string row;
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      if (std::string p = part(i, columns[i]); !p.empty() || i == 0) row += (i ? "|" : "") + p;
+    out[row] += n;
+  }
+  return out;
+}
+
+// tagop's rows of a --json report of several keys, the same way: a row
+// named module+offset left out, and counted in `unnamed`.
+template <typename Part>
+std::map<std::string, std::uint64_t> tagop_rows(const json& report, const std::string& event, Part part,
+                                                std::uint64_t& unnamed) {
+  std::map<std::string, std::uint64_t> out;
+  for (const json& row : report["rows"]) {
+    const std::uint64_t n = row["events"][event]["samples"];
+    if (row.contains("offset")) {
+      unnamed += n;
+      continue;
+    }
+    // One key: no parts, the name.
+    const json parts = row.contains("parts") ? row["parts"] : json::array({row["name"]});
+    std::string key;
+    for (std::size_t i = 0; i < parts.size(); ++i) key += (i ? "|" : "") + part(i, parts[i].get<std::string>());
+    out[key] += n;
+  }
+  return out;
+}
+
+std::string before_colon(const std::string& s) { return s.substr(0, s.find(':')); }
+
+}  // namespace
+
+TEST_CASE("several keys: perf report --sort pid and comm and cpu with dso and sym", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: the comparison with perf report is not run");
+    return;
+  }
+  // The fixture in three: two threads of one process, and a child process
+  // of the same name (forked). With each sample's CPU (--sample-cpu).
+  const char* fixture = std::getenv("TAGOP_CALLCHAIN_FIXTURE");
+  REQUIRE(fixture);
+  const std::string file = temp("keys.data");
+  const RunResult rec =
+      run_shell(fmt::format("perf record -q -o {} -e cpu-clock:u -c 250000 --sample-cpu -- {} 300 split", file, fixture));
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  const std::string event = "cpu-clock:u";
+  const auto perf_report = [&](const std::string& sort) {
+    const RunResult perf =
+        run_shell("perf report -i " + file + " --stdio --no-children -g none -n --no-demangle --sort " + sort);
+    REQUIRE(perf.exit_code == 0);
+    return perf_sections(perf.out, false).at(event);
+  };
+  const auto same = [](std::size_t, const std::string& s) { return s; };
+  // perf's columns: pid (tid:comm), dso, [.], sym; tagop's parts: thread
+  // (tid:comm), module, function. The tid alone: perf cuts a comm to its
+  // column's width.
+  const auto perf_thread = [](std::size_t i, const std::string& s) { return i == 0 ? before_colon(s) : i == 2 ? "" : s; };
+  const auto tagop_thread = [](std::size_t i, const std::string& s) { return i == 0 ? before_colon(s) : s; };
+  std::uint64_t perf_unnamed = 0, tagop_unnamed = 0;
+  const auto perf_threads = perf_rows(perf_report("pid,dso,sym"), perf_thread, perf_unnamed);
+  CHECK(perf_threads.size() >= 3);
+  const json by_thread = tagop_json(file + " --by thread,module,function --no-demangle");
+  CHECK(by_thread["keys"] == json::array({"thread", "module", "function"}));
+  CHECK(tagop_rows(by_thread, event, tagop_thread, tagop_unnamed) == perf_threads);
+  CHECK(tagop_unnamed == perf_unnamed);
+  // Three threads in leaf, of two processes.
+  std::set<std::uint32_t> tids, pids;
+  for (const json& row : by_thread["rows"])
+    if (row["parts"][2] == "leaf") tids.insert(row["tid"].get<std::uint32_t>()), pids.insert(row["pid"].get<std::uint32_t>());
+  CHECK(tids.size() == 3);
+  CHECK(pids.size() == 2);
+  // The library's rows are the command's.
+  {
+    tagop::perf_data::PerfDataReader reader(file);
+    using tagop::report::GroupBy;
+    const tagop::report::Report r(reader, {.keys = {GroupBy::thread, GroupBy::module, GroupBy::function}, .demangle = false});
+    const tagop::report::Column samples = tagop::report::resolve_event_column(r.query_names(), event);
+    std::map<std::string, std::uint64_t> library;
+    for (std::uint32_t id : r.select(samples, 0)) {
+      const tagop::report::Row row = r.row(id);
+      REQUIRE(row.parts.size() == 3);
+      REQUIRE(row.tid);
+      CHECK(row.parts[0] == fmt::format("{}:{}", *row.tid, row.comm));
+      if (!row.has_offset) library[fmt::format("{}|{}|{}", *row.tid, row.parts[1], row.parts[2])] += row.results.at(0).count;
+    }
+    CHECK(library == perf_threads);
+  }
+
+  // perf's comm rows are all the processes of one name: tagop's process
+  // rows summed by their comm.
+  const auto perf_comm = [](std::size_t i, const std::string& s) { return i == 2 ? "" : s; };
+  const auto tagop_comm = [](std::size_t i, const std::string& s) { return i == 0 ? s.substr(0, s.rfind(" [")) : s; };
+  perf_unnamed = tagop_unnamed = 0;
+  const json by_process = tagop_json(file + " --by process,module,function --no-demangle");
+  CHECK(tagop_rows(by_process, event, tagop_comm, tagop_unnamed) ==
+        perf_rows(perf_report("comm,dso,sym"), perf_comm, perf_unnamed));
+  CHECK(tagop_unnamed == perf_unnamed);
+
+  // By CPU (perf's 000), and by CPU and thread.
+  const auto perf_cpu = [](std::size_t i, const std::string& s) { return i == 0 ? std::to_string(std::stoul(s)) : before_colon(s); };
+  perf_unnamed = tagop_unnamed = 0;
+  const auto perf_cpus = perf_rows(perf_report("cpu"), perf_cpu, perf_unnamed);
+  CHECK(perf_cpus.size() >= 1);
+  CHECK(tagop_rows(tagop_json(file + " --by cpu"), event, same, tagop_unnamed) == perf_cpus);
+  const auto tids_only = [](std::size_t, const std::string& s) { return before_colon(s); };
+  CHECK(tagop_rows(tagop_json(file + " --by cpu,thread"), event, tids_only, tagop_unnamed) ==
+        perf_rows(perf_report("cpu,pid"), perf_cpu, perf_unnamed));
+  // The same with any number of threads.
+  CHECK(tagop_json(file + " --by cpu,thread,module,function --threads 3")["rows"] ==
+        tagop_json(file + " --by cpu,thread,module,function --threads 1")["rows"]);
+  fs::remove(file);
+
+  // A thread that names itself: its row has its name, as perf's pid rows.
+  const std::string named = temp("named.data");
+  const RunResult named_rec =
+      run_shell(fmt::format("perf record -q -o {} -e cpu-clock:u -c 250000 -- {} 200 named", named, fixture));
+  INFO(named_rec.err);
+  REQUIRE(named_rec.exit_code == 0);
+  const RunResult perf_named = run_shell("perf report -i " + named + " --stdio --no-children -g none -n --sort pid");
+  REQUIRE(perf_named.exit_code == 0);
+  std::map<std::string, std::uint64_t> perf_threads_named, tagop_threads_named;
+  const auto named_sections = perf_sections(perf_named.out, false);
+  for (const auto& [key, n] : named_sections.at(event).samples) {
+    std::string name = key.substr(key.find_first_not_of(' '));
+    perf_threads_named[name] = n;
+  }
+  const json named_report = tagop_json(named + " --by thread");
+  for (const json& row : named_report["rows"])
+    tagop_threads_named[row["name"]] = row["events"][event]["samples"];
+  CHECK(perf_threads_named == tagop_threads_named);
+  CHECK(std::count_if(tagop_threads_named.begin(), tagop_threads_named.end(),
+                      [](const auto& row) { return row.first.ends_with(":second"); }) == 1);
+  fs::remove(named);
 }
 
 TEST_CASE("a capture with DWARF user stacks says they are not unwound", "[report][perf]") {

@@ -635,3 +635,142 @@ TEST_CASE("a column or row id of another report is refused, never read out of bo
   CHECK_THROWS_AS(events.frames(1000), tagop::Error);
   fs::remove(file);
 }
+
+namespace {
+
+// A library report's rows by `keys`: each row's name parts (joined by
+// " | ") -> its op samples (0xF100's count); `threads` tally.
+std::map<std::string, std::uint64_t> op_rows(const std::string& file, std::vector<tagop::report::GroupBy> keys,
+                                             std::size_t threads, std::vector<tagop::report::Row>* rows = nullptr) {
+  tagop::perf_data::PerfDataReader reader(file);
+  const tagop::report::Report r(reader, {.keys = keys, .threads = threads});
+  const tagop::report::Column ops = tagop::report::resolve_column("0xF100");
+  std::size_t query = 0;
+  while (r.query_names().at(query) != "0xF100") ++query;
+  std::map<std::string, std::uint64_t> out;
+  for (std::uint32_t id : r.select(ops, 0)) {
+    const tagop::report::Row row = r.row(id);
+    std::string name;
+    for (const std::string& part : row.parts) name += (name.empty() ? "" : " | ") + part;
+    if (row.parts.empty()) name = row.name;
+    CHECK(out.count(name) == 0);
+    out[name] = row.results.at(query).count;
+    if (rows) rows->push_back(row);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("several keys at once: by process thread cpu and address, counted by hand", "[report][ibs]") {
+  // prog (pid 7, threads 7 and 8) and other (pid 9), each with liba.so at
+  // 0x10000000; op samples at two of its addresses on CPUs 0 and 1.
+  const std::string file = temp("keys.data");
+  struct Samples {
+    std::uint32_t pid, tid, cpu;
+    std::uint64_t offset;
+    int n;
+  };
+  const Samples samples[] = {{7, 7, 0, 0x0, 3}, {7, 8, 1, 0x0, 5}, {7, 8, 0, 0x10, 2}, {9, 9, 1, 0x0, 4}, {7, 7, 1, 0x10, 1}};
+  {
+    IbsCaptureWriter w(file, {});
+    std::uint64_t t = 1;
+    for (const auto& [pid, comm] : {std::pair<std::uint32_t, const char*>{7, "prog"}, {9, "other"}}) {
+      w.perf().comm(pid, pid, comm, true, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
+      w.perf().mmap2(pid, pid, 0x10000000, 0x10000, 0, "/nonexistent/liba.so", {},
+                     {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
+    }
+    // Interleaved, as threads run at once.
+    for (int round = 0; round < 5; ++round)
+      for (const Samples& s : samples)
+        if (round < s.n) w.sample(op_at(0x10000000 + s.offset), s.pid, s.tid, s.cpu, 1000 + t++);
+    w.finish();
+  }
+  using tagop::report::GroupBy;
+  const std::map<std::string, std::uint64_t> by_thread_address{{"7:prog | liba.so+0x0", 3},
+                                                               {"7:prog | liba.so+0x10", 1},
+                                                               {"8:prog | liba.so+0x0", 5},
+                                                               {"8:prog | liba.so+0x10", 2},
+                                                               {"9:other | liba.so+0x0", 4}};
+  const std::map<std::string, std::uint64_t> by_cpu{{"0", 3 + 2}, {"1", 5 + 4 + 1}};
+  const std::map<std::string, std::uint64_t> by_process_module{{"prog [7] | liba.so", 11}, {"other [9] | liba.so", 4}};
+  const std::map<std::string, std::uint64_t> by_cpu_process{
+      {"0 | prog [7]", 5}, {"1 | prog [7]", 6}, {"1 | other [9]", 4}};
+  const std::map<std::string, std::uint64_t> by_thread{{"7:prog", 4}, {"8:prog", 7}, {"9:other", 4}};
+  for (std::size_t threads : {1, 3}) {
+    INFO(threads << " threads");
+    std::vector<tagop::report::Row> rows;
+    CHECK(op_rows(file, {GroupBy::thread, GroupBy::address}, threads, &rows) == by_thread_address);
+    for (const tagop::report::Row& row : rows) {
+      REQUIRE(row.tid);
+      CHECK(row.pid == (*row.tid == 9 ? 9u : 7u));
+      CHECK(row.comm == (row.pid == 9 ? "other" : "prog"));
+      CHECK(!row.cpu);
+      CHECK(row.name == row.parts[0] + "  " + row.parts[1]);
+    }
+    CHECK(op_rows(file, {GroupBy::cpu}, threads) == by_cpu);
+    CHECK(op_rows(file, {GroupBy::process, GroupBy::module}, threads) == by_process_module);
+    CHECK(op_rows(file, {GroupBy::cpu, GroupBy::process}, threads) == by_cpu_process);
+    CHECK(op_rows(file, {GroupBy::thread}, threads) == by_thread);
+    rows.clear();
+    op_rows(file, {GroupBy::address, GroupBy::cpu, GroupBy::thread}, threads, &rows);
+    CHECK(rows.size() == 5);
+    for (const tagop::report::Row& row : rows) CHECK((row.cpu && row.tid && row.parts.size() == 3));
+  }
+  // One key in the list is the key alone: the same rows, and no parts.
+  std::vector<tagop::report::Row> one;
+  CHECK(op_rows(file, {GroupBy::address}, 0, &one) ==
+        std::map<std::string, std::uint64_t>{{"liba.so+0x0", 12}, {"liba.so+0x10", 3}});
+  for (const tagop::report::Row& row : one) CHECK((row.parts.empty() && !row.tid && !row.cpu));
+  // The command: the same rows, each part a field.
+  const json j = report_json(file + " --by thread,address --events 0xF100");
+  CHECK(j["by"] == "address");
+  CHECK(j["keys"] == json::array({"thread", "address"}));
+  std::map<std::string, std::uint64_t> command;
+  for (const json& row : j["rows"]) {
+    command[row["parts"][0].get<std::string>() + " | " + row["parts"][1].get<std::string>()] = row["values"]["0xF100"];
+    CHECK(row["tid"] == std::stoul(row["parts"][0].get<std::string>()));
+    CHECK(row["module"] == "/nonexistent/liba.so");
+  }
+  CHECK(command == by_thread_address);
+  // A CSV column per key.
+  const RunResult csv = run_tagop("report " + file + " --by cpu,process --events 0xF100 --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out, Catch::StartsWith("cpu,process,0xF100,") && Catch::Contains("\n1,other [9],4,"));
+  fs::remove(file);
+}
+
+TEST_CASE("keys that cannot make rows together are refused, and perf's names point at tagop's", "[report]") {
+  using tagop::report::GroupBy;
+  using tagop::report::parse_group_keys;
+  CHECK(parse_group_keys("process,module,function") ==
+        std::vector<GroupBy>{GroupBy::process, GroupBy::module, GroupBy::function});
+  CHECK(parse_group_keys("cpu") == std::vector<GroupBy>{GroupBy::cpu});
+  CHECK_THROWS_WITH(parse_group_keys("comm,dso,sym"),
+                    Catch::Contains("--by 'comm,dso,sym'") && Catch::Contains("perf's comm is tagop's process"));
+  CHECK_THROWS_WITH(parse_group_keys("function,line"), Catch::Contains("function and line together"));
+  CHECK_THROWS_WITH(parse_group_keys("thread,thread"), Catch::Contains("thread is a key twice"));
+  CHECK_THROWS_WITH(parse_group_keys("module,callchain"), Catch::Contains("a call chain crosses modules"));
+  CHECK_THROWS_WITH(parse_group_keys("process,"), Catch::Contains("an empty name"));
+  CHECK_NOTHROW(tagop::report::check_group_keys(std::vector<GroupBy>{GroupBy::callchain, GroupBy::thread}, false));
+  CHECK_THROWS_WITH(tagop::report::check_group_keys(std::vector<GroupBy>{GroupBy::process, GroupBy::function}, true),
+                    Catch::Contains("--children with 2 keys"));
+  CHECK(tagop::report::main_key(std::vector<GroupBy>{GroupBy::process, GroupBy::module, GroupBy::function}) ==
+        GroupBy::function);
+  CHECK(tagop::report::main_key(std::vector<GroupBy>{GroupBy::cpu, GroupBy::module}) == GroupBy::module);
+  CHECK(tagop::report::main_key(std::vector<GroupBy>{GroupBy::cpu, GroupBy::thread}) == GroupBy::cpu);
+  CHECK(tagop::report::group_by_of_perf_key("pid") == GroupBy::thread);
+  CHECK(tagop::report::group_by_of_perf_key("dso") == GroupBy::module);
+  CHECK(!tagop::report::group_by_of_perf_key("overhead"));
+  // The command: perf's --sort keys point at --by.
+  const RunResult sort = run_tagop("report " + source_path("examples/ibs-example.perf.data") + " --sort comm,dso,sym");
+  CHECK(sort.exit_code == 2);
+  CHECK_THAT(sort.err, Catch::Contains("--by process,module,function"));
+  const RunResult by = run_tagop("report " + source_path("examples/ibs-example.perf.data") + " --by sym");
+  CHECK(by.exit_code == 2);
+  CHECK_THAT(by.err, Catch::Contains("perf's sym is --by function"));
+  const RunResult children =
+      run_tagop("report " + source_path("examples/ibs-example.perf.data") + " --by process,function --children");
+  CHECK(children.exit_code == 2);
+  CHECK_THAT(children.err, Catch::Contains("--children with 2 keys"));
+}

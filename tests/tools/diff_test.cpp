@@ -147,6 +147,9 @@ TEST_CASE("diff of two synthetic captures: values, shares, deltas and the noise 
     const RunResult sort = run_tagop("diff " + a + " " + b + " --sort nope");
     CHECK(sort.exit_code == 2);
     CHECK_THAT(sort.err, Catch::Contains("--sort 'nope'"));
+    const RunResult thread = run_tagop("diff " + a + " " + b + " --by thread");
+    CHECK(thread.exit_code == 2);
+    CHECK_THAT(thread.err, Catch::Contains("threads have different ids"));
   }
   fs::remove(a);
   fs::remove(b);

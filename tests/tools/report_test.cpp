@@ -215,6 +215,46 @@ TEST_CASE("report rows: by module, by address, by process", "[perfdata]") {
     CHECK(j["rows"][0]["name"] == "ibs-example [4242]");
     CHECK(j["rows"][0]["pid"] == 4242);
   }
+  SECTION("cpu, and process with module: several keys at once") {
+    // The generator puts sample n (fetch and op, in order) on CPU n / 7 % 4.
+    std::map<std::string, std::uint64_t> expected;
+    for (std::size_t n = 0; n < model_samples(); ++n) ++expected[std::to_string(n / 7 % 4)];
+    const json cpu = report_json(example() + " --by cpu --events 0xF100,0xF000");
+    CHECK(cpu["by"] == "cpu");
+    std::map<std::string, std::uint64_t> rows;
+    for (const json& row : cpu["rows"]) {
+      rows[row["name"]] = row["values"]["0xF100"].get<std::uint64_t>() + row["values"]["0xF000"].get<std::uint64_t>();
+      CHECK(row["cpu"] == std::stoul(row["name"].get<std::string>()));
+    }
+    CHECK(rows == expected);
+    const json pm = report_json(example() + " --by process,module --events 0xF100,0xF000");
+    CHECK(pm["keys"] == json::array({"process", "module"}));
+    REQUIRE(pm["rows"].size() == 2);
+    const ModelTotals program = model_totals([](unsigned f) { return functions[f].module == program_module; });
+    CHECK(pm["rows"][0]["name"] == "ibs-example [4242]  ibs-example");
+    CHECK(pm["rows"][0]["parts"] == json::array({"ibs-example [4242]", "ibs-example"}));
+    CHECK(pm["rows"][0]["pid"] == 4242);
+    CHECK(pm["rows"][0]["comm"] == "ibs-example");
+    CHECK(pm["rows"][0]["module"] == ibs_example::program);
+    CHECK(pm["rows"][0]["values"]["0xF100"] == program.ops);
+    CHECK(pm["rows"][0]["values"]["0xF000"] == program.fetches);
+    // The text's title names the keys.
+    const RunResult text = run_tagop("report " + example() + " --by process,module");
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("2 rows by process, module") && Catch::Contains("ibs-example [4242]  libc.so.6"));
+  }
+}
+
+TEST_CASE("report --help maps perf report's --sort keys onto --by", "[perfdata]") {
+  const RunResult help = run_tagop("report --help");
+  REQUIRE(help.exit_code == 0);
+  // CLI11 wraps the text: its words, not its lines.
+  std::string words;
+  std::istringstream in(help.out);
+  for (std::string w; in >> w;) words += w + " ";
+  CHECK_THAT(words, Catch::Contains("comm -> process, pid or tid -> thread, dso -> module, sym -> function, srcline "
+                                    "-> line, cpu -> cpu"));
+  CHECK_THAT(words, Catch::Contains("--by process,module,function"));
 }
 
 TEST_CASE("report --where filters samples by any predicate", "[perfdata]") {
@@ -265,6 +305,13 @@ TEST_CASE("report refuses bad arguments with exit status 2", "[perfdata]") {
     const char* message;
   } cases[] = {
       {"--by nothing", "--by 'nothing'"},
+      {"--by sym", "perf's sym is --by function"},
+      {"--by function,line", "function and line together"},
+      {"--by process,nothing", "'nothing' is not a key"},
+      {"--sort sym", "--by function"},
+      {"--sort comm,dso,sym", "--by process,module,function"},
+      {"--by process,function --children", "--children with 2 keys"},
+      {"--by process,function --html x.html", "--html"},
       {"--events 0xF999", "no IBS derived event 0xF999"},
       {"--events 'no such event'", "unknown column 'no such event'"},
       {"--view everything", "unknown view 'everything'"},

@@ -44,12 +44,45 @@ namespace report {
 /// PMU, or (without PMU mappings) a raw-sampling event of a dynamic PMU.
 bool holds_ibs_events(const perf_data::FileInfo& info);
 
-enum class GroupBy { function, module, process, address, line, callchain };
+/// What a report's rows are: one key (Options::by), or several at once
+/// (Options::keys), as perf report's --sort comm,dso,sym.
+enum class GroupBy {
+  function,   ///< perf's sym
+  module,     ///< perf's dso
+  process,    ///< a process (pid and name); perf's comm rows are of a name (a thread's, when sampled)
+  address,    ///< module+offset
+  line,       ///< perf's srcline
+  callchain,  ///< the whole call chain, callers first
+  thread,     ///< perf's pid and tid (perf's pid rows are threads): a thread, named tid:name (its last name, else its process's)
+  cpu,        ///< perf's cpu: the CPU that took the sample
+};
 
-/// "function", "module", "process", "address", "line", "callchain".
+/// "function", "module", "process", "address", "line", "callchain",
+/// "thread", "cpu".
 std::string_view name_of(GroupBy by);
 /// The GroupBy of a name, or nullopt.
 std::optional<GroupBy> parse_group_by(std::string_view name);
+/// Keys from a list such as "process,module,function" (names as
+/// parse_group_by's, separated by commas, in the order of the rows' name
+/// parts). Throws tagop::Error for an unknown or repeated name, or a list
+/// that check_group_keys() refuses; `what` starts the message ("--by").
+std::vector<GroupBy> parse_group_keys(std::string_view list, std::string_view what = "--by");
+/// Throws tagop::Error for keys that cannot make rows together: none; one
+/// twice; two of function, address, line and callchain (a row is one of
+/// them); module with callchain (a chain crosses modules); several keys
+/// with `children` (callees are summed into the callers of one key).
+/// module with function, address or line adds the module's name to the
+/// row's name (the function's module already tells the rows apart).
+void check_group_keys(std::span<const GroupBy> keys, bool children);
+/// The key that decides what a row of `keys` is at its heart, which
+/// Report::by() says: the first of function, address, line and callchain,
+/// else module, else the first key (process, thread or cpu).
+GroupBy main_key(std::span<const GroupBy> keys);
+/// The GroupBy that a perf report --sort key stands for: comm -> process
+/// (perf's rows are of a name, a thread's when sampled; tagop's of a pid), pid and tid -> thread
+/// (perf's pid rows are threads, named tid:comm), dso -> module, sym ->
+/// function, srcline -> line, cpu -> cpu; nullopt for others.
+std::optional<GroupBy> group_by_of_perf_key(std::string_view perf_key);
 
 /// Sample times, as the capture's clock counts them (ns), both inclusive.
 struct TimeRange {
@@ -67,7 +100,17 @@ struct Filters {
 };
 
 struct Options {
+  /// The rows' key, when `keys` is empty.
   GroupBy by = GroupBy::function;
+  /// Several keys at once, in the order of the rows' name parts (as perf
+  /// report --sort comm,dso,sym): a row is one distinct value of all of
+  /// them, e.g. {process, module, function}. Empty: `by` alone (and
+  /// `by_process`); one key: that key as `by` (with `by_process`). With
+  /// several, `by` and `by_process` are not read, Report::by() is
+  /// main_key(keys), and each Row has its name's parts (Row::parts).
+  /// check_group_keys() says which lists the report takes. A thread or
+  /// cpu key tallies each sample by its tid or CPU too: only then.
+  std::vector<GroupBy> keys{};
   Filters filters{};
   /// IBS: the processor, when the file's HEADER_CPUID is missing or wrong.
   std::optional<CpuId> cpu{};
@@ -146,8 +189,14 @@ struct Row {
   std::string build_id;  ///< the module's, lowercase hex; "" when not known
   std::uint64_t offset = 0;
   bool has_offset = false;  ///< the name is module+offset
-  std::uint32_t pid = 0;    ///< by process, or Options::by_process
+  std::uint32_t pid = 0;    ///< by process or thread, or Options::by_process
   std::string comm;         ///< the process's name then ("" when not known)
+  std::optional<std::uint32_t> tid;  ///< with a thread key: the thread's id
+  std::optional<std::uint32_t> cpu;  ///< with a cpu key: the CPU's number
+  /// With several keys: the name's parts, one per key in their order
+  /// (Report::keys()); `name` is them joined by two spaces, as perf
+  /// report's columns. Empty with one key.
+  std::vector<std::string> parts;
   std::vector<QueryResult> results;   ///< one per query
   std::vector<QueryResult> children;  ///< with Options::children: its callees' samples added
 };
@@ -164,6 +213,8 @@ class Report {
   /// IBS: the columns are derived events; otherwise the capture's events.
   bool ibs() const;
   GroupBy by() const;
+  /// The rows' keys, in their order: Options::keys, or {Options::by}.
+  const std::vector<GroupBy>& keys() const;
   /// Whether the rows are split by process (Options::by_process).
   bool by_process() const;
   /// IBS: the processor and where it came from ("HEADER_CPUID", "--family/--model").
