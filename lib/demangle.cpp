@@ -33,6 +33,18 @@ extern "C" void count_demangled(const char*, std::size_t n, void* opaque) {
   if (text->size > max_demangled) std::longjmp(text->too_long, 1);
 }
 
+// The short name's text, kept up to the bound.
+struct BoundedString {
+  std::string text;
+  std::jmp_buf too_long;
+};
+
+extern "C" void append_demangled(const char* part, std::size_t n, void* opaque) {
+  auto* out = static_cast<BoundedString*>(opaque);
+  if (out->text.size() + n > max_demangled) std::longjmp(out->too_long, 1);
+  out->text.append(part, n);
+}
+
 bool demangles_within_bounds(const char* name) {
   if (std::strlen(name) > max_mangled) return false;
   BoundedText text;
@@ -53,6 +65,17 @@ std::string demangle(const char* name) {
   int status = -1;
   const std::unique_ptr<char, FreeDeleter> demangled(abi::__cxa_demangle(name, nullptr, nullptr, &status));
   return status == 0 && demangled ? std::string(demangled.get()) : std::string(name);
+}
+
+std::string demangle_short(const char* name) {
+  if (name[0] != '_' || name[1] != 'Z' || std::strlen(name) > max_mangled) return name;
+  // The string is reserved to the bound first: the jump out of the callback
+  // never leaves an allocation half made (append stays within capacity).
+  BoundedString out;
+  out.text.reserve(max_demangled);
+  if (setjmp(out.too_long) != 0) return name;
+  if (cplus_demangle_v3_callback(name, DMGL_NO_OPTS, append_demangled, &out) == 0) return name;
+  return std::string(out.text);
 }
 
 }  // namespace tagop

@@ -56,6 +56,7 @@ struct ReportOptions {
   bool estimates = false;
   bool children = false;
   bool no_demangle = false;
+  bool signatures = false;
   KernelSymbolOptions kernel;
   OutputOptions output;
   std::string output_file;  // -o: an export's file
@@ -146,6 +147,7 @@ void run_report(const ReportOptions& o) {
   options.by = *by;
   options.children = o.children;
   options.demangle = !o.no_demangle;
+  options.signatures = o.signatures;
   options.threads = o.threads;
   options.max_stack = o.max_stack;
   report::Filters& filters = options.filters;
@@ -342,6 +344,9 @@ void add_report_command(CLI::App& app) {
   cmd->add_flag("--children", o->children,
                 "Add each row's callees' samples to it (inclusive), from the call chains (perf record -g)");
   cmd->add_flag("--no-demangle", o->no_demangle, "Functions by their symbols' names, not demangled (as perf)");
+  cmd->add_flag("--signatures", o->signatures,
+                "C++ functions with their parameter lists, f(int) (as perf report -v); by default the name alone, "
+                "f, as perf report prints it (overloads stay separate rows)");
   cmd->add_option("--cpu", o->cpus, "Only samples from these CPUs")->delimiter(',');
   cmd->add_option("--pid", o->pids, "Only samples from these processes")->delimiter(',');
   cmd->add_option("--tid", o->tids, "Only samples from these threads")->delimiter(',');

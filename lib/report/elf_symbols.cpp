@@ -9,6 +9,7 @@
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
 
+#include "../demangle.hpp"           // demangle_short
 #include <tagop/error.hpp>           // Error
 #include <tagop/module_symbols.hpp>  // ModuleSymbols
 #include <tagop/report/symbols.hpp>
@@ -20,6 +21,17 @@ void SymbolTable::lines(std::span<const std::uint64_t>, std::span<Line> out) con
 }
 
 std::string SymbolTable::file_name(std::uint32_t) const { return {}; }
+
+std::string SymbolTable::short_function_name(std::uint32_t function) const {
+  const std::string symbol = symbol_name(function);
+  if (!symbol.starts_with("_Z")) return function_name(function);
+  // A mangled name has no '@': what follows is a PLT stub's or a version's.
+  const std::size_t at = symbol.find('@');
+  const std::string mangled = symbol.substr(0, at);
+  const std::string name = demangle_short(mangled.c_str());
+  if (name == mangled) return function_name(function);
+  return at == std::string::npos ? name : name + symbol.substr(at);
+}
 
 namespace {
 

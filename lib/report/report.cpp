@@ -96,6 +96,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   s.children = o.children;
   s.by_process = o.by_process && o.by != GroupBy::process;
   s.demangle = o.demangle;
+  s.signatures = o.signatures;
   s.ibs = holds_ibs_events(info);
   std::uint32_t needed = 0;
   if (s.ibs) {

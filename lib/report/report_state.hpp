@@ -60,6 +60,11 @@ struct KindOutcomes {
 };
 
 struct Report::State {
+  /// A function's name as the options ask (demangle, signatures).
+  std::string function_name(const SymbolTable& symbols, std::uint32_t function) const {
+    if (!demangle) return symbols.symbol_name(function);
+    return signatures ? symbols.function_name(function) : symbols.short_function_name(function);
+  }
   /// Throws ColumnError for a column made for another kind of report.
   void check(const Column& column) const;
   /// Throws tagop::Error for a row id the report does not have.
@@ -69,6 +74,7 @@ struct Report::State {
   bool children = false;
   bool by_process = false;  // Options::by_process
   bool demangle = true;
+  bool signatures = false;  // Options::signatures
   std::optional<amd_ibs::IbsCapture> capture;
   CpuId cpu;
   std::string cpu_source;

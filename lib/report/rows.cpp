@@ -335,7 +335,7 @@ std::string Report::State::name(const RowKey& key) const {
     case RowKey::Type::function: {
       const SymbolTable& symbols = *identities[key.owner].symbols;
       const auto function = static_cast<std::uint32_t>(key.value);
-      return demangle ? symbols.function_name(function) : symbols.symbol_name(function);
+      return function_name(symbols, function);
     }
     case RowKey::Type::line:
       return fmt::format("{}:{}", identities[key.owner].symbols->file_name(static_cast<std::uint32_t>(key.value >> 32)),
@@ -347,7 +347,10 @@ std::string Report::State::name(const RowKey& key) const {
     }
     case RowKey::Type::process: {
       const std::string& comm = comms[key.value];
-      return comm.empty() ? fmt::format("[{}]", key.owner) : fmt::format("{} [{}]", comm, key.owner);
+      // As perf names a thread it saw no COMM for (":pid"); pid -1 as a
+      // signed number, as perf reads it (a pid_t).
+      const auto pid = static_cast<std::int32_t>(key.owner);
+      return comm.empty() ? fmt::format(":{}", pid) : fmt::format("{} [{}]", comm, pid);
     }
     case RowKey::Type::chain: {
       std::string out;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -326,4 +327,71 @@ TEST_CASE("a capture with DWARF user stacks says they are not unwound", "[report
   CHECK_THAT(r.err, Catch::Contains("PERF_SAMPLE_STACK_USER") && Catch::Contains("not supported yet"));
   CHECK_THAT(json::parse(r.out)["warnings"].dump(), Catch::Contains("DWARF unwinding"));
   fs::remove(file);
+}
+
+TEST_CASE("C++ names: perf report's (no parameter lists) and --signatures for the full ones", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: the comparison with perf report is not run");
+    return;
+  }
+  // Overloads, templates, a namespace, an operator and a lambda, each kept
+  // out of line and busy for a while.
+  const std::string source = temp("names.cpp"), program = temp("names"), file = temp("names.data");
+  std::ofstream(source) << R"(#include <chrono>
+namespace ns {
+template <typename T> struct Box { T v; __attribute__((noinline)) T spin(long n) const {
+  volatile T s = v; for (long i = 0; i < n; ++i) s = s * 3 + T(i); return s; } };
+}
+__attribute__((noinline)) long work(long n) { volatile long s = 0; for (long i = 0; i < n; ++i) s = s + i; return s; }
+__attribute__((noinline)) double work(double n) { volatile double s = 0; for (long i = 0; i < long(n); ++i) s = s + 0.5; return s; }
+struct V { long x; __attribute__((noinline)) V operator+(const V& o) const {
+  volatile long s = x; for (long i = 0; i < o.x; ++i) s = s + i; return V{s}; } };
+int main() {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+  volatile long sink = 0;
+  auto lam = [](long n) __attribute__((noinline)) { volatile long s = 1; for (long i = 0; i < n; ++i) s = s + i; return long(s); };
+  while (std::chrono::steady_clock::now() < end)
+    sink = sink + work(100000L) + long(work(100000.0)) + ns::Box<long>{3}.spin(100000) +
+           long(ns::Box<double>{1}.spin(100000)) + (V{2} + V{100000}).x + lam(100000);
+}
+)";
+  const RunResult cc = run_shell("c++ -O1 -fno-omit-frame-pointer -o " + program + " " + source);
+  if (cc.exit_code != 0) {
+    WARN("no C++ compiler here: C++ names are not compared with perf's\n" << cc.err);
+    fs::remove(source);
+    return;
+  }
+  const RunResult rec = run_shell(fmt::format("perf record -q -o {} -e cpu-clock -- {}", file, program));
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  const std::string dso = fs::path(program).filename().string();
+  const RunResult perf =
+      run_shell("perf report -i " + file + " --stdio --no-children -n --sort sym --dsos " + dso + " 2>/dev/null");
+  REQUIRE(perf.exit_code == 0);
+  // Rows by name: the sample counts of each row of that name (overloads
+  // are two rows of one name in perf report).
+  std::map<std::string, std::multiset<std::uint64_t>> perf_rows, tagop_rows, full_rows;
+  std::istringstream lines(perf.out);
+  const std::regex row(R"(^ +[\d.]+% +(\d+)  \[\.\] (.*\S) *$)");
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_match(line, m, row)) perf_rows[m[2]].insert(std::stoull(m[1]));
+  const json t = tagop_json(file);
+  for (const json& r : t["rows"])
+    if (r["module"] == program) tagop_rows[r["name"]].insert(r["samples"].get<std::uint64_t>());
+  CHECK(tagop_rows == perf_rows);
+  CHECK(perf_rows.count("work"));
+  CHECK(perf_rows.count("ns::Box<long>::spin"));
+  CHECK(perf_rows.count("V::operator+"));
+  CHECK(perf_rows.count("main::{lambda(long)#1}::operator()"));
+  // With parameter lists: the overloads apart by name, as C++ writes them.
+  const json full = tagop_json(file + " --signatures");
+  for (const json& r : full["rows"])
+    if (r["module"] == program) full_rows[r["name"]].insert(r["samples"].get<std::uint64_t>());
+  CHECK(full_rows.count("work(long)"));
+  CHECK(full_rows.count("work(double)"));
+  CHECK(full_rows.count("ns::Box<long>::spin(long) const"));
+  CHECK(full_rows.count("V::operator+(V const&) const"));
+  CHECK(full_rows.count("main::{lambda(long)#1}::operator()(long) const"));
+  for (const std::string& f : {source, program, file}) fs::remove(f);
 }

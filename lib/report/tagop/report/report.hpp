@@ -80,6 +80,10 @@ struct Options {
   bool by_process = false;
   /// Functions by their demangled names (false: as the symbol tables have them).
   bool demangle = true;
+  /// Demangled C++ names with their parameter lists (`f(int)`, as perf
+  /// report -v); false: the names alone (`f`), as perf report prints them
+  /// by default. Overloads stay separate rows of one name, as in perf.
+  bool signatures = false;
   /// The frames of a call chain that are read, from the sample outward, as
   /// perf report's --max-stack (its default, the kernel's
   /// perf_event_max_stack, is 127): context markers do not count. A chain
