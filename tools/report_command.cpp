@@ -9,6 +9,7 @@
 #include <charconv>   // std::from_chars
 #include <cstdio>     // stderr
 #include <filesystem>  // the progress bar's label
+#include <optional>   // --width
 #include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
@@ -25,6 +26,7 @@
 #include "output.hpp"
 #include "read_progress.hpp"
 #include "report_output.hpp"
+#include "terminal.hpp"
 
 namespace tagop::cli {
 
@@ -57,6 +59,7 @@ struct ReportOptions {
   bool children = false;
   bool no_demangle = false;
   bool signatures = false;
+  std::optional<std::size_t> width;  // --width; by default 60 on a terminal, else 0 (whole)
   KernelSymbolOptions kernel;
   OutputOptions output;
   std::string output_file;  // -o: an export's file
@@ -190,6 +193,7 @@ void run_report(const ReportOptions& o) {
   v.damaged_features = reader.info().damaged_features;
   if (const auto emulation = emulate::emulation_of(reader.info())) v.emulated = emulation->label();
   v.estimates = o.estimates;
+  v.name_width = o.width ? *o.width : terminal_width() != 0 ? 60 : 0;
   v.children = o.children;
   if (ibs) {
     v.columns = columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });
@@ -354,6 +358,10 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--time", o->time, "Only samples from START to STOP, in seconds as perf script prints them: START,STOP");
   cmd->add_option("--family", o->family, "The processor family, when the file does not say (10h, 0x19, 25)");
   cmd->add_option("--model", o->model, "The processor model, with --family");
+  cmd->add_option("--width", o->width,
+                  "Text: cut row names to N columns (0: never); by default 60 when stdout is a terminal, else whole. "
+                  "A call chain is cut in the middle, its leaf (the last frame) kept whole")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
   cmd->add_option("--threads", o->threads,
                   fmt::format("Threads that tally, up to {} (4 per CPU, at least 16; 0: by the CPUs: 1 on 1, 2 on 2, "
