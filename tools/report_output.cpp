@@ -428,13 +428,28 @@ double share(const QueryResult& part, const QueryResult& whole) {
   return whole.total ? 100.0 * static_cast<double>(part.total) / static_cast<double>(whole.total) : 0.0;
 }
 
+// The events a table shows: those with samples, as perf report shows
+// them (its --skip-empty, the default: perf record -a's dummy:HG event
+// has none); all of them when none has.
+std::vector<std::size_t> events_shown(const Report& r) {
+  std::vector<std::size_t> shown;
+  for (std::size_t e = 0; e < r.query_names().size(); ++e)
+    if (r.totals()[e].count) shown.push_back(e);
+  if (shown.empty())
+    for (std::size_t e = 0; e < r.query_names().size(); ++e) shown.push_back(e);
+  return shown;
+}
+
 void events_text(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
   const auto& events = r.query_names();
+  const std::vector<std::size_t> shown_events = events_shown(r);
   std::vector<std::string> each;
   std::uint64_t counted = 0;
   for (std::size_t e = 0; e < events.size(); ++e) {
-    each.push_back(fmt::format("{} {}", printable(events[e]), r.totals()[e].count));
+    const bool hidden = shown_events.size() < events.size() && r.totals()[e].count == 0;
+    each.push_back(fmt::format("{} {}{}", printable(events[e]), r.totals()[e].count,
+                               hidden ? " (not shown: no samples, as perf report)" : ""));
     counted += r.totals()[e].count;
   }
   fmt::print("{}: no IBS events, so no derived events: {} samples of {} ({} kept, {} lost), each event in its own "
@@ -448,14 +463,14 @@ void events_text(const Report& r, const ReportView& v) {
              v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.children ? ", each with its callees' periods (--children)" : "");
   std::vector<std::string> header{by_title(r.by())};
-  for (const std::string& e : events) {
-    header.push_back(fmt::format("{} {}", e, v.children ? "children" : "overhead"));
+  for (std::size_t e : shown_events) {
+    header.push_back(fmt::format("{} {}", events[e], v.children ? "children" : "overhead"));
     if (v.children) header.push_back("self");
     header.push_back("samples");
   }
   auto cells = [&](const std::string& name, const std::vector<QueryResult>& values, const std::vector<QueryResult>& self) {
     std::vector<std::string> line{name};
-    for (std::size_t e = 0; e < events.size(); ++e) {
+    for (std::size_t e : shown_events) {
       line.push_back(percent(share(values[e], r.totals()[e])));
       if (v.children) line.push_back(percent(share(self[e], r.totals()[e])));
       line.push_back(fmt::format("{}", values[e].count));
@@ -473,11 +488,12 @@ void events_text(const Report& r, const ReportView& v) {
 
 void events_csv(const Report& r, const ReportView& v) {
   const auto& events = r.query_names();
+  const std::vector<std::size_t> shown_events = events_shown(r);
   std::vector<std::string> columns;
-  for (const std::string& e : events)
-    for (const char* what : {"percent", "samples", "period"}) columns.push_back(csv_field(e + " " + what));
+  for (std::size_t e : shown_events)
+    for (const char* what : {"percent", "samples", "period"}) columns.push_back(csv_field(events[e] + " " + what));
   print_csv_table(r, v, columns, [&](const std::vector<QueryResult>& results, std::vector<std::string>& cells) {
-    for (std::size_t e = 0; e < events.size(); ++e) {
+    for (std::size_t e : shown_events) {
       cells.push_back(fmt::format("{:.4f}", share(results[e], r.totals()[e])));
       cells.push_back(fmt::format("{}", results[e].count));
       cells.push_back(fmt::format("{}", results[e].total));

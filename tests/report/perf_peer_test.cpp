@@ -395,3 +395,34 @@ int main() {
   CHECK(full_rows.count("main::{lambda(long)#1}::operator()(long) const"));
   for (const std::string& f : {source, program, file}) fs::remove(f);
 }
+
+TEST_CASE("perf record -a: events without samples (dummy:HG) hidden in text and CSV as perf report hides them",
+          "[report][perf]") {
+  const std::string file = temp("system-wide.data");
+  const RunResult rec = run_shell("perf record -q -a -o " + file + " -e cpu-clock -- sleep 0.2");
+  if (!perf_can_record() || rec.exit_code != 0) {
+    WARN("perf cannot record system-wide here: not compared with perf report\n" << rec.err);
+    fs::remove(file);
+    return;
+  }
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio -n --sort comm 2>/dev/null");
+  REQUIRE(perf.exit_code == 0);
+  std::vector<std::string> perf_events;
+  for (const OrderedSection& s : perf_sections_in_order(perf.out)) perf_events.push_back(s.event);
+  CHECK(perf_events == std::vector<std::string>{"cpu-clock"});
+  // The capture holds both: JSON keeps each event, with its zero.
+  const json t = tagop_json(file + " --by process");
+  REQUIRE(t["events"] == json::array({"cpu-clock", "dummy:HG"}));
+  CHECK(t["event_totals"]["dummy:HG"]["samples"] == 0);
+  const RunResult text = run_tagop("report " + file + " --by process --top 1");
+  REQUIRE(text.exit_code == 0);
+  std::string header;
+  for (std::istringstream lines(text.out); std::getline(lines, header);)
+    if (header.starts_with("process ")) break;
+  CHECK_THAT(header, Catch::Contains("cpu-clock overhead") && !Catch::Contains("dummy"));
+  CHECK_THAT(text.out, Catch::Contains("dummy:HG 0 (not shown: no samples"));
+  const RunResult csv = run_tagop("report " + file + " --by process --top 1 --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out, Catch::StartsWith("process,cpu-clock percent,cpu-clock samples,cpu-clock period\n"));
+  fs::remove(file);
+}
