@@ -186,6 +186,10 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.warnings.push_back(fmt::format("{} sample{} had call chains of more than {} frames: cut there, as perf report "
                                      "--max-stack {} cuts them (give a larger --max-stack for more)",
                                      n, n == 1 ? "" : "s", o.max_stack, o.max_stack));
+  if (const std::uint64_t n = walk.dropped_chains())
+    s.warnings.push_back(fmt::format("{} sample{} had a corrupt call chain (a -1 among its frames, which a broken "
+                                     "stack leaves): counted without it, as perf report discards such chains",
+                                     n, n == 1 ? "" : "s"));
   if (const std::uint64_t n = walk.unknown_read_values())
     s.warnings.push_back(fmt::format("{} counter value{} that samples read (PERF_SAMPLE_READ) named no event of the "
                                      "file (an unknown id): not counted, as perf does not count them",

@@ -27,7 +27,11 @@ constexpr std::uint64_t context_max = static_cast<std::uint64_t>(-4095);
 constexpr std::uint32_t none = 0xFFFFFFFFu;
 constexpr std::uint32_t frame_bit = 0x80000000u;
 
-bool kernel_address(std::uint64_t ip) { return ip >> 63; }
+// An address in the kernel's half (x86-64, 4- or 5-level paging: its top
+// byte all ones). A non-canonical one (0x8000...: garbage that a user
+// stack walk read) is in no one's half: perf finds it in no map of the
+// user's, so "[unknown]".
+bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
 
 // An address of a sample (tag: its entry) or of a call chain's frame (tag:
 // the frame's slot | frame_bit).

@@ -19,7 +19,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <tagop/perf_data_writer.hpp>
+
 #include "../run_command.hpp"
+#include "../software_event_attr.hpp"
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -424,5 +427,75 @@ TEST_CASE("perf record -a: events without samples (dummy:HG) hidden in text and 
   const RunResult csv = run_tagop("report " + file + " --by process --top 1 --format csv");
   REQUIRE(csv.exit_code == 0);
   CHECK_THAT(csv.out, Catch::StartsWith("process,cpu-clock percent,cpu-clock samples,cpu-clock period\n"));
+  fs::remove(file);
+}
+
+TEST_CASE("garbage in call chains and processes without COMM: named as perf report names them", "[report][perf]") {
+  if (run_shell("perf --version").exit_code != 0) {
+    WARN("no perf here: not compared with perf report");
+    return;
+  }
+  // Written here, read by both: in /nonexistent/liba.so (no symbols),
+  // 4 samples with a sound user chain, 3 whose chain holds a non-canonical
+  // address (garbage a user stack walk read), 2 whose chain holds -1; one
+  // sample of a pid without COMM, one of pid -1.
+  using namespace tagop::perf_data;
+  const std::string file = temp("garbage.data");
+  {
+    perf_event_attr attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000);
+    attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    PerfDataWriter w(file, {{.attr = attr, .ids = {7}, .name = "cpu-clock"}});
+    w.comm(10, 10, "prog");
+    w.mmap2(10, 10, 0x10000000, 0x10000, 0, "/nonexistent/liba.so", {}, {}, misc_user);
+    const std::uint64_t sound[] = {PERF_CONTEXT_USER, 0x10000100, 0x10000200};
+    const std::uint64_t garbage[] = {PERF_CONTEXT_USER, 0x10000100, 0x8000123456789abcull, 0x10000300};
+    const std::uint64_t minus_one[] = {PERF_CONTEXT_USER, 0x10000100, ~std::uint64_t{0}, 0x10000400};
+    const std::uint64_t elsewhere[] = {PERF_CONTEXT_USER, 0x30000100};
+    std::uint64_t t = 1;
+    auto put = [&](int n, std::uint32_t pid, std::uint64_t ip, std::span<const std::uint64_t> chain) {
+      for (int i = 0; i < n; ++i)
+        w.sample(0, {.ip = ip, .pid = pid, .tid = pid, .time = t++, .period = 1000, .callchain = chain});
+    };
+    put(4, 10, 0x10000100, sound);
+    put(3, 10, 0x10000100, garbage);
+    put(2, 10, 0x10000100, minus_one);
+    put(1, 32478, 0x30000100, elsewhere);
+    put(1, 0xFFFFFFFFu, 0x30000100, elsewhere);
+    w.finish();
+  }
+  // Processes: perf's comm column is what tagop names a process without
+  // COMM (":pid", pid -1 signed).
+  const RunResult comms = run_shell("perf report -i " + file + " --stdio -n --no-children -g none --sort comm 2>/dev/null");
+  REQUIRE(comms.exit_code == 0);
+  const std::map<std::string, std::uint64_t> perf_comms = perf_sections(comms.out, false)["cpu-clock"].samples;
+  CHECK(perf_comms == std::map<std::string, std::uint64_t>{{"prog", 9}, {":32478", 1}, {":-1", 1}});
+  std::map<std::string, std::uint64_t> tagop_comms;
+  const json processes = tagop_json(file + " --by process");
+  for (const json& row : processes["rows"])
+    tagop_comms[row["name"] == "prog [10]" ? "prog" : row["name"].get<std::string>()] = row["samples"];
+  CHECK(tagop_comms == perf_comms);
+  // Addresses with their callers: perf's children by dso and address. The
+  // garbage address is [unknown]'s; the chains with -1 are discarded
+  // (nothing of 0x10000400), their samples kept.
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio -n --children -g none --sort dso,sym 2>/dev/null");
+  REQUIRE(perf.exit_code == 0);
+  const PerfSection section = perf_sections(perf.out, true)["cpu-clock"];
+  const std::string garbage_row = "[unknown]         [.] 0x8000123456789abc";
+  REQUIRE(section.percent.count(garbage_row));
+  CHECK(section.percent.at(garbage_row) == Approx(100.0 * 3 / 11).margin(0.006));
+  for (const auto& [key, percent] : section.percent) CHECK_THAT(key, !Catch::Contains("10000400"));
+  const RunResult t = run_tagop("report " + file + " --by address --children --json --top 0");
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK_THAT(t.err, Catch::Contains("2 samples had a corrupt call chain"));
+  std::map<std::string, json> rows;
+  const json addresses = json::parse(t.out);
+  for (const json& row : addresses["rows"]) rows[row["name"]] = row;
+  REQUIRE(rows.count("[unknown]+0x8000123456789abc"));
+  CHECK(rows["[unknown]+0x8000123456789abc"]["module"] == "[unknown]");
+  CHECK(rows["[unknown]+0x8000123456789abc"]["children"]["cpu-clock"]["percent"].get<double>() ==
+        Approx(section.percent.at(garbage_row)).margin(0.006));
+  CHECK(rows.count("liba.so+0x400") == 0);
+  CHECK(rows["liba.so+0x100"]["samples"] == section.samples.at("liba.so           [.] 0x0000000000000100"));
   fs::remove(file);
 }
