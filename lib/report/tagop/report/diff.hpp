@@ -89,8 +89,10 @@ std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std
 
 /// An event of A and the event of B it is compared with.
 struct EventMatch {
-  std::size_t a = 0, b = 0;    ///< the events' indexes (Report::query_names)
-  std::string name_a, name_b;  ///< their names ("cpu-clock:ppp", "cpu-clock")
+  std::size_t a = 0;       ///< A's event's index (Report::query_names)
+  std::size_t b = 0;       ///< B's event's index
+  std::string name_a;      ///< A's event's name ("cpu-clock:ppp")
+  std::string name_b;      ///< B's event's name ("cpu-clock")
 };
 
 /// How the events of two captures without IBS pair up, as perf diff pairs
