@@ -45,6 +45,15 @@ extern "C" void append_demangled(const char* part, std::size_t n, void* opaque) 
   out->text.append(part, n);
 }
 
+// The short name into `out`, which lives in the caller's frame (not in
+// the one that setjmp returns to twice). The callback jumps out before it
+// appends, never inside an allocation; the frames it jumps over
+// (libiberty's, in C) own nothing to free.
+bool short_within_bounds(const char* name, BoundedString& out) {
+  if (setjmp(out.too_long) != 0) return false;
+  return cplus_demangle_v3_callback(name, DMGL_NO_OPTS, append_demangled, &out) != 0;
+}
+
 bool demangles_within_bounds(const char* name) {
   if (std::strlen(name) > max_mangled) return false;
   BoundedText text;
@@ -69,13 +78,8 @@ std::string demangle(const char* name) {
 
 std::string demangle_short(const char* name) {
   if (name[0] != '_' || name[1] != 'Z' || std::strlen(name) > max_mangled) return name;
-  // The string is reserved to the bound first: the jump out of the callback
-  // never leaves an allocation half made (append stays within capacity).
   BoundedString out;
-  out.text.reserve(max_demangled);
-  if (setjmp(out.too_long) != 0) return name;
-  if (cplus_demangle_v3_callback(name, DMGL_NO_OPTS, append_demangled, &out) == 0) return name;
-  return std::string(out.text);
+  return short_within_bounds(name, out) ? std::move(out.text) : std::string(name);
 }
 
 }  // namespace tagop

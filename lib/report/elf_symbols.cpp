@@ -43,6 +43,13 @@ class ElfSymbolTable final : public SymbolTable {
   }
   std::string function_name(std::uint32_t function) const override { return symbols_->function_name(function); }
   std::string symbol_name(std::uint32_t function) const override { return symbols_->symbol_name(function); }
+  // Made once per function, as ModuleSymbols keeps its demangled names
+  // (rows by call chain name a function once per chain it is in).
+  std::string short_function_name(std::uint32_t function) const override {
+    auto it = short_names_.find(function);
+    if (it == short_names_.end()) it = short_names_.emplace(function, SymbolTable::short_function_name(function)).first;
+    return it->second;
+  }
   std::optional<std::uint64_t> function_start(std::uint32_t function) const override {
     return symbols_->function_start(function);
   }
@@ -57,6 +64,7 @@ class ElfSymbolTable final : public SymbolTable {
 
  private:
   std::shared_ptr<const ModuleSymbols> symbols_;  // shared by the spellings of one file
+  mutable std::unordered_map<std::uint32_t, std::string> short_names_;  // by function
 };
 
 class ElfSymbolSource final : public SymbolSource {
