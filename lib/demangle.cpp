@@ -33,6 +33,27 @@ extern "C" void count_demangled(const char*, std::size_t n, void* opaque) {
   if (text->size > max_demangled) std::longjmp(text->too_long, 1);
 }
 
+// The short name's text, kept up to the bound.
+struct BoundedString {
+  std::string text;
+  std::jmp_buf too_long;
+};
+
+extern "C" void append_demangled(const char* part, std::size_t n, void* opaque) {
+  auto* out = static_cast<BoundedString*>(opaque);
+  if (out->text.size() + n > max_demangled) std::longjmp(out->too_long, 1);
+  out->text.append(part, n);
+}
+
+// The short name into `out`, which lives in the caller's frame (not in
+// the one that setjmp returns to twice). The callback jumps out before it
+// appends, never inside an allocation; the frames it jumps over
+// (libiberty's, in C) own nothing to free.
+bool short_within_bounds(const char* name, BoundedString& out) {
+  if (setjmp(out.too_long) != 0) return false;
+  return cplus_demangle_v3_callback(name, DMGL_NO_OPTS, append_demangled, &out) != 0;
+}
+
 bool demangles_within_bounds(const char* name) {
   if (std::strlen(name) > max_mangled) return false;
   BoundedText text;
@@ -53,6 +74,12 @@ std::string demangle(const char* name) {
   int status = -1;
   const std::unique_ptr<char, FreeDeleter> demangled(abi::__cxa_demangle(name, nullptr, nullptr, &status));
   return status == 0 && demangled ? std::string(demangled.get()) : std::string(name);
+}
+
+std::string demangle_short(const char* name) {
+  if (name[0] != '_' || name[1] != 'Z' || std::strlen(name) > max_mangled) return name;
+  BoundedString out;
+  return short_within_bounds(name, out) ? std::move(out.text) : std::string(name);
 }
 
 }  // namespace tagop

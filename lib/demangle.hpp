@@ -13,4 +13,10 @@ namespace tagop {
 /// 64 KiB (or is longer than 16 KiB itself): perf shows those mangled too.
 std::string demangle(const char* name);
 
+/// The same name as perf prints it by default (its demangler without
+/// DMGL_PARAMS): no parameter lists, no return types (`bitmap_set_bit`
+/// for `bitmap_set_bit(bitmap_head*, int)`, `ns::f<int>` for a template);
+/// within the same bounds, the name as given where it does not demangle.
+std::string demangle_short(const char* name);
+
 }  // namespace tagop

@@ -11,6 +11,8 @@
 #include <cmath>      // std::isfinite, std::floor
 #include <iterator>   // std::back_inserter
 #include <memory>     // std::unique_ptr
+#include <optional>   // std::optional
+#include <utility>    // std::pair
 
 #include <nlohmann/json.hpp>  // json
 
@@ -77,8 +79,10 @@ std::string listed(const std::vector<std::string>& names) {
   return names.empty() ? "nothing" : fmt::format("{}", fmt::join(names, ", "));
 }
 
-// The same columns must mean the same thing in A and in B.
-void check_comparable(const Capture& a, const Capture& b) {
+// The same columns must mean the same thing in A and in B: IBS captures of
+// one processor; the events of others matched as perf diff matches them
+// (report::match_events), at least one.
+std::optional<report::EventMatches> check_comparable(const Capture& a, const Capture& b) {
   const report::Report &ra = a.report, &rb = b.report;
   if (ra.ibs() != rb.ibs())
     throw Error(fmt::format("A ({}) {} IBS events and B ({}) {}: their columns cannot be compared", a.file,
@@ -88,27 +92,50 @@ void check_comparable(const Capture& a, const Capture& b) {
       throw Error(fmt::format("the processors differ: A ({}) is {}, B ({}) is {}; their IBS derived events are "
                               "not the same events",
                               a.file, ra.cpu().to_string(), b.file, rb.cpu().to_string()));
-    return;
+    return std::nullopt;
   }
-  std::vector<std::string> ea = ra.query_names(), eb = rb.query_names();
-  if (ea == eb) return;
-  std::sort(ea.begin(), ea.end());
-  std::sort(eb.begin(), eb.end());
-  std::vector<std::string> only_a, only_b;
-  std::set_difference(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(only_a));
-  std::set_difference(eb.begin(), eb.end(), ea.begin(), ea.end(), std::back_inserter(only_b));
-  throw Error(fmt::format("the events differ: only A ({}) has {}; only B ({}) has {}", a.file, listed(only_a), b.file,
-                          listed(only_b)));
+  report::EventMatches m = report::match_events(ra, a.reader.info(), rb, b.reader.info());
+  if (m.matched.empty())
+    throw Error(fmt::format("no event of A ({}) matches one of B ({}) (the same type and config, as perf diff "
+                            "matches them; events without samples left out): A has {}; B has {}",
+                            a.file, b.file, listed(m.only_a), listed(m.only_b)));
+  return m;
 }
 
-std::vector<report::Column> columns_of(const DiffOptions& o, const report::Report& r) {
+// What was compared with what, and what was left out: a line each.
+std::vector<std::string> match_lines(const report::EventMatches& m) {
+  std::vector<std::string> pairs, lines;
+  for (const report::EventMatch& e : m.matched)
+    pairs.push_back(e.name_a == e.name_b ? e.name_a : fmt::format("A {} with B {}", e.name_a, e.name_b));
+  lines.push_back(fmt::format("events compared (by type and config, as perf diff): {}", fmt::join(pairs, ", ")));
+  if (!m.only_a.empty()) lines.push_back(fmt::format("not compared, only A has: {}", listed(m.only_a)));
+  if (!m.only_b.empty()) lines.push_back(fmt::format("not compared, only B has: {}", listed(m.only_b)));
+  std::vector<std::string> empty;
+  for (const std::string& e : m.empty_a) empty.push_back("A " + e);
+  for (const std::string& e : m.empty_b) empty.push_back("B " + e);
+  if (!empty.empty())
+    lines.push_back(fmt::format("not compared, without samples (as perf report hides them): {}", listed(empty)));
+  return lines;
+}
+
+// The columns of A and, at the same places, B's of the same events.
+std::pair<std::vector<report::Column>, std::vector<report::Column>> columns_of(
+    const DiffOptions& o, const report::Report& a, const report::Report& b,
+    const std::optional<report::EventMatches>& matches) {
   try {
-    if (r.ibs()) return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events);
+    if (a.ibs()) {
+      std::vector<report::Column> c =
+          o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events);
+      return {c, c};
+    }
     if (!o.events.empty() || o.view != "overview")
       usage_error("--events and --view choose IBS derived events, and these captures have no IBS events: their "
                   "columns are their events, by period");
-    std::vector<report::Column> out;
-    for (const std::string& e : r.query_names()) out.push_back(report::resolve_event_column(r.query_names(), e));
+    std::pair<std::vector<report::Column>, std::vector<report::Column>> out;
+    for (const report::EventMatch& m : matches->matched) {
+      out.first.push_back(report::resolve_event_column(a.query_names(), m.name_a));
+      out.second.push_back(report::resolve_event_column(b.query_names(), m.name_b));
+    }
     return out;
   } catch (const report::ColumnError& e) {
     usage_error(e.what());
@@ -139,8 +166,11 @@ std::size_t shown(const DiffColumn& c, std::size_t top) {
   return top && top < c.rows.size() ? top : c.rows.size();
 }
 
-void print_text(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
+void print_text(const DiffOptions& o, const std::vector<DiffColumn>& columns,
+                const std::optional<report::EventMatches>& matches) {
   fmt::print("A: {}\nB: {}\n{}\n", printable(o.a), printable(o.b), test_note);
+  if (matches)
+    for (const std::string& line : match_lines(*matches)) fmt::print("{}\n", printable(line));
   for (const DiffColumn& c : columns) {
     fmt::print("\n# {}{}: A {} ({} samples), B {} ({} samples)\n", printable(c.column.id),
                c.column.title.empty() || c.column.title == c.column.id ? "" : " (" + c.column.title + ")",
@@ -176,7 +206,7 @@ void print_csv(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
 }
 
 void print_json_diff(const DiffOptions& o, const report::Report& a, const std::vector<DiffColumn>& columns,
-                     const std::vector<std::string>& warnings) {
+                     const std::vector<std::string>& warnings, const std::optional<report::EventMatches>& matches) {
   json j;
   j["a"] = o.a;
   j["b"] = o.b;
@@ -185,6 +215,19 @@ void print_json_diff(const DiffOptions& o, const report::Report& a, const std::v
   j["sort"] = o.sort;
   j["test"] = test_note;
   j["warnings"] = warnings;
+  // Captures without IBS: which event of A each column compares with which
+  // of B (as perf diff matches them), and those not compared.
+  if (matches) {
+    json events = json::array();
+    for (const report::EventMatch& m : matches->matched) events.push_back({{"a", m.name_a}, {"b", m.name_b}});
+    j["events"] = {{"matched", events},
+                   {"only_a", matches->only_a},
+                   {"only_b", matches->only_b},
+                   {"without_samples_a", matches->empty_a},
+                   {"without_samples_b", matches->empty_b}};
+  } else {
+    j["events"] = nullptr;
+  }
   json cols = json::array();
   for (const DiffColumn& c : columns) {
     json jc;
@@ -236,20 +279,20 @@ void run_diff(const DiffOptions& o) {
   const DiffSort sort = parse_sort(o.sort);
   const auto a = open_capture("A", o.a, options, o.kernel);
   const auto b = open_capture("B", o.b, options, o.kernel);
-  check_comparable(*a, *b);
+  const std::optional<report::EventMatches> matches = check_comparable(*a, *b);
   std::vector<std::string> warnings;
   for (const Capture* c : {a.get(), b.get()}) {
     for (const std::string& w : c->report.warnings()) warnings.push_back(fmt::format("{}: {}", c->file, w));
     if (c->report.truncated()) warnings.push_back(fmt::format("{}: the file is truncated", c->file));
   }
   for (const std::string& w : warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
-  const std::vector<report::Column> columns = columns_of(o, a->report);
-  std::vector<DiffColumn> table = diff_reports(a->report, b->report, columns);
+  const auto [columns_a, columns_b] = columns_of(o, a->report, b->report, matches);
+  std::vector<DiffColumn> table = diff_reports(a->report, b->report, columns_a, columns_b);
   for (DiffColumn& c : table) sort_diff_rows(c, sort);
   switch (o.output.resolved()) {
-    case Format::text: print_text(o, table); break;
+    case Format::text: print_text(o, table, matches); break;
     case Format::csv: print_csv(o, table); break;
-    case Format::json: print_json_diff(o, a->report, table, warnings); break;
+    case Format::json: print_json_diff(o, a->report, table, warnings, matches); break;
   }
 }
 
@@ -275,8 +318,9 @@ void add_diff_command(CLI::App& app) {
   add_kernel_symbol_options(*cmd, o->kernel);
   add_output_options(*cmd, o->output, /*with_csv=*/true);
   cmd->footer(std::string(
-                  "Columns: of captures without IBS, each event by period (as perf report; both captures must have "
-                  "the same events); of IBS captures, derived events and ratios (both of one processor).\n"
+                  "Columns: of captures without IBS, each event by period (as perf report), A's events matched with B's "
+                  "as perf diff matches them: by attr type and config, so cpu-clock:ppp is cpu-clock; events without "
+                  "samples (perf record -a's dummy:HG) are left out, and what was matched is said; of IBS captures, derived events and ratios (both of one processor).\n"
                   "A row's share is its part of the column's total; ") +
               test_note +
               "; ratios are not tested.\n"

@@ -9,6 +9,7 @@
 #include <charconv>   // std::from_chars
 #include <cstdio>     // stderr
 #include <filesystem>  // the progress bar's label
+#include <optional>   // --width
 #include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
@@ -27,6 +28,7 @@
 #include "output.hpp"
 #include "read_progress.hpp"
 #include "report_output.hpp"
+#include "terminal.hpp"
 
 namespace tagop::cli {
 
@@ -59,6 +61,8 @@ struct ReportOptions {
   bool children = false;
   bool no_demangle = false;
   std::string call_graph;  // --call-graph, perf report -g's spelling
+  bool signatures = false;
+  std::optional<std::size_t> width;  // --width; by default 60 on a terminal, else 0 (whole)
   KernelSymbolOptions kernel;
   OutputOptions output;
   std::string output_file;  // -o: an export's file
@@ -210,6 +214,7 @@ void run_report(const ReportOptions& o) {
   }
   options.children = o.children;
   options.demangle = !o.no_demangle;
+  options.signatures = o.signatures;
   options.threads = o.threads;
   options.max_stack = o.max_stack;
   report::Filters& filters = options.filters;
@@ -260,6 +265,7 @@ void run_report(const ReportOptions& o) {
   v.damaged_features = reader.info().damaged_features;
   if (const auto emulation = emulate::emulation_of(reader.info())) v.emulated = emulation->label();
   v.estimates = o.estimates;
+  v.name_width = o.width ? *o.width : terminal_width() != 0 ? 60 : 0;
   v.children = o.children;
   if (ibs) {
     v.columns = columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });
@@ -442,6 +448,9 @@ void add_report_command(CLI::App& app) {
                   "perf's default) or callee, and the threshold in percent of the total below which a branch is "
                   "not drawn (default 0.5): caller,0.5. Needs call chains (perf record -g)");
   cmd->add_flag("--no-demangle", o->no_demangle, "Functions by their symbols' names, not demangled (as perf)");
+  cmd->add_flag("--signatures", o->signatures,
+                "C++ functions with their parameter lists, f(int) (as perf report -v); by default the name alone, "
+                "f, as perf report prints it (overloads stay separate rows)");
   cmd->add_option("--cpu", o->cpus, "Only samples from these CPUs")->delimiter(',');
   cmd->add_option("--pid", o->pids, "Only samples from these processes")->delimiter(',');
   cmd->add_option("--tid", o->tids, "Only samples from these threads")->delimiter(',');
@@ -449,6 +458,10 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--time", o->time, "Only samples from START to STOP, in seconds as perf script prints them: START,STOP");
   cmd->add_option("--family", o->family, "The processor family, when the file does not say (10h, 0x19, 25)");
   cmd->add_option("--model", o->model, "The processor model, with --family");
+  cmd->add_option("--width", o->width,
+                  "Text: cut row names to N columns (0: never); by default 60 when stdout is a terminal, else whole. "
+                  "A call chain is cut in the middle, its leaf (the last frame) kept whole")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
   cmd->add_option("--threads", o->threads,
                   fmt::format("Threads that tally, up to {} (4 per CPU, at least 16; 0: by the CPUs: 1 on 1, 2 on 2, "

@@ -113,9 +113,6 @@ std::optional<EstimateRecord> estimate_record(const QueryResult& q, const report
   return EstimateRecord{q.count, e.value, e.low, e.high, p.unit};
 }
 
-// A table: the first column left-aligned and at most 60 wide, the others
-// right-aligned; the last line (the total) under a rule. The rows are
-// made twice (once for the widths) rather than all kept.
 // `name` cut to `width` columns with "..." at the end, never inside an
 // escape printable() wrote (\xNN) or a UTF-8 sequence.
 std::string shortened(const std::string& name, std::size_t width) {
@@ -130,20 +127,48 @@ std::string shortened(const std::string& name, std::size_t width) {
   return name.substr(0, cut) + "...";
 }
 
+// A call chain's name cut in the middle to about `width` columns: its
+// start, "...", and its end, which keeps the leaf (the last frame, after
+// the last ';') whole however long it is.
+std::string shortened_chain(const std::string& name, std::size_t width) {
+  if (name.size() <= width) return name;
+  const std::size_t semicolon = name.rfind(';');
+  const std::size_t leaf = semicolon == std::string::npos ? name.size() : name.size() - semicolon - 1;
+  const std::size_t head = width / 3, tail = std::max(width > head + 3 ? width - head - 3 : 0, leaf);
+  if (head + 3 + tail >= name.size()) return name;
+  std::size_t from = name.size() - tail;  // the tail's start, moved on past a sequence or an escape
+  while (from < name.size() && (static_cast<unsigned char>(name[from]) & 0xC0) == 0x80) ++from;
+  for (std::size_t i = from >= 3 ? from - 3 : 0; i < from; ++i)
+    if (name.compare(i, 2, "\\x") == 0) {
+      from = i + 4;
+      break;
+    }
+  return shortened(name, head + 3) + name.substr(std::min(from, name.size()));
+}
+
+// A table: the first column left-aligned, cut to `name_width` (0: whole;
+// a call chain's in the middle, `chains`), the others right-aligned; the
+// last line (the total) under a rule. The rows are made twice (once for
+// the widths) rather than all kept.
 template <typename Line>
-void print_table(const std::vector<std::string>& header, std::size_t rows, Line line, const std::vector<std::string>& total) {
+void print_table(const std::vector<std::string>& header, std::size_t rows, Line line, const std::vector<std::string>& total,
+                 std::size_t name_width, bool chains) {
+  auto name_of = [&](const std::vector<std::string>& cells) {
+    const std::string name = printable(cells[0]);
+    if (name_width == 0) return name;
+    return chains ? shortened_chain(name, name_width) : shortened(name, std::max<std::size_t>(name_width, 4));
+  };
   std::vector<std::size_t> width(header.size());
   auto widen = [&](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size(); ++i)
+    width[0] = std::max(width[0], name_of(cells).size());
+    for (std::size_t i = 1; i < cells.size(); ++i)
       width[i] = std::max(width[i], printable(cells[i]).size());
   };
   widen(header);
   for (std::size_t i = 0; i < rows; ++i) widen(line(i));
   widen(total);
-  width[0] = std::min<std::size_t>(width[0], 60);
   auto print_line = [&](const std::vector<std::string>& cells) {
-    const std::string name = printable(cells[0]);
-    fmt::print("{:<{}}", shortened(name, width[0]), width[0]);
+    fmt::print("{:<{}}", name_of(cells), width[0]);
     for (std::size_t i = 1; i < cells.size(); ++i) fmt::print("  {:>{}}", printable(cells[i]), width[i]);
     fmt::print("\n");
   };
@@ -298,7 +323,7 @@ void ibs_text(const Report& r, const ReportView& v) {
   print_table(header, v.rows.size(), [&](std::size_t i) {
     const report::Row row = r.row(v.rows[i]);
     return cells(row.name, shown(row, v), row.results);
-  }, cells("[total]", r.totals(), r.totals()));
+  }, cells("[total]", r.totals(), r.totals()), v.name_width, r.by() == report::GroupBy::callchain);
 
   // Estimates of the count columns, over the whole report and per row.
   fmt::print("\nEstimated ops (samples x period, 95% interval):\n");
@@ -438,13 +463,28 @@ double share(const QueryResult& part, const QueryResult& whole) {
   return whole.total ? 100.0 * static_cast<double>(part.total) / static_cast<double>(whole.total) : 0.0;
 }
 
+// The events a table shows: those with samples, as perf report shows
+// them (its --skip-empty, the default: perf record -a's dummy:HG event
+// has none); all of them when none has.
+std::vector<std::size_t> events_shown(const Report& r) {
+  std::vector<std::size_t> shown;
+  for (std::size_t e = 0; e < r.query_names().size(); ++e)
+    if (r.totals()[e].count) shown.push_back(e);
+  if (shown.empty())
+    for (std::size_t e = 0; e < r.query_names().size(); ++e) shown.push_back(e);
+  return shown;
+}
+
 void events_text(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
   const auto& events = r.query_names();
+  const std::vector<std::size_t> shown_events = events_shown(r);
   std::vector<std::string> each;
   std::uint64_t counted = 0;
   for (std::size_t e = 0; e < events.size(); ++e) {
-    each.push_back(fmt::format("{} {}", printable(events[e]), r.totals()[e].count));
+    const bool hidden = shown_events.size() < events.size() && r.totals()[e].count == 0;
+    each.push_back(fmt::format("{} {}{}", printable(events[e]), r.totals()[e].count,
+                               hidden ? " (not shown: no samples, as perf report)" : ""));
     counted += r.totals()[e].count;
   }
   fmt::print("{}: no IBS events, so no derived events: {} samples of {} ({} kept, {} lost), each event in its own "
@@ -458,14 +498,14 @@ void events_text(const Report& r, const ReportView& v) {
              v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.children ? ", each with its callees' periods (--children)" : "");
   std::vector<std::string> header{keys_title(r)};
-  for (const std::string& e : events) {
-    header.push_back(fmt::format("{} {}", e, v.children ? "children" : "overhead"));
+  for (std::size_t e : shown_events) {
+    header.push_back(fmt::format("{} {}", events[e], v.children ? "children" : "overhead"));
     if (v.children) header.push_back("self");
     header.push_back("samples");
   }
   auto cells = [&](const std::string& name, const std::vector<QueryResult>& values, const std::vector<QueryResult>& self) {
     std::vector<std::string> line{name};
-    for (std::size_t e = 0; e < events.size(); ++e) {
+    for (std::size_t e : shown_events) {
       line.push_back(percent(share(values[e], r.totals()[e])));
       if (v.children) line.push_back(percent(share(self[e], r.totals()[e])));
       line.push_back(fmt::format("{}", values[e].count));
@@ -479,16 +519,17 @@ void events_text(const Report& r, const ReportView& v) {
                                 !(r.keys().size() > 1 && has_key(r, report::GroupBy::module));
     if (module_differs) line[0] += "  (" + row.module + ")";
     return line;
-  }, cells("[total]", r.totals(), r.totals()));
+  }, cells("[total]", r.totals(), r.totals()), v.name_width, r.by() == report::GroupBy::callchain);
 }
 
 void events_csv(const Report& r, const ReportView& v) {
   const auto& events = r.query_names();
+  const std::vector<std::size_t> shown_events = events_shown(r);
   std::vector<std::string> columns;
-  for (const std::string& e : events)
-    for (const char* what : {"percent", "samples", "period"}) columns.push_back(csv_field(e + " " + what));
+  for (std::size_t e : shown_events)
+    for (const char* what : {"percent", "samples", "period"}) columns.push_back(csv_field(events[e] + " " + what));
   print_csv_table(r, v, columns, [&](const std::vector<QueryResult>& results, std::vector<std::string>& cells) {
-    for (std::size_t e = 0; e < events.size(); ++e) {
+    for (std::size_t e : shown_events) {
       cells.push_back(fmt::format("{:.4f}", share(results[e], r.totals()[e])));
       cells.push_back(fmt::format("{}", results[e].count));
       cells.push_back(fmt::format("{}", results[e].total));

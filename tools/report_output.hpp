@@ -16,6 +16,9 @@ namespace tagop::cli {
 struct ReportView : report::ExportView {
   std::vector<unsigned> damaged_features;  // FileInfo's
   bool estimates = false;  // text: each row's estimates
+  // text: the widest a row's name is printed (0: whole); a call chain's
+  // is cut in the middle, its leaf kept whole.
+  std::size_t name_width = 0;
 };
 
 void print_text(const report::Report& r, const ReportView& v);

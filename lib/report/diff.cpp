@@ -4,6 +4,9 @@
 #include <cmath>      // std::sqrt, std::fabs
 #include <map>        // std::map
 
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/error.hpp>     // Error
 #include <tagop/estimate.hpp>  // z_95
 
 namespace tagop::report {
@@ -24,7 +27,7 @@ void add(std::vector<QueryResult>& sum, const std::vector<QueryResult>& more) {
   for (std::size_t q = 0; q < sum.size() && q < more.size(); ++q) sum[q] += more[q];
 }
 
-// "sha1sum [4242]" -> "sha1sum"; a process never named keeps its "[pid]".
+// "sha1sum [4242]" -> "sha1sum"; a process never named keeps its ":pid".
 std::string process_name(const std::string& row) {
   const std::size_t space = row.rfind(" [");
   return space == std::string::npos ? row : row.substr(0, space);
@@ -79,18 +82,27 @@ double two_proportion_z(std::uint64_t a, std::uint64_t n_a, std::uint64_t b, std
 }
 
 std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<Column>& columns) {
+  return diff_reports(a, b, columns, columns);
+}
+
+std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<Column>& columns_a,
+                                     const std::vector<Column>& columns_b) {
+  if (columns_a.empty() || columns_a.size() != columns_b.size())
+    throw Error(fmt::format("diff_reports: {} columns of A and {} of B: expected as many, at least one",
+                            columns_a.size(), columns_b.size()));
   std::map<std::string, Matched> rows;
-  collect(a, columns.front(), 0, rows);
-  collect(b, columns.front(), 1, rows);
+  collect(a, columns_a.front(), 0, rows);
+  collect(b, columns_b.front(), 1, rows);
   std::vector<DiffColumn> out;
-  for (const Column& c : columns) {
+  for (std::size_t i = 0; i < columns_a.size(); ++i) {
+    const Column &c = columns_a[i], &cb = columns_b[i];
     DiffColumn d;
     d.column = c;
     d.counted = !c.ratio;
     d.total_a = a.value(c, a.totals());
-    d.total_b = b.value(c, b.totals());
+    d.total_b = b.value(cb, b.totals());
     d.samples_a = samples_of(c, a.totals());
-    d.samples_b = samples_of(c, b.totals());
+    d.samples_b = samples_of(cb, b.totals());
     for (const auto& [key, m] : rows) {
       DiffRow row;
       row.name = m.name;
@@ -98,12 +110,12 @@ std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std
       row.in_a = m.present[0];
       row.in_b = m.present[1];
       if (row.in_a) row.a = a.value(c, m.results[0]);
-      if (row.in_b) row.b = b.value(c, m.results[1]);
+      if (row.in_b) row.b = b.value(cb, m.results[1]);
       // A row of one capture only is 0 in the other, for counted columns.
       if (d.counted && !row.in_a) row.a = 0.0;
       if (d.counted && !row.in_b) row.b = 0.0;
       if (row.in_a) row.samples_a = samples_of(c, m.results[0]);
-      if (row.in_b) row.samples_b = samples_of(c, m.results[1]);
+      if (row.in_b) row.samples_b = samples_of(cb, m.results[1]);
       if (d.counted) {
         row.share_a = percent(row.a, d.total_a);
         row.share_b = percent(row.b, d.total_b);
@@ -117,6 +129,42 @@ std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std
     }
     out.push_back(std::move(d));
   }
+  return out;
+}
+
+EventMatches match_events(const Report& a, const perf_data::FileInfo& info_a, const Report& b,
+                          const perf_data::FileInfo& info_b) {
+  const Report* reports[2] = {&a, &b};
+  const perf_data::FileInfo* infos[2] = {&info_a, &info_b};
+  for (int side = 0; side < 2; ++side)
+    if (reports[side]->ibs() || reports[side]->query_names().size() != infos[side]->attrs.size())
+      throw Error(fmt::format("match_events: report {} is not of its capture's events ({} events, {} attrs)",
+                              side ? 'B' : 'A', reports[side]->query_names().size(), infos[side]->attrs.size()));
+  EventMatches out;
+  auto has_samples = [](const Report& r, std::size_t e) { return r.totals()[e].count != 0; };
+  std::vector<bool> taken(b.query_names().size());
+  for (std::size_t e = 0; e < b.query_names().size(); ++e)
+    if (!has_samples(b, e)) {
+      taken[e] = true;
+      out.empty_b.push_back(b.query_names()[e]);
+    }
+  for (std::size_t e = 0; e < a.query_names().size(); ++e) {
+    if (!has_samples(a, e)) {
+      out.empty_a.push_back(a.query_names()[e]);
+      continue;
+    }
+    const perf_event_attr& attr = info_a.attrs[e].attr;
+    bool found = false;
+    for (std::size_t f = 0; f < taken.size() && !found; ++f) {
+      const perf_event_attr& other = info_b.attrs[f].attr;
+      if (taken[f] || other.type != attr.type || other.config != attr.config) continue;
+      taken[f] = found = true;
+      out.matched.push_back({e, f, a.query_names()[e], b.query_names()[f]});
+    }
+    if (!found) out.only_a.push_back(a.query_names()[e]);
+  }
+  for (std::size_t f = 0; f < taken.size(); ++f)
+    if (!taken[f]) out.only_b.push_back(b.query_names()[f]);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
 
+#include "../demangle.hpp"           // demangle_short
 #include <tagop/error.hpp>           // Error
 #include <tagop/module_symbols.hpp>  // ModuleSymbols
 #include <tagop/report/symbols.hpp>
@@ -21,6 +22,17 @@ void SymbolTable::lines(std::span<const std::uint64_t>, std::span<Line> out) con
 
 std::string SymbolTable::file_name(std::uint32_t) const { return {}; }
 
+std::string SymbolTable::short_function_name(std::uint32_t function) const {
+  const std::string symbol = symbol_name(function);
+  if (!symbol.starts_with("_Z")) return function_name(function);
+  // A mangled name has no '@': what follows is a PLT stub's or a version's.
+  const std::size_t at = symbol.find('@');
+  const std::string mangled = symbol.substr(0, at);
+  const std::string name = demangle_short(mangled.c_str());
+  if (name == mangled) return function_name(function);
+  return at == std::string::npos ? name : name + symbol.substr(at);
+}
+
 namespace {
 
 class ElfSymbolTable final : public SymbolTable {
@@ -31,6 +43,13 @@ class ElfSymbolTable final : public SymbolTable {
   }
   std::string function_name(std::uint32_t function) const override { return symbols_->function_name(function); }
   std::string symbol_name(std::uint32_t function) const override { return symbols_->symbol_name(function); }
+  // Made once per function, as ModuleSymbols keeps its demangled names
+  // (rows by call chain name a function once per chain it is in).
+  std::string short_function_name(std::uint32_t function) const override {
+    auto it = short_names_.find(function);
+    if (it == short_names_.end()) it = short_names_.emplace(function, SymbolTable::short_function_name(function)).first;
+    return it->second;
+  }
   std::optional<std::uint64_t> function_start(std::uint32_t function) const override {
     return symbols_->function_start(function);
   }
@@ -45,6 +64,7 @@ class ElfSymbolTable final : public SymbolTable {
 
  private:
   std::shared_ptr<const ModuleSymbols> symbols_;  // shared by the spellings of one file
+  mutable std::unordered_map<std::uint32_t, std::string> short_names_;  // by function
 };
 
 class ElfSymbolSource final : public SymbolSource {

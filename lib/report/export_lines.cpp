@@ -189,7 +189,9 @@ class LineHandlerBase : public perf_data::RecordHandler {
     auto it = names.functions.find(function);
     if (it == names.functions.end()) {
       const std::string name =
-          options_.demangle ? names.table->function_name(function) : names.table->symbol_name(function);
+          !options_.demangle ? names.table->symbol_name(function)
+          : options_.signatures ? names.table->function_name(function)
+                                : names.table->short_function_name(function);
       it = names.functions.emplace(function, profiles::EscapedSymbol::of({name, module.filename})).first;
     }
     return it->second;

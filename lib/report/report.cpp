@@ -182,6 +182,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
   s.children = o.children;
   s.demangle = o.demangle;
+  s.signatures = o.signatures;
   s.ibs = holds_ibs_events(info);
   std::uint32_t needed = 0;
   if (s.ibs) {
@@ -295,6 +296,10 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
                                      "record of {} time that came later may not have applied to {}",
                                      n, n == 1 ? "" : "s", n == 1 ? "its" : "theirs", Walk::round_capacity(),
                                      n == 1 ? "its" : "their", n == 1 ? "it" : "them"));
+  if (const std::uint64_t n = walk.dropped_chains())
+    s.warnings.push_back(fmt::format("{} sample{} had a corrupt call chain (a -1 among its frames, which a broken "
+                                     "stack leaves): counted without it, as perf report discards such chains",
+                                     n, n == 1 ? "" : "s"));
   if (const std::uint64_t n = walk.unknown_read_values())
     s.warnings.push_back(fmt::format("{} counter value{} that samples read (PERF_SAMPLE_READ) named no event of the "
                                      "file (an unknown id): not counted, as perf does not count them",

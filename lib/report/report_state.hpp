@@ -64,6 +64,11 @@ struct KindOutcomes {
 };
 
 struct Report::State {
+  /// A function's name as the options ask (demangle, signatures).
+  std::string function_name(const SymbolTable& symbols, std::uint32_t function) const {
+    if (!demangle) return symbols.symbol_name(function);
+    return signatures ? symbols.function_name(function) : symbols.short_function_name(function);
+  }
   /// Throws ColumnError for a column made for another kind of report.
   void check(const Column& column) const;
   /// Throws tagop::Error for a row id the report does not have.
@@ -75,6 +80,7 @@ struct Report::State {
   std::vector<GroupBy> keys;  // Report::keys()
   bool split_thread = false, split_cpu = false;  // a thread, a cpu key
   bool demangle = true;
+  bool signatures = false;  // Options::signatures
   std::optional<amd_ibs::IbsCapture> capture;
   CpuId cpu;
   std::string cpu_source;

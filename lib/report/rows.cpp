@@ -27,7 +27,11 @@ constexpr std::uint64_t context_max = static_cast<std::uint64_t>(-4095);
 constexpr std::uint32_t none = 0xFFFFFFFFu;
 constexpr std::uint32_t frame_bit = 0x80000000u;
 
-bool kernel_address(std::uint64_t ip) { return ip >> 63; }
+// An address in the kernel's half (x86-64, 4- or 5-level paging: its top
+// byte all ones). A non-canonical one (0x8000...: garbage that a user
+// stack walk read) is in no one's half: perf finds it in no map of the
+// user's, so "[unknown]".
+bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
 
 // An address of a sample (tag: its entry) or of a call chain's frame (tag:
 // the frame's slot | frame_bit).
@@ -399,7 +403,7 @@ std::string Report::State::base_name(const RowKey& key) const {
     case RowKey::Type::function: {
       const SymbolTable& symbols = *identities[key.owner].symbols;
       const auto function = static_cast<std::uint32_t>(key.value);
-      return demangle ? symbols.function_name(function) : symbols.symbol_name(function);
+      return function_name(symbols, function);
     }
     case RowKey::Type::line:
       return fmt::format("{}:{}", identities[key.owner].symbols->file_name(static_cast<std::uint32_t>(key.value >> 32)),
@@ -411,7 +415,10 @@ std::string Report::State::base_name(const RowKey& key) const {
     }
     case RowKey::Type::process: {
       const std::string& comm = comms[key.value];
-      return comm.empty() ? fmt::format("[{}]", key.owner) : fmt::format("{} [{}]", comm, key.owner);
+      // As perf names a thread it saw no COMM for (":pid"); pid -1 as a
+      // signed number, as perf reads it (a pid_t).
+      const auto pid = static_cast<std::int32_t>(key.owner);
+      return comm.empty() ? fmt::format(":{}", pid) : fmt::format("{} [{}]", comm, pid);
     }
     case RowKey::Type::parts: return {};
     case RowKey::Type::chain: {

@@ -225,7 +225,11 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
     item.add_flags(Item::filtered_out);
     return pool_.add(0, item);
   }
-  if (f.chain_nr) item.set_chain(chains_.intern(f.chain, kept_frames(f.chain, f.chain_nr)));
+  if (f.chain_nr) {
+    const std::uint64_t kept = kept_frames(f.chain, f.chain_nr);
+    if (corrupt_chain(f.chain, kept)) ++dropped_chains_;
+    else item.set_chain(chains_.intern(f.chain, kept));
+  }
   if (splitting_) [[unlikely]] item.set_chain(split(item.chain(), f.tid, f.cpu));
   Delayed& d = next_delayed();
   d = Delayed{item, address, f.time, f.pid};
@@ -265,6 +269,29 @@ void Walk::finished_round() {
   round_end_ = delayed_count_;
   record_floor_ = record_round_end_;
   record_round_end_ = delayed_record_count_;
+}
+
+bool Walk::corrupt_chain(const std::byte* chain, std::uint64_t nr) {
+  // As perf (add_callchain_ip in its util/machine.c): a value from
+  // PERF_CONTEXT_MAX up that is no context marker (-1, which broken user
+  // stacks leave) means the chain is corrupt, and perf discards all of it;
+  // the sample stays, without a call chain. The guest markers, which perf
+  // 6.1 refused too and later perf takes, are taken.
+  for (std::uint64_t i = 0; i < nr; ++i) {
+    std::uint64_t ip;
+    std::memcpy(&ip, chain + i * 8, 8);
+    if (ip < static_cast<std::uint64_t>(PERF_CONTEXT_MAX)) continue;
+    switch (ip) {
+      case static_cast<std::uint64_t>(PERF_CONTEXT_HV):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_KERNEL):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_USER):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST_KERNEL):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST_USER): continue;
+      default: return true;
+    }
+  }
+  return false;
 }
 
 std::vector<Tally>& Walk::finish() {

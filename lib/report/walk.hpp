@@ -100,6 +100,9 @@ class Walk final : public perf_data::RecordHandler {
   std::uint64_t early_releases() const { return early_; }
   /// The most samples a round may hold for every one of them to wait.
   static constexpr std::size_t round_capacity() { return max_delay_depth; }
+  /// Samples whose call chain held a value that is no address nor context
+  /// marker (-1): kept without their chain, as perf keeps them.
+  std::uint64_t dropped_chains() const { return dropped_chains_; }
   const perf_data::Skipped& damaged() const { return damaged_; }
 
  private:
@@ -132,6 +135,9 @@ class Walk final : public perf_data::RecordHandler {
   };
   // How many of a call chain's `nr` entries are kept (max_stack_ frames).
   std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr);
+  // Whether the first `nr` entries hold a PERF_CONTEXT_MAX-or-above value
+  // that is no context marker.
+  static bool corrupt_chain(const std::byte* chain, std::uint64_t nr);
   void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
@@ -239,6 +245,7 @@ class Walk final : public perf_data::RecordHandler {
   perf_data::SampleReads reads_;
   std::size_t max_stack_;
   std::uint64_t cut_chains_ = 0;
+  std::uint64_t dropped_chains_ = 0;
   std::function<void(std::uint64_t, std::uint64_t)> progress_;
 };
 

@@ -14,6 +14,7 @@
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
+#include <tagop/error.hpp>
 #include <tagop/perf_data_reader.hpp>
 #include <tagop/perf_data_writer.hpp>
 #include <tagop/report/diff.hpp>
@@ -143,6 +144,58 @@ TEST_CASE("diff_reports: rows of either capture, shares, z and the sorts, by han
     CHECK(prog.b == 40000.0);
     CHECK(prog.delta() == Approx(0));
     CHECK(*prog.z == 0);  // every sample in the row on both sides
+  }
+  fs::remove(fa);
+  fs::remove(fb);
+}
+
+TEST_CASE("match_events: by attr type and config as perf diff; events without samples left out", "[diff][report]") {
+  // A: cpu-clock:ppp (3 samples in liba), task-clock (none), dummy:HG (none).
+  // B: page-faults (2), cpu-clock (1 in liba, 1 in libb).
+  const std::string fa = temp("match-a.data"), fb = temp("match-b.data");
+  {
+    PerfDataWriter w(fa, {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock:ppp"},
+                          {.attr = software_event_attr(PERF_COUNT_SW_TASK_CLOCK, 1000), .ids = {8}, .name = "task-clock"},
+                          {.attr = software_event_attr(PERF_COUNT_SW_DUMMY, 1), .ids = {9}, .name = "dummy:HG"}});
+    w.mmap2(5, 5, 0x10000000, 0x1000, 0, "/nonexistent/liba.so", {}, {}, misc_user);
+    for (std::uint64_t t = 1; t <= 3; ++t) w.sample(0, {.ip = 0x10000010, .pid = 5, .tid = 5, .time = t, .period = 1000});
+    w.finish();
+  }
+  {
+    PerfDataWriter w(fb, {{.attr = software_event_attr(PERF_COUNT_SW_PAGE_FAULTS, 1), .ids = {7}, .name = "page-faults"},
+                          {.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {8}, .name = "cpu-clock"}});
+    w.mmap2(5, 5, 0x10000000, 0x1000, 0, "/nonexistent/liba.so", {}, {}, misc_user);
+    w.mmap2(5, 5, 0x20000000, 0x1000, 0, "/nonexistent/libb.so", {}, {}, misc_user);
+    w.sample(0, {.ip = 0x10000010, .pid = 5, .tid = 5, .time = 1, .period = 1});
+    w.sample(0, {.ip = 0x10000010, .pid = 5, .tid = 5, .time = 2, .period = 1});
+    w.sample(1, {.ip = 0x10000010, .pid = 5, .tid = 5, .time = 3, .period = 1000});
+    w.sample(1, {.ip = 0x20000010, .pid = 5, .tid = 5, .time = 4, .period = 1000});
+    w.finish();
+  }
+  {
+    Pair p(fa, fb, GroupBy::module);
+    const EventMatches m = match_events(p.a, p.reader_a.info(), p.b, p.reader_b.info());
+    REQUIRE(m.matched.size() == 1);
+    CHECK(m.matched[0].a == 0);
+    CHECK(m.matched[0].b == 1);
+    CHECK(m.matched[0].name_a == "cpu-clock:ppp");
+    CHECK(m.matched[0].name_b == "cpu-clock");
+    CHECK(m.only_a.empty());
+    CHECK(m.only_b == std::vector<std::string>{"page-faults"});
+    CHECK(m.empty_a == std::vector<std::string>{"task-clock", "dummy:HG"});
+    CHECK(m.empty_b.empty());
+    // The matched columns: A's cpu-clock:ppp against B's cpu-clock, whose
+    // query is B's second.
+    const std::vector<DiffColumn> table =
+        diff_reports(p.a, p.b, {resolve_event_column(p.a.query_names(), "cpu-clock:ppp")},
+                     {resolve_event_column(p.b.query_names(), "cpu-clock")});
+    REQUIRE(table.size() == 1);
+    CHECK(table[0].samples_a == 3);
+    CHECK(table[0].samples_b == 2);
+    std::map<std::string, double> share_b;
+    for (const DiffRow& r : table[0].rows) share_b[r.name] = r.share_b;
+    CHECK(share_b == std::map<std::string, double>{{"liba.so", 50.0}, {"libb.so", 50.0}});
+    CHECK_THROWS_AS(diff_reports(p.a, p.b, {}, {}), tagop::Error);
   }
   fs::remove(fa);
   fs::remove(fb);

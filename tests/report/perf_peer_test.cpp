@@ -23,8 +23,10 @@
 #include <tagop/perf_data_reader.hpp>
 #include <tagop/report/call_graph.hpp>
 #include <tagop/report/report.hpp>
+#include <tagop/perf_data_writer.hpp>
 
 #include "../run_command.hpp"
+#include "../software_event_attr.hpp"
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -555,5 +557,173 @@ TEST_CASE("a capture with DWARF user stacks says they are not unwound", "[report
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Catch::Contains("PERF_SAMPLE_STACK_USER") && Catch::Contains("not supported yet"));
   CHECK_THAT(json::parse(r.out)["warnings"].dump(), Catch::Contains("DWARF unwinding"));
+  fs::remove(file);
+}
+
+TEST_CASE("C++ names: perf report's (no parameter lists) and --signatures for the full ones", "[report][perf]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record here: the comparison with perf report is not run");
+    return;
+  }
+  // Overloads, templates, a namespace, an operator and a lambda, each kept
+  // out of line and busy for a while.
+  const std::string source = temp("names.cpp"), program = temp("names"), file = temp("names.data");
+  std::ofstream(source) << R"(#include <chrono>
+namespace ns {
+template <typename T> struct Box { T v; __attribute__((noinline)) T spin(long n) const {
+  volatile T s = v; for (long i = 0; i < n; ++i) s = s * 3 + T(i); return s; } };
+}
+__attribute__((noinline)) long work(long n) { volatile long s = 0; for (long i = 0; i < n; ++i) s = s + i; return s; }
+__attribute__((noinline)) double work(double n) { volatile double s = 0; for (long i = 0; i < long(n); ++i) s = s + 0.5; return s; }
+struct V { long x; __attribute__((noinline)) V operator+(const V& o) const {
+  volatile long s = x; for (long i = 0; i < o.x; ++i) s = s + i; return V{s}; } };
+int main() {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+  volatile long sink = 0;
+  auto lam = [](long n) __attribute__((noinline)) { volatile long s = 1; for (long i = 0; i < n; ++i) s = s + i; return long(s); };
+  while (std::chrono::steady_clock::now() < end)
+    sink = sink + work(100000L) + long(work(100000.0)) + ns::Box<long>{3}.spin(100000) +
+           long(ns::Box<double>{1}.spin(100000)) + (V{2} + V{100000}).x + lam(100000);
+}
+)";
+  const RunResult cc = run_shell("c++ -O1 -fno-omit-frame-pointer -o " + program + " " + source);
+  if (cc.exit_code != 0) {
+    WARN("no C++ compiler here: C++ names are not compared with perf's\n" << cc.err);
+    fs::remove(source);
+    return;
+  }
+  const RunResult rec = run_shell(fmt::format("perf record -q -o {} -e cpu-clock -- {}", file, program));
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  const std::string dso = fs::path(program).filename().string();
+  const RunResult perf =
+      run_shell("perf report -i " + file + " --stdio --no-children -n --sort sym --dsos " + dso + " 2>/dev/null");
+  REQUIRE(perf.exit_code == 0);
+  // Rows by name: the sample counts of each row of that name (overloads
+  // are two rows of one name in perf report).
+  std::map<std::string, std::multiset<std::uint64_t>> perf_rows, tagop_rows, full_rows;
+  std::istringstream lines(perf.out);
+  const std::regex row(R"(^ +[\d.]+% +(\d+)  \[\.\] (.*\S) *$)");
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_match(line, m, row)) perf_rows[m[2]].insert(std::stoull(m[1]));
+  const json t = tagop_json(file);
+  for (const json& r : t["rows"])
+    if (r["module"] == program) tagop_rows[r["name"]].insert(r["samples"].get<std::uint64_t>());
+  CHECK(tagop_rows == perf_rows);
+  CHECK(perf_rows.count("work"));
+  CHECK(perf_rows.count("ns::Box<long>::spin"));
+  CHECK(perf_rows.count("V::operator+"));
+  CHECK(perf_rows.count("main::{lambda(long)#1}::operator()"));
+  // With parameter lists: the overloads apart by name, as C++ writes them.
+  const json full = tagop_json(file + " --signatures");
+  for (const json& r : full["rows"])
+    if (r["module"] == program) full_rows[r["name"]].insert(r["samples"].get<std::uint64_t>());
+  CHECK(full_rows.count("work(long)"));
+  CHECK(full_rows.count("work(double)"));
+  CHECK(full_rows.count("ns::Box<long>::spin(long) const"));
+  CHECK(full_rows.count("V::operator+(V const&) const"));
+  CHECK(full_rows.count("main::{lambda(long)#1}::operator()(long) const"));
+  for (const std::string& f : {source, program, file}) fs::remove(f);
+}
+
+TEST_CASE("perf record -a: events without samples (dummy:HG) hidden in text and CSV as perf report hides them",
+          "[report][perf]") {
+  const std::string file = temp("system-wide.data");
+  const RunResult rec = run_shell("perf record -q -a -o " + file + " -e cpu-clock -- sleep 0.2");
+  if (!perf_can_record() || rec.exit_code != 0) {
+    WARN("perf cannot record system-wide here: not compared with perf report\n" << rec.err);
+    fs::remove(file);
+    return;
+  }
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio -n --sort comm 2>/dev/null");
+  REQUIRE(perf.exit_code == 0);
+  std::vector<std::string> perf_events;
+  for (const OrderedSection& s : perf_sections_in_order(perf.out)) perf_events.push_back(s.event);
+  CHECK(perf_events == std::vector<std::string>{"cpu-clock"});
+  // The capture holds both: JSON keeps each event, with its zero.
+  const json t = tagop_json(file + " --by process");
+  REQUIRE(t["events"] == json::array({"cpu-clock", "dummy:HG"}));
+  CHECK(t["event_totals"]["dummy:HG"]["samples"] == 0);
+  const RunResult text = run_tagop("report " + file + " --by process --top 1");
+  REQUIRE(text.exit_code == 0);
+  std::string header;
+  for (std::istringstream lines(text.out); std::getline(lines, header);)
+    if (header.starts_with("process ")) break;
+  CHECK_THAT(header, Catch::Contains("cpu-clock overhead") && !Catch::Contains("dummy"));
+  CHECK_THAT(text.out, Catch::Contains("dummy:HG 0 (not shown: no samples"));
+  const RunResult csv = run_tagop("report " + file + " --by process --top 1 --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out, Catch::StartsWith("process,cpu-clock percent,cpu-clock samples,cpu-clock period\n"));
+  fs::remove(file);
+}
+
+TEST_CASE("garbage in call chains and processes without COMM: named as perf report names them", "[report][perf]") {
+  if (run_shell("perf --version").exit_code != 0) {
+    WARN("no perf here: not compared with perf report");
+    return;
+  }
+  // Written here, read by both: in /nonexistent/liba.so (no symbols),
+  // 4 samples with a sound user chain, 3 whose chain holds a non-canonical
+  // address (garbage a user stack walk read), 2 whose chain holds -1; one
+  // sample of a pid without COMM, one of pid -1.
+  using namespace tagop::perf_data;
+  const std::string file = temp("garbage.data");
+  {
+    perf_event_attr attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000);
+    attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    PerfDataWriter w(file, {{.attr = attr, .ids = {7}, .name = "cpu-clock"}});
+    w.comm(10, 10, "prog");
+    w.mmap2(10, 10, 0x10000000, 0x10000, 0, "/nonexistent/liba.so", {}, {}, misc_user);
+    const std::uint64_t sound[] = {PERF_CONTEXT_USER, 0x10000100, 0x10000200};
+    const std::uint64_t garbage[] = {PERF_CONTEXT_USER, 0x10000100, 0x8000123456789abcull, 0x10000300};
+    const std::uint64_t minus_one[] = {PERF_CONTEXT_USER, 0x10000100, ~std::uint64_t{0}, 0x10000400};
+    const std::uint64_t elsewhere[] = {PERF_CONTEXT_USER, 0x30000100};
+    std::uint64_t t = 1;
+    auto put = [&](int n, std::uint32_t pid, std::uint64_t ip, std::span<const std::uint64_t> chain) {
+      for (int i = 0; i < n; ++i)
+        w.sample(0, {.ip = ip, .pid = pid, .tid = pid, .time = t++, .period = 1000, .callchain = chain});
+    };
+    put(4, 10, 0x10000100, sound);
+    put(3, 10, 0x10000100, garbage);
+    put(2, 10, 0x10000100, minus_one);
+    put(1, 32478, 0x30000100, elsewhere);
+    put(1, 0xFFFFFFFFu, 0x30000100, elsewhere);
+    w.finish();
+  }
+  // Processes: perf's comm column is what tagop names a process without
+  // COMM (":pid", pid -1 signed).
+  const RunResult comms = run_shell("perf report -i " + file + " --stdio -n --no-children -g none --sort comm 2>/dev/null");
+  REQUIRE(comms.exit_code == 0);
+  const std::map<std::string, std::uint64_t> perf_comms = perf_sections(comms.out, false)["cpu-clock"].samples;
+  CHECK(perf_comms == std::map<std::string, std::uint64_t>{{"prog", 9}, {":32478", 1}, {":-1", 1}});
+  std::map<std::string, std::uint64_t> tagop_comms;
+  const json processes = tagop_json(file + " --by process");
+  for (const json& row : processes["rows"])
+    tagop_comms[row["name"] == "prog [10]" ? "prog" : row["name"].get<std::string>()] = row["samples"];
+  CHECK(tagop_comms == perf_comms);
+  // Addresses with their callers: perf's children by dso and address. The
+  // garbage address is [unknown]'s; the chains with -1 are discarded
+  // (nothing of 0x10000400), their samples kept.
+  const RunResult perf = run_shell("perf report -i " + file + " --stdio -n --children -g none --sort dso,sym 2>/dev/null");
+  REQUIRE(perf.exit_code == 0);
+  const PerfSection section = perf_sections(perf.out, true)["cpu-clock"];
+  const std::string garbage_row = "[unknown]         [.] 0x8000123456789abc";
+  REQUIRE(section.percent.count(garbage_row));
+  CHECK(section.percent.at(garbage_row) == Approx(100.0 * 3 / 11).margin(0.006));
+  for (const auto& [key, percent] : section.percent) CHECK_THAT(key, !Catch::Contains("10000400"));
+  const RunResult t = run_tagop("report " + file + " --by address --children --json --top 0");
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK_THAT(t.err, Catch::Contains("2 samples had a corrupt call chain"));
+  std::map<std::string, json> rows;
+  const json addresses = json::parse(t.out);
+  for (const json& row : addresses["rows"]) rows[row["name"]] = row;
+  REQUIRE(rows.count("[unknown]+0x8000123456789abc"));
+  CHECK(rows["[unknown]+0x8000123456789abc"]["module"] == "[unknown]");
+  CHECK(rows["[unknown]+0x8000123456789abc"]["children"]["cpu-clock"]["percent"].get<double>() ==
+        Approx(section.percent.at(garbage_row)).margin(0.006));
+  CHECK(rows.count("liba.so+0x400") == 0);
+  CHECK(rows["liba.so+0x100"]["samples"] == section.samples.at("liba.so           [.] 0x0000000000000100"));
   fs::remove(file);
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <tagop/amd_ibs/perf_capture.hpp>
@@ -135,12 +136,53 @@ TEST_CASE("diff of two synthetic captures: values, shares, deltas and the noise 
     CHECK_THAT(csv.out,
                Catch::Contains("cpu-clock,libb.so,/nonexistent/libb.so,30000,60000,30000,100,30,30,0,30,60,0,no\n"));
   }
-  SECTION("captures of other events, and a missing file, are refused by name") {
-    const std::string other = capture("other.data", 1, 1, 1, true);
-    const RunResult e = run_tagop("diff " + a + " " + other);
+  SECTION("events matched as perf diff matches them; captures of other events, and a missing file, refused") {
+    // B also has page-faults: cpu-clock is compared, page-faults said.
+    const std::string more = capture("more.data", 1, 1, 1, true);
+    const RunResult m = run_tagop("diff " + a + " " + more + " --by module");
+    INFO(m.err);
+    CHECK(m.exit_code == 0);
+    CHECK_THAT(m.out, Catch::Contains("events compared (by type and config, as perf diff): cpu-clock\n") &&
+                          Catch::Contains("not compared, only B has: page-faults\n"));
+    fs::remove(more);
+    // cpu-clock:ppp is cpu-clock (one type and config), and an event
+    // without samples (perf record -a's dummy:HG) is left out.
+    const std::string ppp = temp("ppp.data");
+    {
+      perf_event_attr dummy = software_event_attr(PERF_COUNT_SW_DUMMY, 1);
+      PerfDataWriter w(ppp, {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock:ppp"},
+                             {.attr = dummy, .ids = {8}, .name = "dummy:HG"}});
+      w.comm(10, 10, "prog");
+      w.mmap2(10, 10, 0x10000000, 0x1000, 0, "/nonexistent/liba.so", {}, {}, misc_user);
+      for (std::uint64_t t = 1; t <= 4; ++t)
+        w.sample(0, {.ip = 0x10000010, .pid = 10, .tid = 10, .time = t, .period = 1000});
+      w.finish();
+    }
+    const RunResult p = run_tagop("diff " + ppp + " " + a + " --by module --json");
+    INFO(p.err);
+    REQUIRE(p.exit_code == 0);
+    const json pj = json::parse(p.out);
+    CHECK(pj["events"]["matched"] == json::parse(R"([{"a": "cpu-clock:ppp", "b": "cpu-clock"}])"));
+    CHECK(pj["events"]["without_samples_a"] == json::array({"dummy:HG"}));
+    CHECK(pj["events"]["only_a"].empty());
+    CHECK(pj["columns"][0]["samples_a"] == 4);
+    CHECK(pj["columns"][0]["samples_b"] == 100);
+    const RunResult pt = run_tagop("diff " + ppp + " " + a + " --by module");
+    CHECK_THAT(pt.out, Catch::Contains("events compared (by type and config, as perf diff): A cpu-clock:ppp with B "
+                                       "cpu-clock\n") &&
+                           Catch::Contains("not compared, without samples (as perf report hides them): A dummy:HG\n"));
+    // Nothing in common: refused, each side's events named.
+    const std::string faults = temp("faults.data");
+    {
+      PerfDataWriter w(faults, {{.attr = software_event_attr(PERF_COUNT_SW_PAGE_FAULTS, 1), .ids = {8}, .name = "page-faults"}});
+      w.sample(0, {.ip = 0x10000010, .pid = 10, .tid = 10, .time = 1, .period = 1});
+      w.finish();
+    }
+    const RunResult e = run_tagop("diff " + a + " " + faults);
     CHECK(e.exit_code == 1);
-    CHECK_THAT(e.err, Catch::Contains("events differ") && Catch::Contains("only B (" + other + ") has page-faults"));
-    fs::remove(other);
+    CHECK_THAT(e.err, Catch::Contains("no event of A") && Catch::Contains("A has cpu-clock; B has page-faults"));
+    fs::remove(faults);
+    fs::remove(ppp);
     const RunResult missing = run_tagop("diff " + a + " " + temp("missing.data"));
     CHECK(missing.exit_code == 1);
     CHECK_THAT(missing.err, Catch::Contains("B (" + temp("missing.data") + ")"));
@@ -234,4 +276,56 @@ TEST_CASE("diff against perf diff's Baseline and Delta on two perf record captur
   CHECK(compared >= 5);
   fs::remove(a);
   fs::remove(b);
+}
+
+TEST_CASE("diff compares the pairs perf diff compares: cpu-clock:ppp with cpu-clock, and perf record -a",
+          "[diff][perf]") {
+  if (run_shell("perf record -q -o /dev/null -e cpu-clock -- true").exit_code != 0) {
+    WARN("perf cannot record here: tagop diff's events are not compared with perf diff's");
+    return;
+  }
+  const std::string plain = temp("plain.data"), ppp = temp("ppp-perf.data"), wide = temp("wide.data");
+  for (const auto& [file, options] : {std::pair{plain, "-e cpu-clock -- sha1sum -"}, std::pair{ppp, "-e cpu-clock:ppp -- sha1sum -"}}) {
+    const RunResult rec = run_shell(fmt::format("head -c 20000000 /dev/zero | perf record -q -o {} {}", file, options));
+    INFO(rec.err);
+    REQUIRE(rec.exit_code == 0);
+  }
+  // perf diff's sections ("# Event 'NAME'", A's name) that have rows.
+  auto perf_events = [](const std::string& a, const std::string& b) {
+    const RunResult perf = run_shell("perf diff " + a + " " + b + " 2>/dev/null");
+    REQUIRE(perf.exit_code == 0);
+    std::vector<std::string> events;
+    std::istringstream lines(perf.out);
+    std::smatch m;
+    std::string section;
+    const std::regex event(R"(^# Event '(.*)'$)"), row(R"(^ +.*%.*\[[.k]\] .*$)");
+    for (std::string l; std::getline(lines, l);) {
+      if (std::regex_match(l, m, event)) section = m[1];
+      else if (!section.empty() && std::regex_match(l, row)) {
+        events.push_back(section);
+        section.clear();
+      }
+    }
+    return events;
+  };
+  auto tagop_events = [](const std::string& a, const std::string& b) {
+    const RunResult t = run_tagop("diff " + a + " " + b + " --json --top 1");
+    INFO(t.err);
+    REQUIRE(t.exit_code == 0);
+    std::vector<std::string> events;
+    const json j = json::parse(t.out);
+    for (const json& m : j["events"]["matched"]) events.push_back(m["a"]);
+    return events;
+  };
+  CHECK(perf_events(ppp, plain) == std::vector<std::string>{"cpu-clock:ppp"});
+  CHECK(tagop_events(ppp, plain) == perf_events(ppp, plain));
+  CHECK(tagop_events(plain, ppp) == perf_events(plain, ppp));
+  if (run_shell("perf record -q -a -o " + wide + " -e cpu-clock -- sleep 0.1").exit_code == 0) {
+    CHECK(perf_events(plain, wide) == std::vector<std::string>{"cpu-clock"});
+    CHECK(tagop_events(plain, wide) == perf_events(plain, wide));
+    CHECK(tagop_events(wide, plain) == perf_events(wide, plain));
+  } else {
+    WARN("perf cannot record system-wide here: perf record -a captures are not diffed");
+  }
+  for (const std::string& f : {plain, ppp, wide}) fs::remove(f);
 }

@@ -21,10 +21,12 @@
 
 #include <tagop/amd_ibs/perf_capture.hpp>
 #include <tagop/page_keeper.hpp>
+#include <tagop/perf_data_writer.hpp>
 
 #include <tagop/predicate.hpp>
 
 #include "run_command.hpp"
+#include "software_event_attr.hpp"
 
 #include "../../examples/ibs_example_model.hpp"
 
@@ -610,4 +612,44 @@ TEST_CASE("report says what a capture cannot answer", "[perfdata]") {
   CHECK(by_samples["rows"][0]["values"]["samples"] ==
         by_samples["rows"][0]["values"]["0xF100"].get<std::uint64_t>() +
             by_samples["rows"][0]["values"]["0xF000"].get<std::uint64_t>());
+}
+
+TEST_CASE("report text: names whole when stdout is not a terminal; --width cuts them and keeps a chain's leaf",
+          "[perfdata]") {
+  // Call chains of six frames in a library of a long name that is not on
+  // this machine: each frame is named by its module and offset.
+  using namespace tagop::perf_data;
+  const std::string path = temp("width.data");
+  const std::string lib = "/nonexistent/libwith_a_rather_long_name_for_a_library.so";
+  perf_event_attr attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000);
+  attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  {
+    PerfDataWriter w(path, {{.attr = attr, .ids = {7}, .name = "cpu-clock"}});
+    w.comm(10, 10, "prog");
+    w.mmap2(10, 10, 0x10000000, 0x10000, 0, lib, {}, {}, misc_user);
+    const std::uint64_t chain[] = {PERF_CONTEXT_USER, 0x10000100, 0x10000200, 0x10000300,
+                                   0x10000400,        0x10000500, 0x10000600};
+    for (std::uint64_t t = 1; t <= 3; ++t)
+      w.sample(0, {.ip = 0x10000100, .pid = 10, .tid = 10, .time = t, .period = 1000, .callchain = chain});
+    w.finish();
+  }
+  const std::string base = "libwith_a_rather_long_name_for_a_library.so";
+  std::string whole;  // root first, the leaf (the sampled frame) last
+  for (const char* offset : {"0x600", "0x500", "0x400", "0x300", "0x200", "0x100"})
+    whole += (whole.empty() ? "" : ";") + base + "+" + offset;
+  const RunResult all = run_tagop("report " + path + " --by callchain");
+  INFO(all.err);
+  REQUIRE(all.exit_code == 0);
+  CHECK_THAT(all.out, Catch::Contains("\n" + whole + "  "));
+  const RunResult cut = run_tagop("report " + path + " --by callchain --width 30");
+  REQUIRE(cut.exit_code == 0);
+  // The start (a third of 30), "...", then the leaf whole.
+  CHECK_THAT(cut.out, Catch::Contains("\n" + whole.substr(0, 10) + "..." + base + "+0x100  "));
+  const RunResult none = run_tagop("report " + path + " --by callchain --width 0");
+  CHECK_THAT(none.out, Catch::Contains("\n" + whole + "  "));
+  const RunResult addresses = run_tagop("report " + path + " --by address --width 20");
+  REQUIRE(addresses.exit_code == 0);
+  CHECK_THAT(addresses.out, Catch::Contains("\n" + base.substr(0, 17) + "...  "));
+  CHECK(run_tagop("report " + path + " --width -1").exit_code == 2);
+  fs::remove(path);
 }

@@ -15,6 +15,7 @@
 // diff_reports() asks the reports for rows, so it holds both as a Report's
 // own use does: one thread at a time each.
 
+#include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint64_t
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -22,6 +23,7 @@
 
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/report/columns.hpp>  // Column
+#include <tagop/perf_data_reader.hpp>  // FileInfo
 #include <tagop/report/report.hpp>   // Report
 
 namespace tagop TAGOP_API {
@@ -84,6 +86,42 @@ double two_proportion_z(std::uint64_t a, std::uint64_t n_a, std::uint64_t b, std
 /// summed), for each of `columns` (not empty; the first decides which rows
 /// there are). Both reports should be grouped the same way.
 std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<Column>& columns);
+
+/// An event of A and the event of B it is compared with.
+struct EventMatch {
+  std::size_t a = 0;       ///< A's event's index (Report::query_names)
+  std::size_t b = 0;       ///< B's event's index
+  std::string name_a;      ///< A's event's name ("cpu-clock:ppp")
+  std::string name_b;      ///< B's event's name ("cpu-clock")
+};
+
+/// How the events of two captures without IBS pair up, as perf diff pairs
+/// them (builtin-diff.c's evsel_match: the same attr type and config, so
+/// that modifiers such as :ppp, :u, :k or :HG do not matter). Events with
+/// no samples in their report (perf record -a's dummy:HG) are left out,
+/// as perf report leaves them out.
+struct EventMatches {
+  /// In A's order: each of A's events with the first of B's with its
+  /// type and config that no earlier one took.
+  std::vector<EventMatch> matched;
+  std::vector<std::string> only_a;  ///< A's events with samples that B has no match for
+  std::vector<std::string> only_b;  ///< B's likewise
+  std::vector<std::string> empty_a;  ///< A's events without samples, not compared
+  std::vector<std::string> empty_b;  ///< B's likewise
+};
+
+/// The events of `a` and `b` (reports of captures without IBS) matched by
+/// the attrs of the captures they read (`info_a`, `info_b`: each report's
+/// reader's FileInfo, whose attrs are its events by index).
+EventMatches match_events(const Report& a, const perf_data::FileInfo& info_a, const Report& b,
+                          const perf_data::FileInfo& info_b);
+
+/// diff_reports() of columns that differ between the reports: `columns_b`
+/// (as many as `columns_a`) are B's columns of the same events (by
+/// match_events(): resolve_event_column() of each report's names). A's
+/// column names the DiffColumn.
+std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<Column>& columns_a,
+                                     const std::vector<Column>& columns_b);
 
 /// What sort_diff_rows() orders by.
 enum class DiffSort {

@@ -123,6 +123,10 @@ struct Options {
   bool by_process = false;
   /// Functions by their demangled names (false: as the symbol tables have them).
   bool demangle = true;
+  /// Demangled C++ names with their parameter lists (`f(int)`, as perf
+  /// report -v); false: the names alone (`f`), as perf report prints them
+  /// by default. Overloads stay separate rows of one name, as in perf.
+  bool signatures = false;
   /// The frames of a call chain that are read, from the sample outward, as
   /// perf report's --max-stack (its default, the kernel's
   /// perf_event_max_stack, is 127): context markers do not count. A chain
@@ -184,7 +188,13 @@ struct SampleContent {
 
 struct Row {
   std::uint32_t id = 0;
-  std::string name;    ///< what the report shows
+  /// What the report shows, as perf report names it: a function by its
+  /// demangled name (Options::signatures: with its parameter lists), a
+  /// process as "comm [pid]" (":pid", perf's name, where no COMM named it;
+  /// pid -1 signed), an unmapped address "[unknown]+0x..." ("[kernel]+0x..."
+  /// in the kernel's half), a call chain its frames' names from the root,
+  /// joined by ';'.
+  std::string name;
   std::string module;  ///< the module's path; "" for processes and call chains
   std::string build_id;  ///< the module's, lowercase hex; "" when not known
   std::uint64_t offset = 0;

@@ -42,6 +42,12 @@ class SymbolTable {
   virtual std::string function_name(std::uint32_t function) const = 0;
   /// The same as the symbol table has it (mangled); by default function_name().
   virtual std::string symbol_name(std::uint32_t function) const { return function_name(function); }
+  /// The name as perf report prints it by default (its demangler without
+  /// parameter lists, unless -v): symbol_name() demangled to the name alone,
+  /// `bitmap_set_bit` for `bitmap_set_bit(bitmap_head*, int)`, a suffix
+  /// after '@' ("@plt") kept; function_name() where symbol_name() is not a
+  /// mangled C++ name. A table may override it (to keep the names it made).
+  virtual std::string short_function_name(std::uint32_t function) const;
   /// Where a function starts, an offset of the kind functions() takes;
   /// nullopt when the table does not say (by default).
   virtual std::optional<std::uint64_t> function_start(std::uint32_t function) const {
