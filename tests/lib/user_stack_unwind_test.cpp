@@ -33,10 +33,19 @@ using namespace tagop;
 
 namespace {
 
+// The test's files, removed at exit.
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / fmt::format("tagop-unwind-test-{}", ::getpid());
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
 std::string temp(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("tagop-unwind-test-{}", ::getpid());
-  fs::create_directories(dir);
-  return (dir / name).string();
+  static const TempDir dir;
+  return (dir.path / name).string();
 }
 
 bool perf_can_record() {
@@ -55,13 +64,16 @@ std::string fixture(const char* variable) {
   return path;
 }
 
-// Records `program` for `milliseconds` with DWARF call graphs.
+// Records `program` for `milliseconds` with DWARF call graphs, once per
+// name (Catch runs a test case again for each of its sections).
 std::string record(const std::string& program, const std::string& name, int milliseconds) {
   const std::string file = temp(name);
-  const RunResult rec = run_shell(fmt::format("perf record -q -o {} --call-graph dwarf -e cpu-clock -- {} {}", file,
-                                              program, milliseconds));
+  if (fs::exists(file)) return file;
+  const RunResult rec = run_shell(fmt::format("perf record -q -o {}.part --call-graph dwarf -e cpu-clock -- {} {}",
+                                              file, program, milliseconds));
   INFO(rec.err);
   REQUIRE(rec.exit_code == 0);
+  fs::rename(file + ".part", file);
   return file;
 }
 
@@ -178,7 +190,7 @@ TEST_CASE("user stacks unwound by their CFI give perf script's chains", "[unwind
     WARN("perf cannot record --call-graph dwarf here: the comparison with perf script is not run");
     return;
   }
-  const std::string file = record(fixture("TAGOP_DWARF_FIXTURE"), "eh_frame.data", 250);
+  const std::string file = record(fixture("TAGOP_DWARF_FIXTURE"), "eh_frame.data", 120);
   const auto capture = read_capture(file);
   const auto perf = perf_user_chains(file);
   REQUIRE(UserStackUnwinder::supports(capture->arch));
@@ -231,7 +243,7 @@ TEST_CASE("user stacks unwind by .debug_frame and by a separate debug file under
     return;
   }
   const std::string program = fixture("TAGOP_DWARF_DEBUG_FRAME_FIXTURE");
-  const std::string file = record(program, "debug_frame.data", 200);
+  const std::string file = record(program, "debug_frame.data", 120);
   const auto capture = read_capture(file);
   Names names;
   // The share of samples in inner() whose chain is inner <- middle <- outer
