@@ -292,7 +292,7 @@ TEST_CASE("damaged user stacks give a reason and no frames or a short chain", "[
     WARN("perf cannot record --call-graph dwarf here: the damaged samples are not checked");
     return;
   }
-  const std::string file = record(fixture("TAGOP_DWARF_FIXTURE"), "damage.data", 100);
+  const std::string file = record(fixture("TAGOP_DWARF_FIXTURE"), "eh_frame.data", 120);
   const auto capture = read_capture(file);
   // A sample of the fixture in user mode with its whole chain.
   UserStackUnwinder unwinder({.arch = capture->arch});
