@@ -16,6 +16,8 @@
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
 
+#include "perf_data_reader_guard.hpp"  // ZeroFillScope
+
 namespace tagop {
 
 namespace {
@@ -186,9 +188,9 @@ struct UserStackUnwinder::Impl {
   // (the mappings changed): the caller makes the session again.
   bool walk(std::uint64_t ip, std::string& why) {
     other_module = false;
-    const Found found = ensure_module(ip);
+    const Found found = session->dwfl ? ensure_module(ip) : Found::no;
     if (found == Found::other) return false;
-    if (found == Found::no || !session->dwfl) {
+    if (found == Found::no) {
       out->push_back(ip);
       why = fmt::format("the ip {:#x} is in no mapped file with CFI", ip);
       return true;
@@ -352,6 +354,9 @@ std::string UserStackUnwinder::unwind(const ProcessTable& table, std::uint32_t p
   u.tid = tid;
   u.stack = &stack;
   u.out = &frames;
+  // libdw reads the modules' CFI from mappings of their files: one that
+  // shrinks meanwhile reads zeros there, not SIGBUS.
+  const perf_data::ZeroFillScope zero_fill;
   const std::size_t before = frames.size();
   std::string why;
   for (int attempt = 0; attempt < 2; ++attempt) {

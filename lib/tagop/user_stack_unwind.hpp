@@ -105,12 +105,15 @@ class UserStackUnwinder {
   /// user part has them (perf's unwind-libdw stores each return address
   /// less one; here they are as on the stack). At most `max_frames`.
   /// `table` holds the process's mappings as they were at the sample's
-  /// time. Returns "" when the unwinding went until the stack's end (or
-  /// the copy's end, or a frame without CFI: where perf stops too), else
-  /// why it gave no frames or stopped early: no registers, another
-  /// architecture, a 32-bit process, a stack copy whose sizes disagree,
-  /// a stack pointer or ip outside any mapping. Never throws for bad
-  /// input.
+  /// time. The unwinding ends where the stack copy or the CFI ends (at
+  /// _start, or at a frame of a file without CFI), as perf's does: that is
+  /// no error. Returns "" when it unwound; else why not, in words: with
+  /// no frames when the sample cannot be unwound at all (no registers,
+  /// another architecture, a 32-bit process, a stack copy whose sizes
+  /// disagree, no ip or stack pointer among the registers), with the ip
+  /// alone when its module cannot be read (no file, anonymous memory).
+  /// Never throws for bad input, and reads nothing outside the copy but
+  /// the modules' files.
   std::string unwind(const ProcessTable& table, std::uint32_t pid, std::uint32_t tid, const UserStack& stack,
                      std::size_t max_frames, std::vector<std::uint64_t>& frames);
 
