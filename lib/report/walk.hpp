@@ -12,13 +12,17 @@
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <cstring>      // std::memcpy
 #include <functional>   // std::function
+#include <map>          // std::map
+#include <memory>       // std::unique_ptr
 #include <optional>     // std::optional
+#include <string>       // std::string
 #include <vector>       // std::vector
 
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
 #include <tagop/perf_data_reader.hpp>      // RecordHandler
 #include <tagop/report/report.hpp>         // Filters
 #include <tagop/sample_reads.hpp>          // SampleReads
+#include <tagop/user_stack_unwind.hpp>     // UserStackUnwinder
 
 #include "chain_table.hpp"
 #include "sample_layout.hpp"
@@ -34,9 +38,11 @@ class Walk final : public perf_data::RecordHandler {
   /// events are counted by period). `needed_measures`: a bit per measure
   /// that the queries sum. `threads`: the tallies' shards (0: by the CPUs).
   /// `max_stack`: a call chain's frames kept (Options::max_stack).
+  /// `unwind`: how the user stacks of samples that carry them
+  /// (PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER) are unwound.
   Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
        std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
-       std::function<void(std::uint64_t, std::uint64_t)> progress);
+       std::function<void(std::uint64_t, std::uint64_t)> progress, UserStackUnwindOptions unwind = {});
 
   void sample(const perf_data::SampleRecord& r) override;
   /// The common sample, read in place (sample_layout.hpp); defined below,
@@ -68,6 +74,16 @@ class Walk final : public perf_data::RecordHandler {
   /// Samples whose call chain had more frames than max_stack (cut there).
   std::uint64_t cut_chains() const { return cut_chains_; }
   const perf_data::Skipped& damaged() const { return damaged_; }
+  /// Samples with user stacks whose user frames were unwound, fully or
+  /// in part (the ip alone, when its module could not be read).
+  std::uint64_t unwound() const { return unwound_; }
+  /// Samples with user stacks that were not unwound (or only in part), by
+  /// the unwinder's reason; kernel threads' samples (no user registers)
+  /// are not among them.
+  const std::map<std::string, std::uint64_t>& not_unwound() const { return not_unwound_; }
+  /// The unwinder, when an event's samples carry user stacks (its
+  /// module_problems(), its stats()); else null.
+  const UserStackUnwinder* unwinder() const { return unwinder_.get(); }
 
  private:
   // How one event's samples are read.
@@ -78,6 +94,9 @@ class Walk final : public perf_data::RecordHandler {
     // by the sample, in the layout of every direct event (direct_):
     // ibs_in_place().
     bool direct = false;
+    // PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: the user part of
+    // the chain is unwound (the reader parses these samples: sample()).
+    bool stack_user = false;
     amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   };
   // Where the direct events' samples have what the walk reads: one
@@ -99,7 +118,10 @@ class Walk final : public perf_data::RecordHandler {
   };
   // How many of a call chain's `nr` entries are kept (max_stack_ frames).
   std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr);
-  void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
+  // `stack`: the sample's user stack, when its event's plan has
+  // stack_user (only sample() gives one: the fast paths never do).
+  void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record,
+            const UserStack* stack = nullptr);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
   // A sample waits here while the next records are read: one that comes
@@ -128,6 +150,22 @@ class Walk final : public perf_data::RecordHandler {
     std::uint32_t raw_size;
   };
   void release(const DelayedRecord& r, const Direct& d);
+  // A sample with a user stack waits in a ring of its own, its chain not
+  // yet interned: at its release, its time's mappings are known (the
+  // records up to its time taken: SpaceLog::live()), and the unwinding
+  // makes its chain. Its chain and stack point into the file, which stays
+  // mapped through the walk. The rings release apart, so the mappings may
+  // be a little later than the sample (as records out of time order in
+  // the file leave them anyway): they change seldom during a run.
+  struct DelayedStack {
+    Item item;
+    std::uint64_t address, time;
+    std::uint32_t pid, tid;
+    const std::byte* chain;
+    std::uint64_t chain_nr;
+    UserStack stack;
+  };
+  void release(DelayedStack& d);
   // Takes a direct sample whose payload of `n` bytes fits its record.
   void take_direct(const std::byte* record, amd_ibs::IbsUnit unit, std::uint32_t n, const Direct& d);
   // The shard of an address: the reading thread's own (0) takes a smaller
@@ -175,6 +213,13 @@ class Walk final : public perf_data::RecordHandler {
   std::size_t max_stack_;
   std::uint64_t cut_chains_ = 0;
   std::function<void(std::uint64_t, std::uint64_t)> progress_;
+  // User stacks: only when an event's samples carry them.
+  std::unique_ptr<UserStackUnwinder> unwinder_;
+  std::vector<DelayedStack> delayed_stacks_;
+  std::uint64_t delayed_stack_count_ = 0;
+  std::vector<std::uint64_t> unwound_frames_, unwound_chain_;  // scratch
+  std::uint64_t unwound_ = 0;
+  std::map<std::string, std::uint64_t> not_unwound_;
 };
 
 // Once per sample: inline, in sight of the reader's loop.
