@@ -192,7 +192,8 @@ struct UserStackUnwinder::Impl {
     if (found == Found::other) return false;
     if (found == Found::no) {
       out->push_back(ip);
-      why = fmt::format("the ip {:#x} is in no mapped file with CFI", ip);
+      // No address in the words: a report counts samples by reason.
+      why = "the ip is in no mapped file with CFI (anonymous memory, a JIT's code, a file not found)";
       return true;
     }
     if (!session->attached) {

@@ -113,7 +113,8 @@ class UserStackUnwinder {
   /// disagree, no ip or stack pointer among the registers), with the ip
   /// alone when its module cannot be read (no file, anonymous memory).
   /// Never throws for bad input, and reads nothing outside the copy but
-  /// the modules' files.
+  /// the modules' files. A reason names no address of the sample's, so
+  /// that samples may be counted by reason.
   std::string unwind(const ProcessTable& table, std::uint32_t pid, std::uint32_t tid, const UserStack& stack,
                      std::size_t max_frames, std::vector<std::uint64_t>& frames);
 
