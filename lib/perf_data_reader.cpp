@@ -396,6 +396,7 @@ void PerfDataReader::parse_features() {
       }
       case feature_hostname: ok = c.string(info_.hostname); break;
       case feature_osrelease: ok = c.string(info_.os_release); break;
+      case feature_arch: ok = c.string(info_.arch); break;
       case feature_version: ok = c.string(info_.perf_version); break;
       case feature_cmdline: {
         std::uint32_t nr = 0;

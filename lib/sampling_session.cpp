@@ -17,6 +17,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
+#include <tagop/user_stack_unwind.hpp>  // x86_64_user_regs_mask
 
 namespace tagop {
 
@@ -171,6 +172,10 @@ SamplingSession::SamplingSession(SessionOptions options) : options_(std::move(op
     throw Error("sampling session: give exactly one of all_cpus, pid or command");
   if (options_.buffer_pages == 0 || (options_.buffer_pages & (options_.buffer_pages - 1)))
     throw Error(fmt::format("sampling session: buffer_pages {} is not a power of two", options_.buffer_pages));
+  if (options_.user_stack_bytes % 8 || options_.user_stack_bytes > 65528)
+    throw Error(fmt::format("sampling session: user_stack_bytes {} is not a multiple of 8 up to 65528 (the most "
+                            "that fits a sample record)",
+                            options_.user_stack_bytes));
   cpus_ = online_cpus();
   decoders_.resize(options_.events.size());
   samples_by_event_.resize(options_.events.size());
@@ -296,12 +301,24 @@ void SamplingSession::open_events() {
     }
     a.sample_type |= session_sample_type;
     if (options_.callchains) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    if (options_.user_stack_bytes) {
+      // As perf record --call-graph dwarf sets them.
+      a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      a.exclude_callchain_user = 1;
+      a.sample_regs_user = x86_64_user_regs_mask;
+      a.sample_stack_user = options_.user_stack_bytes;
+    }
     a.sample_id_all = 1;
     a.disabled = 1;
     a.inherit = pid >= 0;
     a.enable_on_exec = child_ > 0;
     if (e == 0 && options_.track_processes) {
       a.comm = 1, a.comm_exec = 1, a.mmap = 1, a.mmap2 = 1, a.task = 1;
+      // The mappings of data too, as perf record --call-graph dwarf asks
+      // for them: perf's unwinder reads a module's .eh_frame_hdr through
+      // the process's memory, and it lies in a mapping that is not
+      // executable.
+      if (options_.user_stack_bytes) a.mmap_data = 1;
     }
     if (!a.sample_period) throw Error(fmt::format("{}: no sampling period or frequency", event_name(event)));
     events_[e].attr = a;

@@ -258,6 +258,7 @@ void run_report(const ReportOptions& o) {
   perf_data::PerfDataReader reader(file);
   options.symbol_sources = symbol_sources_for(o.kernel, reader.info());
   options.kernel_symbols = false;  // symbol_sources_for gives the kernel source of --kallsyms, --vmlinux, --symfs
+  options.unwind_files.symfs = o.kernel.symfs;  // the files that unwind user stacks, as the symbols'
   const bool ibs = report::holds_ibs_events(reader.info());
   ReportView v;
   v.file = file;

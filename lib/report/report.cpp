@@ -247,7 +247,8 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
 
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
-            {s.split_thread, s.split_cpu});
+            {s.split_thread, s.split_cpu},
+            UserStackUnwindOptions{.search = o.unwind_files, .arch = info.arch});
   const perf_data::ReadSummary summary = reader.read(walk);
   std::vector<Tally>& tallies = walk.finish();
 
@@ -389,9 +390,26 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.warnings.push_back(fmt::format("{} op samples had IbsRipInvalid (no valid IbsOpRip): they are at the address "
                                      "perf recorded for the interrupt, which is not exact",
                                      s.counts.inexact_ip));
-  if (s.content.stack_user)
-    s.warnings.push_back("the samples carry user stacks (PERF_SAMPLE_STACK_USER, perf record --call-graph dwarf): "
-                         "DWARF unwinding is not supported yet, so only the frame-pointer call chain is used");
+  if (!walk.not_unwound().empty()) {
+    // Once, by reason, the most frequent first.
+    std::vector<std::pair<std::uint64_t, std::string>> why;
+    std::uint64_t n = 0;
+    for (const auto& [reason, count] : walk.not_unwound()) {
+      why.emplace_back(count, reason);
+      n += count;
+    }
+    std::sort(why.begin(), why.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string reasons;
+    for (std::size_t i = 0; i < why.size() && i < 4; ++i)
+      reasons += fmt::format("{}{} ({})", i ? "; " : "", why[i].second, why[i].first);
+    if (why.size() > 4) reasons += fmt::format("; {} other reasons", why.size() - 4);
+    s.warnings.push_back(fmt::format("{} sample{} with user stacks (perf record --call-graph dwarf) could not be "
+                                     "unwound, or only in part ({} were): {}",
+                                     n, n == 1 ? "" : "s", walk.unwound(), reasons));
+  }
+  if (const UserStackUnwinder* u = walk.unwinder())
+    for (const std::string& problem : u->module_problems())
+      s.warnings.push_back(fmt::format("user stack unwinding: {}", problem));
   if (s.content.branch_stack)
     s.warnings.push_back("the samples carry branch stacks (PERF_SAMPLE_BRANCH_STACK): they are not used yet");
   if (s.lost) s.warnings.push_back(fmt::format("the kernel lost {} samples while recording", s.lost));

@@ -57,6 +57,10 @@ class SpaceLog {
   const Space& space(std::uint32_t id) const { return spaces_[id]; }
   std::size_t space_count() const { return spaces_.size(); }
   const std::vector<std::string>& comms() const { return comms_; }
+  /// The processes' mappings and names as the records taken so far left
+  /// them: after space_at(pid, time), the state at `time` (as far as
+  /// samples come in time order).
+  const ProcessTable& live() const { return live_; }
   /// How many records of the log happened at or before `time` (all of
   /// them in a capture without times): the position of the state at
   /// `time`, for Replay::to(). Only after take_all().

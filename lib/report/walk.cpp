@@ -73,7 +73,8 @@ bool has_rounds(const perf_data::PerfDataReader& reader) {
 
 Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
            std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
-           std::function<void(std::uint64_t, std::uint64_t)> progress, SplitBy split)
+           std::function<void(std::uint64_t, std::uint64_t)> progress, SplitBy split,
+           UserStackUnwindOptions unwind)
     : capture_(capture),
       file_(reader.bytes().data()),
       filters_(filters),
@@ -131,8 +132,15 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       p.unit = *unit;
       direct_layout = l;
     }
+    constexpr std::uint64_t user_stack = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    p.stack_user = (attrs[e].attr.sample_type & user_stack) == user_stack;
     plans_.push_back(p);
   }
+  for (const EventPlan& p : plans_)
+    if (p.stack_user && !unwinder_) {
+      unwinder_ = std::make_unique<UserStackUnwinder>(std::move(unwind));
+      delayed_stacks_.resize(timed_ ? delay_depth : 0);
+    }
   if (!direct_layout) return;
   direct_ = Direct{direct_layout->variable_at, direct_layout->pid_at, direct_layout->time_at, direct_layout->ip_at};
   for (const amd_ibs::IbsUnit unit : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
@@ -174,7 +182,7 @@ void Walk::rebalance() {
 
 std::uint64_t Walk::sample_fields() const {
   return PERF_SAMPLE_TID | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 }
 
 void Walk::sample(const perf_data::SampleRecord& r) {
@@ -190,17 +198,21 @@ void Walk::sample(const perf_data::SampleRecord& r) {
   f.chain = r.callchain.data();
   f.chain_nr = r.callchain_nr;
   f.raw = r.raw;
+  std::optional<UserStack> stack;
+  if (plan.stack_user) stack = UserStack::of(r);
+  const UserStack* user_stack = stack ? &*stack : nullptr;
   if (!plan.ibs && reads_.reads(r.event)) {
     for (const perf_data::ReadShare& share : reads_.shares(r)) {
       f.period = share.period;
-      take(share.event, plans_[share.event], f, file_ + r.offset);
+      take(share.event, plans_[share.event], f, file_ + r.offset, user_stack);
     }
     return;
   }
-  take(r.event, plan, f, file_ + r.offset);
+  take(r.event, plan, f, file_ + r.offset, user_stack);
 }
 
-void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record) {
+void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record,
+                const UserStack* stack) {
   const bool kept = !filtering_ || passes(f);
   Item item = Item::of_event(event, f.ip, f.period);
   std::uint64_t address = f.ip;  // that picks the shard
@@ -225,6 +237,17 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
     item.add_flags(Item::filtered_out);
     return pool_.add(0, item);
   }
+  if (stack && unwinder_) {
+    const DelayedStack w{item, address, f.time, f.pid, f.tid, f.cpu, f.chain, f.chain_nr, *stack};
+    if (!timed_) {
+      DelayedStack now = w;
+      return release(now);
+    }
+    DelayedStack& slot = delayed_stacks_[delayed_stack_count_++ & (delay_depth - 1)];
+    if (delayed_stack_count_ > delay_depth) release(slot);
+    slot = w;
+    return;
+  }
   if (f.chain_nr) {
     const std::uint64_t kept = kept_frames(f.chain, f.chain_nr);
     if (corrupt_chain(f.chain, kept)) ++dropped_chains_;
@@ -245,6 +268,51 @@ std::uint32_t Walk::split(std::uint32_t chain, std::uint32_t tid, std::uint32_t 
     last_split_ = it->second;
   }
   return last_split_;
+}
+
+void Walk::release(DelayedStack& d) {
+  Item& item = d.item;
+  const std::uint32_t space = spaces_.space_at(d.pid, d.time);
+  item.set_space(space);
+  if (!spaces_.space(space).passes) {
+    if (!(item.flags() & Item::ibs)) return;
+    item.add_flags(Item::filtered_out);
+    return pool_.add(shard_of(d.address, space), item);
+  }
+  // As perf (thread__resolve_callchain): the kernel's part of the
+  // recorded chain (up to its PERF_CONTEXT_USER: perf record --call-graph
+  // dwarf asks the kernel for no user frames, exclude_callchain_user),
+  // then the unwound user frames after a PERF_CONTEXT_USER.
+  const std::byte* chain = d.chain;
+  std::uint64_t nr = d.chain_nr;
+  if (d.stack.regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+    // A kernel thread's sample has no user registers, and nothing to
+    // unwind: its recorded chain as it is, and no complaint.
+    unwound_frames_.clear();
+    const std::string why = unwinder_->unwind(spaces_.live(), d.pid, d.tid, d.stack, max_stack_, unwound_frames_);
+    if (!why.empty()) ++not_unwound_[why];
+    if (!unwound_frames_.empty()) {
+      if (why.empty()) ++unwound_;
+      unwound_chain_.clear();
+      for (std::uint64_t i = 0; i < d.chain_nr; ++i) {
+        std::uint64_t ip;
+        std::memcpy(&ip, d.chain + i * 8, 8);
+        if (ip == static_cast<std::uint64_t>(PERF_CONTEXT_USER)) break;
+        unwound_chain_.push_back(ip);
+      }
+      unwound_chain_.push_back(static_cast<std::uint64_t>(PERF_CONTEXT_USER));
+      unwound_chain_.insert(unwound_chain_.end(), unwound_frames_.begin(), unwound_frames_.end());
+      chain = reinterpret_cast<const std::byte*>(unwound_chain_.data());
+      nr = unwound_chain_.size();
+    }
+  }
+  if (nr) {
+    const std::uint64_t kept = kept_frames(chain, nr);
+    if (corrupt_chain(chain, kept)) ++dropped_chains_;
+    else item.set_chain(chains_.intern(chain, kept));
+  }
+  if (splitting_) [[unlikely]] item.set_chain(split(item.chain(), d.tid, d.cpu));
+  pool_.add(shard_of(d.address, space), item);
 }
 
 std::uint64_t Walk::kept_frames(const std::byte* chain, std::uint64_t nr) {
@@ -302,6 +370,10 @@ std::vector<Tally>& Walk::finish() {
        i < delayed_record_count_; ++i)
     release(delayed_records_[i & record_mask_], direct_);
   delayed_record_count_ = 0;
+  for (std::uint64_t i = delayed_stack_count_ > delay_depth ? delayed_stack_count_ - delay_depth : 0;
+       i < delayed_stack_count_; ++i)
+    release(delayed_stacks_[i & (delay_depth - 1)]);
+  delayed_stack_count_ = 0;
   spaces_.take_all();
   std::vector<Tally>& tallies = pool_.finish();
   for (Tally& t : tallies) t.finish();

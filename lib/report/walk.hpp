@@ -12,6 +12,8 @@
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <cstring>      // std::memcpy
 #include <functional>   // std::function
+#include <map>          // std::map
+#include <memory>       // std::unique_ptr
 #include <optional>     // std::optional
 #include <string>       // thread names
 #include <unordered_map>  // splits
@@ -21,6 +23,7 @@
 #include <tagop/perf_data_reader.hpp>      // RecordHandler
 #include <tagop/report/report.hpp>         // Filters
 #include <tagop/sample_reads.hpp>          // SampleReads
+#include <tagop/user_stack_unwind.hpp>     // UserStackUnwinder
 
 #include "chain_table.hpp"
 #include "sample_layout.hpp"
@@ -45,10 +48,12 @@ class Walk final : public perf_data::RecordHandler {
   /// `split`: whether the tallies keep each sample's tid, CPU (a thread,
   /// cpu key): then an entry's chain is a split of splits(), which holds
   /// its chain, tid and CPU; otherwise nothing of them is read.
+  /// `unwind`: how the user stacks of samples that carry them
+  /// (PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER) are unwound.
   Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* capture, const Filters& filters,
        std::uint32_t needed_measures, std::size_t threads, std::size_t max_stack,
-       std::function<void(std::uint64_t, std::uint64_t)> progress, SplitBy split = {});
-
+       std::function<void(std::uint64_t, std::uint64_t)> progress, SplitBy split = {},
+       UserStackUnwindOptions unwind = {});
   /// A chain (ChainTable's id, 0: none) with the tid and CPU of its
   /// samples (0 where not split by them).
   struct Split {
@@ -104,6 +109,16 @@ class Walk final : public perf_data::RecordHandler {
   /// marker (-1): kept without their chain, as perf keeps them.
   std::uint64_t dropped_chains() const { return dropped_chains_; }
   const perf_data::Skipped& damaged() const { return damaged_; }
+  /// Samples with user stacks whose user frames were unwound, fully or
+  /// in part (the ip alone, when its module could not be read).
+  std::uint64_t unwound() const { return unwound_; }
+  /// Samples with user stacks that were not unwound (or only in part), by
+  /// the unwinder's reason; kernel threads' samples (no user registers)
+  /// are not among them.
+  const std::map<std::string, std::uint64_t>& not_unwound() const { return not_unwound_; }
+  /// The unwinder, when an event's samples carry user stacks (its
+  /// module_problems(), its stats()); else null.
+  const UserStackUnwinder* unwinder() const { return unwinder_.get(); }
 
  private:
   // How one event's samples are read.
@@ -114,6 +129,9 @@ class Walk final : public perf_data::RecordHandler {
     // by the sample, in the layout of every direct event (direct_):
     // ibs_in_place().
     bool direct = false;
+    // PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: the user part of
+    // the chain is unwound (the reader parses these samples: sample()).
+    bool stack_user = false;
     amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   };
   // Where the direct events' samples have what the walk reads: one
@@ -138,7 +156,10 @@ class Walk final : public perf_data::RecordHandler {
   // Whether the first `nr` entries hold a PERF_CONTEXT_MAX-or-above value
   // that is no context marker.
   static bool corrupt_chain(const std::byte* chain, std::uint64_t nr);
-  void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record);
+  // `stack`: the sample's user stack, when its event's plan has
+  // stack_user (only sample() gives one: the fast paths never do).
+  void take(std::uint32_t event, const EventPlan& plan, const Fields& f, const std::byte* record,
+            const UserStack* stack = nullptr);
   bool ibs_in_place(const EventPlan& plan, const std::byte* record, std::uint16_t size);
   bool passes(const Fields& f) const;
   // The id of (chain, the sample's tid and CPU, as split_ asks). Out of
@@ -181,6 +202,22 @@ class Walk final : public perf_data::RecordHandler {
   // entry at its place in the new one; false, counted in early_, at the most.
   template <typename T>
   bool make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t count);
+  // A sample with a user stack waits in a ring of its own, its chain not
+  // yet interned: at its release, its time's mappings are known (the
+  // records up to its time taken: SpaceLog::live()), and the unwinding
+  // makes its chain. Its chain and stack point into the file, which stays
+  // mapped through the walk. The rings release apart, so the mappings may
+  // be a little later than the sample (as records out of time order in
+  // the file leave them anyway): they change seldom during a run.
+  struct DelayedStack {
+    Item item;
+    std::uint64_t address, time;
+    std::uint32_t pid, tid, cpu;
+    const std::byte* chain;
+    std::uint64_t chain_nr;
+    UserStack stack;
+  };
+  void release(DelayedStack& d);
   // Takes a direct sample whose payload of `n` bytes fits its record.
   void take_direct(const std::byte* record, amd_ibs::IbsUnit unit, std::uint32_t n, const Direct& d);
   // The shard of an address: the reading thread's own (0) takes a smaller
@@ -247,6 +284,13 @@ class Walk final : public perf_data::RecordHandler {
   std::uint64_t cut_chains_ = 0;
   std::uint64_t dropped_chains_ = 0;
   std::function<void(std::uint64_t, std::uint64_t)> progress_;
+  // User stacks: only when an event's samples carry them.
+  std::unique_ptr<UserStackUnwinder> unwinder_;
+  std::vector<DelayedStack> delayed_stacks_;
+  std::uint64_t delayed_stack_count_ = 0;
+  std::vector<std::uint64_t> unwound_frames_, unwound_chain_;  // scratch
+  std::uint64_t unwound_ = 0;
+  std::map<std::string, std::uint64_t> not_unwound_;
 };
 
 // Once per sample: inline, in sight of the reader's loop.

@@ -72,6 +72,8 @@ struct FileInfo {
   std::vector<PmuMapping> pmu_mappings;
   std::vector<BuildIdEntry> build_ids;
   std::string hostname, os_release, perf_version;
+  /// HEADER_ARCH: the recording machine's `uname -m` ("x86_64"), "" when the file has none.
+  std::string arch;
   /// HEADER_CMDLINE: the command that wrote the file, one string per word.
   std::vector<std::string> cmdline;
   /// Problems with the header or features that did not stop the reading.

@@ -55,6 +55,17 @@ struct SessionOptions {
   /// Frame-pointer call chains (PERF_SAMPLE_CALLCHAIN) in every event's
   /// samples, as `perf record -g` asks for them.
   bool callchains = false;
+  /// DWARF call chains, as `perf record --call-graph dwarf,SIZE` asks for
+  /// them: when not 0, every event's samples also carry the user registers
+  /// (PERF_SAMPLE_REGS_USER, x86_64_user_regs_mask) and a copy of this
+  /// many bytes of the user stack from its pointer up
+  /// (PERF_SAMPLE_STACK_USER; a multiple of 8, at most 65528; perf's
+  /// default is 8192), and the kernel writes only the kernel's part of the
+  /// call chain (PERF_SAMPLE_CALLCHAIN with exclude_callchain_user):
+  /// UserStackUnwinder (tagop report) unwinds the user's part afterwards;
+  /// the data mappings are reported too (mmap_data: perf's unwinder
+  /// needs them). x86_64 only.
+  std::uint32_t user_stack_bytes = 0;
 };
 
 /// A record as it came out of a ring buffer: valid during the callback.

@@ -551,7 +551,9 @@ TEST_CASE("record refuses what makes no sense: bad pids, durations, rates, call 
       {"-a --duration -1", "--duration -1: give a number of seconds above 0"},
       {"-a --duration 0", "--duration 0: give a number of seconds above 0"},
       {"-c 1000 -F 100 -- true", "-c (a period) and -F (a frequency) exclude each other"},
-      {"--call-graph dwarf,8192 -- true", "--call-graph dwarf is not supported yet"},
+      {"--call-graph dwarf,70000 -- true", "the stack dump size must be a number from 1 to 65528"},
+      {"--call-graph dwarf,0 -- true", "the stack dump size must be a number from 1 to 65528"},
+      {"--call-graph dwarf,8k -- true", "the stack dump size must be a number from 1 to 65528"},
       {"--call-graph lbr -- true", "--call-graph lbr is not supported"},
       {"--call-graph sideways -- true", "--call-graph 'sideways': expected fp"},
   };
@@ -571,6 +573,19 @@ TEST_CASE("record refuses what makes no sense: bad pids, durations, rates, call 
   CHECK(attr.freq == 1);
   CHECK(attr.sample_freq == 997);
   CHECK((attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
+  fs::remove(file);
+  // --call-graph dwarf,SIZE: SIZE rounded up to 8, the fields perf record sets.
+  const RunResult dwarf = run_tagop("record --call-graph dwarf,100 -o " + file + " -- true");
+  INFO(dwarf.err);
+  REQUIRE(dwarf.exit_code == 0);
+  tagop::perf_data::PerfDataReader dwarf_reader(file);
+  const auto& d = dwarf_reader.info().attrs.at(0).attr;
+  constexpr std::uint64_t dwarf_fields = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  CHECK((d.sample_type & dwarf_fields) == dwarf_fields);
+  CHECK(d.sample_stack_user == 104);
+  CHECK(d.sample_regs_user == 0xff0fffu);  // perf's PERF_REGS_MASK on x86_64
+  CHECK(d.exclude_callchain_user == 1);
+  CHECK(d.mmap_data == 1);
   fs::remove(file);
 }
 

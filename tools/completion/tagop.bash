@@ -70,7 +70,7 @@ _tagop() {
     record)
       case "$prev" in
         -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --call-graph) COMPREPLY=($(compgen -W "fp" -- "$cur")); return ;;
+        --call-graph) COMPREPLY=($(compgen -W "fp dwarf" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--ibs-op --ibs-fetch --event --count --freq --call-graph --all-cpus --no-buildid-cache --pid

@@ -36,6 +36,7 @@
 #include <tagop/predicate.hpp>             // Predicate
 #include <tagop/report/columns.hpp>        // Column
 #include <tagop/report/symbols.hpp>        // SymbolSource
+#include <tagop/symbol_files.hpp>           // SymbolFileSearch
 
 namespace tagop TAGOP_API {
 namespace report {
@@ -149,6 +150,10 @@ struct Options {
   /// false: a caller that gives its own kernel source in `symbol_sources`
   /// (as `tagop report --kallsyms` does), or wants kernel samples unnamed.
   bool kernel_symbols = true;
+  /// Where the DWARF unwinding of sampled user stacks (captures of `perf
+  /// record --call-graph dwarf`) finds the modules' files: --symfs, the
+  /// build-id cache, the debug directory (tagop/user_stack_unwind.hpp).
+  SymbolFileSearch unwind_files{};
 };
 
 /// The sampling period of one IBS unit's samples, as read from them.
@@ -182,7 +187,7 @@ struct Counts {
 /// What the capture's samples carry besides their address.
 struct SampleContent {
   bool callchains = false;    ///< PERF_SAMPLE_CALLCHAIN (frame pointers)
-  bool stack_user = false;    ///< PERF_SAMPLE_STACK_USER: DWARF unwinding, not done yet
+  bool stack_user = false;    ///< PERF_SAMPLE_STACK_USER (with REGS_USER): the user frames unwound by DWARF (x86_64)
   bool branch_stack = false;  ///< PERF_SAMPLE_BRANCH_STACK: not used yet
 };
 
