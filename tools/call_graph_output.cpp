@@ -94,15 +94,16 @@ std::string draw_call_graph(const report::Report& chains, const report::CallGrap
 }
 
 void print_call_graphs(const report::Report& chains, const std::vector<report::CallGraph>& graphs, std::size_t top,
-                       double percent_limit, const std::string& title) {
+                       double percent_limit, bool children, const std::string& title) {
   fmt::print("{}\n\n", title);
   std::size_t shown = 0;
   for (const report::CallGraph& g : graphs) {
     if (g.percent < percent_limit || (top && shown == top)) break;
     ++shown;
     const report::Row row = chains.row(g.function);
-    fmt::print("{:>9.2f}%  {}{}\n", g.percent, printable(row.name),
-               row.module.empty() ? "" : fmt::format("  ({})", printable(row.module)));
+    // perf's columns: with children, the children's share, then the self.
+    fmt::print("{:>9.2f}%  {}{}{}\n", g.percent, children ? fmt::format("{:>6.2f}%  ", g.self) : "",
+               printable(row.name), row.module.empty() ? "" : fmt::format("  ({})", printable(row.module)));
     const std::string drawn = draw_call_graph(chains, g);
     // perf ends a drawn graph with an empty line.
     if (!drawn.empty()) fmt::print("{}\n", drawn);

@@ -16,8 +16,8 @@ namespace tagop::cli {
 std::string draw_call_graph(const report::Report& chains, const report::CallGraph& graph);
 
 /// The first `top` graphs (0: all) of at least `percent_limit`, each under
-/// its function's row.
+/// its function's row (with `children`, its children's and self shares).
 void print_call_graphs(const report::Report& chains, const std::vector<report::CallGraph>& graphs, std::size_t top,
-                       double percent_limit, const std::string& title);
+                       double percent_limit, bool children, const std::string& title);
 
 }  // namespace tagop::cli

@@ -58,7 +58,7 @@ struct ReportOptions {
   std::size_t threads = 0;
   bool strict = false;
   bool estimates = false;
-  bool children = false;
+  bool children = false, no_children = false;
   bool no_demangle = false;
   std::string call_graph;  // --call-graph, perf report -g's spelling
   bool signatures = false;
@@ -246,11 +246,10 @@ void run_report(const ReportOptions& o) {
                             "with --by line); --by {} does not apply",
                             o.output.format, o.by));
   if (exporting) options.children = false;
-  const std::optional<report::CallGraphOptions> graph =
-      o.call_graph.empty() ? std::nullopt : parse_call_graph(o.call_graph);
+  std::optional<report::CallGraphOptions> graph = o.call_graph.empty() ? std::nullopt : parse_call_graph(o.call_graph);
+  if (graph) graph->children = o.children;
   if (graph) {
     if (o.by != "function") usage_error("--call-graph: the graphs are drawn under functions: --by function");
-    if (o.children) usage_error("--call-graph: drawn with --no-children only (perf's children graphs are not drawn yet)");
     if (exporting || !o.html.empty() || o.output.resolved() != Format::text)
       usage_error("--call-graph: text only (--format folded or pprof export the call chains)");
   }
@@ -345,11 +344,13 @@ void run_report(const ReportOptions& o) {
       throw Error(fmt::format("--call-graph: {} has no call chains (record with perf record -g)", file));
     // The graphs are of the chains' report; the rows, their last frames.
     options.by = report::GroupBy::callchain;
+    options.children = false;
     const report::Report chains(reader, options);
-    print_call_graphs(chains, report::call_graphs(chains, *graph), o.top, o.percent_limit,
-                      fmt::format("{}: functions by {} overhead, each with its call graph ({}, branches of at least "
+    print_call_graphs(chains, report::call_graphs(chains, *graph), o.top, o.percent_limit, o.children,
+                      fmt::format("{}: functions by {} {}, each with its call graph ({}, branches of at least "
                                   "{}% of the total, as perf report -g {},{})",
                                   printable(file), r.query_names().front(),
+                                  o.children ? "children (then self)" : "overhead",
                                   graph->order == report::CallOrder::caller ? "callers first" : "callees first",
                                   graph->min_percent, graph->order == report::CallOrder::caller ? "caller" : "callee",
                                   graph->min_percent));
@@ -444,6 +445,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--percent-limit", o->percent_limit, "Hide rows whose overhead is below this percentage (as perf)");
   cmd->add_flag("--children", o->children,
                 "Add each row's callees' samples to it (inclusive), from the call chains (perf record -g)");
+  cmd->add_flag("--no-children", o->no_children, "Each row's own samples only: the default, as perf spells it");
   cmd->add_option("-g,--call-graph", o->call_graph,
                   "Draw each function's call graph under it, as perf report -g: caller (from the outermost caller, "
                   "perf's default) or callee, and the threshold in percent of the total below which a branch is "
@@ -501,7 +503,10 @@ void add_report_command(CLI::App& app) {
       "  tagop report perf.data --format jsonl --where 'load & dc.miss' -o misses.jsonl\n"
       "      one decoded IBS sample per line, streamed; schema: profiles/schemas/sample-line.schema.json;\n"
       "      duckdb -c \"select symbol, count(*) from 'misses.jsonl' group by all order by 2 desc\"");
-  cmd->callback([o] { run_report(*o); });
+  cmd->callback([o] {
+    if (o->children && o->no_children) usage_error("--children and --no-children: one of them");
+    run_report(*o);
+  });
 }
 
 }  // namespace tagop::cli

@@ -3,6 +3,7 @@
 #include <algorithm>  // std::stable_sort, std::reverse
 #include <map>        // std::map
 #include <memory>     // std::unique_ptr
+#include <span>       // std::span
 
 #include <tagop/error.hpp>           // Error
 #include <tagop/report/columns.hpp>  // resolve_column, resolve_event_column
@@ -51,23 +52,48 @@ std::vector<CallGraph> call_graphs(const Report& chains, const CallGraphOptions&
   const Column all = chains.ibs() ? resolve_column("samples") : resolve_event_column(chains.query_names(), "samples");
   // One trie per function, by the chains' last frame.
   std::map<std::uint32_t, Trie> by_function;
-  for (const std::uint32_t id : chains.select(all, 0)) {
-    std::vector<std::uint32_t> frames = chains.frames(id);  // root first
-    if (frames.empty()) continue;
-    const double percent = chains.overhead(chains.row(id).results);
-    Trie& top = by_function[frames.back()];
-    top.through += percent;
-    if (options.order == CallOrder::callee) std::reverse(frames.begin(), frames.end());
-    Trie* at = &top;
-    for (const std::uint32_t f : frames) {
+  // Adds a chain (root first) to `function`'s graph, in the order asked.
+  const auto add = [&](std::uint32_t function, std::span<const std::uint32_t> frames, double percent) {
+    Trie* at = &by_function[function];
+    at->through += percent;
+    const auto step = [&](std::uint32_t f) {
       at = &at->child(f);
       at->through += percent;
-    }
+    };
+    if (options.order == CallOrder::caller) std::for_each(frames.begin(), frames.end(), step);
+    else std::for_each(frames.rbegin(), frames.rend(), step);
     at->own += percent;
+  };
+  std::map<std::uint32_t, double> self;
+  std::vector<std::uint32_t> seen;
+  for (const std::uint32_t id : chains.select(all, 0)) {
+    const std::vector<std::uint32_t> frames = chains.frames(id);  // root first
+    if (frames.empty()) continue;
+    const double percent = chains.overhead(chains.row(id).results);
+    add(frames.back(), frames, percent);
+    self[frames.back()] += percent;
+    if (!options.children) continue;
+    // Each caller once, with the rest of the chain from it on in the
+    // order asked (perf's snapshot of its cursor there): in caller order
+    // down to the sample, in callee order up to the root. The chain is
+    // walked in that order too, and a function met again is left out (as
+    // perf's entry cache does): the outermost call of a recursion in
+    // caller order, the innermost in callee order.
+    seen.assign(1, frames.back());
+    const std::span<const std::uint32_t> chain(frames);
+    const auto take = [&](std::size_t i) {
+      if (std::find(seen.begin(), seen.end(), frames[i]) != seen.end()) return;
+      seen.push_back(frames[i]);
+      add(frames[i], options.order == CallOrder::caller ? chain.subspan(i) : chain.first(i + 1), percent);
+    };
+    if (options.order == CallOrder::caller)
+      for (std::size_t i = 0; i + 1 < frames.size(); ++i) take(i);
+    else
+      for (std::size_t i = frames.size() - 1; i-- > 0;) take(i);
   }
   std::vector<CallGraph> graphs;
   for (const auto& [function, top] : by_function) {
-    CallGraph g{.function = function, .percent = top.through, .roots = {}};
+    CallGraph g{.function = function, .percent = top.through, .self = self[function], .roots = {}};
     for (const auto& c : top.children)
       if (c->through >= options.min_percent) g.roots.push_back(node_of(c.get(), options.min_percent));
     std::stable_sort(g.roots.begin(), g.roots.end(),

@@ -271,17 +271,24 @@ TEST_CASE("call graphs drawn under each function as perf report -g caller and ca
     }
     return lines;
   };
-  for (const char* order : {"caller", "callee"}) {
-    INFO(order);
-    const RunResult perf = run_shell(fmt::format("perf report -i {} --stdio --no-children -g {} --sort dso,sym", file, order));
-    REQUIRE(perf.exit_code == 0);
-    const std::vector<std::string> expected = graph_under(perf.out, std::regex(R"(%\s+\S+\s+\[\.\] leaf$)"));
-    REQUIRE(expected.size() > 5);
-    const RunResult ours = run_tagop(fmt::format("report {} -g {}", file, order));
-    INFO(ours.err);
-    REQUIRE(ours.exit_code == 0);
-    CHECK(graph_under(ours.out, std::regex(R"(%  leaf  \()")) == expected);
-  }
+  // With --children, every function of the chains has a graph: main's
+  // holds its callees' chains, from main on.
+  for (const char* children : {"--no-children", "--children"})
+    for (const char* order : {"caller", "callee"})
+      for (const char* function : {"leaf", "main"}) {
+        if (std::string(children) == "--no-children" && std::string(function) == "main") continue;
+        INFO(children << " " << order << " " << function);
+        const RunResult perf =
+            run_shell(fmt::format("perf report -i {} --stdio {} -g {} --sort dso,sym", file, children, order));
+        REQUIRE(perf.exit_code == 0);
+        const std::vector<std::string> expected =
+            graph_under(perf.out, std::regex(fmt::format(R"(%\s+\S+\s+\[\.\] {}$)", function)));
+        REQUIRE(expected.size() > 2);
+        const RunResult ours = run_tagop(fmt::format("report {} {} -g {}", file, children, order));
+        INFO(ours.err);
+        REQUIRE(ours.exit_code == 0);
+        CHECK(graph_under(ours.out, std::regex(fmt::format(R"(%  {}  \()", function))) == expected);
+      }
 
   // The library's graph: one stem (perf's "---") into main, then the two
   // branches with perf's shares of the total.

@@ -48,7 +48,7 @@ _tagop() {
         -o|--output|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --call-graph --no-demangle --signatures --width
+        COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-children --call-graph --no-demangle --signatures --width
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict --max-stack --max-values
                                  --vmlinux --kallsyms --symfs
                                  --format --json --output --html --help" -- "$cur"))

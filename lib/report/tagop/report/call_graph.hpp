@@ -34,6 +34,12 @@ struct CallGraphOptions {
   /// Nodes whose samples are below this share of the report's total, in
   /// percent, are left out (perf's -g graph,0.5: its default).
   double min_percent = 0.5;
+  /// perf report --children's graphs: a graph for every function of the
+  /// chains, of the samples whose chains hold it (once each): its own
+  /// samples' whole chains, and of its callees' samples the chain from it
+  /// on, as perf draws them: down to the sample in caller order, up to the
+  /// root in callee order.
+  bool children = false;
 };
 
 /// A run of frames that no chain leaves, then the branches after it.
@@ -46,12 +52,13 @@ struct CallGraphNode {
 /// The call chains of one function's samples.
 struct CallGraph {
   std::uint32_t function = 0;        ///< the row of the chains' last frame: the function the samples are in
-  double percent = 0;                ///< its samples, in percent of the report's total (perf's --no-children overhead)
+  double percent = 0;                ///< its samples, in percent of the report's total (perf's --no-children overhead); with children, its callees' too
+  double self = 0;                   ///< its own samples, in percent (the same as `percent` without children)
   std::vector<CallGraphNode> roots;  ///< highest percent first; one, with the function's percent, when every chain starts alike
 };
 
-/// One call graph per function that samples are in, highest percent
-/// first (percent as Report::overhead() counts: the first event's periods,
+/// One call graph per function that samples are in (with children, per
+/// function of their chains), highest percent first (percent as Report::overhead() counts: the first event's periods,
 /// or an IBS capture's samples). `chains` is a report by
 /// GroupBy::callchain (tagop::Error otherwise).
 std::vector<CallGraph> call_graphs(const Report& chains, const CallGraphOptions& options = {});
