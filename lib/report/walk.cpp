@@ -363,13 +363,9 @@ bool Walk::corrupt_chain(const std::byte* chain, std::uint64_t nr) {
 }
 
 std::vector<Tally>& Walk::finish() {
-  for (std::uint64_t i = delayed_count_ > delayed_mask_ ? delayed_count_ - delayed_mask_ - 1 : 0; i < delayed_count_; ++i)
-    release(delayed_[i & delayed_mask_]);
-  delayed_count_ = 0;
-  for (std::uint64_t i = delayed_record_count_ > record_mask_ ? delayed_record_count_ - record_mask_ - 1 : 0;
-       i < delayed_record_count_; ++i)
-    release(delayed_records_[i & record_mask_], direct_);
-  delayed_record_count_ = 0;
+  for (; delayed_oldest_ < delayed_count_; ++delayed_oldest_) release(delayed_[delayed_oldest_ & delayed_mask_]);
+  for (; record_oldest_ < delayed_record_count_; ++record_oldest_)
+    release(delayed_records_[record_oldest_ & record_mask_], direct_);
   for (std::uint64_t i = delayed_stack_count_ > delay_depth ? delayed_stack_count_ - delay_depth : 0;
        i < delayed_stack_count_; ++i)
     release(delayed_stacks_[i & (delay_depth - 1)]);

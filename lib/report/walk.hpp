@@ -198,10 +198,11 @@ class Walk final : public perf_data::RecordHandler {
     std::uint32_t raw_size;
   };
   void release(const DelayedRecord& r, const Direct& d);
-  // Doubles a ring of `count` entries so far (up to max_delay_depth), each
-  // entry at its place in the new one; false, counted in early_, at the most.
+  // Doubles a ring that holds the entries numbered `oldest` to `count`
+  // (up to max_delay_depth), each at its place in the new one; false,
+  // counted in early_, at the most.
   template <typename T>
-  bool make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t count);
+  bool make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t oldest, std::uint64_t count);
   // A sample with a user stack waits in a ring of its own, its chain not
   // yet interned: at its release, its time's mappings are known (the
   // records up to its time taken: SpaceLog::live()), and the unwinding
@@ -261,10 +262,11 @@ class Walk final : public perf_data::RecordHandler {
   SpaceLog spaces_;
   ChainTable chains_;
   std::vector<Delayed> delayed_;
-  std::uint64_t delayed_count_ = 0, delayed_mask_ = delay_depth - 1;
+  // A ring holds the samples numbered from its oldest to its count.
+  std::uint64_t delayed_count_ = 0, delayed_oldest_ = 0, delayed_mask_ = delay_depth - 1;
   Delayed undelayed_{};
   std::vector<DelayedRecord> delayed_records_;
-  std::uint64_t delayed_record_count_ = 0, record_mask_ = delay_depth - 1;
+  std::uint64_t delayed_record_count_ = 0, record_oldest_ = 0, record_mask_ = delay_depth - 1;
   // Samples numbered below a ring's floor may leave it: those of the rounds
   // before the last that ended (all, in a file without rounds).
   std::uint64_t floor_ = ~std::uint64_t{0}, record_floor_ = ~std::uint64_t{0};
@@ -317,27 +319,23 @@ inline bool Walk::passes(const Fields& f) const {
 
 [[gnu::always_inline]] inline Walk::Delayed& Walk::next_delayed() {
   if (!timed_) return undelayed_;
-  Delayed& slot = delayed_[delayed_count_ & delayed_mask_];
-  // Full: the oldest leaves, unless the records of its time may still come.
-  if (delayed_count_ > delayed_mask_) {
-    if (delayed_count_ - delayed_mask_ - 1 < floor_ || !make_room(delayed_, delayed_mask_, delayed_count_))
-      release(slot);
-    else
-      return delayed_[delayed_count_++ & delayed_mask_];
-  }
-  ++delayed_count_;
-  return slot;
+  // Full: the oldest leaves (its slot is the new one's), unless the
+  // records of its time may still come.
+  if (delayed_count_ - delayed_oldest_ > delayed_mask_ &&
+      (delayed_oldest_ < floor_ || !make_room(delayed_, delayed_mask_, delayed_oldest_, delayed_count_)))
+    release(delayed_[delayed_oldest_++ & delayed_mask_]);
+  return delayed_[delayed_count_++ & delayed_mask_];
 }
 
 template <typename T>
-bool Walk::make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t count) {
+bool Walk::make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t oldest, std::uint64_t count) {
   if (mask + 1 >= max_delay_depth) {
     ++early_;
     return false;
   }
   const std::uint64_t wider = 2 * mask + 1;
   std::vector<T> bigger(wider + 1);
-  for (std::uint64_t i = count - mask - 1; i < count; ++i) bigger[i & wider] = ring[i & mask];
+  for (std::uint64_t i = oldest; i < count; ++i) bigger[i & wider] = ring[i & mask];
   ring = std::move(bigger);
   mask = wider;
   return true;
@@ -369,18 +367,11 @@ bool Walk::make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t co
                                                      const Direct& d) {
   const DelayedRecord r{record, unit, n};
   if (!timed_) return release(r, d);
-  DelayedRecord& slot = delayed_records_[delayed_record_count_ & record_mask_];
-  if (delayed_record_count_ > record_mask_) {
-    if (delayed_record_count_ - record_mask_ - 1 < record_floor_ ||
-        !make_room(delayed_records_, record_mask_, delayed_record_count_)) {
-      release(slot, d);
-    } else {
-      delayed_records_[delayed_record_count_++ & record_mask_] = r;
-      return;
-    }
-  }
-  ++delayed_record_count_;
-  slot = r;
+  if (delayed_record_count_ - record_oldest_ > record_mask_ &&
+      (record_oldest_ < record_floor_ ||
+       !make_room(delayed_records_, record_mask_, record_oldest_, delayed_record_count_)))
+    release(delayed_records_[record_oldest_++ & record_mask_], d);
+  delayed_records_[delayed_record_count_++ & record_mask_] = r;
 }
 
 [[gnu::always_inline]] inline bool Walk::ibs_in_place(const EventPlan& plan, const std::byte* record,

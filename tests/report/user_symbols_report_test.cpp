@@ -424,9 +424,14 @@ TEST_CASE("a sample waits for the round after its own: a mapping written later i
       w.sample(0, {.ip = 0x1000 + i % 64, .pid = 20, .tid = 20, .time = 1001 + i, .cpu = 1, .period = 1000});
     w.mmap2(10, 10, start, 0x400000, 0, busy, {}, {.pid = 10, .tid = 10, .cpu = 127, .time = 500});
     w.finished_round();
-    for (std::uint64_t i = 0; i < 10; ++i)
-      w.sample(0, {.ip = 0x1000, .pid = 20, .tid = 20, .time = 30000 + i, .cpu = 1, .period = 1000});
-    w.finished_round();
+    // Two more rounds, the last larger than the queue holds once the
+    // first round's samples have left it: it grows with samples waiting.
+    std::uint64_t time = 30000;
+    for (const std::uint64_t round : {12000, 40000}) {
+      for (std::uint64_t i = 0; i < round; ++i)
+        w.sample(0, {.ip = 0x1000, .pid = 20, .tid = 20, .time = time++, .cpu = 1, .period = 1000});
+      w.finished_round();
+    }
     w.finish();
   }
   const RunResult perf = run_shell("perf report -i " + capture + " --stdio -n --sort sym 2>/dev/null");
@@ -434,9 +439,14 @@ TEST_CASE("a sample waits for the round after its own: a mapping written later i
   else CHECK(std::regex_search(perf.out, std::regex(R"(%\s+1\s+\[\.\] tagop_busy_spin)")));
   const json rows = report_json(capture, "")["rows"];
   bool named = false;
-  for (const json& row : rows)
+  std::uint64_t samples = 0;
+  for (const json& row : rows) {
     if (row["name"] == "tagop_busy_spin") named = row["events"]["cpu-clock"]["samples"] == 1;
+    samples += row["events"]["cpu-clock"]["samples"].get<std::uint64_t>();
+  }
   CHECK(named);
+  // Every sample written counted once: 1 + 20,000 + 12,000 + 40,000.
+  CHECK(samples == 72001);
   fs::remove(capture);
 }
 
