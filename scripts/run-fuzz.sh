@@ -3,6 +3,7 @@
 # (default 60 s):
 #
 #   scripts/run-fuzz.sh [SECONDS]
+#   scripts/run-fuzz.sh build    # only configure and build the targets
 #
 # Six libFuzzer targets (fuzz/): the perf.data reader gets half the time,
 # the predicate parser, the text reader of `decode --input`, the event
@@ -28,6 +29,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 targets=(perf_data_fuzz predicate_fuzz ibs_sample_text_fuzz event_lookup_fuzz symbol_file_fuzz export_fuzz)
 ninja -C "$build" "${targets[@]/#/fuzz/}" examples/make-ibs-example
+[ "$seconds" != build ] || exit 0
 mkdir -p "$build/crashes"
 
 # The perf.data seeds are binary captures: written, not kept.
