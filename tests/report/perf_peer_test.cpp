@@ -671,8 +671,10 @@ TEST_CASE("DWARF user stacks of perf record are unwound as perf report unwinds t
   CHECK_THAT(r.err, Catch::Contains(fmt::format("{} samples with user stacks", regs.abi_at.size())) &&
                         Catch::Contains("a 32-bit process"));
   const json report = json::parse(r.out);
+  // Without chains, outer's children share is its own samples only (a
+  // sample now and then lands in outer's loop itself).
   for (const json& row : report["rows"])
-    if (row["name"] == "outer") CHECK(row["children"]["cpu-clock:u"]["samples"] == 0);
+    if (row["name"] == "outer") CHECK(row["children"]["cpu-clock:u"] == row["events"]["cpu-clock:u"]);
   fs::remove(damaged);
   fs::remove(file);
 }
