@@ -415,7 +415,7 @@ std::vector<std::byte> id_bomb(bool over_header) {
   return file;
 }
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(TAGOP_SANITIZED)
 // The process's address space now, in bytes (/proc/self/statm, in pages).
 std::uint64_t address_space() {
   std::ifstream statm("/proc/self/statm");
@@ -427,7 +427,7 @@ std::uint64_t address_space() {
 
 }  // namespace
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TAGOP_SANITIZED)
 // AddressSanitizer's allocator statistics (sanitizer/allocator_interface.h,
 // which GCC does not install).
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
@@ -441,7 +441,7 @@ TEST_CASE("a hostile 1 MB file takes no more than a fixed multiple of its size",
     INFO((over_header ? "lists over the whole file" : "lists over the same 512 KiB"));
     const auto file = id_bomb(over_header);
     const std::uint64_t allowed = 16 * file.size();
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TAGOP_SANITIZED)
     // AddressSanitizer reserves terabytes of address space for its shadow,
     // so no address-space limit can be set under it; its allocator counts
     // the bytes allocated instead.

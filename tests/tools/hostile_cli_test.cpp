@@ -314,7 +314,7 @@ TEST_CASE("a command that is not there is named", "[hostile][cli]") {
 TEST_CASE("decode --input: bounded lines, inputs that hold nothing refused, the reason to open", "[hostile][decode]") {
   // Memory that grew without bound would meet the limit; AddressSanitizer
   // cannot start under one (it reserves terabytes for its shadow).
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TAGOP_SANITIZED)
   const std::string limit;
 #else
   const std::string limit = "ulimit -v 4000000; ";
@@ -537,7 +537,7 @@ TEST_CASE("--by line with compile units whose code interleaves: each sample its 
   fs::create_directories(dir);
   // Fewer in a sanitizer's build (some 30 times slower), which the CI runs
   // too: there 0.7 s linear against some 20 s quadratic.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TAGOP_SANITIZED)
   constexpr int functions = 4000;
 #else
   constexpr int functions = 12000;
@@ -595,7 +595,7 @@ TEST_CASE("--by line with compile units whose code interleaves: each sample its 
   CHECK(found == expected);
   CHECK(j["rows"].size() == 2 * functions);
   // A limit, far above the linear time, far below the quadratic.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TAGOP_SANITIZED)
   CHECK(seconds < 10);
 #else
   CHECK(seconds < 3);
