@@ -20,7 +20,9 @@ namespace {
 constexpr std::uint64_t sample_fields_supported = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                                   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
                                                   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-                                                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+                                                  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT |
+                                                  PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |
+                                                  PERF_SAMPLE_PHYS_ADDR;
 
 constexpr std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
@@ -309,7 +311,8 @@ void PerfDataWriter::sample(std::size_t event, const SampleFields& f) {
   const std::uint64_t t = e.attr.sample_type;
   if (t & ~sample_fields_supported)
     throw Error(fmt::format("perf.data writer: sample_type {:#x} has fields sample() cannot write (only IDENTIFIER, "
-                            "IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN, RAW); use record()",
+                            "IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN, RAW, WEIGHT, "
+                            "WEIGHT_STRUCT, DATA_SRC, PHYS_ADDR); use record()",
                             t));
   const std::uint64_t id = e.ids.empty() ? 0 : e.ids[0];
   Bytes b;
@@ -339,6 +342,12 @@ void PerfDataWriter::sample(std::size_t event, const SampleFields& f) {
     b.put(f.raw.data(), f.raw.size());
     b.zeros(padded - f.raw.size());
   }
+  // The kernel's order (perf_output_sample): WEIGHT or WEIGHT_STRUCT, then
+  // DATA_SRC, then PHYS_ADDR (after the register and stack fields, which
+  // sample() does not write).
+  if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) b.put(f.weight);
+  if (t & PERF_SAMPLE_DATA_SRC) b.put(f.data_src);
+  if (t & PERF_SAMPLE_PHYS_ADDR) b.put(f.phys_addr);
   record(record_sample, f.misc, as_bytes(b));
 }
 

@@ -67,8 +67,9 @@ struct WriterFeatures {
 };
 
 /// The fields `sample()` encodes: those of IDENTIFIER, IP, TID, TIME,
-/// ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN and RAW, as the event's
-/// sample_type selects them. The id is the event's first.
+/// ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN, RAW, WEIGHT (or
+/// WEIGHT_STRUCT), DATA_SRC and PHYS_ADDR, as the event's sample_type
+/// selects them (`perf mem record`'s samples). The id is the event's first.
 struct SampleFields {
   std::uint64_t ip = 0;
   std::uint32_t pid = 0, tid = 0;
@@ -79,6 +80,11 @@ struct SampleFields {
   std::uint64_t period = 0;
   std::span<const std::uint64_t> callchain{};  ///< addresses and PERF_CONTEXT_* markers, as the kernel writes them
   std::span<const std::byte> raw{};  ///< padded with zeros to 8-byte alignment
+  /// WEIGHT's u64, or WEIGHT_STRUCT's var1_dw | var2_w << 32 | var3_w << 48
+  /// (the load latency in var1_dw, as the kernel writes it).
+  std::uint64_t weight = 0;
+  std::uint64_t data_src = 0;  ///< union perf_mem_data_src, as the kernel writes it
+  std::uint64_t phys_addr = 0;
   std::uint16_t misc = misc_user | misc_exact_ip;
 };
 
