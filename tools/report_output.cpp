@@ -231,7 +231,7 @@ ReportCommon common_record(const Report& r, const ReportView& v) {
 }
 
 ReportRowName row_name(const report::Row& row, const Report& r) {
-  ReportRowName name{row.name, {}, {}, {}, {}, {}, {}, {}};
+  ReportRowName name{row.name, {}, {}, {}, {}, {}, {}, {}, {}};
   using report::GroupBy;
   const bool several = r.keys().size() > 1;
   // One key as before: a process's pid, else a module; with several (or
@@ -246,6 +246,12 @@ ReportRowName row_name(const report::Row& row, const Report& r) {
   if (row.tid) name.tid.emplace(*row.tid);
   if (row.cpu) name.cpu.emplace(*row.cpu);
   if (several) name.parts.emplace(row.parts);
+  if (const std::optional<report::LineDetail> line = r.line(row.id)) {
+    CacheLineRecord& c = name.cache_line.emplace();
+    c = {record::Hex{line->address}, line->samples, line->loads, line->stores, line->l1_misses, line->local_hitm,
+         line->remote_hitm, {line->offsets.begin(), line->offsets.end()}, {}};
+    for (std::uint64_t a : line->code_addresses) c.code_addresses.push_back(record::Hex{a});
+  }
   return name;
 }
 
