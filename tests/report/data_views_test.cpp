@@ -140,7 +140,8 @@ void write_mem_capture(const std::string& path, const std::vector<MemSample>& sa
                               {{.attr = loads, .ids = {11}, .name = "cpu/mem-loads,ldlat=30/P"},
                                {.attr = stores, .ids = {12}, .name = "cpu/mem-stores/P"}},
                               {.pmu_mappings = {{4, "cpu"}}, .hostname = "data-views", .os_release = "6.1.0",
-                               .arch = "x86_64", .cpus = perf_data::CpuCount{2, 2}});
+                               .arch = "x86_64", .cpus = perf_data::CpuCount{2, 2},
+                               .numa_nodes = {{0, 1u << 20, 1u << 19, "0-1"}}});
   w.comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
   for (const Segment& s : segments()) w.mmap2(pid, pid, s.start, s.len, s.pgoff, fixture(), {}, {.pid = pid, .tid = pid, .time = 2});
   w.mmap2(pid, pid, heap, 0x21000, 0, "[heap]", {}, {.pid = pid, .tid = pid, .time = 3});
@@ -167,6 +168,7 @@ std::vector<MemSample> mem_samples() {
   add(at("hot_counters", 0x40), l1_hit, 4);
   add(at("cold_table", 0x1000), l2_hit, 6);
   add(at("cold_table", 0x2008), l1_hit, 1);
+  add(at("cold_table", 0x1010), local_hitm, 2);
   add(at("_ZL14private_buffer", 16), store_hit, 2, true);
   add(at("greeting", 3), l1_hit, 1);
   add(heap + 0x100, l2_hit, 3);
@@ -201,7 +203,7 @@ TEST_CASE("--by data names the objects as perf mem report does, summed by object
   std::map<std::string, std::uint64_t> tagop = samples_by_name(j);
   // By hand, from the samples written.
   const std::map<std::string, std::uint64_t> expected = {
-      {"hot_counters", 14}, {"cold_table", 7}, {"private_buffer", 2}, {"greeting", 1},
+      {"hot_counters", 14}, {"cold_table", 9}, {"private_buffer", 2}, {"greeting", 1},
       {"[heap]", 3},        {"[stack]", 2},    {"[anon]", 1}};
   CHECK(tagop == expected);
 
@@ -308,6 +310,63 @@ TEST_CASE("--by cacheline counts each line's accesses as perf c2c does", "[data]
     CHECK(f.local_hitm == e.local_hitm);
     CHECK(f.remote_hitm == e.remote_hitm);
     CHECK(f.offsets == e.offsets);
+  }
+  if (have_perf()) {
+    // perf c2c report's table of the lines with HITMs: each line's counts,
+    // and its offsets and code addresses (the Pareto section's rows).
+    const RunResult perf = run_shell("perf c2c report --stdio -i " + file);
+    INFO(perf.out << perf.err);
+    REQUIRE(perf.exit_code == 0);
+    const std::regex line_row(
+        R"(^\s+\d+\s+(0x[0-9a-f]+)\s+\S+\s+\d+\s+[0-9.]+%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s)");
+    const std::regex pareto_head(R"(^\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+(0x[0-9a-f]+)\s*$)");
+    const std::regex pareto_row(R"(%\s+(0x[0-9a-f]+)\s+\S+\s+\d+\s+(0x[0-9a-f]+)\s)");
+    std::istringstream in(perf.out);
+    std::string text;
+    std::uint64_t pareto_line = 0;
+    std::size_t lines_seen = 0;
+    std::map<std::uint64_t, std::set<unsigned>> perf_offsets;
+    while (std::getline(in, text)) {
+      std::smatch m;
+      if (std::regex_search(text, m, line_row)) {
+        const std::uint64_t line = std::stoull(m[1], nullptr, 16);
+        INFO(text);
+        REQUIRE(found.count(line));
+        const Expected& f = found[line];
+        ++lines_seen;
+        CHECK(f.local_hitm + f.remote_hitm == std::stoull(m[2]));
+        CHECK(f.local_hitm == std::stoull(m[3]));
+        CHECK(f.remote_hitm == std::stoull(m[4]));
+        CHECK(f.samples == std::stoull(m[5]));
+        CHECK(f.loads == std::stoull(m[6]));
+        CHECK(f.stores == std::stoull(m[7]));
+        // L1 misses: the loads but those served by the L1 (perf's FB is
+        // a miss here), and the stores that missed it.
+        CHECK(f.l1_misses == std::stoull(m[6]) - std::stoull(m[11]) + std::stoull(m[9]));
+      } else if (std::regex_search(text, m, pareto_head)) {
+        pareto_line = std::stoull(m[1], nullptr, 16);
+      } else if (pareto_line && std::regex_search(text, m, pareto_row)) {
+        perf_offsets[pareto_line].insert(static_cast<unsigned>(std::stoull(m[1], nullptr, 16)));
+        CHECK(std::stoull(m[2], nullptr, 16) == at("main"));
+      }
+    }
+    // The lines with HITMs, as these samples have them.
+    std::size_t shared = 0;
+    for (const auto& [line, e] : lines) shared += e.local_hitm + e.remote_hitm > 0;
+    CHECK(lines_seen == shared);
+    CHECK(perf_offsets.size() == shared);
+    // perf's Pareto rows are the offsets with HITMs or stores; tagop's
+    // offsets are every one touched: those of perf among them.
+    std::map<std::uint64_t, std::set<unsigned>> shared_offsets;
+    for (const MemSample& s : samples)
+      if (s.store || s.data_src == local_hitm || s.data_src == remote_hitm)
+        shared_offsets[s.addr & ~std::uint64_t{63}].insert(static_cast<unsigned>(s.addr & 63));
+    for (const auto& [line, offsets] : perf_offsets) {
+      CHECK(shared_offsets[line] == offsets);
+      for (unsigned o : offsets) CHECK(found[line].offsets.count(o));
+    }
+  } else {
+    WARN("perf is not installed: --by cacheline checked against hand counts only");
   }
   // The line of hot_counters' first bytes is named by the object.
   const std::uint64_t hot_line = at("hot_counters") & ~std::uint64_t{63};
