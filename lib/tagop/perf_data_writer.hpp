@@ -52,9 +52,10 @@ struct CpuCount {
 
 /// A NUMA node of HEADER_NUMA_TOPOLOGY: its CPUs as a list ("0-3,8").
 struct NumaNode {
-  std::uint32_t node = 0;
-  std::uint64_t mem_total_kb = 0, mem_free_kb = 0;
-  std::string cpus{};
+  std::uint32_t node = 0;           ///< the node's number
+  std::uint64_t mem_total_kb = 0;   ///< its memory, kB
+  std::uint64_t mem_free_kb = 0;    ///< of which free, kB
+  std::string cpus{};               ///< its CPUs, "0-3,8"
 };
 
 /// The feature sections to write; an empty field is left out.

@@ -213,10 +213,14 @@ struct SampleContent {
 struct LineDetail {
   std::uint64_t address = 0;  ///< the line's first byte (a multiple of 64)
   std::uint64_t samples = 0;  ///< perf c2c's "Total records"
-  std::uint64_t loads = 0, stores = 0;
+  std::uint64_t loads = 0;   ///< samples of loads (PERF_MEM_OP_LOAD; IBS: IbsLdOp)
+  std::uint64_t stores = 0;  ///< samples of stores (PERF_MEM_OP_STORE; IBS: IbsStOp without IbsLdOp)
   /// Loads served past the L1 (fill buffer hits too), stores that missed it.
   std::uint64_t l1_misses = 0;
-  std::uint64_t local_hitm = 0, remote_hitm = 0;  ///< snoops that found the line Modified, by node
+  /// Loads whose snoop found the line Modified (perf's HITM) in this node's caches.
+  std::uint64_t local_hitm = 0;
+  /// ... in another node's (LVL_REM_CCE1/2, the remote bit; IBS: a remote source).
+  std::uint64_t remote_hitm = 0;
   /// The byte offsets (0 to 63) the samples' addresses had in the line, ascending.
   std::vector<std::uint8_t> offsets;
   /// The code addresses of the samples (where perf c2c names the functions
