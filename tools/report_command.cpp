@@ -185,6 +185,11 @@ void run_report(const ReportOptions& o) {
   }
   if (by) {
     options.by = *by;
+    try {
+      report::check_group_keys(std::span(&*by, 1), o.children);  // --children with data or cacheline
+    } catch (const Error& e) {
+      usage_error(fmt::format("--by {}: {}", o.by, e.what()));
+    }
   } else {
     try {
       options.keys = report::parse_group_keys(o.by);
