@@ -249,7 +249,7 @@ ReportRowName row_name(const report::Row& row, const Report& r) {
   if (const std::optional<report::LineDetail> line = r.line(row.id)) {
     CacheLineRecord& c = name.cache_line.emplace();
     c = {record::Hex{line->address}, line->samples, line->loads, line->stores, line->l1_misses, line->local_hitm,
-         line->remote_hitm, {line->offsets.begin(), line->offsets.end()}, {}};
+         line->remote_hitm, {line->offsets.begin(), line->offsets.end()}, {}, line->functions};
     for (std::uint64_t a : line->code_addresses) c.code_addresses.push_back(record::Hex{a});
   }
   return name;
@@ -598,9 +598,9 @@ std::string offset_ranges(const std::vector<std::uint8_t>& offsets) {
 void cache_line_text(const Report& r, const ReportView& v) {
   if (r.by() != report::GroupBy::cacheline) return;
   fmt::print("\nThe lines' samples, as perf c2c report counts them (L1 miss: loads served past the L1, stores that "
-             "missed it; offsets: the bytes touched):\n\n");
+             "missed it; offsets: the bytes touched; functions: those of the samples, the most first):\n\n");
   const std::vector<std::string> header{keys_title(r), "records", "loads", "stores", "L1 miss", "lcl HITM", "rmt HITM",
-                                        "offsets"};
+                                        "offsets", "functions"};
   auto cells = [](const std::string& name, const report::LineDetail& d) {
     return std::vector<std::string>{name,
                                     fmt::format("{}", d.samples),
@@ -609,7 +609,8 @@ void cache_line_text(const Report& r, const ReportView& v) {
                                     fmt::format("{}", d.l1_misses),
                                     fmt::format("{}", d.local_hitm),
                                     fmt::format("{}", d.remote_hitm),
-                                    offset_ranges(d.offsets)};
+                                    offset_ranges(d.offsets),
+                                    fmt::format("{}", fmt::join(d.functions, ","))};
   };
   report::LineDetail shown;  // the shown lines' sums
   for (std::uint32_t id : v.rows)

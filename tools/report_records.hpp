@@ -97,7 +97,8 @@ struct CacheLineRecord {
     (std::uint64_t, local_hitm),
     (std::uint64_t, remote_hitm),
     (std::vector<unsigned>, offsets),         // the bytes touched, 0 to 63
-    (std::vector<record::Hex>, code_addresses));  // where the samples' instructions were (16 at most)
+    (std::vector<record::Hex>, code_addresses),  // where the samples' instructions were (16 at most)
+    (std::vector<std::string>, functions));   // their functions, the most samples first (16 at most)
 };
 
 /// What names a row: by process its pid, by call chain nothing more, else its module.

@@ -694,8 +694,10 @@ std::optional<LineDetail> Report::line(std::uint32_t id) const {
   d.address = key.value;
   std::uint64_t offsets = 0;  // a bit per byte of the line
   std::vector<std::uint64_t> code;
+  std::unordered_map<std::uint32_t, std::uint64_t> functions;  // samples by code row
   for (std::uint32_t i = s.row_start[id]; i < s.row_start[id + 1]; ++i) {
     const Entry& e = s.entries[s.row_entries[i]];
+    if (const std::uint32_t f = s.entry_code_row[s.row_entries[i]]; f != ~0u) functions[f] += e.count;
     offsets |= std::uint64_t{1} << (e.ip & 63);
     // The walk's pair: the code address, and the access above the marker.
     const std::span<const std::uint64_t> pair = s.chains.frames(e.chain);
@@ -714,6 +716,12 @@ std::optional<LineDetail> Report::line(std::uint32_t id) const {
   code.erase(std::unique(code.begin(), code.end()), code.end());
   if (code.size() > 16) code.resize(16);
   d.code_addresses = std::move(code);
+  // The functions by their samples, most first (then by name).
+  std::vector<std::pair<std::uint64_t, std::string>> named;
+  for (const auto& [row, n] : functions) named.emplace_back(n, s.base_name(s.rows[row]));
+  std::sort(named.begin(), named.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  for (std::size_t i = 0; i < named.size() && i < 16; ++i) d.functions.push_back(named[i].second);
   return d;
 }
 

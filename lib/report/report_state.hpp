@@ -137,6 +137,9 @@ struct Report::State {
   SymbolFileSearch data_files;
   std::vector<std::unique_ptr<DataObjects>> data_objects;
   std::vector<std::string> regions;
+  // Data views, by entry: the row (by function) of its code address; none
+  // where it has none.
+  std::vector<std::uint32_t> entry_code_row;
 
   /// A row's results: its own samples, or with `children` those whose
   /// call chains pass through it too.

@@ -87,8 +87,21 @@ class RowMaker {
     }
     collect_addresses();
     resolve();
-    if (s_.by == GroupBy::data || s_.by == GroupBy::cacheline) name_data();
-    else name_addresses();
+    if (data_view()) {
+      // The code addresses' functions first (the rows that Report::line()
+      // names), then every address's data row.
+      std::vector<bool> code(address_ip_.size());
+      for (std::uint32_t a : frame_address_) code[a] = true;
+      name_addresses(GroupBy::function, &code);
+      s_.entry_code_row.assign(count, none);
+      for (std::size_t i = 0; i < count; ++i)
+        if (has_code_[i]) s_.entry_code_row[i] = address_row_[frame_address_[i]];
+      std::vector<bool> data(address_ip_.size());
+      for (std::uint32_t a : entry_address_) data[a] = true;
+      name_data(data);
+    } else {
+      name_addresses(s_.by == GroupBy::callchain ? GroupBy::function : s_.by);
+    }
     const bool callchain = s_.by == GroupBy::callchain;
     for (std::size_t i = 0; i < count; ++i)
       s_.entry_row[i] = callchain ? chain_row(static_cast<std::uint32_t>(i)) : address_row_[entry_address_[i]];
@@ -165,6 +178,18 @@ class RowMaker {
       }
       frame_address_.assign(use_start_.back(), 0);
     }
+    if (data_view()) {
+      // Each entry's code address (the walk's pair: code, access), a
+      // frame of its own: frame_address_ by entry.
+      has_code_.assign(s_.entries.size(), false);
+      frame_address_.assign(s_.entries.size(), 0);
+      for (std::uint32_t i = 0; i < s_.entries.size(); ++i) {
+        const std::span<const std::uint64_t> pair = s_.chains.frames(s_.entries[i].chain);
+        if (pair.size() != 2) continue;
+        has_code_[i] = true;
+        refs.push_back({pair[0], s_.entries[i].space, i | frame_bit});
+      }
+    }
     // By space, in the order the replay meets the spaces' states, then by
     // address: sorted by address first, then (stably) by the space's rank.
     std::vector<std::uint32_t> order(spaces_.space_count()), rank(spaces_.space_count());
@@ -238,10 +263,13 @@ class RowMaker {
   }
 
   // Each address's row, by what the report groups by.
-  void name_addresses() {
+  bool data_view() const { return s_.by == GroupBy::data || s_.by == GroupBy::cacheline; }
+
+  // Each address's row, by `by` (function, module, address or line); with
+  // `only`, only the addresses it marks.
+  void name_addresses(GroupBy by, const std::vector<bool>* only = nullptr) {
     const std::size_t count = address_ip_.size();
     address_row_.assign(count, 0);
-    const GroupBy by = s_.by == GroupBy::callchain ? GroupBy::function : s_.by;
     struct Placed {
       std::uint32_t identity;
       std::uint64_t offset;
@@ -250,6 +278,7 @@ class RowMaker {
     std::vector<Placed, HugePageAllocator<Placed>> placed;
     placed.reserve(count);
     for (std::uint32_t a = 0; a < count; ++a) {
+      if (only && !(*only)[a]) continue;
       if (module_[a] == none) {
         const std::uint64_t ip = address_ip_[a];
         address_row_[a] = row({RowKey::Type::unmapped, kernel_address(ip) ? 1u : 0u, by == GroupBy::module ? 0 : ip});
@@ -332,8 +361,9 @@ class RowMaker {
   }
 
   // Each data address's row (GroupBy::data), or its cache line's
-  // (GroupBy::cacheline, named by the object of its lowest address).
-  void name_data() {
+  // (GroupBy::cacheline, named by the object of its lowest address): the
+  // addresses `data` marks (the others are code addresses).
+  void name_data(const std::vector<bool>& data) {
     const std::size_t count = address_ip_.size();
     address_row_.assign(count, 0);
     struct Placed {
@@ -343,6 +373,7 @@ class RowMaker {
     };
     std::vector<Placed> placed;
     for (std::uint32_t a = 0; a < count; ++a) {
+      if (!data[a]) continue;
       const std::uint64_t ip = address_ip_[a];
       if (ip == 0) address_row_[a] = region("[no data address]");
       else if (module_[a] == none) address_row_[a] = region(kernel_address(ip) ? "[kernel]" : "[unknown]");
@@ -372,6 +403,7 @@ class RowMaker {
     // The addresses ascend within a space: a line's first is its lowest.
     std::unordered_map<std::uint64_t, std::uint32_t> lines;
     for (std::uint32_t a = 0; a < count; ++a) {
+      if (!data[a]) continue;
       const std::uint64_t line = address_ip_[a] & ~std::uint64_t{63};
       auto [it, fresh] = lines.try_emplace(line, 0);
       if (fresh) it->second = row({RowKey::Type::cacheline, address_row_[a], line});
@@ -428,6 +460,7 @@ class RowMaker {
   std::map<std::vector<std::uint32_t>, std::uint32_t> chain_ids_;
   std::vector<std::uint32_t> scratch_;
   std::vector<bool> tried_objects_;  // by identity: data_objects() looked
+  std::vector<bool> has_code_;       // data views, by entry: it has a code address (frame_address_)
 };
 
 }  // namespace

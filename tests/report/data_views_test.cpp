@@ -298,6 +298,7 @@ TEST_CASE("--by cacheline counts each line's accesses as perf c2c does", "[data]
     for (const json& o : c["offsets"]) e.offsets.insert(o.get<unsigned>());
     CHECK(row["samples"].get<std::uint64_t>() == c["samples"].get<std::uint64_t>());
     CHECK(c["code_addresses"] == json::array({fmt::format("{:#x}", at("main"))}));
+    CHECK(c["functions"] == json::array({"main"}));
   }
   REQUIRE(found.size() == lines.size());
   for (const auto& [line, e] : lines) {
@@ -320,7 +321,7 @@ TEST_CASE("--by cacheline counts each line's accesses as perf c2c does", "[data]
     const std::regex line_row(
         R"(^\s+\d+\s+(0x[0-9a-f]+)\s+\S+\s+\d+\s+[0-9.]+%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s)");
     const std::regex pareto_head(R"(^\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+(0x[0-9a-f]+)\s*$)");
-    const std::regex pareto_row(R"(%\s+(0x[0-9a-f]+)\s+\S+\s+\d+\s+(0x[0-9a-f]+)\s)");
+    const std::regex pareto_row(R"(%\s+(0x[0-9a-f]+)\s+\S+\s+\d+\s+(0x[0-9a-f]+)\s.*\[\.\] (\S+))");
     std::istringstream in(perf.out);
     std::string text;
     std::uint64_t pareto_line = 0;
@@ -348,6 +349,7 @@ TEST_CASE("--by cacheline counts each line's accesses as perf c2c does", "[data]
       } else if (pareto_line && std::regex_search(text, m, pareto_row)) {
         perf_offsets[pareto_line].insert(static_cast<unsigned>(std::stoull(m[1], nullptr, 16)));
         CHECK(std::stoull(m[2], nullptr, 16) == at("main"));
+        CHECK(m[3] == "main");  // perf's symbol of the code address, as tagop's functions name it
       }
     }
     // The lines with HITMs, as these samples have them.

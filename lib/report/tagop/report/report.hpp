@@ -223,9 +223,12 @@ struct LineDetail {
   std::uint64_t remote_hitm = 0;
   /// The byte offsets (0 to 63) the samples' addresses had in the line, ascending.
   std::vector<std::uint8_t> offsets;
-  /// The code addresses of the samples (where perf c2c names the functions
-  /// that touch the line), ascending, distinct; at most 16.
+  /// The code addresses of the samples (perf c2c's "Code address"),
+  /// ascending, distinct; at most 16.
   std::vector<std::uint64_t> code_addresses;
+  /// The functions of those code addresses (named as rows --by function
+  /// are), the most samples first; at most 16.
+  std::vector<std::string> functions;
 };
 
 struct Row {
