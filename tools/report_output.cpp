@@ -593,12 +593,19 @@ std::string offset_ranges(const std::vector<std::uint8_t>& offsets) {
   return out;
 }
 
+// A line's functions in a text cell: the one with the most samples, and
+// how many others.
+std::string functions_cell(const std::vector<std::string>& functions) {
+  if (functions.size() <= 1) return functions.empty() ? std::string() : functions.front();
+  return fmt::format("{} +{}", functions.front(), functions.size() - 1);
+}
+
 // --by cacheline: the shown lines again, with perf c2c report's counts of
 // their samples (Report::line()), after the table of the columns.
 void cache_line_text(const Report& r, const ReportView& v) {
   if (r.by() != report::GroupBy::cacheline) return;
   fmt::print("\nThe lines' samples, as perf c2c report counts them (L1 miss: loads served past the L1, stores that "
-             "missed it; offsets: the bytes touched; functions: those of the samples, the most first):\n\n");
+             "missed it; offsets: the bytes touched; functions: the one with the most samples, +N others (all in --json)):\n\n");
   const std::vector<std::string> header{keys_title(r), "records", "loads", "stores", "L1 miss", "lcl HITM", "rmt HITM",
                                         "offsets", "functions"};
   auto cells = [](const std::string& name, const report::LineDetail& d) {
@@ -610,7 +617,7 @@ void cache_line_text(const Report& r, const ReportView& v) {
                                     fmt::format("{}", d.local_hitm),
                                     fmt::format("{}", d.remote_hitm),
                                     offset_ranges(d.offsets),
-                                    fmt::format("{}", fmt::join(d.functions, ","))};
+                                    functions_cell(d.functions)};
   };
   report::LineDetail shown;  // the shown lines' sums
   for (std::uint32_t id : v.rows)
