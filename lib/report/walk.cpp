@@ -227,6 +227,10 @@ std::uint64_t ibs_access(const ConditionSet& c) {
 
 }  // namespace
 
+// A sample of a data view, counted once by its own event and period: a
+// sample that reads a group's counters (PERF_SAMPLE_READ) is not shared
+// among them here (perf mem and c2c count each sample once too); its call
+// chain and user stack are not read (a data address has no callers).
 void Walk::take_data(const perf_data::SampleRecord& r) {
   const EventPlan& plan = plans_[r.event];
   Fields f;
