@@ -420,6 +420,19 @@ std::vector<std::pair<unsigned, Bytes>> feature_bodies(const WriterFeatures& f, 
     out.emplace_back(feature_cmdline, std::move(b));
   }
   out.emplace_back(feature_event_desc, event_desc_body(events));
+  if (!f.numa_nodes.empty()) {
+    // perf's write_numa_topology(): the count, then each node's number,
+    // total and free memory (kB) and CPU list.
+    Bytes b;
+    b.put(static_cast<std::uint32_t>(f.numa_nodes.size()));
+    for (const NumaNode& n : f.numa_nodes) {
+      b.put(n.node);
+      b.put(n.mem_total_kb);
+      b.put(n.mem_free_kb);
+      b.header_string(n.cpus);
+    }
+    out.emplace_back(feature_numa_topology, std::move(b));
+  }
   if (!f.pmu_mappings.empty()) {
     Bytes b;
     b.put(static_cast<std::uint32_t>(f.pmu_mappings.size()));

@@ -179,12 +179,17 @@ void run_report(const ReportOptions& o) {
   std::optional<report::GroupBy> by = report::parse_group_by(o.by);
   if (!by && o.by.find(',') == std::string::npos) {
     const auto perf = report::group_by_of_perf_key(o.by);
-    usage_error(fmt::format("--by '{}': expected function, module, process, thread, cpu, address, line or callchain, "
-                            "or several, separated by commas (process,module,function){}",
+    usage_error(fmt::format("--by '{}': expected function, module, process, thread, cpu, address, line, callchain, "
+                            "data or cacheline, or several, separated by commas (process,module,function){}",
                             o.by, perf ? fmt::format("; perf's {} is --by {}", o.by, report::name_of(*perf)) : ""));
   }
   if (by) {
     options.by = *by;
+    try {
+      report::check_group_keys(std::span(&*by, 1), o.children);  // --children with data or cacheline
+    } catch (const Error& e) {
+      usage_error(fmt::format("--by {}: {}", o.by, e.what()));
+    }
   } else {
     try {
       options.keys = report::parse_group_keys(o.by);
@@ -409,14 +414,19 @@ void add_report_command(CLI::App& app) {
                   "The capture (default ./perf.data), e.g. from: perf record -e ibs_op/cnt_ctl=1/ -e ibs_fetch// "
                   "--raw-samples -a");
   cmd->add_option("--by", o->by,
-                  "Rows: function, module, process (pid and name), thread (tid:name), cpu, address, line or "
-                  "callchain; or several keys at once, separated by commas, a row for each distinct value of all "
+                  "Rows: function, module, process (pid and name), thread (tid:name), cpu, address, line, "
+                  "callchain, data or cacheline; or several keys at once, separated by commas, a row for each distinct value of all "
                   "(in their order, the parts of its name), e.g. process,module,function. perf report's --sort "
                   "keys are: comm -> process, pid or tid -> thread, dso -> module, sym -> function, srcline -> line, "
                   "cpu -> cpu (perf --sort pid,dso,sym is --by thread,module,function: perf's pid rows are threads; "
-                  "perf's comm rows are of a name, a thread's when sampled, tagop's process rows one process each). With several keys: at most one of "
-                  "function, address, line and callchain; callchain not with module; not with --children, "
-                  "--html or an export")
+                  "perf's comm rows are of a name, a thread's when sampled, tagop's process rows one process each). "
+                  "data: the data object of each sample's data address (perf mem record's PERF_SAMPLE_ADDR, an IBS "
+                  "op's IbsDcLinAddr): a global or static by its ELF symbol, [heap], [stack], [anon], module+offset, "
+                  "[no data address] (perf mem report's symbol_daddr, its per-address rows summed by object). "
+                  "cacheline: the 64-byte line of the data address, with perf c2c's counts (loads, stores, L1 "
+                  "misses, local and remote HITM) and the offsets touched. With several keys: at most one of "
+                  "function, address, line, callchain, data and cacheline; callchain, data and cacheline not with "
+                  "module; not with --children, --html or an export")
       ->capture_default_str();
   std::string views;
   for (const report::ViewSpec& v : report::view_table()) views += fmt::format("\n  {:9} {}", v.name, v.description);
@@ -491,6 +501,8 @@ void add_report_command(CLI::App& app) {
       "  tagop report perf.data --by process,module,function   (perf report --sort comm,dso,sym, by pid)\n"
       "  tagop report perf.data --by thread,function           (perf report --sort pid,sym)\n"
       "  tagop report perf.data --children --percent-limit 5   (a capture of perf record -g)\n"
+      "  tagop report mem.data --by data                        (perf mem record: the objects loads and stores touch)\n"
+      "  tagop report mem.data --by cacheline --json            (perf c2c's lines: loads, stores, HITM, offsets)\n"
       "\n"
       "Exports (values are samples x period: tagop's estimates; call chains where perf record -g took them):\n"
       "  tagop report perf.data --format pprof -o prof.pb.gz && go tool pprof -http=: prof.pb.gz\n"

@@ -231,7 +231,7 @@ ReportCommon common_record(const Report& r, const ReportView& v) {
 }
 
 ReportRowName row_name(const report::Row& row, const Report& r) {
-  ReportRowName name{row.name, {}, {}, {}, {}, {}, {}, {}};
+  ReportRowName name{row.name, {}, {}, {}, {}, {}, {}, {}, {}};
   using report::GroupBy;
   const bool several = r.keys().size() > 1;
   // One key as before: a process's pid, else a module; with several (or
@@ -246,6 +246,12 @@ ReportRowName row_name(const report::Row& row, const Report& r) {
   if (row.tid) name.tid.emplace(*row.tid);
   if (row.cpu) name.cpu.emplace(*row.cpu);
   if (several) name.parts.emplace(row.parts);
+  if (const std::optional<report::LineDetail> line = r.line(row.id)) {
+    CacheLineRecord& c = name.cache_line.emplace();
+    c = {record::Hex{line->address}, line->samples, line->loads, line->stores, line->l1_misses, line->local_hitm,
+         line->remote_hitm, {line->offsets.begin(), line->offsets.end()}, {}, line->functions};
+    for (std::uint64_t a : line->code_addresses) c.code_addresses.push_back(record::Hex{a});
+  }
   return name;
 }
 
@@ -574,11 +580,66 @@ std::uint64_t table_columns(const Report& r, const ReportView& v) {
   return r.ibs() ? v.columns.size() : 3 * r.query_names().size();
 }
 
+// Byte offsets as ranges: "0-7,16,40-47".
+std::string offset_ranges(const std::vector<std::uint8_t>& offsets) {
+  std::string out;
+  for (std::size_t i = 0; i < offsets.size();) {
+    std::size_t j = i;
+    while (j + 1 < offsets.size() && offsets[j + 1] == offsets[j] + 1) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ",", offsets[i]);
+    if (j > i) out += fmt::format("-{}", offsets[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// A line's functions in a text cell: the one with the most samples, and
+// how many others.
+std::string functions_cell(const std::vector<std::string>& functions) {
+  if (functions.size() <= 1) return functions.empty() ? std::string() : functions.front();
+  return fmt::format("{} +{}", functions.front(), functions.size() - 1);
+}
+
+// --by cacheline: the shown lines again, with perf c2c report's counts of
+// their samples (Report::line()), after the table of the columns.
+void cache_line_text(const Report& r, const ReportView& v) {
+  if (r.by() != report::GroupBy::cacheline) return;
+  fmt::print("\nThe lines' samples, as perf c2c report counts them (L1 miss: loads served past the L1, stores that "
+             "missed it; offsets: the bytes touched; functions: the one with the most samples, +N others (all in --json)):\n\n");
+  const std::vector<std::string> header{keys_title(r), "records", "loads", "stores", "L1 miss", "lcl HITM", "rmt HITM",
+                                        "offsets", "functions"};
+  auto cells = [](const std::string& name, const report::LineDetail& d) {
+    return std::vector<std::string>{name,
+                                    fmt::format("{}", d.samples),
+                                    fmt::format("{}", d.loads),
+                                    fmt::format("{}", d.stores),
+                                    fmt::format("{}", d.l1_misses),
+                                    fmt::format("{}", d.local_hitm),
+                                    fmt::format("{}", d.remote_hitm),
+                                    offset_ranges(d.offsets),
+                                    functions_cell(d.functions)};
+  };
+  report::LineDetail shown;  // the shown lines' sums
+  for (std::uint32_t id : v.rows)
+    if (const auto d = r.line(id)) {
+      shown.samples += d->samples;
+      shown.loads += d->loads;
+      shown.stores += d->stores;
+      shown.l1_misses += d->l1_misses;
+      shown.local_hitm += d->local_hitm;
+      shown.remote_hitm += d->remote_hitm;
+    }
+  print_table(header, v.rows.size(), [&](std::size_t i) {
+    return cells(r.row(v.rows[i]).name, r.line(v.rows[i]).value_or(report::LineDetail{}));
+  }, cells("[shown]", shown), v.name_width, false);
+}
+
 }  // namespace
 
 void print_text(const Report& r, const ReportView& v) {
   report::check_values("the table", v.rows.size(), table_columns(r, v), v.max_values);
   r.ibs() ? ibs_text(r, v) : events_text(r, v);
+  cache_line_text(r, v);
 }
 void print_csv(const Report& r, const ReportView& v) {
   report::check_values("the CSV", v.rows.size(), table_columns(r, v), v.max_values);

@@ -23,12 +23,12 @@ namespace tagop::cli {
 
 /// The values of "by": report::name_of's, of every GroupBy.
 struct GroupByNames {
-  static inline const std::array<std::string_view, 8> values = [] {
+  static inline const std::array<std::string_view, 10> values = [] {
     using report::GroupBy;
-    std::array<std::string_view, 8> names;
+    std::array<std::string_view, 10> names;
     std::size_t i = 0;
     for (GroupBy by : {GroupBy::function, GroupBy::module, GroupBy::process, GroupBy::address, GroupBy::line,
-                       GroupBy::callchain, GroupBy::thread, GroupBy::cpu})
+                       GroupBy::callchain, GroupBy::thread, GroupBy::cpu, GroupBy::data, GroupBy::cacheline})
       names[i++] = report::name_of(by);
     return names;
   }();
@@ -85,6 +85,22 @@ struct ReportCommon {
     (std::vector<std::string>, warnings));
 };
 
+/// A cache line's counts (--by cacheline: report::LineDetail), as perf c2c
+/// report counts a line's records.
+struct CacheLineRecord {
+  BOOST_HANA_DEFINE_STRUCT(CacheLineRecord,
+    (record::Hex, address),                   // the line's first byte
+    (std::uint64_t, samples),                 // perf c2c's Total records
+    (std::uint64_t, loads),
+    (std::uint64_t, stores),
+    (std::uint64_t, l1_misses),               // loads served past the L1, stores that missed it
+    (std::uint64_t, local_hitm),
+    (std::uint64_t, remote_hitm),
+    (std::vector<unsigned>, offsets),         // the bytes touched, 0 to 63
+    (std::vector<record::Hex>, code_addresses),  // where the samples' instructions were (16 at most)
+    (std::vector<std::string>, functions));   // their functions, the most samples first (16 at most)
+};
+
 /// What names a row: by process its pid, by call chain nothing more, else its module.
 struct ReportRowName {
   BOOST_HANA_DEFINE_STRUCT(ReportRowName,
@@ -95,7 +111,8 @@ struct ReportRowName {
     (record::Maybe<std::string>, comm),       // with several keys, of process or thread: the process's name
     (record::Maybe<std::uint32_t>, tid),      // by thread
     (record::Maybe<std::uint32_t>, cpu),      // by cpu
-    (record::Maybe<std::vector<std::string>>, parts));  // with several keys: the name's, one per key
+    (record::Maybe<std::vector<std::string>>, parts),  // with several keys: the name's, one per key
+    (record::Maybe<CacheLineRecord>, cache_line));  // by cacheline
 };
 
 // IBS captures.

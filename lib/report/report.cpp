@@ -12,7 +12,7 @@
 #include <tagop/report/kernel_symbol_source.hpp>  // kernel_symbol_source
 
 #include "report_state.hpp"
-#include "walk.hpp"
+#include "walk.hpp"  // Walk, DataAccess
 
 namespace tagop::report {
 
@@ -21,7 +21,8 @@ namespace {
 constexpr std::pair<GroupBy, std::string_view> group_names[] = {
     {GroupBy::function, "function"}, {GroupBy::module, "module"}, {GroupBy::process, "process"},
     {GroupBy::address, "address"},   {GroupBy::line, "line"},     {GroupBy::callchain, "callchain"},
-    {GroupBy::thread, "thread"},     {GroupBy::cpu, "cpu"},
+    {GroupBy::thread, "thread"},     {GroupBy::cpu, "cpu"},       {GroupBy::data, "data"},
+    {GroupBy::cacheline, "cacheline"},
 };
 
 // perf report's --sort keys that a GroupBy stands for. perf's pid rows are
@@ -32,8 +33,11 @@ constexpr std::pair<std::string_view, GroupBy> perf_keys[] = {
     {"sym", GroupBy::function}, {"srcline", GroupBy::line}, {"cpu", GroupBy::cpu},
 };
 
+bool data_view(GroupBy k) { return k == GroupBy::data || k == GroupBy::cacheline; }
+
 bool row_kind(GroupBy k) {
-  return k == GroupBy::function || k == GroupBy::address || k == GroupBy::line || k == GroupBy::callchain;
+  return k == GroupBy::function || k == GroupBy::address || k == GroupBy::line || k == GroupBy::callchain ||
+         data_view(k);
 }
 
 std::string event_name(const perf_data::EventAttr& a) {
@@ -107,10 +111,18 @@ void check_group_keys(std::span<const GroupBy> keys, bool children) {
       if (keys[j] == keys[i]) throw Error(fmt::format("{} is a key twice", name_of(keys[i])));
     if (!row_kind(keys[i])) continue;
     if (kind)
-      throw Error(fmt::format("{} and {} together: a row is one function, address, source line or call chain, not two",
+      throw Error(fmt::format("{} and {} together: a row is one function, address, source line, call chain, data "
+                              "object or cache line, not two",
                               name_of(*kind), name_of(keys[i])));
     kind = &keys[i];
   }
+  const bool module = std::find(keys.begin(), keys.end(), GroupBy::module) != keys.end();
+  if (kind && data_view(*kind) && module)
+    throw Error(fmt::format("module and {} together: a data row names its own module (the one mapped at the data "
+                            "address; {} goes with process, thread and cpu)",
+                            name_of(*kind), name_of(*kind)));
+  if (kind && data_view(*kind) && children)
+    throw Error(fmt::format("--children with {}: a data address has no callers to sum into", name_of(*kind)));
   if (kind && *kind == GroupBy::callchain && std::find(keys.begin(), keys.end(), GroupBy::module) != keys.end())
     throw Error("module and callchain together: a call chain crosses modules (callchain goes with process, thread "
                 "and cpu)");
@@ -137,7 +149,7 @@ std::vector<GroupBy> parse_group_keys(std::string_view list, std::string_view wh
     if (!by) {
       const std::optional<GroupBy> perf = group_by_of_perf_key(name);
       throw Error(fmt::format("{} '{}': {} is not a key (expected function, module, process, thread, cpu, address, "
-                              "line or callchain, separated by commas){}",
+                              "line, callchain, data or cacheline, separated by commas){}",
                               what, list, name.empty() ? "an empty name" : fmt::format("'{}'", name),
                               perf ? fmt::format("; perf's {} is tagop's {}", name, name_of(*perf)) : ""));
     }
@@ -180,8 +192,10 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.split_cpu = s.by == GroupBy::cpu;
     s.by_process = (o.by_process || s.split_thread) && s.by != GroupBy::process;
   }
+  if (data_view(s.by) && o.children) check_group_keys(s.keys, true);
   s.children = o.children;
   s.demangle = o.demangle;
+  s.data_files = o.unwind_files;
   s.signatures = o.signatures;
   s.ibs = holds_ibs_events(info);
   std::uint32_t needed = 0;
@@ -247,7 +261,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
 
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
-            {s.split_thread, s.split_cpu},
+            {s.split_thread, s.split_cpu, data_view(s.by)},
             UserStackUnwindOptions{.search = o.unwind_files, .arch = info.arch});
   const perf_data::ReadSummary summary = reader.read(walk);
   std::vector<Tally>& tallies = walk.finish();
@@ -652,8 +666,14 @@ Row Report::row(std::uint32_t id) const {
       r.pid = key.owner;
       r.comm = s.comms[key.value];
       break;
+    case RowKey::Type::data_object:
+      r.module = s.identity_path(key.owner);
+      r.build_id = s.modules[s.identities[key.owner].modules.front()].build_id;
+      break;
     case RowKey::Type::chain:
-    case RowKey::Type::parts: break;
+    case RowKey::Type::parts:
+    case RowKey::Type::region:
+    case RowKey::Type::cacheline: break;
   }
   if (key.process != 0) {
     r.pid = key.process - 1;
@@ -663,6 +683,46 @@ Row Report::row(std::uint32_t id) const {
   if (key.cpu != 0) r.cpu = key.cpu - 1;
   if (s.keys.size() > 1) r.parts = s.parts(key);
   return r;
+}
+
+std::optional<LineDetail> Report::line(std::uint32_t id) const {
+  const State& s = *state_;
+  s.check_row(id);
+  const RowKey& key = s.rows[id];
+  if (key.type != RowKey::Type::cacheline) return std::nullopt;
+  LineDetail d;
+  d.address = key.value;
+  std::uint64_t offsets = 0;  // a bit per byte of the line
+  std::vector<std::uint64_t> code;
+  std::unordered_map<std::uint32_t, std::uint64_t> functions;  // samples by code row
+  for (std::uint32_t i = s.row_start[id]; i < s.row_start[id + 1]; ++i) {
+    const Entry& e = s.entries[s.row_entries[i]];
+    if (const std::uint32_t f = s.entry_code_row[s.row_entries[i]]; f != ~0u) functions[f] += e.count;
+    offsets |= std::uint64_t{1} << (e.ip & 63);
+    // The walk's pair: the code address, and the access above the marker.
+    const std::span<const std::uint64_t> pair = s.chains.frames(e.chain);
+    if (pair.size() != 2) continue;
+    code.push_back(pair[0]);
+    const std::uint64_t access = pair[1] - data_access_marker;
+    d.samples += e.count;
+    if (access & DataAccess::load) d.loads += e.count;
+    if (access & DataAccess::store) d.stores += e.count;
+    if (access & DataAccess::l1_miss) d.l1_misses += e.count;
+    if (access & DataAccess::hitm) (access & DataAccess::remote ? d.remote_hitm : d.local_hitm) += e.count;
+  }
+  for (std::uint8_t b = 0; b < 64; ++b)
+    if (offsets >> b & 1) d.offsets.push_back(b);
+  std::sort(code.begin(), code.end());
+  code.erase(std::unique(code.begin(), code.end()), code.end());
+  if (code.size() > 16) code.resize(16);
+  d.code_addresses = std::move(code);
+  // The functions by their samples, most first (then by name).
+  std::vector<std::pair<std::uint64_t, std::string>> named;
+  for (const auto& [row, n] : functions) named.emplace_back(n, s.base_name(s.rows[row]));
+  std::sort(named.begin(), named.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  for (std::size_t i = 0; i < named.size() && i < 16; ++i) d.functions.push_back(named[i].second);
+  return d;
 }
 
 std::vector<std::uint32_t> Report::frames(std::uint32_t id) const {

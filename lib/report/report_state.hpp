@@ -14,8 +14,10 @@
 #include <tagop/process_table.hpp>         // MappedModule
 #include <tagop/report/report.hpp>
 #include <tagop/report/symbols.hpp>  // SymbolTable
+#include <tagop/symbol_files.hpp>    // SymbolFileSearch
 
 #include "chain_table.hpp"
+#include "data_objects.hpp"
 #include "entry_table.hpp"
 #include "kinds.hpp"
 #include "space_log.hpp"
@@ -33,7 +35,11 @@ struct ModuleIdentity {
 /// What a row stands for. Its name is made from this when it is shown.
 struct RowKey {
   // parts: a row of process, thread and cpu keys only (its name is them).
-  enum class Type : std::uint8_t { address, function, line, module, unmapped, process, chain, parts };
+  // data_object: owner the identity, value its DataObjects index; region:
+  // value an index of State::regions ("[heap]", "[no data address]" ...);
+  // cacheline: value the line's address, owner the row of its data object.
+  enum class Type : std::uint8_t { address, function, line, module, unmapped, process, chain, parts, data_object,
+                                   region, cacheline };
   Type type = Type::address;
   std::uint32_t owner = 0;  // the identity; unmapped: 1 kernel, 0 not; process: the pid
   std::uint64_t value = 0;  // offset, function, file << 32 | line, ip, comm, chain
@@ -126,6 +132,14 @@ struct Report::State {
   std::vector<ModuleIdentity> identities;
   std::vector<std::string> comms;
   std::unordered_map<std::uint32_t, std::string> thread_comms;  // by tid: Walk::thread_comms()
+  // Data views (GroupBy::data, cacheline): where the modules' files are
+  // found, each identity's data objects (null: none found), the regions' names.
+  SymbolFileSearch data_files;
+  std::vector<std::unique_ptr<DataObjects>> data_objects;
+  std::vector<std::string> regions;
+  // Data views, by entry: the row (by function) of its code address; none
+  // where it has none.
+  std::vector<std::uint32_t> entry_code_row;
 
   /// A row's results: its own samples, or with `children` those whose
   /// call chains pass through it too.

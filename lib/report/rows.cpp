@@ -13,7 +13,9 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
+#include <tagop/symbol_files.hpp>  // find_symbol_files
 
+#include "../demangle.hpp"  // demangle_short
 #include "radix_sort.hpp"
 #include "report_state.hpp"
 
@@ -85,7 +87,21 @@ class RowMaker {
     }
     collect_addresses();
     resolve();
-    name_addresses();
+    if (data_view()) {
+      // The code addresses' functions first (the rows that Report::line()
+      // names), then every address's data row.
+      std::vector<bool> code(address_ip_.size());
+      for (std::uint32_t a : frame_address_) code[a] = true;
+      name_addresses(GroupBy::function, &code);
+      s_.entry_code_row.assign(count, none);
+      for (std::size_t i = 0; i < count; ++i)
+        if (has_code_[i]) s_.entry_code_row[i] = address_row_[frame_address_[i]];
+      std::vector<bool> data(address_ip_.size());
+      for (std::uint32_t a : entry_address_) data[a] = true;
+      name_data(data);
+    } else {
+      name_addresses(s_.by == GroupBy::callchain ? GroupBy::function : s_.by);
+    }
     const bool callchain = s_.by == GroupBy::callchain;
     for (std::size_t i = 0; i < count; ++i)
       s_.entry_row[i] = callchain ? chain_row(static_cast<std::uint32_t>(i)) : address_row_[entry_address_[i]];
@@ -162,6 +178,18 @@ class RowMaker {
       }
       frame_address_.assign(use_start_.back(), 0);
     }
+    if (data_view()) {
+      // Each entry's code address (the walk's pair: code, access), a
+      // frame of its own: frame_address_ by entry.
+      has_code_.assign(s_.entries.size(), false);
+      frame_address_.assign(s_.entries.size(), 0);
+      for (std::uint32_t i = 0; i < s_.entries.size(); ++i) {
+        const std::span<const std::uint64_t> pair = s_.chains.frames(s_.entries[i].chain);
+        if (pair.size() != 2) continue;
+        has_code_[i] = true;
+        refs.push_back({pair[0], s_.entries[i].space, i | frame_bit});
+      }
+    }
     // By space, in the order the replay meets the spaces' states, then by
     // address: sorted by address first, then (stably) by the space's rank.
     std::vector<std::uint32_t> order(spaces_.space_count()), rank(spaces_.space_count());
@@ -235,10 +263,13 @@ class RowMaker {
   }
 
   // Each address's row, by what the report groups by.
-  void name_addresses() {
+  bool data_view() const { return s_.by == GroupBy::data || s_.by == GroupBy::cacheline; }
+
+  // Each address's row, by `by` (function, module, address or line); with
+  // `only`, only the addresses it marks.
+  void name_addresses(GroupBy by, const std::vector<bool>* only = nullptr) {
     const std::size_t count = address_ip_.size();
     address_row_.assign(count, 0);
-    const GroupBy by = s_.by == GroupBy::callchain ? GroupBy::function : s_.by;
     struct Placed {
       std::uint32_t identity;
       std::uint64_t offset;
@@ -247,6 +278,7 @@ class RowMaker {
     std::vector<Placed, HugePageAllocator<Placed>> placed;
     placed.reserve(count);
     for (std::uint32_t a = 0; a < count; ++a) {
+      if (only && !(*only)[a]) continue;
       if (module_[a] == none) {
         const std::uint64_t ip = address_ip_[a];
         address_row_[a] = row({RowKey::Type::unmapped, kernel_address(ip) ? 1u : 0u, by == GroupBy::module ? 0 : ip});
@@ -284,6 +316,98 @@ class RowMaker {
           key = {RowKey::Type::line, identity, std::uint64_t{lines[k].file} << 32 | lines[k].line};
         address_row_[placed[i].address] = row(key);
       }
+    }
+  }
+
+  std::uint32_t region(std::string_view name) {
+    auto it = std::find(s_.regions.begin(), s_.regions.end(), name);
+    if (it == s_.regions.end()) it = s_.regions.insert(it, std::string(name));
+    return row({RowKey::Type::region, 0, static_cast<std::uint64_t>(it - s_.regions.begin())});
+  }
+
+  // A mapping without a file, by its name as perf's MMAP2 record gives it
+  // ("[heap]", "[stack]", "//anon", "[anon:name]", "[vdso]"), as a data
+  // row names it: nullopt for a file.
+  static std::optional<std::string> region_name(const MappedModule& m) {
+    if (m.kernel) return "[kernel]";
+    const std::string& f = m.filename;
+    if (f.empty() || f.starts_with("//anon") || f.starts_with("[anon")) return "[anon]";
+    if (f[0] != '/') return f;
+    return std::nullopt;
+  }
+
+  DataObjects* data_objects(std::uint32_t identity) {
+    if (s_.data_objects.size() <= identity) s_.data_objects.resize(s_.identities.size());
+    if (tried_objects_.size() <= identity) tried_objects_.resize(s_.identities.size());
+    if (tried_objects_[identity]) return s_.data_objects[identity].get();
+    tried_objects_[identity] = true;
+    const MappedModule& m = s_.modules[s_.identities[identity].modules.front()];
+    const SymbolFileSearchResult found = find_symbol_files(m.filename, m.build_id, s_.data_files);
+    std::string why;
+    for (const SymbolFile& file : found.files) {
+      try {
+        s_.data_objects[identity] = DataObjects::open(file.path);
+        return s_.data_objects[identity].get();
+      } catch (const Error& e) {
+        why = e.what();
+      }
+    }
+    if (why.empty() && !found.rejected.empty()) why = found.rejected.front();
+    if (!why.empty())
+      s_.warnings.push_back(fmt::format("{} is not used for data objects ({}): its data addresses show as "
+                                        "module+offset",
+                                        m.filename, why));
+    return nullptr;
+  }
+
+  // Each data address's row (GroupBy::data), or its cache line's
+  // (GroupBy::cacheline, named by the object of its lowest address): the
+  // addresses `data` marks (the others are code addresses).
+  void name_data(const std::vector<bool>& data) {
+    const std::size_t count = address_ip_.size();
+    address_row_.assign(count, 0);
+    struct Placed {
+      std::uint32_t identity;
+      std::uint64_t offset;
+      std::uint32_t address;
+    };
+    std::vector<Placed> placed;
+    for (std::uint32_t a = 0; a < count; ++a) {
+      if (!data[a]) continue;
+      const std::uint64_t ip = address_ip_[a];
+      if (ip == 0) address_row_[a] = region("[no data address]");
+      else if (module_[a] == none) address_row_[a] = region(kernel_address(ip) ? "[kernel]" : "[unknown]");
+      else if (const auto name = region_name(s_.modules[module_[a]])) address_row_[a] = region(*name);
+      else placed.push_back({s_.identity_of_module[module_[a]], offset_[a], a});
+    }
+    std::sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) {
+      return x.identity != y.identity ? x.identity < y.identity : x.offset < y.offset;
+    });
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> objects;
+    for (std::size_t begin = 0, end = 0; begin < placed.size(); begin = end) {
+      const std::uint32_t identity = placed[begin].identity;
+      offsets.clear();
+      for (end = begin; end < placed.size() && placed[end].identity == identity; ++end)
+        offsets.push_back(placed[end].offset);
+      objects.assign(offsets.size(), DataObjects::none);
+      if (const DataObjects* table = data_objects(identity)) table->find(offsets, objects);
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::uint32_t object = objects[i - begin];
+        address_row_[placed[i].address] = object == DataObjects::none
+                                              ? row({RowKey::Type::address, identity, placed[i].offset})
+                                              : row({RowKey::Type::data_object, identity, object});
+      }
+    }
+    if (s_.by != GroupBy::cacheline) return;
+    // The addresses ascend within a space: a line's first is its lowest.
+    std::unordered_map<std::uint64_t, std::uint32_t> lines;
+    for (std::uint32_t a = 0; a < count; ++a) {
+      if (!data[a]) continue;
+      const std::uint64_t line = address_ip_[a] & ~std::uint64_t{63};
+      auto [it, fresh] = lines.try_emplace(line, 0);
+      if (fresh) it->second = row({RowKey::Type::cacheline, address_row_[a], line});
+      address_row_[a] = it->second;
     }
   }
 
@@ -335,6 +459,8 @@ class RowMaker {
   std::vector<std::uint32_t> address_row_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> chain_ids_;
   std::vector<std::uint32_t> scratch_;
+  std::vector<bool> tried_objects_;  // by identity: data_objects() looked
+  std::vector<bool> has_code_;       // data views, by entry: it has a code address (frame_address_)
 };
 
 }  // namespace
@@ -421,6 +547,13 @@ std::string Report::State::base_name(const RowKey& key) const {
       return comm.empty() ? fmt::format(":{}", pid) : fmt::format("{} [{}]", comm, pid);
     }
     case RowKey::Type::parts: return {};
+    case RowKey::Type::data_object: {
+      // Demangled as perf names it (a C++ static: _ZL14private_buffer).
+      const std::string& symbol = data_objects[key.owner]->name(static_cast<std::uint32_t>(key.value));
+      return demangle && symbol.starts_with("_Z") ? demangle_short(symbol.c_str()) : symbol;
+    }
+    case RowKey::Type::region: return regions[key.value];
+    case RowKey::Type::cacheline: return fmt::format("{:#x}  {}", key.value, base_name(rows[key.owner]));
     case RowKey::Type::chain: {
       std::string out;
       for (std::uint32_t r : chain_rows[key.value]) out += (out.empty() ? "" : ";") + base_name(rows[r]);

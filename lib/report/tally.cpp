@@ -55,7 +55,7 @@ void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
   Kind& kind = kinds_.kinds()[id];
   ++kind.samples;
   if (kind.verdict != Verdict::passes) return;
-  if (kind.rip_invalid) ip = item.ip;
+  if (kind.rip_invalid || (item.flags() & Item::data_address)) ip = item.ip;
   // At once: its sums are values of its own, not in the payload at offsets.
   const std::size_t slot = entries_.find(ip, item.place, id, EntryTable::hash(ip, item.place, id));
   ++entries_.at(slot).count;

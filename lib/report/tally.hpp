@@ -34,7 +34,9 @@ struct Item {
   std::uint64_t place = 0;  // space | chain << 32
   // raw_size | raw_at << 16 | event << 32 | unit << 48 | flags << 56
   std::uint64_t facts = 0;
-  static constexpr std::uint8_t ibs = 1, filtered_out = 2;  // flags
+  // data_address: `ip` is the sample's data address (SplitBy::data), not
+  // to be read from its IBS payload.
+  static constexpr std::uint8_t ibs = 1, filtered_out = 2, data_address = 4;  // flags
 
   /// An IBS sample: its payload of `raw_size` bytes at `raw_at` in its record.
   static Item of_ibs(const std::byte* raw, std::uint64_t ip, std::uint32_t raw_size, std::uint32_t raw_at,
@@ -187,7 +189,7 @@ class Tally {
   ++key_kind->samples;
   if (key_kind->verdict != Verdict::passes) return;
   std::uint64_t ip = item.ip;  // IbsRipInvalid: the interrupted ip, as perf recorded it
-  if (!key_kind->rip_invalid) std::memcpy(&ip, raw.data() + key_kind->ip_at, 8);
+  if (!key_kind->rip_invalid && !(item.flags() & Item::data_address)) std::memcpy(&ip, raw.data() + key_kind->ip_at, 8);
   queue(ip, item.place, key_kind->kind, key_kind, reinterpret_cast<std::uint64_t>(raw.data()));
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/amd_ibs/layout.hpp>  // field_table
+#include <tagop/sample.hpp>           // Sample
 #include <tagop/error.hpp>            // Error
 
 namespace tagop::report {
@@ -122,6 +123,8 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
                l.pid_at && (l.time_at || !timed_);
     // A thread or cpu key reads each sample's tid or CPU: the long way.
     if (splitting()) p.direct = false;
+    // A data view reads a sample's data address: the long way, every one.
+    if (split_.data) p.direct = p.layout.in_place = false;
     // Direct events share one layout (perf record gives its events the
     // same sample_type); an event of another is read the long way.
     const auto same_place = [](const SampleLayout& a, const SampleLayout& b) {
@@ -181,11 +184,107 @@ void Walk::rebalance() {
 }
 
 std::uint64_t Walk::sample_fields() const {
+  const std::uint64_t data = split_.data ? PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC : 0;
   return PERF_SAMPLE_TID | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | data;
+}
+
+namespace {
+
+// A perf_mem_data_src value as perf c2c counts it (c2c_decode_stats in
+// tools/perf/util/mem-events.c): a load or a store; an L1 miss, a load
+// served past the L1 (an L1 hit is LVL_L1 with LVL_HIT; a fill buffer
+// hit counts as a miss: the line was on its way) or a store LVL_L1 with
+// LVL_MISS; HITM, a snoop that found the line Modified; remote, from
+// another node's cache (LVL_REM_CCE1/2, or the remote bit).
+std::uint64_t data_src_access(std::uint64_t v) {
+  const std::uint64_t op = v >> PERF_MEM_OP_SHIFT & 0x1F, lvl = v >> PERF_MEM_LVL_SHIFT & 0x3FFF;
+  const std::uint64_t snoop = v >> PERF_MEM_SNOOP_SHIFT & 0x1F, remote = v >> PERF_MEM_REMOTE_SHIFT & 1;
+  std::uint64_t out = 0;
+  if (op & PERF_MEM_OP_LOAD) {
+    out |= DataAccess::load;
+    const bool l1_hit = (lvl & PERF_MEM_LVL_L1) && (lvl & PERF_MEM_LVL_HIT);
+    if (!(lvl & PERF_MEM_LVL_NA) && lvl && !l1_hit) out |= DataAccess::l1_miss;
+  } else if (op & PERF_MEM_OP_STORE) {
+    out |= DataAccess::store;
+    if ((lvl & PERF_MEM_LVL_L1) && (lvl & PERF_MEM_LVL_MISS)) out |= DataAccess::l1_miss;
+  }
+  if (snoop & PERF_MEM_SNOOP_HITM) out |= DataAccess::hitm;
+  if ((lvl & (PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_REM_CCE2)) || remote) out |= DataAccess::remote;
+  return out;
+}
+
+// An IBS op's access by its decoded conditions, in the same terms.
+std::uint64_t ibs_access(const ConditionSet& c) {
+  std::uint64_t out = 0;
+  if (c.contains(condition("load"))) out |= DataAccess::load;
+  else if (c.contains(condition("store"))) out |= DataAccess::store;
+  if (c.contains(condition("dc.miss"))) out |= DataAccess::l1_miss;
+  if (c.contains(condition("src.cache_modified"))) out |= DataAccess::hitm;
+  if (c.contains(condition("src.remote"))) out |= DataAccess::remote;
+  return out;
+}
+
+}  // namespace
+
+// A sample of a data view, counted once by its own event and period: a
+// sample that reads a group's counters (PERF_SAMPLE_READ) is not shared
+// among them here (perf mem and c2c count each sample once too); its call
+// chain and user stack are not read (a data address has no callers).
+void Walk::take_data(const perf_data::SampleRecord& r) {
+  const EventPlan& plan = plans_[r.event];
+  Fields f;
+  f.pid = r.id.pid;
+  f.tid = r.id.tid;
+  f.cpu = r.id.cpu;
+  f.time = r.id.time;
+  f.period = (r.sample_type & PERF_SAMPLE_PERIOD) ? r.period : plan.layout.fixed_period;
+  const bool kept = !filtering_ || passes(f);
+  const std::byte* record = file_ + r.offset;
+  std::uint64_t code = r.ip, address = 0, access = 0;
+  Item item = Item::of_event(r.event, 0, f.period);
+  if (plan.ibs) {
+    const std::optional<amd_ibs::IbsUnit> unit = capture_->unit_of(r.event, r.raw.size());
+    if (!unit) {
+      ++other_;
+      return;
+    }
+    if (r.raw.empty()) {
+      damaged_.add(r.offset, "IBS sample without its raw registers (record with --raw-samples)");
+      return;
+    }
+    item = Item::of_ibs(r.raw.data(), 0, static_cast<std::uint32_t>(r.raw.size()),
+                        static_cast<std::uint32_t>(r.raw.data() - record), *unit, Item::ibs | Item::data_address);
+    code = capture_->ip_of(*unit, r.raw, r.ip).ip;
+    // Decoded in full, once more than the tally does: only in a data view.
+    // A damaged payload has no address here; the tally says what is wrong.
+    Sample sample;
+    amd_ibs::IbsSampleInfo info;
+    std::string problem;
+    if (kept && capture_->decode(r, sample, info, problem) == amd_ibs::IbsCapture::Result::ok) {
+      if (sample.conditions.contains(condition("dc.lin_addr_valid"))) address = sample.data_linear;
+      access = ibs_access(sample.conditions);
+    }
+  } else {
+    if (r.sample_type & PERF_SAMPLE_ADDR) address = r.addr;
+    if (r.sample_type & PERF_SAMPLE_DATA_SRC) access = data_src_access(r.data_src);
+  }
+  item.ip = address;
+  if (!kept) {
+    if (!plan.ibs) return;
+    item.add_flags(Item::filtered_out);
+    return pool_.add(0, item);
+  }
+  const std::uint64_t pair[2] = {code, data_access_marker + access};
+  item.set_chain(chains_.intern(reinterpret_cast<const std::byte*>(pair), 2));
+  if (splitting_) item.set_chain(split(item.chain(), f.tid, f.cpu));
+  Delayed& d = next_delayed();
+  d = Delayed{item, address, f.time, f.pid};
+  hand_on(d);
 }
 
 void Walk::sample(const perf_data::SampleRecord& r) {
+  if (split_.data) [[unlikely]] return take_data(r);
   const EventPlan& plan = plans_[r.event];
   Fields f;
   // Without TID, pid 0 (the record's unwritten field stays 0).

@@ -37,7 +37,20 @@ namespace tagop::report {
 /// and chain (Walk's `split`).
 struct SplitBy {
   bool tid = false, cpu = false;
+  /// A data view (--by data, cacheline): an entry's address is its
+  /// sample's data address (0: none), its chain the pair (code address,
+  /// data_access_marker + the access's DataAccess bits), and every
+  /// sample is read the long way (sample()), never in place.
+  bool data = false;
 };
+
+/// What a data view keeps of a sample's access (SplitBy::data), as perf
+/// c2c counts them: bits of a chain's second frame, above
+/// data_access_marker (a context marker's range, which no frame has).
+namespace DataAccess {
+inline constexpr std::uint64_t load = 1, store = 2, l1_miss = 4, hitm = 8, remote = 16;
+}
+inline constexpr std::uint64_t data_access_marker = static_cast<std::uint64_t>(-4095);
 
 class Walk final : public perf_data::RecordHandler {
  public:
@@ -68,6 +81,9 @@ class Walk final : public perf_data::RecordHandler {
   std::unordered_map<std::uint32_t, std::string>& thread_comms() { return thread_comms_; }
 
   void sample(const perf_data::SampleRecord& r) override;
+  /// The data address and access of a sample (SplitBy::data): PERF_SAMPLE_ADDR
+  /// and DATA_SRC, or an IBS op's DcLinAddr (when IbsDcLinAddrValid) and its bits.
+  void take_data(const perf_data::SampleRecord& r);
   /// The common sample, read in place (sample_layout.hpp); defined below,
   /// in sight of the reader's loop, which calls it directly.
   bool sample_in_place(std::uint32_t event, const std::byte* record, std::uint16_t size);

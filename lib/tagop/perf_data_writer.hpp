@@ -50,6 +50,14 @@ struct CpuCount {
   std::uint32_t available = 0, online = 0;
 };
 
+/// A NUMA node of HEADER_NUMA_TOPOLOGY: its CPUs as a list ("0-3,8").
+struct NumaNode {
+  std::uint32_t node = 0;           ///< the node's number
+  std::uint64_t mem_total_kb = 0;   ///< its memory, kB
+  std::uint64_t mem_free_kb = 0;    ///< of which free, kB
+  std::string cpus{};               ///< its CPUs, "0-3,8"
+};
+
 /// The feature sections to write; an empty field is left out.
 struct WriterFeatures {
   std::optional<std::string> cpuid{};
@@ -64,6 +72,8 @@ struct WriterFeatures {
   std::uint64_t total_memory_kb = 0;  ///< HEADER_TOTAL_MEM: /proc/meminfo's MemTotal
   /// HEADER_CMDLINE: the recording command's words, the program's full path first.
   std::vector<std::string> cmdline{};
+  /// HEADER_NUMA_TOPOLOGY: the machine's nodes (perf c2c report needs them).
+  std::vector<NumaNode> numa_nodes{};
 };
 
 /// The fields `sample()` encodes: those of IDENTIFIER, IP, TID, TIME,

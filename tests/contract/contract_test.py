@@ -169,7 +169,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tagop-contract-") as tmp:
         # IBS: the bundled capture, by each grouping, filtered, and with --where.
         for args in ("", "--by module", "--by process", "--by address", "--where 'load & dc.miss'",
-                     "--top 3 --sort 0xF206", "--by process,module,function", "--by cpu,thread,address"):
+                     "--top 3 --sort 0xF206", "--by process,module,function", "--by cpu,thread,address",
+                     "--by data", "--by cacheline"):
             ibs = check_json(f"report {EXAMPLE} {args}", "tagop.report/1")
             if ibs is not None and ibs["ibs"] is not True:
                 fail(f"report {args}", "the IBS example is not reported as IBS")
@@ -182,7 +183,7 @@ def main():
         if rec.returncode != 0 or not os.path.exists(capture):
             fail("perf record -e cpu-clock", f"exit {rec.returncode}: {rec.stderr.strip()[:300]}")
         else:
-            for args in ("", "--by module", "--by process", "--by thread,module,function"):
+            for args in ("", "--by module", "--by process", "--by thread,module,function", "--by cacheline"):
                 other = check_json(f"report {capture} {args}", "tagop.report/1")
                 if other is not None and (other["ibs"] is not False or other["sample_counts"]["read"] == 0):
                     fail(f"report cpu-clock {args}", f"ibs {other['ibs']}, {other['sample_counts']} samples")

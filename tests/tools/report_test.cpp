@@ -259,6 +259,38 @@ TEST_CASE("report --help maps perf report's --sort keys onto --by", "[perfdata]"
   CHECK_THAT(words, Catch::Contains("--by process,module,function"));
 }
 
+TEST_CASE("report --by data and cacheline on the example: its data addresses are in no mapping", "[perfdata]") {
+  // The model's loads and stores have IbsDcLinAddrValid and an address
+  // in no mapping of the capture (0x7fffe0000000 up); every other op and
+  // every fetch has no data address.
+  std::uint64_t memory = 0, other = 0;
+  for (const auto& k : ibs_example::op_kinds) (k.load || k.store ? memory : other) += k.count;
+  for (const auto& k : ibs_example::fetch_kinds) other += k.count;
+  const json j = report_json(example() + " --by data");
+  CHECK(j["by"] == "data");
+  std::map<std::string, std::uint64_t> rows;
+  for (const json& row : j["rows"])
+    rows[row["name"]] += row["values"]["0xF100"].get<std::uint64_t>() + row["values"]["0xF000"].get<std::uint64_t>();
+  CHECK(rows == std::map<std::string, std::uint64_t>{{"[unknown]", memory}, {"[no data address]", other}});
+
+  const RunResult text = run_tagop("report " + example() + " --by cacheline --top 3");
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("rows by cacheline"));
+  CHECK_THAT(text.out, Catch::Contains("as perf c2c report counts them"));
+  CHECK_THAT(text.out, Catch::Contains("  [unknown]"));
+
+  for (const char* bad : {"--by data,module", "--by cacheline --children", "--by function,data"}) {
+    const RunResult r = run_tagop(fmt::format("report {} {}", example(), bad));
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("data") || Catch::Contains("cacheline"));
+  }
+  const RunResult help = run_tagop("report --help");
+  CHECK_THAT(help.out, Catch::Contains("cacheline"));
+  CHECK_THAT(help.out, Catch::Contains("[no data address]"));
+}
+
 TEST_CASE("report --where filters samples by any predicate", "[perfdata]") {
   const json j = report_json(example() + " --where 'load & dc.miss & !dtlb.l1_miss'");
   std::uint64_t expected = 0;

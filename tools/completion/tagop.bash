@@ -41,7 +41,7 @@ _tagop() {
       COMPREPLY=($(compgen -W "--format --json --help" -- "$cur")) ;;
     report)
       case "$prev" in
-        --by) COMPREPLY=($(compgen -W "function module process address line callchain" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "function module process thread cpu address line callchain data cacheline" -- "$cur")); return ;;
         -i|--input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "text json csv pprof folded jsonl" -- "$cur")); return ;;

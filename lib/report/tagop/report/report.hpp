@@ -56,10 +56,24 @@ enum class GroupBy {
   callchain,  ///< the whole call chain, callers first
   thread,     ///< perf's pid and tid (perf's pid rows are threads): a thread, named tid:name (its last name, else its process's)
   cpu,        ///< perf's cpu: the CPU that took the sample
+  /// The data object of the sample's data address (perf mem report's
+  /// symbol_daddr, summed by object): an ELF object symbol of the module
+  /// mapped there ("name"); "[heap]", "[stack]", "[anon]" (perf's //anon)
+  /// or another mapping's name; module+0xoffset where no symbol holds it;
+  /// "[unknown]" outside every mapping, "[kernel]" in the kernel's half;
+  /// "[no data address]" for samples that carry none (perf mem report
+  /// shows them as address 0). The address: PERF_SAMPLE_ADDR (perf mem
+  /// record), an IBS op's IbsDcLinAddr where IbsDcLinAddrValid says so.
+  data,
+  /// The 64-byte cache line of the data address (perf c2c report's rows),
+  /// named "0x<line>  <data object>"; Report::line() says its loads,
+  /// stores, HITMs and the offsets touched, from PERF_SAMPLE_DATA_SRC or
+  /// the IBS op's bits.
+  cacheline,
 };
 
 /// "function", "module", "process", "address", "line", "callchain",
-/// "thread", "cpu".
+/// "thread", "cpu", "data", "cacheline".
 std::string_view name_of(GroupBy by);
 /// The GroupBy of a name, or nullopt.
 std::optional<GroupBy> parse_group_by(std::string_view name);
@@ -69,14 +83,16 @@ std::optional<GroupBy> parse_group_by(std::string_view name);
 /// that check_group_keys() refuses; `what` starts the message ("--by").
 std::vector<GroupBy> parse_group_keys(std::string_view list, std::string_view what = "--by");
 /// Throws tagop::Error for keys that cannot make rows together: none; one
-/// twice; two of function, address, line and callchain (a row is one of
-/// them); module with callchain (a chain crosses modules); several keys
-/// with `children` (callees are summed into the callers of one key).
+/// twice; two of function, address, line, callchain, data and cacheline
+/// (a row is one of them); module with callchain, data or cacheline (a
+/// chain crosses modules; data has modules of its own); data or cacheline
+/// with `children` (a data address has no callers); several keys with
+/// `children` (callees are summed into the callers of one key).
 /// module with function, address or line adds the module's name to the
 /// row's name (the function's module already tells the rows apart).
 void check_group_keys(std::span<const GroupBy> keys, bool children);
 /// The key that decides what a row of `keys` is at its heart, which
-/// Report::by() says: the first of function, address, line and callchain,
+/// Report::by() says: the first of function, address, line, callchain, data and cacheline,
 /// else module, else the first key (process, thread or cpu).
 GroupBy main_key(std::span<const GroupBy> keys);
 /// The GroupBy that a perf report --sort key stands for: comm -> process
@@ -191,6 +207,30 @@ struct SampleContent {
   bool branch_stack = false;  ///< PERF_SAMPLE_BRANCH_STACK: not used yet
 };
 
+/// What the samples of a cache line did (GroupBy::cacheline), counted as
+/// perf c2c report counts them (c2c_decode_stats): every sample of the
+/// line once, whatever its event's period.
+struct LineDetail {
+  std::uint64_t address = 0;  ///< the line's first byte (a multiple of 64)
+  std::uint64_t samples = 0;  ///< perf c2c's "Total records"
+  std::uint64_t loads = 0;   ///< samples of loads (PERF_MEM_OP_LOAD; IBS: IbsLdOp)
+  std::uint64_t stores = 0;  ///< samples of stores (PERF_MEM_OP_STORE; IBS: IbsStOp without IbsLdOp)
+  /// Loads served past the L1 (fill buffer hits too), stores that missed it.
+  std::uint64_t l1_misses = 0;
+  /// Loads whose snoop found the line Modified (perf's HITM) in this node's caches.
+  std::uint64_t local_hitm = 0;
+  /// ... in another node's (LVL_REM_CCE1/2, the remote bit; IBS: a remote source).
+  std::uint64_t remote_hitm = 0;
+  /// The byte offsets (0 to 63) the samples' addresses had in the line, ascending.
+  std::vector<std::uint8_t> offsets;
+  /// The code addresses of the samples (perf c2c's "Code address"),
+  /// ascending, distinct; at most 16.
+  std::vector<std::uint64_t> code_addresses;
+  /// The functions of those code addresses (named as rows --by function
+  /// are), the most samples first; at most 16.
+  std::vector<std::string> functions;
+};
+
 struct Row {
   std::uint32_t id = 0;
   /// What the report shows, as perf report names it: a function by its
@@ -284,6 +324,10 @@ class Report {
   /// A row, named, with its results. Throws tagop::Error for an id the
   /// report does not have.
   Row row(std::uint32_t id) const;
+  /// With GroupBy::cacheline, what the samples of the row's line did;
+  /// nullopt for other rows. Throws tagop::Error for an id the report
+  /// does not have.
+  std::optional<LineDetail> line(std::uint32_t id) const;
   /// A row's stack, root first, for exporters (pprof, folded stacks):
   /// with GroupBy::callchain, the rows (by function, or by address where
   /// no symbol names it) of its call chain, which row() names but which
