@@ -551,6 +551,11 @@ void events_json(const Report& r, const ReportView& v) {
   j.events = r.query_names();
   j.samples = n.read;
   j.kept = n.kept;
+  if (!v.where.empty()) j.where_undecided.emplace(n.where_undecided);
+  if (r.content().data_src) {
+    std::vector<std::string>& decides = j.data_src_decides.emplace();
+    for (Condition c : r.content().data_src_decides.members()) decides.emplace_back(c.name());
+  }
   j.event_totals = event_values(r, r.totals());
   j.common = {common_record(r, v)};
   print_json_rows(j, v.rows.size(), [&](std::size_t i) {

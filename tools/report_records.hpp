@@ -227,6 +227,8 @@ struct EventsReport {
     (std::vector<std::string>, events),
     (std::uint64_t, samples),                 // read
     (std::uint64_t, kept),
+    (record::Maybe<std::uint64_t>, where_undecided),  // with --where (perf mem: samples with data sources)
+    (record::Maybe<std::vector<std::string>>, data_src_decides),  // the conditions the samples' data sources decide
     (record::Entries<EventShare>, event_totals),
     (record::Merged<ReportCommon>, common),
     (std::vector<EventsReportRow>, rows));    // last: printed one at a time

@@ -95,7 +95,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       pool_(shards_,
             [&, width = sums_width(capture, needed_measures)] {
               return Tally(capture_, filters_.where ? &*filters_.where : nullptr, needed_measures, width,
-                           reader.info().attrs.size(), file_);
+                           reader.info().attrs.size(), file_, &data_src_values_);
             }),
       reads_(reader.info()),
       max_stack_(max_stack),
@@ -134,6 +134,8 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     }
     constexpr std::uint64_t user_stack = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     p.stack_user = (attrs[e].attr.sample_type & user_stack) == user_stack;
+    p.data_src = !p.ibs && (attrs[e].attr.sample_type & PERF_SAMPLE_DATA_SRC);
+    if (p.data_src && data_src_values_.empty()) data_src_values_.assign(0x10000, 0);  // id 0: none
     plans_.push_back(p);
   }
   for (const EventPlan& p : plans_)
@@ -182,7 +184,21 @@ void Walk::rebalance() {
 
 std::uint64_t Walk::sample_fields() const {
   return PERF_SAMPLE_TID | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+         PERF_SAMPLE_DATA_SRC;
+}
+
+std::uint16_t Walk::data_src_id(std::uint64_t value) {
+  const auto found = data_src_ids_.find(value);
+  if (found != data_src_ids_.end()) return found->second;
+  const std::size_t id = data_src_ids_.size() + 1;
+  if (id >= data_src_values_.size()) {
+    ++data_src_overflow_;
+    return 0;
+  }
+  data_src_values_[id] = value;
+  data_src_ids_.emplace(value, static_cast<std::uint16_t>(id));
+  return static_cast<std::uint16_t>(id);
 }
 
 void Walk::sample(const perf_data::SampleRecord& r) {
@@ -198,6 +214,7 @@ void Walk::sample(const perf_data::SampleRecord& r) {
   f.chain = r.callchain.data();
   f.chain_nr = r.callchain_nr;
   f.raw = r.raw;
+  f.data_src = r.data_src;
   std::optional<UserStack> stack;
   if (plan.stack_user) stack = UserStack::of(r);
   const UserStack* user_stack = stack ? &*stack : nullptr;
@@ -215,6 +232,8 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
                 const UserStack* stack) {
   const bool kept = !filtering_ || passes(f);
   Item item = Item::of_event(event, f.ip, f.period);
+  if (plan.data_src && kept)
+    if (const std::uint16_t id = data_src_id(f.data_src)) item.set_data_src(id);
   std::uint64_t address = f.ip;  // that picks the shard
   if (plan.ibs) {
     const std::optional<amd_ibs::IbsUnit> unit = capture_->unit_of(event, f.raw.size());

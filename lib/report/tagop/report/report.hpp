@@ -45,6 +45,12 @@ namespace report {
 /// PMU, or (without PMU mappings) a raw-sampling event of a dynamic PMU.
 bool holds_ibs_events(const perf_data::FileInfo& info);
 
+/// Whether a capture without IBS events has an event whose samples carry
+/// a data source (PERF_SAMPLE_DATA_SRC: perf mem record on Intel, AMD or
+/// Arm): then Filters::where tests the conditions read_data_src() reads
+/// in them (tagop/mem_data_src.hpp).
+bool holds_data_sources(const perf_data::FileInfo& info);
+
 /// What a report's rows are: one key (Options::by), or several at once
 /// (Options::keys), as perf report's --sort comm,dso,sym.
 enum class GroupBy {
@@ -96,7 +102,7 @@ struct TimeRange {
 struct Filters {
   std::vector<std::uint32_t> cpus{}, pids{}, tids{};
   std::vector<std::string> comms{};  ///< process names (as COMM records give them)
-  std::optional<Predicate> where{};  ///< IBS only
+  std::optional<Predicate> where{};  ///< IBS, or samples with data sources (holds_data_sources())
   std::optional<TimeRange> time{};
 };
 
@@ -189,6 +195,10 @@ struct SampleContent {
   bool callchains = false;    ///< PERF_SAMPLE_CALLCHAIN (frame pointers)
   bool stack_user = false;    ///< PERF_SAMPLE_STACK_USER (with REGS_USER): the user frames unwound by DWARF (x86_64)
   bool branch_stack = false;  ///< PERF_SAMPLE_BRANCH_STACK: not used yet
+  bool data_src = false;      ///< PERF_SAMPLE_DATA_SRC (perf mem), in a capture without IBS events
+  /// With data_src: the conditions the samples' data sources decide
+  /// (for one sample or more), which --where may test.
+  ConditionSet data_src_decides{};
 };
 
 struct Row {
