@@ -336,11 +336,9 @@ void run_report(const ReportOptions& o) {
   if (!o.time.empty()) v.filters.push_back("time " + o.time);
   v.where = filters.where ? filters.where->to_string() : "";
   if (r.content().data_src)
-    fmt::print(stderr, "tagop: note: the samples' data sources (PERF_SAMPLE_DATA_SRC) decide {}{}\n",
+    fmt::print(stderr, "tagop: note: the samples' data sources (PERF_SAMPLE_DATA_SRC, perf mem) decide {}{}\n",
                r.content().data_src_decides.empty() ? "nothing" : data_src_names(r.content().data_src_decides),
-               filters.where ? fmt::format("; {} sample{} left undecided by --where", r.counts().where_undecided,
-                                           r.counts().where_undecided == 1 ? "" : "s")
-                             : ": --where may test them");
+               filters.where ? "" : ": --where may test them");
   for (const std::string& w : r.warnings()) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
   const perf_data::Skipped& skipped = r.skipped();
   if (skipped.count)

@@ -494,6 +494,10 @@ void events_text(const Report& r, const ReportView& v) {
                                 "as perf counts them"
                               : "");
   if (!v.emulated.empty()) fmt::print("capture: {}\n", printable(v.emulated));
+  // perf mem: the samples' data sources decide --where, or leave it open.
+  if (!v.where.empty())
+    fmt::print("where {}: {} samples meet it, {} are undecided (their data sources do not tell)\n", v.where, n.kept,
+               n.where_undecided);
   fmt::print("\n{} rows by {}{}, sorted by {}{}\n\n", r.row_count(), keys_title(r),
              v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.children ? ", each with its callees' periods (--children)" : "");

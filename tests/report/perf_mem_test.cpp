@@ -251,6 +251,9 @@ TEST_CASE("perf mem: --where names what data sources cannot tell, and a capture 
   // The note says what the samples decide.
   r = run_tagop(fmt::format("report {} --where 'load & dc.miss'", file));
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("the samples' data sources (PERF_SAMPLE_DATA_SRC) decide load, store"));
+  CHECK_THAT(r.err, Catch::Contains("the samples' data sources (PERF_SAMPLE_DATA_SRC, perf mem) decide load, store"));
+  // The loads but the uncached (3) decide dc.miss; the stores are no loads.
+  CHECK_THAT(r.out, Catch::Contains(fmt::format("where load & dc.miss: {} samples meet it, 3 are undecided",
+                                                 2 + 7 + 11 + 4 + 9 + 5 + 6 + 8 + 12 + 10 + 2 + 4)));
   fs::remove(file);
 }
