@@ -209,7 +209,8 @@ struct EventShare {
   BOOST_HANA_DEFINE_STRUCT(EventShare,
     (std::uint64_t, samples),
     (std::uint64_t, period),
-    (double, percent));
+    (double, percent),
+    (record::Maybe<double>, load_latency));  // perf mem: the average load latency (cycles) of the loads with one
 };
 
 struct EventsReportRow {

@@ -54,6 +54,7 @@ std::uint32_t KindTable::kind_of(const KindKey& key) {
     // that tests one is undecided.
     k.verdict = verdict_of(where_, key.conditions, key.observed);
     k.sums[k.sum_count++] = period_sum;
+    if (key.measured >> measure("mem.load_latency").index & 1) k.sums[k.sum_count++] = measure("mem.load_latency").index;
   }
   kinds_.push_back(k);
   return it->second;
@@ -74,9 +75,11 @@ std::uint32_t KindTable::event_kind(std::uint32_t event) {
   return kind_of(KindKey{false, amd_ibs::IbsUnit::op, event, 0, {}, {}});
 }
 
-std::uint32_t KindTable::data_src_kind(std::uint32_t event, std::uint64_t data_src) {
+std::uint32_t KindTable::data_src_kind(std::uint32_t event, std::uint64_t data_src, bool weighted) {
   const DataSrcReading r = read_data_src(data_src);
-  return kind_of(KindKey{false, amd_ibs::IbsUnit::op, event, 0, r.conditions, r.observed});
+  const bool load = r.conditions.contains(condition("load"));
+  const std::uint32_t measured = weighted && load ? 1u << measure("mem.load_latency").index : 0;
+  return kind_of(KindKey{false, amd_ibs::IbsUnit::op, event, measured, r.conditions, r.observed});
 }
 
 void KindTable::use_ibs(const amd_ibs::IbsCapture& capture) {

@@ -120,8 +120,10 @@ class KindTable {
   /// The kind of a non-IBS event's samples.
   std::uint32_t event_kind(std::uint32_t event);
   /// The kind of a non-IBS event's samples with this PERF_SAMPLE_DATA_SRC
-  /// value: the conditions read_data_src() reads in it.
-  std::uint32_t data_src_kind(std::uint32_t event, std::uint64_t data_src);
+  /// value: the conditions read_data_src() reads in it. A load of an
+  /// event whose samples carry a weight (`weighted`) sums its latency
+  /// (mem.load_latency) beside its period.
+  std::uint32_t data_src_kind(std::uint32_t event, std::uint64_t data_src, bool weighted);
 
   /// IBS: the kinds of payloads, found by key. `decoder` decodes new keys.
   void use_ibs(const amd_ibs::IbsCapture& capture);

@@ -243,6 +243,9 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
       s.requested_period[static_cast<std::size_t>(u)] = s.capture->requested_period(u);
   } else {
     s.content.data_src = holds_data_sources(info);
+    for (const perf_data::EventAttr& a : info.attrs)
+      s.latency_events.push_back((a.attr.sample_type & PERF_SAMPLE_DATA_SRC) &&
+                                 (a.attr.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)));
     if (o.filters.where && !s.content.data_src)
       throw ColumnError(fmt::format("--where: {} has no IBS events nor samples with a data source "
                                     "(PERF_SAMPLE_DATA_SRC, perf mem record), so no conditions to test",
@@ -416,6 +419,9 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
       for (const std::string& note : id.symbols->notes())
         s.warnings.push_back(fmt::format("{}: {}", s.modules[id.modules.front()].filename, note));
 
+  if (const std::uint64_t n = walk.weights_cut())
+    s.warnings.push_back(fmt::format("{} sample{} had weights (load latencies) of more than {} cycles: counted at that",
+                                     n, n == 1 ? "" : "s", Item::max_weight));
   if (const std::uint64_t n = walk.data_src_overflow())
     s.warnings.push_back(fmt::format("{} sample{} had data sources past the first {} distinct values: counted "
                                      "without one (--where leaves them undecided)",
@@ -451,6 +457,24 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   if (s.content.branch_stack)
     s.warnings.push_back("the samples carry branch stacks (PERF_SAMPLE_BRANCH_STACK): they are not used yet");
   if (s.lost) s.warnings.push_back(fmt::format("the kernel lost {} samples while recording", s.lost));
+}
+
+std::optional<MeasureSum> Report::load_latency(std::size_t event, std::optional<std::uint32_t> row) const {
+  const State& s = *state_;
+  if (event >= s.latency_events.size() || !s.latency_events[event]) return std::nullopt;
+  if (row && *row + 1 >= s.row_start.size()) throw Error(fmt::format("no row {} in this report", *row));
+  MeasureSum out;
+  auto add = [&](std::uint32_t e) {
+    const Kind& k = s.kinds[s.entries[e].kind];
+    if (k.ibs || k.event != event || k.sum_count < 2) return;  // a store, or another event
+    out.samples += s.entries[e].count;
+    out.sum += s.sums[e * s.sums_width + 1];
+  };
+  if (row)
+    for (std::uint32_t i = s.row_start[*row]; i < s.row_start[*row + 1]; ++i) add(s.row_entries[i]);
+  else
+    for (std::uint32_t e = 0; e < s.entries.size(); ++e) add(e);
+  return out;
 }
 
 Report::~Report() = default;

@@ -69,11 +69,20 @@ void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
 void Tally::with_data_src(const Item& item) {
   const std::uint32_t key = std::uint32_t{item.event()} << 16 | item.data_src_id();
   auto [it, fresh] = data_src_kinds_.try_emplace(key, 0);
-  if (fresh) it->second = kinds_.data_src_kind(item.event(), (*data_src_values_)[item.data_src_id()]);
+  if (fresh)
+    it->second = kinds_.data_src_kind(item.event(), (*data_src_values_)[item.data_src_id()], item.flags() & Item::weighted);
   Kind& kind = kinds_.kinds()[it->second];
   ++kind.samples;
   if (kind.verdict != Verdict::passes) return;
-  queue(item.ip, item.place, it->second, nullptr, item.payload_or_period);
+  if (kind.sum_count == 1) return queue(item.ip, item.place, it->second, nullptr, item.payload_or_period);
+  // A load with its latency: the period and the latency, at once (as a
+  // decoded IBS payload's values are).
+  const std::size_t slot =
+      entries_.find(item.ip, item.place, it->second, EntryTable::hash(item.ip, item.place, it->second));
+  ++entries_.at(slot).count;
+  std::uint64_t* sums = entries_.sums(slot);
+  sums[0] += item.payload_or_period;
+  sums[1] += item.weight();
 }
 
 void Tally::end_period_runs() {

@@ -9,6 +9,7 @@
 #include <cstddef>  // std::byte
 #include <cstdint>  // std::uint32_t, std::uint64_t
 #include <cstring>  // std::memcpy
+#include <optional>  // std::optional
 #include <span>     // std::span
 #include <unordered_map>  // data sources' kinds
 #include <vector>   // std::vector
@@ -34,9 +35,12 @@ struct Item {
   std::uint64_t ip = 0;  // the record's (IBS: the interrupt's, for IbsRipInvalid)
   std::uint64_t place = 0;  // space | chain << 32
   // raw_size | raw_at << 16 | event << 32 | unit << 48 | flags << 56; a
-  // sample with a data source has its id (Walk's) where raw_size is.
+  // sample with a data source has its id (Walk's) where raw_size is, and
+  // its weight's 24 bits where raw_at and unit are.
   std::uint64_t facts = 0;
-  static constexpr std::uint8_t ibs = 1, filtered_out = 2, data_src = 4;  // flags
+  // data_src: other events, a sample with a data source; weighted: its
+  // event's samples carry a weight.
+  static constexpr std::uint8_t ibs = 1, filtered_out = 2, data_src = 4, weighted = 8;  // flags
 
   /// An IBS sample: its payload of `raw_size` bytes at `raw_at` in its record.
   static Item of_ibs(const std::byte* raw, std::uint64_t ip, std::uint32_t raw_size, std::uint32_t raw_at,
@@ -59,7 +63,18 @@ struct Item {
   std::uint16_t event() const { return static_cast<std::uint16_t>(facts >> 32); }   // other events
   /// Other events: the id of the sample's PERF_SAMPLE_DATA_SRC value (Walk::data_src_values()).
   std::uint16_t data_src_id() const { return static_cast<std::uint16_t>(facts); }
-  void set_data_src(std::uint16_t id) { facts = (facts & ~std::uint64_t{0xFFFF}) | id | std::uint64_t{data_src} << 56; }
+  /// Other events: the sample's weight (its load latency), at most max_weight.
+  std::uint32_t weight() const {
+    return static_cast<std::uint32_t>((facts >> 16) & 0xFFFF) | static_cast<std::uint32_t>((facts >> 48) & 0xFF) << 16;
+  }
+  static constexpr std::uint32_t max_weight = 0xFFFFFF;
+  /// `weight`: nullopt for an event whose samples carry none.
+  void set_data_src(std::uint16_t id, std::optional<std::uint32_t> weight) {
+    const std::uint32_t w = weight.value_or(0);
+    facts = (facts & (std::uint64_t{0xFFFF} << 32 | std::uint64_t{0xFF} << 56)) | id |
+            std::uint64_t{w & 0xFFFF} << 16 | std::uint64_t{(w >> 16) & 0xFF} << 48 |
+            std::uint64_t{static_cast<std::uint8_t>(weight ? data_src | weighted : data_src)} << 56;
+  }
   amd_ibs::IbsUnit unit() const { return static_cast<amd_ibs::IbsUnit>(static_cast<std::uint8_t>(facts >> 48)); }
   std::uint8_t flags() const { return static_cast<std::uint8_t>(facts >> 56); }
   void add_flags(std::uint8_t f) { facts |= std::uint64_t{f} << 56; }

@@ -106,6 +106,8 @@ class Walk final : public perf_data::RecordHandler {
   /// Samples whose data source came after data_src_values() was full:
   /// counted without one.
   std::uint64_t data_src_overflow() const { return data_src_overflow_; }
+  /// Samples whose weight was more than Item::max_weight: counted at it.
+  std::uint64_t weights_cut() const { return weights_cut_; }
   /// Samples whose call chain had more frames than max_stack (cut there).
   std::uint64_t cut_chains() const { return cut_chains_; }
   /// Samples that left before the round after theirs was read: rounds of
@@ -140,8 +142,9 @@ class Walk final : public perf_data::RecordHandler {
     // PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: the user part of
     // the chain is unwound (the reader parses these samples: sample()).
     bool stack_user = false;
-    // PERF_SAMPLE_DATA_SRC (perf mem): the sample's kind is by its value.
-    bool data_src = false;
+    // PERF_SAMPLE_DATA_SRC (perf mem): the sample's kind is by its value;
+    // with WEIGHT (or WEIGHT_STRUCT) its load latency is summed.
+    bool data_src = false, weighted = false;
     amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   };
   // Where the direct events' samples have what the walk reads: one
@@ -160,7 +163,7 @@ class Walk final : public perf_data::RecordHandler {
     const std::byte* chain = nullptr;
     std::uint64_t chain_nr = 0;
     std::span<const std::byte> raw;
-    std::uint64_t data_src = 0;
+    std::uint64_t data_src = 0, weight = 0;
   };
   // How many of a call chain's `nr` entries are kept (max_stack_ frames).
   std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr);
@@ -296,7 +299,7 @@ class Walk final : public perf_data::RecordHandler {
   // thread adds others.
   std::vector<std::uint64_t> data_src_values_;
   std::unordered_map<std::uint64_t, std::uint16_t> data_src_ids_;
-  std::uint64_t data_src_overflow_ = 0;
+  std::uint64_t data_src_overflow_ = 0, weights_cut_ = 0;
   ShardPool<Item, Tally> pool_;
   std::uint64_t other_ = 0;
   perf_data::Skipped damaged_;

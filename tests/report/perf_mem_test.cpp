@@ -242,6 +242,41 @@ TEST_CASE("perf mem: HITM, the DTLB and the lock as perf report --sort snoop, tl
   fs::remove(file);
 }
 
+TEST_CASE("perf mem: the average load latency is the loads' weights' average", "[report][mem]") {
+  const std::string file = write_capture("latency.data", loads);
+  // write_capture's weights, 30 + i % 50 for the i-th sample (loads
+  // first), averaged by hand: all loads, and those that hit the L3.
+  double all = 0, l3 = 0;
+  int n = 0, n_l3 = 0, i = 0;
+  for (const Source& s : loads)
+    for (int k = 0; k < s.samples; ++k, ++i) {
+      const double w = 30 + i % 50;
+      all += w;
+      ++n;
+      if ((s.data_src >> 5 & L3) && !(s.data_src >> 5 & REM_CCE1)) {
+        l3 += w;
+        ++n_l3;
+      }
+    }
+  RunResult r = run_tagop(fmt::format("report {} --json --top 0", file));
+  REQUIRE(r.exit_code == 0);
+  json j = json::parse(r.out);
+  CHECK(j["event_totals"]["cpu/mem-loads,ldlat=30/P"]["load_latency"].get<double>() == Approx(all / n));
+  CHECK_FALSE(j["event_totals"]["cpu/mem-stores/P"].contains("load_latency"));  // stores have none
+  r = run_tagop(fmt::format("report {} --json --top 0 --where 'load & src.l3'", file));
+  REQUIRE(r.exit_code == 0);
+  j = json::parse(r.out);
+  CHECK(j["event_totals"]["cpu/mem-loads,ldlat=30/P"]["samples"] == n_l3);
+  CHECK(j["event_totals"]["cpu/mem-loads,ldlat=30/P"]["load_latency"].get<double>() == Approx(l3 / n_l3));
+  // Each row's too: the rows' latencies weighted by their loads are the total's.
+  double weighted = 0;
+  for (const json& row : j["rows"])
+    weighted += row["events"]["cpu/mem-loads,ldlat=30/P"]["load_latency"].get<double>() *
+                row["events"]["cpu/mem-loads,ldlat=30/P"]["samples"].get<double>();
+  CHECK(weighted == Approx(l3));
+  fs::remove(file);
+}
+
 TEST_CASE("perf mem: --where names what data sources cannot tell, and a capture without them refuses it",
           "[report][mem]") {
   const std::string file = write_capture("refuse.data", loads);

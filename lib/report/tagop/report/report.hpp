@@ -190,6 +190,12 @@ struct Counts {
   std::uint64_t read = 0, kept = 0;           ///< other captures: samples read, and kept
 };
 
+/// A measure summed over samples: how many carried it, and its total.
+struct MeasureSum {
+  std::uint64_t samples = 0;  ///< the samples that carried the measure
+  std::uint64_t sum = 0;      ///< their values' sum
+};
+
 /// What the capture's samples carry besides their address.
 struct SampleContent {
   bool callchains = false;    ///< PERF_SAMPLE_CALLCHAIN (frame pointers)
@@ -294,6 +300,12 @@ class Report {
   /// A row, named, with its results. Throws tagop::Error for an id the
   /// report does not have.
   Row row(std::uint32_t id) const;
+  /// perf mem captures: the load latency (mem.load_latency: the samples'
+  /// PERF_SAMPLE_WEIGHT, WEIGHT_STRUCT's var1_dw) of event `event`'s loads
+  /// that passed the filters, in row `row` (row()'s id, its own samples)
+  /// or in all rows without one; nullopt for an event whose samples carry
+  /// no data source with a weight. Its average is sum / samples.
+  std::optional<MeasureSum> load_latency(std::size_t event, std::optional<std::uint32_t> row = std::nullopt) const;
   /// A row's stack, root first, for exporters (pprof, folded stacks):
   /// with GroupBy::callchain, the rows (by function, or by address where
   /// no symbol names it) of its call chain, which row() names but which
