@@ -25,6 +25,8 @@
 
 namespace tagop TAGOP_API {
 
+/// What read_data_src() reads in a value: the conditions it decides, and
+/// which of them hold.
 struct DataSrcReading {
   /// The conditions that hold (a subset of `observed`).
   ConditionSet conditions;
