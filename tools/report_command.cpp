@@ -172,6 +172,13 @@ std::optional<std::string> damage(const perf_data::FileInfo& info, const perf_da
 // few per CPU is the most that can help.
 std::size_t max_threads() { return std::max<std::size_t>(16, 4 * std::thread::hardware_concurrency()); }
 
+// "load, store, dc.miss": the conditions a capture's data sources decide.
+std::string data_src_names(const ConditionSet& set) {
+  std::vector<std::string> names;
+  for (Condition c : set.members()) names.emplace_back(c.name());
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 void run_report(const ReportOptions& o) {
   if (!o.file.empty() && !o.input.empty()) usage_error("give the capture once: -i FILE or FILE, not both");
   const std::string file = !o.input.empty() ? o.input : !o.file.empty() ? o.file : "perf.data";
@@ -283,7 +290,10 @@ void run_report(const ReportOptions& o) {
           break;
         }
   } else {
-    if (filters.where) usage_error(fmt::format("--where: {} has no IBS events, so no conditions to test", file));
+    if (filters.where && !report::holds_data_sources(reader.info()))
+      usage_error(fmt::format("--where: {} has no IBS events nor samples with a data source (PERF_SAMPLE_DATA_SRC, "
+                              "perf mem record), so no conditions to test",
+                              file));
     if (!o.events.empty() || o.view != "overview")
       usage_error(fmt::format("--events and --view choose IBS derived events, and {} has no IBS events: its columns "
                               "are its events, by period",
@@ -330,6 +340,10 @@ void run_report(const ReportOptions& o) {
   for (const std::string& c : o.comms) v.filters.push_back("comm " + c);
   if (!o.time.empty()) v.filters.push_back("time " + o.time);
   v.where = filters.where ? filters.where->to_string() : "";
+  if (r.content().data_src)
+    fmt::print(stderr, "tagop: note: the samples' data sources (PERF_SAMPLE_DATA_SRC, perf mem) decide {}{}\n",
+               r.content().data_src_decides.empty() ? "nothing" : data_src_names(r.content().data_src_decides),
+               filters.where ? "" : ": --where may test them");
   for (const std::string& w : r.warnings()) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
   const perf_data::Skipped& skipped = r.skipped();
   if (skipped.count)
@@ -435,7 +449,13 @@ void add_report_command(CLI::App& app) {
                   "IBS columns, a list: select values (0xF206), event names or abbreviations, 'samples', ratios "
                   "(dc_miss_rate, mispredict_rate, itlb_miss_rate, dtlb_miss_rate, dtlb_walk_rate, "
                   "avg_dc_miss_latency, avg_tag_to_retire, avg_fetch_latency)");
-  cmd->add_option("--where", o->where, "IBS: only samples that meet this predicate, e.g. 'load & dc.miss & !dtlb.l1_miss'");
+  cmd->add_option("--where", o->where,
+                  "Only samples that meet this predicate, e.g. 'load & dc.miss & !dtlb.l1_miss': of IBS, or of "
+                  "perf mem record (samples with a data source, PERF_SAMPLE_DATA_SRC, of Intel, AMD or Arm), "
+                  "whose data sources decide load, store, dc.miss, l2.miss, l3.miss, src.* (l3, cache, dram, "
+                  "pmem, cxl, io, remote, cache_modified: HITM), dtlb.l1_miss, dtlb.l2_miss, mem.locked and "
+                  "mem.uncacheable, each where the vendor's kernel says it; a note says which this capture's "
+                  "samples decide, and the others' samples are counted as undecided");
   cmd->add_option("--sort", o->sort,
                   "Sort rows by this column, highest first: an IBS column, 'samples', or an event of a capture "
                   "without IBS (default: the first event column). Not perf's --sort keys (sym, dso, comm ...): "
@@ -503,6 +523,8 @@ void add_report_command(CLI::App& app) {
       "  tagop report perf.data --children --percent-limit 5   (a capture of perf record -g)\n"
       "  tagop report mem.data --by data                        (perf mem record: the objects loads and stores touch)\n"
       "  tagop report mem.data --by cacheline --json            (perf c2c's lines: loads, stores, HITM, offsets)\n"
+      "  tagop report mem.data --where 'load & dc.miss & !l2.miss'  (perf mem record: loads that hit the L2,\n"
+      "      as perf mem report's 'L2 hit' row; 'src.cache_modified' its HITM)\n"
       "\n"
       "Exports (values are samples x period: tagop's estimates; call chains where perf record -g took them):\n"
       "  tagop report perf.data --format pprof -o prof.pb.gz && go tool pprof -http=: prof.pb.gz\n"

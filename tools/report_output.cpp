@@ -469,6 +469,14 @@ double share(const QueryResult& part, const QueryResult& whole) {
   return whole.total ? 100.0 * static_cast<double>(part.total) / static_cast<double>(whole.total) : 0.0;
 }
 
+// perf mem: the average load latency of event `e`'s loads in `row` (all
+// rows without one), where its samples carry one and some load does.
+std::optional<double> average_latency(const Report& r, std::size_t e, std::optional<std::uint32_t> row) {
+  const std::optional<report::MeasureSum> m = r.load_latency(e, row);
+  if (!m || !m->samples) return std::nullopt;
+  return static_cast<double>(m->sum) / static_cast<double>(m->samples);
+}
+
 // The events a table shows: those with samples, as perf report shows
 // them (its --skip-empty, the default: perf record -a's dummy:HG event
 // has none); all of them when none has.
@@ -500,32 +508,45 @@ void events_text(const Report& r, const ReportView& v) {
                                 "as perf counts them"
                               : "");
   if (!v.emulated.empty()) fmt::print("capture: {}\n", printable(v.emulated));
+  // perf mem: the samples' data sources decide --where, or leave it open.
+  if (!v.where.empty())
+    fmt::print("where {}: {} samples meet it, {} are undecided (their data sources do not tell)\n", v.where, n.kept,
+               n.where_undecided);
   fmt::print("\n{} rows by {}{}, sorted by {}{}\n\n", r.row_count(), keys_title(r),
              v.rows.size() < r.row_count() ? fmt::format(", the first {}", v.rows.size()) : "", printable(v.sort.id),
              v.children ? ", each with its callees' periods (--children)" : "");
   std::vector<std::string> header{keys_title(r)};
+  // perf mem: the average load latency of the loads that carry one (their
+  // own samples, with --children too).
+  std::vector<bool> latency(events.size());
   for (std::size_t e : shown_events) {
     header.push_back(fmt::format("{} {}", events[e], v.children ? "children" : "overhead"));
     if (v.children) header.push_back("self");
     header.push_back("samples");
+    latency[e] = r.load_latency(e).has_value();
+    if (latency[e]) header.push_back("avg load latency");
   }
-  auto cells = [&](const std::string& name, const std::vector<QueryResult>& values, const std::vector<QueryResult>& self) {
+  auto cells = [&](const std::string& name, const std::vector<QueryResult>& values, const std::vector<QueryResult>& self,
+                   std::optional<std::uint32_t> row) {
     std::vector<std::string> line{name};
     for (std::size_t e : shown_events) {
       line.push_back(percent(share(values[e], r.totals()[e])));
       if (v.children) line.push_back(percent(share(self[e], r.totals()[e])));
       line.push_back(fmt::format("{}", values[e].count));
+      if (!latency[e]) continue;
+      const std::optional<double> average = average_latency(r, e, row);
+      line.push_back(average ? fmt::format("{:.1f}", *average) : "-");
     }
     return line;
   };
   print_table(header, v.rows.size(), [&](std::size_t i) {
     const report::Row row = r.row(v.rows[i]);
-    std::vector<std::string> line = cells(row.name, shown(row, v), row.results);
+    std::vector<std::string> line = cells(row.name, shown(row, v), row.results, v.rows[i]);
     const bool module_differs = !row.module.empty() && row.module != row.name && r.by() != report::GroupBy::module &&
                                 !(r.keys().size() > 1 && has_key(r, report::GroupBy::module));
     if (module_differs) line[0] += "  (" + row.module + ")";
     return line;
-  }, cells("[total]", r.totals(), r.totals()), v.name_width, r.by() == report::GroupBy::callchain);
+  }, cells("[total]", r.totals(), r.totals(), std::nullopt), v.name_width, r.by() == report::GroupBy::callchain);
 }
 
 void events_csv(const Report& r, const ReportView& v) {
@@ -543,11 +564,17 @@ void events_csv(const Report& r, const ReportView& v) {
   });
 }
 
-record::Entries<EventShare> event_values(const Report& r, const std::vector<QueryResult>& results) {
+// `latency`: with each event's average load latency (perf mem), of row
+// `row` (all rows without one).
+record::Entries<EventShare> event_values(const Report& r, const std::vector<QueryResult>& results, bool latency = false,
+                                         std::optional<std::uint32_t> row = std::nullopt) {
   record::Entries<EventShare> out;
   const auto& events = r.query_names();
-  for (std::size_t e = 0; e < events.size(); ++e)
-    out.emplace_back(events[e], EventShare{results[e].count, results[e].total, share(results[e], r.totals()[e])});
+  for (std::size_t e = 0; e < events.size(); ++e) {
+    EventShare share_of{results[e].count, results[e].total, share(results[e], r.totals()[e]), {}};
+    if (latency) share_of.load_latency = average_latency(r, e, row);
+    out.emplace_back(events[e], share_of);
+  }
   return out;
 }
 
@@ -557,14 +584,19 @@ void events_json(const Report& r, const ReportView& v) {
   j.events = r.query_names();
   j.samples = n.read;
   j.kept = n.kept;
-  j.event_totals = event_values(r, r.totals());
+  if (!v.where.empty()) j.where_undecided.emplace(n.where_undecided);
+  if (r.content().data_src) {
+    std::vector<std::string>& decides = j.data_src_decides.emplace();
+    for (Condition c : r.content().data_src_decides.members()) decides.emplace_back(c.name());
+  }
+  j.event_totals = event_values(r, r.totals(), true);
   j.common = {common_record(r, v)};
   print_json_rows(j, v.rows.size(), [&](std::size_t i) {
     const report::Row row = r.row(v.rows[i]);
     EventsReportRow jr{};
     jr.row = {row_name(row, r)};
     for (const QueryResult& q : row.results) jr.samples += q.count;
-    jr.events = event_values(r, row.results);
+    jr.events = event_values(r, row.results, true, v.rows[i]);
     if (v.children) jr.children.emplace(event_values(r, shown(row, v)));
     return jr;
   });

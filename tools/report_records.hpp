@@ -226,7 +226,8 @@ struct EventShare {
   BOOST_HANA_DEFINE_STRUCT(EventShare,
     (std::uint64_t, samples),
     (std::uint64_t, period),
-    (double, percent));
+    (double, percent),
+    (record::Maybe<double>, load_latency));  // perf mem: the average load latency (cycles) of the loads with one
 };
 
 struct EventsReportRow {
@@ -244,6 +245,8 @@ struct EventsReport {
     (std::vector<std::string>, events),
     (std::uint64_t, samples),                 // read
     (std::uint64_t, kept),
+    (record::Maybe<std::uint64_t>, where_undecided),  // with --where (perf mem: samples with data sources)
+    (record::Maybe<std::vector<std::string>>, data_src_decides),  // the conditions the samples' data sources decide
     (record::Entries<EventShare>, event_totals),
     (record::Merged<ReportCommon>, common),
     (std::vector<EventsReportRow>, rows));    // last: printed one at a time

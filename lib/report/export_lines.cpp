@@ -303,6 +303,10 @@ std::uint64_t write_sample_lines(perf_data::PerfDataReader& reader, const Option
     return handler.finish();
   };
   if (holds_ibs_events(reader.info())) return run(LineHandler(reader, options, out));
+  if (options.filters.where && holds_data_sources(reader.info()))
+    throw Error(fmt::format("--where with --format jsonl: the event lines of {} carry no conditions (its samples' "
+                            "data sources are read by the report and its other exports, not by its lines yet)",
+                            reader.info().path));
   if (options.filters.where)
     throw Error(fmt::format("--where: {} has no IBS events (a predicate tests IBS samples' conditions)",
                             reader.info().path));

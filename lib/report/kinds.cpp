@@ -4,6 +4,7 @@
 
 #include <tagop/engine.hpp>  // decide
 #include <tagop/error.hpp>   // Error
+#include <tagop/mem_data_src.hpp>  // read_data_src
 
 namespace tagop::report {
 
@@ -49,7 +50,11 @@ std::uint32_t KindTable::kind_of(const KindKey& key) {
     for (std::uint8_t m = 0; m < measure_count; ++m)
       if (((key.measured & needed_) >> m & 1) && k.sum_count < max_sums) k.sums[k.sum_count++] = m;
   } else {
+    // Without conditions (an event without data sources) any --where
+    // that tests one is undecided.
+    k.verdict = verdict_of(where_, key.conditions, key.observed);
     k.sums[k.sum_count++] = period_sum;
+    if (key.measured >> measure("mem.load_latency").index & 1) k.sums[k.sum_count++] = measure("mem.load_latency").index;
   }
   kinds_.push_back(k);
   return it->second;
@@ -68,6 +73,13 @@ std::vector<std::uint32_t> KindUnion::add(const std::vector<Kind>& kinds) {
 
 std::uint32_t KindTable::event_kind(std::uint32_t event) {
   return kind_of(KindKey{false, amd_ibs::IbsUnit::op, event, 0, {}, {}});
+}
+
+std::uint32_t KindTable::data_src_kind(std::uint32_t event, std::uint64_t data_src, bool weighted) {
+  const DataSrcReading r = read_data_src(data_src);
+  const bool load = r.conditions.contains(condition("load"));
+  const std::uint32_t measured = weighted && load ? 1u << measure("mem.load_latency").index : 0;
+  return kind_of(KindKey{false, amd_ibs::IbsUnit::op, event, measured, r.conditions, r.observed});
 }
 
 void KindTable::use_ibs(const amd_ibs::IbsCapture& capture) {

@@ -2,7 +2,8 @@
 // The kinds of a capture's samples: what every sample of a kind shares for
 // the report (its event, its conditions, what it observed and measured,
 // its verdict on --where) and which measures its tallies sum. A non-IBS
-// event is one kind, summing its samples' periods; an IBS unit has a kind
+// event is one kind, summing its samples' periods, or, where its samples
+// carry a data source (perf mem), a kind per reading of it; an IBS unit has a kind
 // per signature (conditions, observed, measured), found from the bits of
 // a payload that decide them (FastIbsDecoder::Key) in one probe.
 
@@ -118,6 +119,11 @@ class KindTable {
 
   /// The kind of a non-IBS event's samples.
   std::uint32_t event_kind(std::uint32_t event);
+  /// The kind of a non-IBS event's samples with this PERF_SAMPLE_DATA_SRC
+  /// value: the conditions read_data_src() reads in it. A load of an
+  /// event whose samples carry a weight (`weighted`) sums its latency
+  /// (mem.load_latency) beside its period.
+  std::uint32_t data_src_kind(std::uint32_t event, std::uint64_t data_src, bool weighted);
 
   /// IBS: the kinds of payloads, found by key. `decoder` decodes new keys.
   void use_ibs(const amd_ibs::IbsCapture& capture);

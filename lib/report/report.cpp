@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include <tagop/mem_data_src.hpp>  // data_src_conditions
 #include <tagop/amd_ibs/derived_events.hpp>      // derived_event_queries
 #include <tagop/amd_ibs/event_availability.hpp>  // event_availability
 #include <tagop/error.hpp>                   // Error
@@ -174,6 +175,34 @@ bool holds_ibs_events(const perf_data::FileInfo& info) {
   return false;
 }
 
+bool holds_data_sources(const perf_data::FileInfo& info) {
+  if (holds_ibs_events(info)) return false;
+  for (const perf_data::EventAttr& a : info.attrs)
+    if (a.attr.sample_type & PERF_SAMPLE_DATA_SRC) return true;
+  return false;
+}
+
+namespace {
+
+// --where on a capture whose conditions are its samples' data sources:
+// a condition no data source decides leaves every sample undecided.
+std::string names_of(const ConditionSet& set) {
+  std::string out;
+  for (Condition c : set.members()) out += fmt::format("{}{}", out.empty() ? "" : ", ", c.name());
+  return out;
+}
+
+void check_data_src_where(const Predicate& where, const std::string& path) {
+  ConditionSet unknown = where.used();
+  unknown.erase(data_src_conditions());
+  if (unknown.empty()) return;
+  throw ColumnError(fmt::format("--where '{}': {} cannot be told from the data sources of {}'s samples "
+                                "(PERF_SAMPLE_DATA_SRC, perf mem): they decide only {}",
+                                where.to_string(), names_of(unknown), path, names_of(data_src_conditions())));
+}
+
+}  // namespace
+
 Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std::make_unique<State>()) {
   State& s = *state_;
   const perf_data::FileInfo& info = reader.info();
@@ -227,8 +256,15 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     for (amd_ibs::IbsUnit u : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op})
       s.requested_period[static_cast<std::size_t>(u)] = s.capture->requested_period(u);
   } else {
-    if (o.filters.where)
-      throw ColumnError(fmt::format("--where: {} has no IBS events, so no conditions to test", info.path));
+    s.content.data_src = holds_data_sources(info);
+    for (const perf_data::EventAttr& a : info.attrs)
+      s.latency_events.push_back((a.attr.sample_type & PERF_SAMPLE_DATA_SRC) &&
+                                 (a.attr.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)));
+    if (o.filters.where && !s.content.data_src)
+      throw ColumnError(fmt::format("--where: {} has no IBS events nor samples with a data source "
+                                    "(PERF_SAMPLE_DATA_SRC, perf mem record), so no conditions to test",
+                                    info.path));
+    if (o.filters.where) check_data_src_where(*o.filters.where, info.path);
     s.query_names = info.event_names();
     // One warning per name that several events share, in the events' order.
     std::vector<std::string> shared;
@@ -322,6 +358,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   s.counts.read = summary.samples;
   for (const Kind& k : s.kinds) {
     if (k.verdict == Verdict::undecided) s.counts.where_undecided += k.samples;
+    if (!k.ibs && k.samples) s.content.data_src_decides = s.content.data_src_decides | k.observed;
     if (k.verdict != Verdict::passes) continue;
     if (k.ibs) (k.unit == amd_ibs::IbsUnit::fetch ? s.counts.kept_fetch : s.counts.kept_op) += k.samples;
     else s.counts.kept += k.samples;
@@ -396,6 +433,13 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
       for (const std::string& note : id.symbols->notes())
         s.warnings.push_back(fmt::format("{}: {}", s.modules[id.modules.front()].filename, note));
 
+  if (const std::uint64_t n = walk.weights_cut())
+    s.warnings.push_back(fmt::format("{} sample{} had weights (load latencies) of more than {} cycles: counted at that",
+                                     n, n == 1 ? "" : "s", Item::max_weight));
+  if (const std::uint64_t n = walk.data_src_overflow())
+    s.warnings.push_back(fmt::format("{} sample{} had data sources past the first {} distinct values: counted "
+                                     "without one (--where leaves them undecided)",
+                                     n, n == 1 ? "" : "s", walk.data_src_values().size() - 1));
   if (s.counts.other_samples)
     s.warnings.push_back(fmt::format("{} samples of events that are not IBS were left out: IBS samples and event "
                                      "counts are not to be mixed",
@@ -427,6 +471,24 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   if (s.content.branch_stack)
     s.warnings.push_back("the samples carry branch stacks (PERF_SAMPLE_BRANCH_STACK): they are not used yet");
   if (s.lost) s.warnings.push_back(fmt::format("the kernel lost {} samples while recording", s.lost));
+}
+
+std::optional<MeasureSum> Report::load_latency(std::size_t event, std::optional<std::uint32_t> row) const {
+  const State& s = *state_;
+  if (event >= s.latency_events.size() || !s.latency_events[event]) return std::nullopt;
+  if (row && *row + 1 >= s.row_start.size()) throw Error(fmt::format("no row {} in this report", *row));
+  MeasureSum out;
+  auto add = [&](std::uint32_t e) {
+    const Kind& k = s.kinds[s.entries[e].kind];
+    if (k.ibs || k.event != event || k.sum_count < 2) return;  // a store, or another event
+    out.samples += s.entries[e].count;
+    out.sum += s.sums[e * s.sums_width + 1];
+  };
+  if (row)
+    for (std::uint32_t i = s.row_start[*row]; i < s.row_start[*row + 1]; ++i) add(s.row_entries[i]);
+  else
+    for (std::uint32_t e = 0; e < s.entries.size(); ++e) add(e);
+  return out;
 }
 
 Report::~Report() = default;

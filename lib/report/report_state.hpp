@@ -123,6 +123,7 @@ struct Report::State {
   std::vector<RowKey> rows;
   std::vector<std::uint32_t> entry_row;
   std::vector<std::uint32_t> row_start, row_entries;
+  std::vector<bool> latency_events;  // perf mem: events whose loads sum mem.load_latency
   std::vector<std::uint32_t> child_start, child_entries;
   std::vector<std::vector<std::uint32_t>> chain_rows;  // by callchain: each chain row's function rows, root first
 

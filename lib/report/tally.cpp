@@ -23,8 +23,9 @@ void PeriodSeen::merge(const PeriodSeen& o) {
 }
 
 Tally::Tally(const amd_ibs::IbsCapture* capture, const Predicate* where, std::uint32_t needed_measures,
-             std::uint8_t width, std::size_t events, const std::byte* file)
-    : capture_(capture), file_(file), kinds_(where, needed_measures), entries_(width) {
+             std::uint8_t width, std::size_t events, const std::byte* file,
+             const std::vector<std::uint64_t>* data_src_values)
+    : capture_(capture), file_(file), kinds_(where, needed_measures), data_src_values_(data_src_values), entries_(width) {
   if (capture_) kinds_.use_ibs(*capture_);
   else
     for (std::uint32_t e = 0; e < events; ++e) event_kinds_.push_back(kinds_.event_kind(e));
@@ -36,6 +37,8 @@ Tally::Tally(Tally&& o) noexcept
       file_(o.file_),
       kinds_(std::move(o.kinds_)),
       event_kinds_(std::move(o.event_kinds_)),
+      data_src_values_(o.data_src_values_),
+      data_src_kinds_(std::move(o.data_src_kinds_)),
       entries_(std::move(o.entries_)),
       pending_(o.pending_),
       queued_(o.queued_),
@@ -61,6 +64,25 @@ void Tally::decoded(const Item& item, std::span<const std::byte> raw) {
   ++entries_.at(slot).count;
   std::uint64_t* sums = entries_.sums(slot);
   for (std::size_t i = 0; i < kind.sum_count; ++i) sums[i] += values[i];
+}
+
+void Tally::with_data_src(const Item& item) {
+  const std::uint32_t key = std::uint32_t{item.event()} << 16 | item.data_src_id();
+  auto [it, fresh] = data_src_kinds_.try_emplace(key, 0);
+  if (fresh)
+    it->second = kinds_.data_src_kind(item.event(), (*data_src_values_)[item.data_src_id()], item.flags() & Item::weighted);
+  Kind& kind = kinds_.kinds()[it->second];
+  ++kind.samples;
+  if (kind.verdict != Verdict::passes) return;
+  if (kind.sum_count == 1) return queue(item.ip, item.place, it->second, nullptr, item.payload_or_period);
+  // A load with its latency: the period and the latency, at once (as a
+  // decoded IBS payload's values are).
+  const std::size_t slot =
+      entries_.find(item.ip, item.place, it->second, EntryTable::hash(item.ip, item.place, it->second));
+  ++entries_.at(slot).count;
+  std::uint64_t* sums = entries_.sums(slot);
+  sums[0] += item.payload_or_period;
+  sums[1] += item.weight();
 }
 
 void Tally::end_period_runs() {

@@ -9,7 +9,9 @@
 #include <cstddef>  // std::byte
 #include <cstdint>  // std::uint32_t, std::uint64_t
 #include <cstring>  // std::memcpy
+#include <optional>  // std::optional
 #include <span>     // std::span
+#include <unordered_map>  // data sources' kinds
 #include <vector>   // std::vector
 
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
@@ -32,11 +34,14 @@ struct Item {
   std::uint64_t payload_or_period = 0;
   std::uint64_t ip = 0;  // the record's (IBS: the interrupt's, for IbsRipInvalid)
   std::uint64_t place = 0;  // space | chain << 32
-  // raw_size | raw_at << 16 | event << 32 | unit << 48 | flags << 56
+  // raw_size | raw_at << 16 | event << 32 | unit << 48 | flags << 56; a
+  // sample with a data source has its id (Walk's) where raw_size is, and
+  // its weight's 24 bits where raw_at and unit are.
   std::uint64_t facts = 0;
-  // data_address: `ip` is the sample's data address (SplitBy::data), not
-  // to be read from its IBS payload.
-  static constexpr std::uint8_t ibs = 1, filtered_out = 2, data_address = 4;  // flags
+  // data_src: other events, a sample with a data source; weighted: its
+  // event's samples carry a weight. data_address: `ip` is the sample's
+  // data address (SplitBy::data), not to be read from its IBS payload.
+  static constexpr std::uint8_t ibs = 1, filtered_out = 2, data_src = 4, weighted = 8, data_address = 16;  // flags
 
   /// An IBS sample: its payload of `raw_size` bytes at `raw_at` in its record.
   static Item of_ibs(const std::byte* raw, std::uint64_t ip, std::uint32_t raw_size, std::uint32_t raw_at,
@@ -57,6 +62,20 @@ struct Item {
   std::uint16_t raw_size() const { return static_cast<std::uint16_t>(facts); }  // IBS
   std::uint16_t raw_at() const { return static_cast<std::uint16_t>(facts >> 16); }  // IBS: of the payload in its record
   std::uint16_t event() const { return static_cast<std::uint16_t>(facts >> 32); }   // other events
+  /// Other events: the id of the sample's PERF_SAMPLE_DATA_SRC value (Walk::data_src_values()).
+  std::uint16_t data_src_id() const { return static_cast<std::uint16_t>(facts); }
+  /// Other events: the sample's weight (its load latency), at most max_weight.
+  std::uint32_t weight() const {
+    return static_cast<std::uint32_t>((facts >> 16) & 0xFFFF) | static_cast<std::uint32_t>((facts >> 48) & 0xFF) << 16;
+  }
+  static constexpr std::uint32_t max_weight = 0xFFFFFF;
+  /// `weight`: nullopt for an event whose samples carry none.
+  void set_data_src(std::uint16_t id, std::optional<std::uint32_t> weight) {
+    const std::uint32_t w = weight.value_or(0);
+    facts = (facts & (std::uint64_t{0xFFFF} << 32 | std::uint64_t{0xFF} << 56)) | id |
+            std::uint64_t{w & 0xFFFF} << 16 | std::uint64_t{(w >> 16) & 0xFF} << 48 |
+            std::uint64_t{static_cast<std::uint8_t>(weight ? data_src | weighted : data_src)} << 56;
+  }
   amd_ibs::IbsUnit unit() const { return static_cast<amd_ibs::IbsUnit>(static_cast<std::uint8_t>(facts >> 48)); }
   std::uint8_t flags() const { return static_cast<std::uint8_t>(facts >> 56); }
   void add_flags(std::uint8_t f) { facts |= std::uint64_t{f} << 56; }
@@ -69,8 +88,11 @@ class Tally {
  public:
   /// `file`: the capture as mapped (damaged payloads' offsets); `width`:
   /// the sums of each entry (EntryTable).
+  /// `data_src_values`: the data sources by id (Walk's), which the
+  /// reading thread fills before it hands on a sample of a new one.
   Tally(const amd_ibs::IbsCapture* capture, const Predicate* where, std::uint32_t needed_measures,
-        std::uint8_t width, std::size_t events, const std::byte* file);
+        std::uint8_t width, std::size_t events, const std::byte* file,
+        const std::vector<std::uint64_t>* data_src_values = nullptr);
   Tally(Tally&&) noexcept;
   Tally& operator=(Tally&&) = delete;
 
@@ -91,6 +113,9 @@ class Tally {
 
  private:
   void ibs(const Item& item);
+  // A sample with a data source: its kind by (event, data source), once
+  // per pair. Out of line: the common sample has none.
+  [[gnu::noinline]] void with_data_src(const Item& item);
   // A caps word that disagrees with its payload or processor is said once:
   // checked when a payload comes in a layout (caps word, size) other than
   // the last, which the decoder compares anyway.
@@ -119,6 +144,8 @@ class Tally {
   const std::byte* file_;
   KindTable kinds_;
   std::vector<std::uint32_t> event_kinds_;  // other events: their kinds
+  const std::vector<std::uint64_t>* data_src_values_;
+  std::unordered_map<std::uint32_t, std::uint32_t> data_src_kinds_;  // event << 16 | data source id -> kind
   EntryTable entries_;
   std::array<Pending, pending_depth> pending_{};
   std::uint64_t queued_ = 0;
@@ -195,8 +222,12 @@ class Tally {
 
 [[gnu::always_inline]] inline void Tally::add(const Item& item) {
   if (item.flags() & Item::ibs) return ibs(item);
+  if (item.flags() & Item::data_src) [[unlikely]] return with_data_src(item);
   const std::uint32_t kind = event_kinds_[item.event()];
-  ++kinds_.kinds()[kind].samples;
+  Kind& k = kinds_.kinds()[kind];
+  ++k.samples;
+  // With --where, a sample without a data source decides nothing.
+  if (k.verdict != Verdict::passes) return;
   queue(item.ip, item.place, kind, nullptr, item.payload_or_period);
 }
 

@@ -14,10 +14,16 @@ namespace tagop::report {
 
 namespace {
 
-// The sums an entry keeps: a non-IBS event's period; of IBS, the most
-// measures that the queries sum in one unit's samples.
-std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed) {
-  if (!capture) return 1;
+// The sums an entry keeps: a non-IBS event's period (and a perf mem
+// load's latency, where the samples carry data sources and weights); of
+// IBS, the most measures that the queries sum in one unit's samples.
+std::uint8_t sums_width(const amd_ibs::IbsCapture* capture, std::uint32_t needed, const perf_data::FileInfo& info) {
+  if (!capture) {
+    constexpr std::uint64_t mem = PERF_SAMPLE_DATA_SRC, weight = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT;
+    for (const perf_data::EventAttr& a : info.attrs)
+      if ((a.attr.sample_type & mem) && (a.attr.sample_type & weight)) return 2;
+    return 1;
+  }
   std::array<std::uint32_t, 2> of_unit{};
   for (const amd_ibs::FieldSpec& f : amd_ibs::field_table())
     if (f.measure && f.exists_on(capture->decoder().family(), capture->decoder().model()) && (needed >> f.measure->index & 1))
@@ -94,9 +100,9 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
       own_share_(own_share(shards_)),
       worker_scale_(shards_ == 1 ? 0 : ((shards_ - 1) << 32) / ((std::uint64_t{1} << 32) - own_share_)),
       pool_(shards_,
-            [&, width = sums_width(capture, needed_measures)] {
+            [&, width = sums_width(capture, needed_measures, reader.info())] {
               return Tally(capture_, filters_.where ? &*filters_.where : nullptr, needed_measures, width,
-                           reader.info().attrs.size(), file_);
+                           reader.info().attrs.size(), file_, &data_src_values_);
             }),
       reads_(reader.info()),
       max_stack_(max_stack),
@@ -137,6 +143,9 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
     }
     constexpr std::uint64_t user_stack = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     p.stack_user = (attrs[e].attr.sample_type & user_stack) == user_stack;
+    p.data_src = !p.ibs && (attrs[e].attr.sample_type & PERF_SAMPLE_DATA_SRC);
+    p.weighted = p.data_src && (attrs[e].attr.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT));
+    if (p.data_src && data_src_values_.empty()) data_src_values_.assign(0x10000, 0);  // id 0: none
     plans_.push_back(p);
   }
   for (const EventPlan& p : plans_)
@@ -184,9 +193,10 @@ void Walk::rebalance() {
 }
 
 std::uint64_t Walk::sample_fields() const {
-  const std::uint64_t data = split_.data ? PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC : 0;
+  const std::uint64_t data = split_.data ? PERF_SAMPLE_ADDR : 0;
   return PERF_SAMPLE_TID | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | data;
+         PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+         PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | data;
 }
 
 namespace {
@@ -268,6 +278,7 @@ void Walk::take_data(const perf_data::SampleRecord& r) {
   } else {
     if (r.sample_type & PERF_SAMPLE_ADDR) address = r.addr;
     if (r.sample_type & PERF_SAMPLE_DATA_SRC) access = data_src_access(r.data_src);
+    if (plan.data_src && kept) mark_data_src(item, plan, r.data_src, r.weight);
   }
   item.ip = address;
   if (!kept) {
@@ -281,6 +292,33 @@ void Walk::take_data(const perf_data::SampleRecord& r) {
   Delayed& d = next_delayed();
   d = Delayed{item, address, f.time, f.pid};
   hand_on(d);
+}
+
+void Walk::mark_data_src(Item& item, const EventPlan& plan, std::uint64_t data_src, std::uint64_t weight) {
+  const std::uint16_t id = data_src_id(data_src);
+  if (!id) return;
+  // WEIGHT_STRUCT's load latency is its var1_dw, the low 32 bits (as
+  // WEIGHT's whole value is, in practice).
+  std::optional<std::uint32_t> latency;
+  if (plan.weighted) {
+    const std::uint64_t w = weight & 0xFFFFFFFF;
+    if (w > Item::max_weight) ++weights_cut_;
+    latency = static_cast<std::uint32_t>(std::min<std::uint64_t>(w, Item::max_weight));
+  }
+  item.set_data_src(id, latency);
+}
+
+std::uint16_t Walk::data_src_id(std::uint64_t value) {
+  const auto found = data_src_ids_.find(value);
+  if (found != data_src_ids_.end()) return found->second;
+  const std::size_t id = data_src_ids_.size() + 1;
+  if (id >= data_src_values_.size()) {
+    ++data_src_overflow_;
+    return 0;
+  }
+  data_src_values_[id] = value;
+  data_src_ids_.emplace(value, static_cast<std::uint16_t>(id));
+  return static_cast<std::uint16_t>(id);
 }
 
 void Walk::sample(const perf_data::SampleRecord& r) {
@@ -297,6 +335,8 @@ void Walk::sample(const perf_data::SampleRecord& r) {
   f.chain = r.callchain.data();
   f.chain_nr = r.callchain_nr;
   f.raw = r.raw;
+  f.data_src = r.data_src;
+  f.weight = r.weight;
   std::optional<UserStack> stack;
   if (plan.stack_user) stack = UserStack::of(r);
   const UserStack* user_stack = stack ? &*stack : nullptr;
@@ -314,6 +354,7 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
                 const UserStack* stack) {
   const bool kept = !filtering_ || passes(f);
   Item item = Item::of_event(event, f.ip, f.period);
+  if (plan.data_src && kept) mark_data_src(item, plan, f.data_src, f.weight);
   std::uint64_t address = f.ip;  // that picks the shard
   if (plan.ibs) {
     const std::optional<amd_ibs::IbsUnit> unit = capture_->unit_of(event, f.raw.size());

@@ -114,6 +114,16 @@ class Walk final : public perf_data::RecordHandler {
   std::uint64_t other_samples() const { return other_; }
   /// Counter values of samples that named no event of the file (perf_data::SampleReads).
   std::uint64_t unknown_read_values() const { return reads_.unknown_values(); }
+  /// The PERF_SAMPLE_DATA_SRC values of the samples, by the id their
+  /// items carry (Item::data_src_id; 0: none). Filled by the reading
+  /// thread before it hands on a sample of a new value; empty when no
+  /// event's samples carry one.
+  const std::vector<std::uint64_t>& data_src_values() const { return data_src_values_; }
+  /// Samples whose data source came after data_src_values() was full:
+  /// counted without one.
+  std::uint64_t data_src_overflow() const { return data_src_overflow_; }
+  /// Samples whose weight was more than Item::max_weight: counted at it.
+  std::uint64_t weights_cut() const { return weights_cut_; }
   /// Samples whose call chain had more frames than max_stack (cut there).
   std::uint64_t cut_chains() const { return cut_chains_; }
   /// Samples that left before the round after theirs was read: rounds of
@@ -148,6 +158,9 @@ class Walk final : public perf_data::RecordHandler {
     // PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: the user part of
     // the chain is unwound (the reader parses these samples: sample()).
     bool stack_user = false;
+    // PERF_SAMPLE_DATA_SRC (perf mem): the sample's kind is by its value;
+    // with WEIGHT (or WEIGHT_STRUCT) its load latency is summed.
+    bool data_src = false, weighted = false;
     amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   };
   // Where the direct events' samples have what the walk reads: one
@@ -166,6 +179,7 @@ class Walk final : public perf_data::RecordHandler {
     const std::byte* chain = nullptr;
     std::uint64_t chain_nr = 0;
     std::span<const std::byte> raw;
+    std::uint64_t data_src = 0, weight = 0;
   };
   // How many of a call chain's `nr` entries are kept (max_stack_ frames).
   std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr);
@@ -248,6 +262,10 @@ class Walk final : public perf_data::RecordHandler {
   // Moves the reading thread's share of the tallies towards the point
   // where neither it nor the workers wait (ShardPool::waits()).
   void rebalance();
+  // The id of a data source value (data_src_values()), 0 past the table's room.
+  // Gives a non-IBS sample's item its data source's id and its weight.
+  void mark_data_src(Item& item, const EventPlan& plan, std::uint64_t data_src, std::uint64_t weight);
+  std::uint16_t data_src_id(std::uint64_t value);
 
   const amd_ibs::IbsCapture* capture_;
   const std::byte* file_;
@@ -294,6 +312,12 @@ class Walk final : public perf_data::RecordHandler {
   // divide here was 10 of the reading thread's instructions a sample, and slow):
   // (shards - 1) * 2^32 / (2^32 - own_share_).
   std::uint64_t worker_scale_;
+  // Data sources by id, at most 65535 (an Item holds 16 bits), with room
+  // for all from the start: a tally reads an id's value while the reading
+  // thread adds others.
+  std::vector<std::uint64_t> data_src_values_;
+  std::unordered_map<std::uint64_t, std::uint16_t> data_src_ids_;
+  std::uint64_t data_src_overflow_ = 0, weights_cut_ = 0;
   ShardPool<Item, Tally> pool_;
   std::uint64_t other_ = 0;
   perf_data::Skipped damaged_;

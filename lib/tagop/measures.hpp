@@ -33,6 +33,9 @@ inline constexpr MeasureInfo measure_table[] = {
     {"dtlb.refill_latency", "cycles", "cycles to refill the L1 DTLB for this access"},
     {"mem.width", "bytes", "size of the load or store"},
     {"mem.open_requests", "requests", "memory requests outstanding when this miss's fill arrived"},
+    {"mem.load_latency", "cycles",
+     "cycles from the load's dispatch to its data's arrival, as a perf mem sample's weight says (PERF_SAMPLE_WEIGHT: "
+     "Intel's load latency, perf mem on IBS or SPE)"},
 };
 
 inline constexpr std::size_t measure_count = std::size(measure_table);

@@ -130,8 +130,8 @@ TEST_CASE("Const is its tag's value, Number keeps integers apart from ratios", "
   EventsReportRow row{};
   row.row = {ReportRowName{"main", {}, std::string("/bin/prog"), {}, {}, {}, {}, {}}};
   row.samples = 3;
-  row.events = {{"cpu-clock", EventShare{3, 300000, 75.0}}};
-  // By hand: pid and offset have no value, so no key; no children without --children.
+  row.events = {{"cpu-clock", EventShare{3, 300000, 75.0, {}}}};
+  // By hand: pid, offset and load_latency have no value, so no key; no children without --children.
   CHECK(record::to_json(row).dump() ==
         R"({"name":"main","module":"/bin/prog","samples":3,"events":{"cpu-clock":{"samples":3,"period":300000,"percent":75.0}}})");
   IbsReportRow ibs{};

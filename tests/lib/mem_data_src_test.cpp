@@ -7,6 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <vector>
+
 #include <tagop/amd_ibs/decoder.hpp>
 #include <tagop/mem_data_src.hpp>
 
@@ -58,7 +61,9 @@ TEST_CASE("perf_mem_data_src values read as model conditions", "[perfdata][mem]"
   r = read_data_src(op(LOAD) | lvl(HIT | L2) | tlb(TLB_HIT | TLB_L2) | lock(LOCKED));
   CHECK(holds(r, "dc.miss"));
   CHECK_FALSE(holds(r, "l2.miss"));
-  CHECK(holds(r, "dtlb.l1_miss"));
+  // AMD's L1 DTLB miss, but Intel's stores write L2|HIT for "no STLB
+  // miss" (precise_store_data): only the L2 DTLB is read.
+  CHECK_FALSE(decided(r, "dtlb.l1_miss"));
   CHECK_FALSE(holds(r, "dtlb.l2_miss"));
   CHECK(holds(r, "mem.locked"));
 
@@ -70,12 +75,16 @@ TEST_CASE("perf_mem_data_src values read as model conditions", "[perfdata][mem]"
   CHECK_FALSE(holds(r, "src.cache"));
   CHECK(holds(r, "dtlb.l2_miss"));
 
-  // Zen 1-3's local node cache: L3 or a peer cache, not said which.
+  // Zen 1-3's local node cache: L3 or a peer cache, not said which; of
+  // this node only with 6.4's HOPS_0 (Arm's generic SPE writes the same
+  // lvl bits for an LLC hit of a remote access).
   r = read_data_src(op(LOAD) | lvl(HIT | L3 | REM_CCE1) | snoop(HITM));
   CHECK(holds(r, "nb.valid"));
   CHECK_FALSE(decided(r, "src.l3"));
   CHECK_FALSE(decided(r, "src.cache"));
-  CHECK_FALSE(holds(r, "src.remote"));
+  CHECK_FALSE(decided(r, "src.remote"));
+  CHECK_FALSE(holds(read_data_src(op(LOAD) | lvl(HIT | L3 | REM_CCE1) | lvl_num(0xB) | (std::uint64_t{1} << 43)),
+                    "src.remote"));
   CHECK_FALSE(holds(r, "src.cache_owned"));
 
   // Zen 4: a peer cache of another node; PMEM, CXL and I/O, remote or not.
@@ -95,6 +104,11 @@ TEST_CASE("perf_mem_data_src values read as model conditions", "[perfdata][mem]"
   CHECK(holds(r, "mem.uncacheable"));
   CHECK_FALSE(decided(r, "dc.miss"));
   CHECK_FALSE(holds(r, "nb.valid"));
+
+  // NA: AMD's miss without a source, Haswell's precise loads: no level.
+  r = read_data_src(op(LOAD) | lvl(NA) | snoop(NA) | lock(NA) | tlb(NA));
+  CHECK_FALSE(decided(r, "dc.miss"));
+  CHECK_FALSE(decided(r, "mem.locked"));
 
   // No source, the miss allocated no MAB.
   r = read_data_src(op(STORE) | lvl(HIT | LFB));
@@ -181,5 +195,270 @@ TEST_CASE("the kernel's PERF_SAMPLE_DATA_SRC of an IBS op reads as the IBS decod
       ++compared;
     }
   }
-  CHECK(compared > 100000);
+  // Fewer on family 0x19 model 1 (erratum #1293: 87 k here): the reading
+  // leaves what other vendors write alike undecided (an NA level's DC
+  // miss, the L1 DTLB of an L2 DTLB hit).
+  CHECK(compared > 80000);
+}
+
+namespace {
+
+// The other fields' values (include/uapi/linux/perf_event.h).
+constexpr std::uint64_t MISS = 4;                                              // PERF_MEM_LVL_MISS
+constexpr std::uint64_t SN_NA = 1, SN_NONE = 2, SN_HIT = 4, SN_MISS = 8;        // PERF_MEM_SNOOP_*
+constexpr std::uint64_t TLB_WK = 0x20;                                          // PERF_MEM_TLB_WK
+constexpr std::uint64_t NUM_L1 = 1, NUM_L2 = 2, NUM_L3 = 3, NUM_L4 = 4, NUM_ANY_CACHE = 0xB, NUM_LFB = 0xC,
+                        NUM_RAM = 0xD;                                          // PERF_MEM_LVLNUM_*
+constexpr std::uint64_t snoopx(std::uint64_t v) { return v << 38; }             // FWD 1, PEER 2
+constexpr std::uint64_t blk(std::uint64_t v) { return v << 40; }                // PERF_MEM_BLK_NA 1
+constexpr std::uint64_t FWD = 1, PEER = 2;
+
+// Intel's PEBS data sources, composed as arch/x86/events/intel/ds.c
+// composes them (torvalds/linux at c058e7a8, Linux 6.6; the same table
+// since 4.x). Its macros (lines 73-77): P(a, b) is PERF_MEM_S(a, b),
+// OP_LH a load that hit, LEVEL(x) the lvl_num, REM the remote bit.
+enum class IntelTable { snb, skl, skl_pmem, grt, cmt };
+std::uint64_t intel_source(IntelTable table, unsigned dse) {
+  const std::uint64_t OP_LH = op(LOAD) | lvl(HIT), REM = remote;
+  auto LEVEL = [](std::uint64_t x) { return lvl_num(x); };
+  // pebs_data_source[], "Version for Sandy Bridge and later" (lines 80-97).
+  std::array<std::uint64_t, 16> t = {
+      op(LOAD) | lvl(MISS) | LEVEL(NUM_L3) | snoop(SN_NA),           // 0x00: ukn L3
+      OP_LH | lvl(L1) | LEVEL(NUM_L1) | snoop(SN_NONE),              // 0x01: L1 local
+      OP_LH | lvl(LFB) | LEVEL(NUM_LFB) | snoop(SN_NONE),            // 0x02: LFB hit
+      OP_LH | lvl(L2) | LEVEL(NUM_L2) | snoop(SN_NONE),              // 0x03: L2 hit
+      OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoop(SN_NONE),              // 0x04: L3 hit
+      OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoop(SN_MISS),              // 0x05: L3 hit, snoop miss
+      OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoop(SN_HIT),               // 0x06: L3 hit, snoop hit
+      OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoop(HITM),                 // 0x07: L3 hit, snoop hitm
+      OP_LH | lvl(REM_CCE1) | REM | LEVEL(NUM_L3) | snoop(SN_HIT),   // 0x08: L3 miss snoop hit
+      OP_LH | lvl(REM_CCE1) | REM | LEVEL(NUM_L3) | snoop(HITM),     // 0x09: L3 miss snoop hitm
+      OP_LH | lvl(LOC_RAM) | LEVEL(NUM_RAM) | snoop(SN_HIT),         // 0x0a: L3 miss, shared
+      OP_LH | lvl(REM_RAM1) | REM | LEVEL(NUM_L3) | snoop(SN_HIT),   // 0x0b: L3 miss, shared
+      OP_LH | lvl(LOC_RAM) | LEVEL(NUM_RAM) | snoop(SN_NONE | SN_MISS),        // 0x0c: L3 miss, excl
+      OP_LH | lvl(REM_RAM1) | LEVEL(NUM_RAM) | REM | snoop(SN_NONE | SN_MISS),  // 0x0d: L3 miss, excl
+      OP_LH | lvl(IO) | LEVEL(NUM_NA) | snoop(SN_NONE),              // 0x0e: I/O
+      OP_LH | lvl(UNC) | LEVEL(NUM_NA) | snoop(SN_NONE),             // 0x0f: uncached
+  };
+  if (table == IntelTable::skl || table == IntelTable::skl_pmem) {
+    // __intel_pmu_pebs_data_source_skl() (lines 107-116).
+    const std::uint64_t pmem_or_l4 = table == IntelTable::skl_pmem ? LEVEL(NUM_PMEM) : LEVEL(NUM_L4);
+    t[0x08] = OP_LH | pmem_or_l4 | snoop(SN_HIT);
+    t[0x09] = OP_LH | pmem_or_l4 | REM | snoop(SN_HIT);
+    t[0x0b] = OP_LH | LEVEL(NUM_RAM) | REM | snoop(SN_NONE);
+    t[0x0c] = OP_LH | LEVEL(NUM_ANY_CACHE) | REM | snoopx(FWD);
+    t[0x0d] = OP_LH | LEVEL(NUM_ANY_CACHE) | REM | snoop(HITM);
+  } else if (table == IntelTable::grt) {
+    // __intel_pmu_pebs_data_source_grt() (lines 123-128): Alder Lake's E-cores.
+    t[0x05] = OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoop(SN_HIT);
+    t[0x06] = OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoop(HITM);
+    t[0x08] = OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoopx(FWD);
+  } else if (table == IntelTable::cmt) {
+    // __intel_pmu_pebs_data_source_cmt() (lines 148-156): Meteor Lake's E-cores.
+    t[0x07] = OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoopx(FWD);
+    t[0x08] = OP_LH | lvl(L3) | LEVEL(NUM_L3) | snoop(HITM);
+    t[0x0a] = OP_LH | lvl(LOC_RAM) | LEVEL(NUM_RAM) | snoop(SN_NONE);
+    t[0x0b] = OP_LH | LEVEL(NUM_RAM) | REM | snoop(SN_NONE);
+    t[0x0c] = OP_LH | LEVEL(NUM_RAM) | REM | snoopx(FWD);
+    t[0x0d] = OP_LH | LEVEL(NUM_RAM) | REM | snoop(HITM);
+  }
+  return t[dse];
+}
+
+// load_latency_data() with pebs_set_tlb_lock() (lines 242-257): the STLB
+// miss and lock bits of the PEBS status, and BLK NA (no block info).
+std::uint64_t intel_load(IntelTable table, unsigned dse, bool stlb_miss, bool locked) {
+  std::uint64_t v = intel_source(table, dse);
+  v |= stlb_miss ? tlb(TLB_MISS | TLB_L2) : tlb(TLB_HIT | TLB_L1 | TLB_L2);
+  if (locked) v |= lock(LOCKED);
+  return v | blk(1);
+}
+
+// precise_store_data() (lines 176-212): bit 0 an L1D hit, bit 4 an STLB
+// miss, bit 5 locked.
+std::uint64_t intel_store(bool l1d_hit, bool stlb_miss, bool locked) {
+  std::uint64_t v = op(STORE) | snoop(SN_NA) | lvl(L1) | tlb(TLB_L2);
+  v |= stlb_miss ? tlb(TLB_MISS) : tlb(TLB_HIT);
+  v |= l1d_hit ? lvl(HIT) : lvl(MISS);
+  if (locked) v |= lock(LOCKED);
+  return v;
+}
+
+// What each entry of the tables means, by hand from the table's own
+// comments and Intel's description of the load latency data source: the
+// conditions that must hold (true) and must not (false).
+struct Expect {
+  IntelTable table;
+  unsigned dse;
+  std::vector<const char*> yes, no;
+};
+
+}  // namespace
+
+TEST_CASE("Intel's PEBS data sources, as ds.c composes them, read as their levels", "[perfdata][mem][intel]") {
+  using enum IntelTable;
+  const std::vector<Expect> expects = {
+      {snb, 0x00, {"load", "dc.miss", "l2.miss", "l3.miss"}, {"src.l3"}},
+      {snb, 0x01, {"load"}, {"dc.miss"}},
+      {snb, 0x02, {"dc.miss", "dc.miss_no_mab"}, {}},
+      {snb, 0x03, {"dc.miss"}, {"l2.miss"}},
+      {snb, 0x04, {"l2.miss", "src.l3"}, {"src.remote", "src.dram", "src.cache_modified", "mem.uncacheable"}},
+      {snb, 0x05, {"src.l3"}, {"src.cache_modified"}},
+      {snb, 0x06, {"src.l3"}, {"src.cache_modified"}},
+      {snb, 0x07, {"src.l3", "src.cache_modified"}, {"src.cache_owned", "src.remote"}},
+      {snb, 0x08, {"src.cache", "src.remote"}, {"src.cache_modified", "src.dram"}},
+      {snb, 0x09, {"src.cache", "src.remote", "src.cache_modified"}, {"src.l3"}},
+      {snb, 0x0a, {"src.dram"}, {"src.remote", "src.cache_modified"}},
+      {snb, 0x0b, {"src.dram", "src.remote"}, {"src.l3"}},
+      {snb, 0x0c, {"src.dram"}, {"src.remote"}},
+      {snb, 0x0d, {"src.dram", "src.remote"}, {"src.cache"}},
+      {snb, 0x0e, {"src.io"}, {"src.dram"}},
+      {snb, 0x0f, {"mem.uncacheable"}, {"nb.valid"}},
+      // Skylake on: 0x08 the L4 (eDRAM), or PMEM; 0x0c, 0x0d a remote cache.
+      {skl, 0x08, {"l2.miss"}, {"src.l3"}},
+      {skl_pmem, 0x08, {"src.pmem"}, {"src.remote", "src.dram"}},
+      {skl_pmem, 0x09, {"src.pmem", "src.remote"}, {}},
+      {skl, 0x0b, {"src.dram", "src.remote"}, {"src.cache"}},
+      {skl, 0x0c, {"src.cache", "src.remote"}, {"src.cache_modified", "src.dram"}},
+      {skl, 0x0d, {"src.cache", "src.remote", "src.cache_modified"}, {"src.dram"}},
+      // Gracemont, Crestmont: an L3 hit forwarded, or HITM; remote DRAM.
+      {grt, 0x08, {"src.l3"}, {"src.cache_modified"}},
+      {grt, 0x06, {"src.l3", "src.cache_modified"}, {}},
+      {cmt, 0x07, {"src.l3"}, {"src.cache_modified"}},
+      {cmt, 0x08, {"src.l3", "src.cache_modified"}, {}},
+      {cmt, 0x0b, {"src.dram", "src.remote"}, {}},
+      {cmt, 0x0c, {"src.dram", "src.remote"}, {"src.cache_modified"}},
+  };
+  for (const Expect& e : expects) {
+    for (const bool stlb_miss : {false, true}) {
+      const std::uint64_t v = intel_load(e.table, e.dse, stlb_miss, stlb_miss);
+      INFO("table " << static_cast<int>(e.table) << " dse " << e.dse << " data_src " << std::hex << v);
+      const DataSrcReading r = read_data_src(v);
+      for (const char* c : e.yes) CHECK(holds(r, c));
+      for (const char* c : e.no) CHECK_FALSE(holds(r, c));
+      CHECK_FALSE(decided(r, "store"));
+      // pebs_set_tlb_lock: an STLB miss missed both; otherwise the L2
+      // DTLB hit and the L1 is not said.
+      CHECK(holds(r, "dtlb.l2_miss") == stlb_miss);
+      if (stlb_miss) CHECK(holds(r, "dtlb.l1_miss"));
+      else CHECK_FALSE(decided(r, "dtlb.l1_miss"));
+      CHECK(holds(r, "mem.locked") == stlb_miss);
+    }
+  }
+}
+
+TEST_CASE("Intel's precise stores and Haswell's precise loads read as what they say", "[perfdata][mem][intel]") {
+  for (const bool hit : {false, true})
+    for (const bool stlb_miss : {false, true}) {
+      const DataSrcReading r = read_data_src(intel_store(hit, stlb_miss, hit));
+      INFO("l1d hit " << hit << " stlb miss " << stlb_miss);
+      CHECK((holds(r, "store") && !holds(r, "load")));
+      CHECK(holds(r, "dc.miss") == !hit);
+      CHECK_FALSE(decided(r, "l2.miss"));  // all it says of a miss
+      CHECK_FALSE(decided(r, "nb.valid"));
+      CHECK(holds(r, "dtlb.l2_miss") == stlb_miss);
+      CHECK(decided(r, "dtlb.l1_miss") == stlb_miss);
+      CHECK(holds(r, "mem.locked") == hit);
+    }
+  // store_latency_data() (Sapphire Rapids' stores): a load's table entry
+  // with op STORE.
+  std::uint64_t v = intel_load(IntelTable::skl, 0x03, false, false);
+  v = (v & ~std::uint64_t{0x1F}) | op(STORE);
+  DataSrcReading r = read_data_src(v);
+  CHECK((holds(r, "store") && holds(r, "dc.miss") && !holds(r, "l2.miss")));
+  // precise_datala_hsw() (lines 214-240): PERF_MEM_NA, then the op; a
+  // store's L1 hit or miss.
+  const std::uint64_t na = op(NA) | lvl(NA) | snoop(SN_NA) | lock(NA) | tlb(NA);
+  r = read_data_src((na & ~std::uint64_t{0x1F}) | op(LOAD));
+  CHECK(r.observed == ConditionSet{condition("load")});
+  r = read_data_src((na & ~(std::uint64_t{0x1F} | lvl(0x3FFF))) | op(STORE) | lvl(L1 | HIT));
+  CHECK((holds(r, "store") && !holds(r, "dc.miss")));
+  CHECK_FALSE(decided(r, "mem.locked"));
+}
+
+namespace {
+
+// Arm SPE's data sources as perf makes them: arm_spe__synth_data_source()
+// and its Neoverse and generic parts (tools/perf/util/arm-spe.c, torvalds/
+// linux at 0066015a, Linux 6.4): mem_op NA, then LOAD or STORE; the
+// DTLB's WK with MISS (a walk) or HIT.
+enum class Neoverse { l1d, l2, peer_core, local_cluster, peer_cluster, sys_cache, remote, dram };
+std::uint64_t arm_dtlb(bool access, bool walk) {
+  if (!access && !walk) return 0;
+  return tlb(TLB_WK | (walk ? TLB_MISS : TLB_HIT));
+}
+std::uint64_t arm_neoverse_load(Neoverse source, bool tlb_access, bool tlb_walk) {
+  std::uint64_t v = op(LOAD);
+  switch (source) {
+    case Neoverse::l1d: v |= lvl(L1 | HIT) | lvl_num(NUM_L1) | snoop(SN_NONE); break;
+    case Neoverse::l2: v |= lvl(L2 | HIT) | lvl_num(NUM_L2) | snoop(SN_NONE); break;
+    case Neoverse::peer_core: v |= lvl(L2 | HIT) | lvl_num(NUM_L2) | snoopx(PEER); break;
+    case Neoverse::local_cluster:
+    case Neoverse::peer_cluster: v |= lvl(L3 | HIT) | lvl_num(NUM_L3) | snoopx(PEER); break;
+    case Neoverse::sys_cache: v |= lvl(L3 | HIT) | lvl_num(NUM_L3) | snoop(SN_HIT); break;
+    case Neoverse::remote: v |= lvl(REM_CCE1) | lvl_num(NUM_ANY_CACHE) | remote | snoopx(PEER); break;
+    case Neoverse::dram: v |= lvl(LOC_RAM | HIT) | lvl_num(NUM_RAM) | snoop(SN_NONE); break;
+  }
+  return v | arm_dtlb(tlb_access, tlb_walk);
+}
+// The generic part: the LLC's access or miss first, else the L1D's; a
+// remote access adds REM_CCE1.
+std::uint64_t arm_generic(bool store, bool llc_access, bool llc_miss, bool l1d_access, bool l1d_miss,
+                          bool remote_access) {
+  std::uint64_t l = 0;
+  if (llc_access || llc_miss) l = L3 | (llc_miss ? MISS : HIT);
+  else if (l1d_access || l1d_miss) l = L1 | (l1d_miss ? MISS : HIT);
+  if (remote_access) l |= REM_CCE1;
+  return op(store ? STORE : LOAD) | lvl(l);
+}
+
+}  // namespace
+
+TEST_CASE("Arm SPE's data sources, as perf makes them, read as their levels", "[perfdata][mem][arm]") {
+  using enum Neoverse;
+  struct Case {
+    Neoverse source;
+    std::vector<const char*> yes, no;
+  };
+  const std::vector<Case> cases = {
+      {l1d, {"load"}, {"dc.miss"}},
+      {l2, {"dc.miss"}, {"l2.miss"}},
+      {peer_core, {"dc.miss"}, {"l2.miss"}},
+      {local_cluster, {"l2.miss", "src.l3"}, {"src.remote", "src.dram"}},
+      {peer_cluster, {"src.l3"}, {"src.remote"}},
+      {sys_cache, {"src.l3"}, {"src.cache_modified"}},
+      {remote, {"src.cache", "src.remote"}, {"src.dram"}},
+      {dram, {"src.dram"}, {"src.remote", "src.l3"}},
+  };
+  for (const Case& c : cases) {
+    const DataSrcReading r = read_data_src(arm_neoverse_load(c.source, true, false));
+    INFO("source " << static_cast<int>(c.source));
+    for (const char* name : c.yes) CHECK(holds(r, name));
+    for (const char* name : c.no) CHECK_FALSE(holds(r, name));
+    CHECK_FALSE(decided(r, "mem.locked"));  // SPE never says
+    CHECK_FALSE(holds(r, "dtlb.l2_miss"));  // a TLB access without a walk
+    CHECK_FALSE(decided(r, "dtlb.l1_miss"));
+  }
+  // A peer's transfer says no line state.
+  CHECK_FALSE(decided(read_data_src(arm_neoverse_load(local_cluster, false, false)), "src.cache_modified"));
+  // A walk: both DTLBs missed.
+  DataSrcReading r = read_data_src(arm_neoverse_load(dram, true, true));
+  CHECK((holds(r, "dtlb.l1_miss") && holds(r, "dtlb.l2_miss")));
+  // Neoverse stores: lvl, lvl_num and snoop NA; no level.
+  r = read_data_src(op(STORE) | lvl(NA) | lvl_num(NUM_NA) | snoop(SN_NA));
+  CHECK(r.observed == ConditionSet{condition("load"), condition("store")});
+
+  // Generic: an LLC miss, of a remote access or not; an LLC hit; an L1D
+  // miss and hit.
+  for (const bool rem : {false, true}) {
+    r = read_data_src(arm_generic(false, true, true, true, true, rem));
+    CHECK((holds(r, "dc.miss") && holds(r, "l2.miss") && holds(r, "l3.miss") && !holds(r, "src.l3")));
+  }
+  r = read_data_src(arm_generic(false, true, false, true, false, false));
+  CHECK((holds(r, "src.l3") && !holds(r, "src.remote")));
+  r = read_data_src(arm_generic(true, false, false, true, true, false));
+  CHECK((holds(r, "store") && holds(r, "dc.miss")));
+  CHECK_FALSE(decided(r, "l2.miss"));
+  r = read_data_src(arm_generic(false, false, false, true, false, false));
+  CHECK_FALSE(holds(r, "dc.miss"));
 }

@@ -45,6 +45,12 @@ namespace report {
 /// PMU, or (without PMU mappings) a raw-sampling event of a dynamic PMU.
 bool holds_ibs_events(const perf_data::FileInfo& info);
 
+/// Whether a capture without IBS events has an event whose samples carry
+/// a data source (PERF_SAMPLE_DATA_SRC: perf mem record on Intel, AMD or
+/// Arm): then Filters::where tests the conditions read_data_src() reads
+/// in them (tagop/mem_data_src.hpp).
+bool holds_data_sources(const perf_data::FileInfo& info);
+
 /// What a report's rows are: one key (Options::by), or several at once
 /// (Options::keys), as perf report's --sort comm,dso,sym.
 enum class GroupBy {
@@ -112,7 +118,7 @@ struct TimeRange {
 struct Filters {
   std::vector<std::uint32_t> cpus{}, pids{}, tids{};
   std::vector<std::string> comms{};  ///< process names (as COMM records give them)
-  std::optional<Predicate> where{};  ///< IBS only
+  std::optional<Predicate> where{};  ///< IBS, or samples with data sources (holds_data_sources())
   std::optional<TimeRange> time{};
 };
 
@@ -200,11 +206,21 @@ struct Counts {
   std::uint64_t read = 0, kept = 0;           ///< other captures: samples read, and kept
 };
 
+/// A measure summed over samples: how many carried it, and its total.
+struct MeasureSum {
+  std::uint64_t samples = 0;  ///< the samples that carried the measure
+  std::uint64_t sum = 0;      ///< their values' sum
+};
+
 /// What the capture's samples carry besides their address.
 struct SampleContent {
   bool callchains = false;    ///< PERF_SAMPLE_CALLCHAIN (frame pointers)
   bool stack_user = false;    ///< PERF_SAMPLE_STACK_USER (with REGS_USER): the user frames unwound by DWARF (x86_64)
   bool branch_stack = false;  ///< PERF_SAMPLE_BRANCH_STACK: not used yet
+  bool data_src = false;      ///< PERF_SAMPLE_DATA_SRC (perf mem), in a capture without IBS events
+  /// With data_src: the conditions the samples' data sources decide
+  /// (for one sample or more), which --where may test.
+  ConditionSet data_src_decides{};
 };
 
 /// What the samples of a cache line did (GroupBy::cacheline), counted as
@@ -328,6 +344,12 @@ class Report {
   /// nullopt for other rows. Throws tagop::Error for an id the report
   /// does not have.
   std::optional<LineDetail> line(std::uint32_t id) const;
+  /// perf mem captures: the load latency (mem.load_latency: the samples'
+  /// PERF_SAMPLE_WEIGHT, WEIGHT_STRUCT's var1_dw) of event `event`'s loads
+  /// that passed the filters, in row `row` (row()'s id, its own samples)
+  /// or in all rows without one; nullopt for an event whose samples carry
+  /// no data source with a weight. Its average is sum / samples.
+  std::optional<MeasureSum> load_latency(std::size_t event, std::optional<std::uint32_t> row = std::nullopt) const;
   /// A row's stack, root first, for exporters (pprof, folded stacks):
   /// with GroupBy::callchain, the rows (by function, or by address where
   /// no symbol names it) of its call chain, which row() names but which
