@@ -294,6 +294,15 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
       throw Error(fmt::format("by thread: the samples of {} have no thread id (PERF_SAMPLE_TID)", event_name(a)));
     if (o.filters.time && !(a.attr.sample_type & PERF_SAMPLE_TIME))
       throw Error(fmt::format("--time: the samples of {} have no time (PERF_SAMPLE_TIME)", event_name(a)));
+    // A data view of events whose samples cannot say: say why their rows are.
+    if (data_view(s.by) && !s.ibs && !(a.attr.sample_type & PERF_SAMPLE_ADDR))
+      s.warnings.push_back(fmt::format("by {}: the samples of {} carry no data address (PERF_SAMPLE_ADDR, which perf "
+                                       "mem record and perf record -d ask for): they are [no data address]",
+                                       name_of(s.by), event_name(a)));
+    else if (s.by == GroupBy::cacheline && !s.ibs && !(a.attr.sample_type & PERF_SAMPLE_DATA_SRC))
+      s.warnings.push_back(fmt::format("by cacheline: the samples of {} carry no data source (PERF_SAMPLE_DATA_SRC): "
+                                       "their loads, stores, L1 misses and HITMs are not known",
+                                       event_name(a)));
   }
 
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,

@@ -6,7 +6,8 @@
 
 int hot_counters[64] = {1};          // .data
 long cold_table[4096];               // .bss
-static double private_buffer[128];   // .bss, a local symbol
+// used: kept, with its symbol, however the build optimises.
+[[gnu::used]] static double private_buffer[128];  // .bss, a local symbol
 extern const char greeting[];
 const char greeting[] = "hello, data views";  // .rodata
 

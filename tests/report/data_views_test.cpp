@@ -449,6 +449,29 @@ TEST_CASE("--by data and cacheline on hostile data addresses: named, never a cra
   }
 }
 
+TEST_CASE("--by data of samples without data addresses: one row, and a warning that says why", "[data]") {
+  const std::string file = temp("cpu-clock.data");
+  {
+    perf_event_attr a{};
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.sample_period = 1000;
+    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+    a.sample_id_all = 1;
+    perf_data::PerfDataWriter w(file, {{.attr = a, .ids = {1}, .name = "cpu-clock"}});
+    w.comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
+    for (std::uint64_t i = 0; i < 4; ++i)
+      w.sample(0, {.ip = at("main"), .pid = pid, .tid = pid, .time = 10 + i, .period = 1000});
+    w.finish();
+  }
+  const json j = tagop_json(file + " --by data");
+  CHECK(samples_by_name(j) == std::map<std::string, std::uint64_t>{{"[no data address]", 4}});
+  bool said = false;
+  for (const json& w : j["warnings"]) said = said || w.get<std::string>().find("carry no data address") != std::string::npos;
+  CHECK(said);
+}
+
 TEST_CASE("data views refuse keys they cannot go with", "[data]") {
   const std::string file = temp("keys.data");
   write_mem_capture(file, mem_samples());
