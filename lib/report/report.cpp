@@ -169,7 +169,11 @@ std::vector<GroupBy> parse_group_keys(std::string_view list, std::string_view wh
 bool holds_ibs_events(const perf_data::FileInfo& info) {
   const auto fetch = info.pmu_type("ibs_fetch"), op = info.pmu_type("ibs_op");
   for (const perf_data::EventAttr& a : info.attrs) {
-    if ((fetch && a.attr.type == *fetch) || (op && a.attr.type == *op)) return true;
+    // perf mem record on AMD samples ibs_op without its registers (no
+    // PERF_SAMPLE_RAW): what it has is the kernel's reading of them, the
+    // data source, read as any vendor's (holds_data_sources()).
+    const bool perf_mem = !(a.attr.sample_type & PERF_SAMPLE_RAW) && (a.attr.sample_type & PERF_SAMPLE_DATA_SRC);
+    if (((fetch && a.attr.type == *fetch) || (op && a.attr.type == *op)) && !perf_mem) return true;
     if (!fetch && !op && a.attr.type >= PERF_TYPE_MAX && (a.attr.sample_type & PERF_SAMPLE_RAW)) return true;
   }
   return false;

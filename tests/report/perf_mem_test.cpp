@@ -242,6 +242,58 @@ TEST_CASE("perf mem: HITM, the DTLB and the lock as perf report --sort snoop, tl
   fs::remove(file);
 }
 
+TEST_CASE("perf mem on AMD: ibs_op samples without their registers are read by their data sources",
+          "[report][perf][mem]") {
+  if (!perf_here()) {
+    WARN("perf is not installed: perf mem captures are not compared");
+    return;
+  }
+  // perf mem record on Zen: ibs_op// with the data source and weight, no
+  // raw registers. The data sources as perf_ibs_get_data_src() writes them
+  // on Zen 3 (arch/x86/events/amd/ibs.c, 6.1: g_data_src's levels, L1 and
+  // L2 hits; mem_lvl_num left 0, the DTLB's L1|HIT, L2|HIT, L2|MISS, the lock NA).
+  perf_event_attr a = mem_attr(0, 0);
+  a.type = 11;
+  a.precise_ip = 0;
+  const std::string path = temp("amd.data");
+  const std::vector<Source> amd = {
+      {op(LOAD) | lvl(L1 | HIT) | snoop(SN_NA) | lock(1) | tlb(TLB_L1 | TLB_HIT), 20},
+      {op(LOAD) | lvl(L2 | HIT) | snoop(SN_NA) | lock(1) | tlb(TLB_L2 | TLB_HIT), 6},
+      {op(LOAD) | lvl(L3 | REM_CCE1 | HIT) | snoop(SN_NA) | lock(1) | tlb(TLB_L1 | TLB_HIT), 5},
+      {op(LOAD) | lvl(LOC_RAM | HIT) | snoop(SN_NA) | lock(1) | tlb(TLB_L2 | TLB_MISS), 9},
+      {op(STORE) | lvl(L1 | HIT) | snoop(SN_NA) | lock(1) | tlb(TLB_L1 | TLB_HIT), 4},
+  };
+  {
+    PerfDataWriter w(path, {{.attr = a, .ids = {21}, .name = "ibs_op//"}},
+                     {.cpuid = "AuthenticAMD,25,1,1", .pmu_mappings = {{11, "ibs_op"}}});
+    w.comm(100, 100, "memhog");
+    w.mmap2(100, 100, 0x400000, 0x10000, 0, "/nonexistent/memhog");
+    std::uint64_t time = 1;
+    for (const Source& s : amd)
+      for (int n = 0; n < s.samples; ++n)
+        w.sample(0, {.ip = 0x401000, .pid = 100, .tid = 100, .time = time++, .addr = 0x7f0000001000, .cpu = 1,
+                     .period = 2000, .weight = 100, .data_src = s.data_src});
+    w.finish();
+  }
+  const auto rows = perf_rows(path, "mem");
+  REQUIRE(rows.count("ibs_op//"));
+  const std::map<std::string, std::string> level = {
+      {"L1 hit", "!dc.miss"},  // the stores' L1 hits too: one event
+      {"L2 hit", "load & dc.miss & !l2.miss"},
+      {"L3 or Remote Cache (1 hop) hit", "load & nb.valid & !src.dram"},
+      {"Local RAM hit", "load & src.dram & !src.remote"},
+  };
+  for (const auto& [label, n] : rows.at("ibs_op//")) {
+    INFO("perf report --sort mem's row '" << label << "': " << n << " samples");
+    REQUIRE(level.count(label));
+    const RunResult r = run_tagop(fmt::format("report {} --where '{}' --json --top 0", path, level.at(label)));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(json::parse(r.out)["event_totals"]["ibs_op//"]["samples"] == n);
+  }
+  fs::remove(path);
+}
+
 TEST_CASE("perf mem: the average load latency is the loads' weights' average", "[report][mem]") {
   const std::string file = write_capture("latency.data", loads);
   // write_capture's weights, 30 + i % 50 for the i-th sample (loads

@@ -42,7 +42,8 @@ namespace tagop TAGOP_API {
 namespace report {
 
 /// Whether a capture has IBS events: an event of the ibs_op or ibs_fetch
-/// PMU, or (without PMU mappings) a raw-sampling event of a dynamic PMU.
+/// PMU (but perf mem record's, which carry data sources and no raw
+/// registers), or (without PMU mappings) a raw-sampling event of a dynamic PMU.
 bool holds_ibs_events(const perf_data::FileInfo& info);
 
 /// Whether a capture without IBS events has an event whose samples carry
