@@ -128,7 +128,7 @@ TEST_CASE("a record's JSON is what its schema says, field by field", "[contract]
 TEST_CASE("Const is its tag's value, Number keeps integers apart from ratios", "[contract]") {
   using namespace tagop::cli;
   EventsReportRow row{};
-  row.row = {ReportRowName{"main", {}, std::string("/bin/prog"), {}, {}, {}, {}, {}}};
+  row.row = {ReportRowName{"main", {}, std::string("/bin/prog"), {}, {}, {}, {}, {}, {}}};
   row.samples = 3;
   row.events = {{"cpu-clock", EventShare{3, 300000, 75.0, {}}}};
   // By hand: pid, offset and load_latency have no value, so no key; no children without --children.
