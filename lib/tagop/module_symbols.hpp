@@ -66,6 +66,39 @@ class ModuleSymbols {
   virtual void find_lines(std::span<const std::uint64_t> file_offsets, std::span<LineRef> out) const = 0;
   /// A source file's path, in normal form.
   virtual std::string_view file_name(std::uint32_t file) const = 0;
+  /// Where to read a source file (file_name() joined to its compile
+  /// unit's directory, DW_AT_comp_dir, when it is relative, as build
+  /// systems that compile "../src/x.cpp" leave it).
+  virtual std::string source_path(std::uint32_t file) const { return std::string(file_name(file)); }
+
+  /// A named symbol of the module's symbol table (a function's or a data
+  /// object's), for finding one by name, as `tagop annotate` does.
+  struct Symbol {
+    std::string name;            ///< as the table has it (mangled)
+    std::uint64_t address = 0;   ///< its value: the ELF address objdump prints
+    std::uint64_t size = 0;      ///< bytes; 0 when the table does not say
+    /// Where it starts as a file offset (the kind find_functions() takes);
+    /// nullopt when no loaded segment has its bytes in the file (.bss).
+    std::optional<std::uint64_t> offset;
+    bool code = false;    ///< a function (STT_FUNC, STT_GNU_IFUNC); else data (STT_OBJECT, STT_TLS, STT_COMMON)
+    bool global = false;  ///< bound globally or weakly, not a file's static
+  };
+  /// Every defined, named function and data object of the symbol table
+  /// (the module's, or its separate debug file's), in table order. Reads
+  /// the table anew on each call: for a lookup by name, not per sample.
+  virtual std::vector<Symbol> symbols() const { return {}; }
+  /// The ELF address (as objdump prints it) of a file offset; nullopt
+  /// when no loaded segment covers it.
+  virtual std::optional<std::uint64_t> address_of_offset(std::uint64_t file_offset) const {
+    (void)file_offset;
+    return std::nullopt;
+  }
+  /// The file offset of an ELF address; nullopt when no loaded segment
+  /// has its bytes in the file.
+  virtual std::optional<std::uint64_t> offset_of_address(std::uint64_t address) const {
+    (void)address;
+    return std::nullopt;
+  }
 
   /// The file's GNU build-id in lowercase hex, or "" when it has none.
   virtual std::string build_id() const = 0;
