@@ -204,16 +204,19 @@ Annotation annotate(perf_data::PerfDataReader& reader, const AnnotateOptions& o)
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> line_index;  // by file index and number
   const std::vector<QueryResult> zero(a.query_names.size());
   double weight = 0;  // the function's, for the percentages
-  std::uint64_t between = 0;  // rows inside the function that no instruction starts at
   for (std::size_t i = 0; i < decoded.size(); ++i) {
     AnnotatedInstruction in;
     in.address = decoded[i].address;
     in.offset = offsets[i];
     in.bytes = std::move(decoded[i].bytes);
     in.text = std::move(decoded[i].text);
-    const auto row = by_offset.find(in.offset);
-    in.results = row != by_offset.end() ? row->second->results : zero;
-    if (row != by_offset.end()) by_offset.erase(row);
+    // The samples at its bytes, as perf annotate sums them: an IBS fetch
+    // sample's address is the fetch block's, which may start inside an
+    // instruction.
+    in.results = zero;
+    const std::uint64_t next = i + 1 < offsets.size() ? offsets[i + 1] : f.end;
+    for (auto row = by_offset.lower_bound(in.offset); row != by_offset.end() && row->first < next; ++row)
+      add(in.results, row->second->results);
     in.values = values_of(r, a.columns, in.results);
     in.percent = r.overhead(in.results);
     weight += in.percent;
@@ -232,11 +235,6 @@ Annotation annotate(perf_data::PerfDataReader& reader, const AnnotateOptions& o)
     add(a.totals, in.results);
     a.instructions.push_back(std::move(in));
   }
-  for (const auto& [offset, row] : by_offset) between += row->results.empty() ? 0 : 1;
-  if (between)
-    a.warnings.push_back(fmt::format("{} address{} with samples inside {} start{} no instruction of its disassembly "
-                                     "(is the module's file the one that ran?)",
-                                     between, between == 1 ? "" : "es", a.function, between == 1 ? "s" : ""));
   if (a.totals.empty()) a.totals = zero;
   a.values = values_of(r, a.columns, a.totals);
   a.overhead = r.overhead(a.totals);
