@@ -284,13 +284,18 @@ TEST_CASE("annotate: an emulated IBS capture's op samples per instruction are pe
   }
   const fs::path dir = fs::temp_directory_path() / ("tagop-annotate-ibs-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const fs::path data = dir / "ibs.data";
   // One round of 20000 iterations of each loop: some 250 k instructions
-  // under Valgrind, an op sample every 64 ops.
-  const RunResult emulated =
-      run_tagop("emulate --as zen3 --period 64 -o " + data.string() + " -- " + fixture() + " 1 20000");
+  // under Valgrind, an op sample every 64 ops; and Goldmont's PEBS.
+  const RunResult emulated = run_tagop("emulate --as zen3 --as goldmont --period 64 -o " + (dir / "run.data").string() +
+                                       " -- " + fixture() + " 1 20000");
   INFO(emulated.err);
   REQUIRE(emulated.exit_code == 0);
+  const fs::path data = dir / "run.zen3.data";
+  // PEBS samples are precise (precise_ip): exact too.
+  const json pebs = annotate_json((dir / "run.goldmont.data").string() + " hot");
+  CHECK(pebs["ibs"] == false);
+  CHECK(pebs["exact"] == true);
+  CHECK(pebs["exactness"].get<std::string>().starts_with("exact: "));
   const json a = annotate_json(data.string() + " hot --events 0xF100,0xF206,dc_miss_rate");
   CHECK(a["ibs"] == true);
   CHECK(a["exact"] == true);
