@@ -14,10 +14,11 @@
 
 namespace tagop TAGOP_API {
 
+/// Where an address is: its function and source line.
 struct SourceLocation {
   std::string function;  ///< demangled; empty when no symbol covers the address
   std::string file;      ///< source file, empty without DWARF line info
-  unsigned line = 0;
+  unsigned line = 0;     ///< 1-based; 0 without DWARF line info
 };
 
 /// Thread safety: not thread-safe (libdwfl caches as it reads): one
@@ -42,6 +43,7 @@ class ModuleSymbols {
   // tables are read once, in address order, and names are made only for
   // what is shown.
 
+  /// No function (find_functions()), no file (LineRef::file).
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
   /// For each of `file_offsets` (ascending), the function that holds it:
   /// an index for function_name(), or none. Reads symbols only.
@@ -57,9 +59,10 @@ class ModuleSymbols {
     (void)function;
     return std::nullopt;
   }
+  /// A source line, as find_lines() gives it.
   struct LineRef {
     std::uint32_t file = none;  ///< an index for file_name(), or none
-    std::uint32_t line = 0;
+    std::uint32_t line = 0;     ///< 1-based; 0 when not known
   };
   /// For each of `file_offsets` (ascending), its source line: each compile
   /// unit's line table is decoded once.
