@@ -6,6 +6,7 @@
 #include <unistd.h>  // ::pread, ::close
 
 #include <algorithm>  // std::sort
+#include <charconv>   // std::from_chars
 #include <map>        // lines by file and number, the rows by offset
 #include <set>        // the modules with samples
 
@@ -84,6 +85,23 @@ class SourceFiles {
 
   std::map<std::string, std::vector<std::string>> files_;
 };
+
+// A branch into the function named as objdump names it: "jne 0x114c
+// <hot+0xe>".
+std::string with_target_label(const std::string& text, const std::string& function, std::uint64_t start,
+                              std::uint64_t end) {
+  const std::size_t space = text.find(' ');
+  if (space == std::string::npos || (text[0] != 'j' && !text.starts_with("call")) ||
+      text.compare(space + 1, 2, "0x") != 0)
+    return text;
+  std::uint64_t target = 0;
+  const char* first = text.data() + space + 3;
+  const char* last = text.data() + text.size();
+  const auto [end_of_number, ec] = std::from_chars(first, last, target, 16);
+  if (ec != std::errc{} || end_of_number != last || target < start || target >= end) return text;
+  return target == start ? fmt::format("{} <{}>", text, function)
+                         : fmt::format("{} <{}+{:#x}>", text, function, target - start);
+}
 
 std::vector<Column> columns_of(const Report& r, const AnnotateOptions& o) {
   if (r.ibs()) return o.columns.empty() ? resolve_columns(annotate_ibs_columns) : o.columns;
@@ -209,7 +227,7 @@ Annotation annotate(perf_data::PerfDataReader& reader, const AnnotateOptions& o)
     in.address = decoded[i].address;
     in.offset = offsets[i];
     in.bytes = std::move(decoded[i].bytes);
-    in.text = std::move(decoded[i].text);
+    in.text = with_target_label(decoded[i].text, a.function, a.address, a.address + size);
     // The samples at its bytes, as perf annotate sums them: an IBS fetch
     // sample's address is the fetch block's, which may start inside an
     // instruction.
