@@ -24,11 +24,11 @@ __attribute__((noipa)) unsigned hot(unsigned n) {
 
 }  // extern "C"
 
-static __attribute__((noipa)) unsigned step(unsigned x) { return x * 3 + 1; }
+static __attribute__((noipa)) unsigned annotate_step(unsigned x) { return x * 3 + 1; }
 
 int main(int argc, char** argv) {
   const long rounds = argc > 1 ? std::atol(argv[1]) : 60;
   const unsigned n = argc > 2 ? static_cast<unsigned>(std::atol(argv[2])) : 1000000;
   for (long r = 0; r < rounds; ++r) annotate_table[r & 63] = hot(n);
-  return static_cast<int>(step(part_step(annotate_table[0])) & 1);
+  return static_cast<int>(annotate_step(part_step(annotate_table[0])) & 1);
 }
