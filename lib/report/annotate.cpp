@@ -155,6 +155,11 @@ std::string source_of(const Annotation& annotation, const AnnotatedInstruction& 
 }
 
 Annotation annotate(perf_data::PerfDataReader& reader, const AnnotateOptions& o) {
+  // Capstone is asked for x86 only: another machine's code would decode as nonsense.
+  if (const std::string& arch = reader.info().arch;
+      !arch.empty() && arch != "x86_64" && arch != "i386" && arch != "i686" && arch != "x86")
+    throw Error(ErrorCode::not_supported, fmt::format("{}: a capture of an {} machine; annotate disassembles x86 code only",
+                                                      reader.info().path, arch));
   Options options = o.report;
   options.by = GroupBy::address;
   options.keys.clear();

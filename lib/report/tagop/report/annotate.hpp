@@ -122,7 +122,9 @@ struct Annotation {
 /// what and where: a name no module with samples has (with the names
 /// closest to it), a name that several functions have (each, as
 /// module+offset), a data object, a module whose file is not found (the
-/// paths looked at), a function of more than max_instructions.
+/// paths looked at), a function of more than max_instructions, a capture
+/// of a machine that is not x86 (Capstone decodes x86 here). The kernel's
+/// functions are not annotated (their code is not in a file here).
 Annotation annotate(perf_data::PerfDataReader& reader, const AnnotateOptions& options);
 
 /// "fix.c:10", "" for an instruction without a line.
