@@ -12,7 +12,8 @@
 
 #include <tagop/error.hpp>              // Error
 #include <tagop/perf_data_reader.hpp>   // PerfDataReader
-#include <tagop/report/annotate.hpp>    // annotate
+#include <tagop/report/annotate.hpp>    // annotate, write_annotation_html
+#include <tagop/report/export.hpp>      // ExportTarget
 
 #include "annotate_records.hpp"
 #include "commands.hpp"
@@ -32,6 +33,7 @@ struct AnnotateOptions {
   std::size_t max_instructions = 4000;
   std::size_t hottest = 5;
   bool no_source = false;
+  std::string html;  // --html FILE
   KernelSymbolOptions kernel;
   OutputOptions output;
 };
@@ -206,6 +208,11 @@ void run_annotate(const AnnotateOptions& o) {
   options.report.unwind_files.symfs = o.kernel.symfs;
   const report::Annotation a = report::annotate(reader, options);
   for (const std::string& w : a.warnings) fmt::print(stderr, "tagop: warning: {}\n", printable(w));
+  if (!o.html.empty()) {
+    report::ExportTarget page(o.html);
+    report::write_annotation_html(a, page.stream());
+    page.commit();
+  }
   if (o.output.resolved() == Format::json) print_json(record::to_json(annotate_record(a)), annotate_contract.schema);
   else print_text(a, o);
 }
@@ -240,6 +247,9 @@ void add_annotate_command(CLI::App& app) {
   cmd->add_option("--hottest", o->hottest, "Text: list this many of the hottest source lines first")
       ->capture_default_str();
   cmd->add_flag("--no-source", o->no_source, "Text: no source lines between the instructions");
+  cmd->add_option("--html", o->html,
+                  "Also write one self-contained HTML page: the instructions as a sortable table, with their source "
+                  "lines");
   add_kernel_symbol_options(*cmd, o->kernel);
   add_output_options(*cmd, o->output);
   cmd->footer(
@@ -249,6 +259,7 @@ void add_annotate_command(CLI::App& app) {
       "  tagop annotate perf.data libx.so+0x2000-0x2400  (a stripped module's range)\n"
       "  tagop annotate ibs.data hot --events 0xF206,dc_miss_rate --where load\n"
       "  tagop annotate perf.data hot --json             (schema tagop.annotate/1)\n"
+      "  tagop annotate perf.data hot --html hot.html    (a page to sort by any column)\n"
       "\n"
       "Numbers are per instruction: of an IBS capture, derived events and ratios (exact: each op sample is of its\n"
       "own instruction); of any other, each event's periods and samples, as perf annotate --show-nr-samples\n"

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -189,6 +191,18 @@ TEST_CASE("annotate: every instruction's samples are perf annotate's, its text o
                                     l.find("for (unsigned i = 0; i < n; ++i) a +=") != std::string::npos);
   }
   CHECK(source_shown);
+
+  // --html: one page, every instruction's text in it (but a branch's
+  // "<hot+0xe>", whose '<' the page's data escapes).
+  const fs::path page = c.dir / "hot.html";
+  REQUIRE(run_tagop("annotate " + c.data.string() + " hot --html " + page.string()).exit_code == 0);
+  std::ifstream html(page);
+  const std::string written((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  CHECK(written.starts_with("<!DOCTYPE html>"));
+  for (const json& in : a["instructions"]) {
+    const std::string text = in["text"];
+    CHECK(written.find(text.substr(0, text.find(" <"))) != std::string::npos);
+  }
 }
 
 TEST_CASE("annotate: the function by address, by module offset, and a range", "[report][annotate][perf]") {

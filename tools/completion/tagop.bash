@@ -57,12 +57,12 @@ _tagop() {
       fi ;;
     annotate)
       case "$prev" in
-        -i|--input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        -i|--input|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--input --events --where --pid --comm --family --model --max-instructions --hottest
-                                 --no-source --vmlinux --kallsyms --symfs --format --json --help" -- "$cur"))
+                                 --no-source --html --vmlinux --kallsyms --symfs --format --json --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data, then the function
       fi ;;

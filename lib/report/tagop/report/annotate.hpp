@@ -15,6 +15,7 @@
 // time, as Report).
 
 #include <cstdint>   // std::uint64_t
+#include <iosfwd>    // std::ostream
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <vector>    // std::vector
@@ -126,6 +127,11 @@ struct Annotation {
 /// of a machine that is not x86 (Capstone decodes x86 here). The kernel's
 /// functions are not annotated (their code is not in a file here).
 Annotation annotate(perf_data::PerfDataReader& reader, const AnnotateOptions& options);
+
+/// The annotation as one self-contained HTML page (the table of
+/// `tagop report --html`, a row per instruction in address order, its
+/// source line beside it). Throws tagop::Error when the stream fails.
+void write_annotation_html(const Annotation& annotation, std::ostream& out);
 
 /// "fix.c:10", "" for an instruction without a line.
 std::string source_of(const Annotation& annotation, const AnnotatedInstruction& instruction);
