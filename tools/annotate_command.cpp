@@ -124,15 +124,15 @@ void print_text(const report::Annotation& a, const AnnotateOptions& o) {
   if (!hottest.empty()) {
     fmt::print("\nHottest source lines:\n");
     for (const report::AnnotatedLine* l : hottest)
-      fmt::print("{}\n", fit(fmt::format("  {:6.2f}%  {}:{}  {}", l->percent, printable(short_file(l->file)), l->line,
-                                         printable(l->text)),
+      fmt::print("{}\n", fit(fmt::format("  {:6.2f}%  {}:{}{}", l->percent, printable(short_file(l->file)), l->line,
+                                         l->text.empty() ? "" : "  " + printable(l->text)),
                              text_width));
   }
 
   // Columns as wide as their widest value or title.
   std::vector<std::size_t> widths;
   for (std::size_t c = 0; c < a.columns.size(); ++c) {
-    std::size_t w = std::min<std::size_t>(printable(a.columns[c].id).size(), 12);
+    std::size_t w = std::min<std::size_t>(printable(a.columns[c].id).size(), 15);
     for (const report::AnnotatedInstruction& in : a.instructions) w = std::max(w, number(in.values[c]).size());
     widths.push_back(w);
   }
@@ -147,8 +147,8 @@ void print_text(const report::Annotation& a, const AnnotateOptions& o) {
   for (const report::AnnotatedInstruction& in : a.instructions) {
     if (!o.no_source && in.line != shown_line && in.line != report::AnnotatedInstruction::none) {
       const report::AnnotatedLine& l = a.lines[in.line];
-      fmt::print("{}\n", fit(fmt::format("{:>{}} : {}:{}  {}", "", prefix, printable(short_file(l.file)), l.line,
-                                         printable(l.text)),
+      fmt::print("{}\n", fit(fmt::format("{:>{}} : {}:{}{}", "", prefix, printable(short_file(l.file)), l.line,
+                                         l.text.empty() ? "" : "  " + printable(l.text)),
                              text_width));
     }
     shown_line = in.line;
