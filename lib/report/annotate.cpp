@@ -189,7 +189,18 @@ Annotation annotate(perf_data::PerfDataReader& reader, const AnnotateOptions& o)
       if (row.module == m.path && row.build_id == m.build_id && row.offset >= start && row.offset < end) return true;
     return false;
   };
-  const FoundFunction f = find_function(o.symbol, modules, o.files, has_samples);
+  const FoundFunction f = [&] {
+    try {
+      return find_function(o.symbol, modules, o.files, has_samples);
+    } catch (const Error& e) {
+      // The modules are those with samples the filters kept.
+      const Filters& filters = o.report.filters;
+      const bool filtered = filters.where || filters.time || !filters.cpus.empty() || !filters.pids.empty() ||
+                            !filters.tids.empty() || !filters.comms.empty();
+      if (!filtered) throw;
+      throw Error(e.code(), fmt::format("{} (with the filters given, which kept these modules' samples only)", e.what()));
+    }
+  }();
   a.function = f.name;
   a.symbol = f.symbol;
   a.module = f.module.path;
