@@ -4,6 +4,7 @@
 
 #include "demangle.hpp"  // demangle
 
+#include <dwarf.h>             // DW_AT_comp_dir
 #include <elfutils/libdwfl.h>  // Dwfl, dwfl_report_offline, dwfl_module_*
 #include <fcntl.h>             // ::open, ::fcntl
 #include <gelf.h>              // gelf_getphdr, GElf_Phdr, GElf_Sym
@@ -502,11 +503,60 @@ class DwflModuleSymbols final : public ModuleSymbols {
       if (dwarf_lineendsequence(line, &end_sequence) != 0 || end_sequence) continue;
       const char* file = dwarf_linesrc(line, nullptr, nullptr);
       if (file == nullptr || dwarf_lineno(line, &number) != 0) continue;
-      out[i] = LineRef{file_index(file), number > 0 ? static_cast<std::uint32_t>(number) : 0};
+      const std::uint32_t index = file_index(file);
+      // Where a relative name is relative to: its compile unit's directory.
+      if (file_dirs_.size() < files_.size()) {
+        Dwarf_Attribute attribute;
+        const char* dir = dwarf_formstring(dwarf_attr(die, DW_AT_comp_dir, &attribute));
+        file_dirs_.resize(files_.size());
+        file_dirs_[index] = dir ? dir : "";
+      }
+      out[i] = LineRef{index, number > 0 ? static_cast<std::uint32_t>(number) : 0};
     }
   }
 
   std::string_view file_name(std::uint32_t file) const override { return files_[file]; }
+
+  std::string source_path(std::uint32_t file) const override {
+    const std::filesystem::path name(files_[file]);
+    if (name.is_absolute() || file >= file_dirs_.size() || file_dirs_[file].empty()) return files_[file];
+    return (std::filesystem::path(file_dirs_[file]) / name).lexically_normal().string();
+  }
+
+  std::vector<Symbol> symbols() const override {
+    std::vector<Symbol> out;
+    const int count = dwfl_module_getsymtab(module_);
+    for (int i = 1; i < count; ++i) {
+      GElf_Sym sym{};
+      GElf_Addr address = 0;
+      GElf_Word section = 0;
+      const char* name = dwfl_module_getsym_info(module_, i, &sym, &address, &section, nullptr, nullptr);
+      if (name == nullptr || sym.st_name == 0 || *name == '\0' || section == SHN_UNDEF) continue;
+      const int type = GELF_ST_TYPE(sym.st_info);
+      const bool code = type == STT_FUNC || type == STT_GNU_IFUNC;
+      if (!code && type != STT_OBJECT && type != STT_TLS && type != STT_COMMON) continue;
+      const std::uint64_t elf_address = address - bias_;
+      out.push_back({.name = name,
+                     .address = elf_address,
+                     .size = sym.st_size,
+                     .offset = offset_of_address(elf_address),
+                     .code = code,
+                     .global = GELF_ST_BIND(sym.st_info) != STB_LOCAL});
+    }
+    return out;
+  }
+
+  std::optional<std::uint64_t> address_of_offset(std::uint64_t file_offset) const override {
+    const std::optional<std::uint64_t> address = address_of(file_offset);
+    if (!address) return std::nullopt;
+    return *address - bias_;
+  }
+
+  std::optional<std::uint64_t> offset_of_address(std::uint64_t address) const override {
+    for (const LoadSegment& s : segments_)
+      if (address >= s.vaddr && address - s.vaddr < s.file_size) return address - s.vaddr + s.file_offset;
+    return std::nullopt;
+  }
 
  private:
   // A file offset names an address through the loadable segment holding it;
@@ -540,6 +590,7 @@ class DwflModuleSymbols final : public ModuleSymbols {
   std::string build_id_;
   FunctionIndex functions_;  // after dwfl_: its names live in dwfl_'s ELF
   mutable std::vector<std::string> files_;
+  mutable std::vector<std::string> file_dirs_;  // by file: its compile unit's directory
   mutable std::unordered_map<std::string, std::uint32_t> file_indexes_;  // by libdw's spelling
   mutable bool dwarf_read_ = false;  // the debug information was loaded (lines were looked up)
 };

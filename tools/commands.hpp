@@ -12,6 +12,7 @@ void add_decode_command(CLI::App& app);
 void add_program_command(CLI::App& app);
 void add_events_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_annotate_command(CLI::App& app);
 void add_record_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_diff_command(CLI::App& app);

@@ -86,6 +86,7 @@ int run(int argc, char** argv) {
   tagop::cli::add_program_command(app);
   tagop::cli::add_events_command(app);
   tagop::cli::add_report_command(app);
+  tagop::cli::add_annotate_command(app);
   tagop::cli::add_record_command(app);
   tagop::cli::add_compare_command(app);
   tagop::cli::add_diff_command(app);

@@ -6,7 +6,7 @@
 
 #include <tagop/error.hpp>  // Error
 
-#include "capstone_library.hpp"
+#include "capstone_library.hpp"  // capstone(), in lib/
 
 namespace tagop::emulate {
 

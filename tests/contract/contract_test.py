@@ -188,6 +188,8 @@ def main():
                 if other is not None and (other["ibs"] is not False or other["sample_counts"]["read"] == 0):
                     fail(f"report cpu-clock {args}", f"ibs {other['ibs']}, {other['sample_counts']} samples")
                 check_csv(f"report {capture} {args}")
+            # annotate: the busy child's spinning function, instruction by instruction.
+            check_json(f"annotate {capture} tagop_busy_spin", "tagop.annotate/1")
         # The two kinds share the top level: the keys that both of the schema's records require.
         report = json.loads(schema_file("tagop.report/1")[0].read_text())
         shared = set.intersection(*(set(one["required"]) for one in report["oneOf"]))

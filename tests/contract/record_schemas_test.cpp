@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../../tools/annotate_records.hpp"
 #include "../../tools/compare_records.hpp"
 #include "../../tools/emulate_records.hpp"
 #include "../../tools/output_records.hpp"
@@ -60,6 +61,7 @@ TEST_CASE("every record's schema file in schemas/ is what its declaration makes"
   check_record<CompareRecord>(compare_contract);
   check_record<CompareMatrix>(compare_matrix_contract);
   check_record<EmulateRecord>(emulate_contract);
+  check_record<AnnotateRecord>(annotate_contract);
 }
 
 TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {

@@ -1,5 +1,5 @@
 // Capstone is loaded when emulate's classifier is first made, not when
-// tagop starts (emulate/capstone_library.hpp): the classifier's answers on
+// tagop starts (lib/capstone_library.hpp): the classifier's answers on
 // instructions whose kind the SDM gives, the library absent from a
 // process until then and from `tagop --version`, and a library that is
 // not Capstone refused with what is missing.

@@ -276,8 +276,8 @@ TEST_CASE("completion: the script completes commands and event names in bash", "
     ++listed;
   }
   CHECK(listed >= 8);
-  // Every long option of report and record, as their --help lists them.
-  for (const std::string command : {"report", "record"}) {
+  // Every long option of report, record and annotate, as their --help lists them.
+  for (const std::string command : {"report", "record", "annotate"}) {
     const std::string offered = complete(command + " --", 2);
     std::istringstream options(run_tagop(command + " --help").out);
     int options_listed = 0;

@@ -13,7 +13,7 @@ _tagop() {
     --kind) COMPREPLY=($(compgen -W "fetch op" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
-    COMPREPLY=($(compgen -W "report diff record emulate decode program events compare cpu completion --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "report annotate diff record emulate decode program events compare cpu completion --help --version" -- "$cur"))
     return
   fi
   case "$cmd" in
@@ -54,6 +54,17 @@ _tagop() {
                                  --format --json --output --html --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
+      fi ;;
+    annotate)
+      case "$prev" in
+        -i|--input|--html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+      esac
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--input --events --where --pid --comm --family --model --max-instructions --hottest
+                                 --no-source --html --vmlinux --kallsyms --symfs --format --json --help" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data, then the function
       fi ;;
     diff)
       case "$prev" in

@@ -6,14 +6,14 @@
 
 #include <tagop/error.hpp>  // Error
 
-namespace tagop::emulate {
+namespace tagop {
 
 namespace {
 
 CapstoneLibrary load() {
   void* library = dlopen(TAGOP_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!library)
-    throw Error(ErrorCode::not_supported, fmt::format("tagop emulate needs Capstone ({}, Debian's libcapstone4): {}",
+    throw Error(ErrorCode::not_supported, fmt::format("decoding instructions (tagop emulate, tagop annotate) needs Capstone ({}, Debian's libcapstone4): {}",
                                                   TAGOP_CAPSTONE_SONAME, dlerror()));
   auto symbol = [&]<typename F>(F& to, const char* name) {
     to = reinterpret_cast<F>(dlsym(library, name));
@@ -36,4 +36,4 @@ const CapstoneLibrary& capstone() {
   return library;
 }
 
-}  // namespace tagop::emulate
+}  // namespace tagop

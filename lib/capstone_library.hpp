@@ -1,6 +1,7 @@
 #pragma once
-// Capstone, loaded when `tagop emulate` first classifies an instruction,
-// not when tagop starts: its 77 k relocations cost every command 1.2 ms of
+// Capstone, loaded when an instruction is first decoded (`tagop emulate`
+// classifying one, `tagop annotate` disassembling a function), not when
+// tagop starts: its 77 k relocations cost every command 1.2 ms of
 // start-up (page faults on this VM; 4.8 ms in all for `tagop --version`),
 // and every other command works without it. The library is the one tagop
 // was built against (its soname, TAGOP_CAPSTONE_SONAME, read at configure
@@ -8,7 +9,7 @@
 
 #include <capstone/capstone.h>  // the functions' types, cs_insn
 
-namespace tagop::emulate {
+namespace tagop {
 
 struct CapstoneLibrary {
   decltype(&cs_open) open;
@@ -23,4 +24,4 @@ struct CapstoneLibrary {
 /// which library and why, when it cannot be loaded.
 const CapstoneLibrary& capstone();
 
-}  // namespace tagop::emulate
+}  // namespace tagop
