@@ -94,7 +94,7 @@ struct SampleFields {
   /// (the load latency in var1_dw, as the kernel writes it).
   std::uint64_t weight = 0;
   std::uint64_t data_src = 0;  ///< union perf_mem_data_src, as the kernel writes it
-  std::uint64_t phys_addr = 0;
+  std::uint64_t phys_addr = 0;  ///< PHYS_ADDR: the data address's physical address
   std::uint16_t misc = misc_user | misc_exact_ip;
 };
 
