@@ -21,6 +21,8 @@
 
 #include "perf_data_reader_guard.hpp"  // ZeroFillScope
 
+#include "elf_file.hpp"  // ElfFile
+
 namespace tagop {
 
 namespace {
@@ -299,20 +301,8 @@ KernelSymbols KernelSymbols::from_vmlinux(const std::string& path) {
   // A vmlinux cut short while it is read gives zeros, not SIGBUS; and its
   // symbols are then refused (below).
   const perf_data::ZeroFillScope zero_fill;
-  std::string problem;
-  const int fd = open_regular_file(path, problem);
-  if (fd < 0) throw Error(ErrorCode::io, fmt::format("{}: cannot read: {}", path, problem));
-  struct Closer {
-    int fd;
-    Elf* elf = nullptr;
-    ~Closer() {
-      if (elf) elf_end(elf);
-      ::close(fd);
-    }
-  } closer{fd};
-  elf_version(EV_CURRENT);
-  Elf* elf = closer.elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  if (!elf || elf_kind(elf) != ELF_K_ELF) throw Error(fmt::format("{}: not an ELF file", path));
+  const ElfFile file(path);
+  Elf* elf = file.elf();
 
   Elf_Scn* symtab = nullptr;
   GElf_Shdr symtab_header{};

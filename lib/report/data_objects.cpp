@@ -12,23 +12,13 @@
 #include <tagop/error.hpp>         // Error
 #include <tagop/symbol_files.hpp>  // open_regular_file
 
+#include "../elf_file.hpp"  // ElfFile
+
 namespace tagop::report {
 
 std::unique_ptr<DataObjects> DataObjects::open(const std::string& path) {
-  std::string problem;
-  const int fd = open_regular_file(path, problem);
-  if (fd < 0) throw Error(ErrorCode::io, fmt::format("{}: cannot read: {}", path, problem));
-  struct Closer {
-    int fd;
-    Elf* elf = nullptr;
-    ~Closer() {
-      if (elf) elf_end(elf);
-      ::close(fd);
-    }
-  } closer{fd};
-  elf_version(EV_CURRENT);
-  Elf* elf = closer.elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  if (!elf || elf_kind(elf) != ELF_K_ELF) throw Error(fmt::format("{}: not an ELF file", path));
+  const ElfFile file(path);
+  Elf* elf = file.elf();
 
   // Symbols hold virtual addresses; samples give file offsets. The loaded
   // segments translate (a .bss object lies past its segment's file bytes,

@@ -42,6 +42,14 @@ struct AddressRef {
   std::uint32_t space, tag;
 };
 
+// An address placed in its module (identity_key's index): sorted by
+// module and offset, so that each module's symbols are read in one sweep.
+struct Placed {
+  std::uint32_t identity;
+  std::uint64_t offset;
+  std::uint32_t address;
+};
+
 std::string identity_key(const MappedModule& m) {
   if (!m.build_id.empty()) {
     // perf pads a 16-byte id to 20 bytes with zeros in some records only.
@@ -270,11 +278,6 @@ class RowMaker {
   void name_addresses(GroupBy by, const std::vector<bool>* only = nullptr) {
     const std::size_t count = address_ip_.size();
     address_row_.assign(count, 0);
-    struct Placed {
-      std::uint32_t identity;
-      std::uint64_t offset;
-      std::uint32_t address;
-    };
     std::vector<Placed, HugePageAllocator<Placed>> placed;
     placed.reserve(count);
     for (std::uint32_t a = 0; a < count; ++a) {
@@ -366,11 +369,6 @@ class RowMaker {
   void name_data(const std::vector<bool>& data) {
     const std::size_t count = address_ip_.size();
     address_row_.assign(count, 0);
-    struct Placed {
-      std::uint32_t identity;
-      std::uint64_t offset;
-      std::uint32_t address;
-    };
     std::vector<Placed> placed;
     for (std::uint32_t a = 0; a < count; ++a) {
       if (!data[a]) continue;
