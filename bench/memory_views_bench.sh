@@ -66,9 +66,9 @@ rec=$dir/tagop.data
 perf record -q -e cpu-clock -F "$hz" -o "$rec" -- timeout "$seconds" sh -c \
   'while :; do "$1" report "$2" --threads 1 > /dev/null; done' sh "$tagop" "$mem" > /dev/null 2>&1 || true
 hot=$(perf report -i "$rec" --stdio --sort sym -g none --no-children 2> /dev/null |
-  awk '/^ +[0-9.]+%/ && $2 == "[.]" { sub(/^ +[0-9.]+% +\[\.\] /, ""); print; exit }')
+  awk '/^ +[0-9.]+%/ && $2 == "[.]" && !found { sub(/^ +[0-9.]+% +\[\.\] /, ""); print; found = 1 }')
 printf "perf record capture: %s samples, hottest function %s\n" \
-  "$(perf report -i "$rec" --stdio --sort sym -g none 2> /dev/null | awk '/^# Samples:/ { print $3; exit }')" "$hot"
+  "$(perf report -i "$rec" --stdio --sort sym -g none 2> /dev/null | awk '/^# Samples:/ && !found { print $3; found = 1 }')" "$hot"
 row "tagop annotate $hot" "$tagop" annotate "$rec" "$hot"
 row "perf annotate --stdio $hot (peer)" perf annotate -i "$rec" --stdio "$hot"
 row "tagop report (the whole capture)" "$tagop" report "$rec"

@@ -113,6 +113,10 @@ bool name_matches(const std::string& symbol, std::string_view wanted) {
   const std::size_t at = symbol.find('@');
   if (at != std::string::npos && std::string_view(symbol).substr(0, at) == wanted) return true;
   if (!symbol.starts_with("_Z")) return false;
+  // A part GCC split off a function (f.cold, f.part.0, f.isra.0: a mangled
+  // name has no '.' but before such a suffix) is not the function its short
+  // name names: only its full name ("f(int) [clone .cold]") asks for it.
+  if (symbol.find('.') != std::string::npos) return demangle(symbol.c_str()) == wanted;
   return demangle(symbol.c_str()) == wanted || demangle_short(symbol.c_str()) == wanted;
 }
 

@@ -266,6 +266,14 @@ TEST_CASE("annotate: errors say what and where", "[report][annotate][perf]") {
   for (const std::string& s : steps)
     CHECK(ambiguous.err.find(module + "+0x" + s + " (static, _ZL13annotate_stepj)") != std::string::npos);
 
+  // A function and the .cold part GCC split off it: the name is the function's.
+  const RunResult cold = run_shell("nm " + fixture() + " | grep -c ' _ZN7fixture12checked_stepEj\\(.cold\\)\\?$'");
+  REQUIRE(cold.out == "2\n");
+  const RunResult split = run_tagop("annotate " + data + " fixture::checked_step");
+  INFO(split.err);
+  CHECK(split.exit_code == 0);
+  CHECK(split.out.find("checked_step") != std::string::npos);
+
   const RunResult data_object = run_tagop("annotate " + data + " annotate_table");
   CHECK(data_object.exit_code == 1);
   CHECK(data_object.err.find("'annotate_table' is not code: it is a data object (OBJECT)") != std::string::npos);
