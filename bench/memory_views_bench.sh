@@ -48,7 +48,7 @@ best() {
 row() {
   local name=$1; shift
   read -r s k < <(best "$@")
-  printf "  %-46s %8s s %8s MiB\n" "$name" "$s" "$((k / 1024))"
+  printf "  %-66s %6s s %6s MiB\n" "$name" "$s" "$((k / 1024))"
 }
 
 echo "host: $(nproc) CPUs, $(uname -r), perf $(perf version | awk '{print $3}')"
