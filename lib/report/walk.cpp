@@ -243,12 +243,7 @@ std::uint64_t ibs_access(const ConditionSet& c) {
 // chain and user stack are not read (a data address has no callers).
 void Walk::take_data(const perf_data::SampleRecord& r) {
   const EventPlan& plan = plans_[r.event];
-  Fields f;
-  f.pid = r.id.pid;
-  f.tid = r.id.tid;
-  f.cpu = r.id.cpu;
-  f.time = r.id.time;
-  f.period = (r.sample_type & PERF_SAMPLE_PERIOD) ? r.period : plan.layout.fixed_period;
+  const Fields f = fields_of(r, plan);
   const bool kept = !filtering_ || passes(f);
   const std::byte* record = file_ + r.offset;
   std::uint64_t code = r.ip, address = 0, access = 0;
@@ -321,17 +316,21 @@ std::uint16_t Walk::data_src_id(std::uint64_t value) {
   return static_cast<std::uint16_t>(id);
 }
 
-void Walk::sample(const perf_data::SampleRecord& r) {
-  if (split_.data) [[unlikely]] return take_data(r);
-  const EventPlan& plan = plans_[r.event];
+Walk::Fields Walk::fields_of(const perf_data::SampleRecord& r, const EventPlan& plan) {
   Fields f;
-  // Without TID, pid 0 (the record's unwritten field stays 0).
   f.pid = r.id.pid;
   f.tid = r.id.tid;
   f.cpu = r.id.cpu;
   f.time = r.id.time;
   f.ip = r.ip;
   f.period = (r.sample_type & PERF_SAMPLE_PERIOD) ? r.period : plan.layout.fixed_period;
+  return f;
+}
+
+void Walk::sample(const perf_data::SampleRecord& r) {
+  if (split_.data) [[unlikely]] return take_data(r);
+  const EventPlan& plan = plans_[r.event];
+  Fields f = fields_of(r, plan);
   f.chain = r.callchain.data();
   f.chain_nr = r.callchain_nr;
   f.raw = r.raw;

@@ -181,6 +181,9 @@ class Walk final : public perf_data::RecordHandler {
     std::span<const std::byte> raw;
     std::uint64_t data_src = 0, weight = 0;
   };
+  // A record's place, time, ip and period (without TID, pid 0: the
+  // record's unwritten field stays 0); the rest is for sample() to add.
+  static Fields fields_of(const perf_data::SampleRecord& r, const EventPlan& plan);
   // How many of a call chain's `nr` entries are kept (max_stack_ frames).
   std::uint64_t kept_frames(const std::byte* chain, std::uint64_t nr);
   // Whether the first `nr` entries hold a PERF_CONTEXT_MAX-or-above value
