@@ -32,22 +32,30 @@ std::optional<std::uint64_t> parse_hex(std::string_view s) {
 // An Intel event select and unit mask, however it was spelt.
 struct IntelCode {
   std::uint64_t event = 0, umask = 0;
+  std::uint64_t config_35_32 = 0;  ///< a raw config's bits 35:32 (AMD: event select bits 11:8)
 };
 
 bool has_code(const EventEntry& e, const IntelCode& c) {
   if (e.event_code.empty()) return false;
   const auto event = parse_hex(e.event_code);
   const auto umask = e.umask.empty() ? std::optional<std::uint64_t>(0) : parse_hex(e.umask);
-  return event && umask && *event == c.event && *umask == c.umask;
+  // An event code of three hex digits ("0x18E") is AMD's 12-bit select,
+  // whose bits 11:8 a raw config carries in bits 35:32; two digits are
+  // Intel's 8-bit select, for which those bits (in_tx, in_tx_cp) say how,
+  // not what.
+  const bool twelve_bit = e.event_code.size() == 5 && e.event_code.starts_with("0x");
+  const std::uint64_t wanted = twelve_bit ? c.event | c.config_35_32 << 8 : c.event;
+  return event && umask && *event == wanted && *umask == c.umask;
 }
 
 // perf's cpu/event=0xe6,umask=0x1/ and its raw r01e6 (umask in bits 15:8;
-// the USR/OS/INT/EN bits above, as in r5301c4, say how, not what).
+// the USR/OS/INT/EN bits above, as in r5301c4, say how, not what; on AMD,
+// bits 35:32 are the event select's bits 11:8).
 std::optional<IntelCode> perf_code(std::string_view t) {
   if (t.starts_with("r") && t.size() > 1) {
     const auto raw = parse_hex(t.substr(1));
     if (!raw) return std::nullopt;
-    return IntelCode{.event = *raw & 0xFF, .umask = (*raw >> 8) & 0xFF};
+    return IntelCode{.event = *raw & 0xFF, .umask = (*raw >> 8) & 0xFF, .config_35_32 = (*raw >> 32) & 0xF};
   }
   const auto slash = t.find('/');
   if (slash == std::string_view::npos || !t.ends_with("/")) return std::nullopt;
@@ -98,6 +106,10 @@ std::string_view backend_of_libpfm_pmu(std::string_view pmu) {
   if (pmu == "slm") return "silvermont";
   if (pmu == "glm") return "goldmont";
   if (pmu == "netburst" || pmu == "netburst_p") return "p4";
+  if (pmu == "amd64_fam17h_zen1") return "zen1";
+  if (pmu == "amd64_fam17h_zen2") return "zen2";
+  if (pmu == "amd64_fam19h_zen3") return "zen3";
+  if (pmu == "amd64_fam19h_zen4") return "zen4";
   return {};
 }
 

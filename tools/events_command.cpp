@@ -339,7 +339,7 @@ void add_events_command(CLI::App& app) {
   };
   auto lo = std::make_shared<ListOptions>();
   CLI::App* list_cmd = cmd->add_subcommand("list", "List the events of every backend, or those that pass filters");
-  list_cmd->add_option("--backend", lo->filter.backend, "Only this backend (amd-ibs, p4, silvermont, goldmont)");
+  list_cmd->add_option("--backend", lo->filter.backend, "Only this backend (amd-ibs, p4, silvermont, goldmont, zen1-zen4)");
   list_cmd->add_flag("--precise", lo->filter.precise, "Only events that give a precise sample");
   list_cmd->add_option("--kind", lo->filter.kind, "Only fetch or op events");
   list_cmd->add_option("--condition", lo->filter.condition, "Only events whose predicate mentions this condition");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include <tagop/amd_core/events.hpp>    // parse_generation
 #include <tagop/intel_atom/events.hpp>  // pmu_spec, parse_microarchitecture
 
 namespace tagop::compare {
@@ -16,6 +17,10 @@ std::string address_precision(const EventEntry& e) {
     return spec.pebs_eventing_ip ? "exact instruction (PEBS EventingRIP; R/EIP is the next instruction)"
                                  : "next instruction (PEBS R/EIP)";
   }
+  // Zen's core counters: an overflow interrupt, never a precise sample
+  // (IBS is Zen's precise mechanism).
+  if (amd_core::parse_generation(e.backend))
+    return "none precise (counter overflow interrupt: skid; on Zen the precise answer is IBS, backend amd-ibs)";
   if (e.backend == "p4")
     return e.precise ? "next instruction (P4 PEBS records the state after the tagged uop's instruction retired)"
                      : "none (counter overflow interrupt: skid)";

@@ -1,0 +1,15 @@
+#pragma once
+// Thread safety: no hidden state: const member functions and free functions here are safe from several
+// threads at once; anything that modifies needs one thread at a time (the standard library's rule).
+
+#include <tagop/api.hpp>       // TAGOP_API
+#include <tagop/registry.hpp>  // Registry
+
+namespace tagop TAGOP_API {
+namespace amd_core {
+
+/// Adds the "zen1", "zen2", "zen3" and "zen4" backends (the core event tables) to the registry.
+void register_backends(Registry& registry);
+
+}  // namespace amd_core
+}  // namespace tagop
