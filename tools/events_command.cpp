@@ -2,6 +2,7 @@
 // libpfm4's for PMUs that tagop has no table of.
 
 #include <algorithm>  // std::find_if
+#include <cstdint>    // std::uint64_t
 #include <memory>     // std::make_shared
 #include <set>        // std::set
 
@@ -128,8 +129,11 @@ std::string encoding_text(const EventEntry& e) {
   if (!e.event_code.empty()) {
     const unsigned event = static_cast<unsigned>(std::stoul(std::string(e.event_code), nullptr, 16));
     const unsigned umask = e.umask.empty() ? 0 : static_cast<unsigned>(std::stoul(std::string(e.umask), nullptr, 16));
-    return fmt::format("event {} umask {}; perf cpu/event={:#x},umask={:#x}/ (r{:02x}{:02x})", e.event_code,
-                       e.umask.empty() ? "0x00" : e.umask, event, umask, umask, event);
+    // perf's raw config: event bits 7:0, umask 15:8, and an AMD 12-bit
+    // select's bits 11:8 in 35:32.
+    const std::uint64_t raw = (event & 0xFFu) | std::uint64_t{umask} << 8 | std::uint64_t{event >> 8} << 32;
+    return fmt::format("event {} umask {}; perf cpu/event={:#x},umask={:#x}/ (r{:04x})", e.event_code,
+                       e.umask.empty() ? "0x00" : e.umask, event, umask, raw);
   }
   if (e.backend == "p4" && e.mechanism == Mechanism::count_only) {
     const auto slash = e.code.find('/');
