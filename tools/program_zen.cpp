@@ -2,6 +2,8 @@
 // PERF_CTRn MSR writes (and Zen 4's PerfCntrGlobalCtl) and the
 // perf_event_attrs for AMD Zen core event counters.
 
+#include <cstdint>  // std::uint8_t
+
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/amd_core/programmer.hpp>  // amd_core::program
@@ -20,6 +22,9 @@ struct ZenOptions {
   bool user_only = false;
   bool kernel_only = false;
   bool precise = false;
+  bool edge = false;
+  bool inv = false;
+  unsigned cmask = 0;
   std::string period;
   OutputOptions output;
 };
@@ -35,7 +40,8 @@ void program_zen(const ZenOptions& o) {
   for (const std::string& spelled : o.events) {
     // Any spelling the registry knows (perf's raw r5300c3 too) names a row of this table.
     const EventEntry* entry = Registry::builtin().lookup(spelled, backend);
-    r.events.push_back(entry ? std::string(entry->name) : spelled);
+    r.events.push_back({.event = entry ? std::string(entry->name) : spelled,
+                        .modifiers = {.edge = o.edge, .inv = o.inv, .cmask = static_cast<std::uint8_t>(o.cmask)}});
   }
   print_programming(amd_core::program(r), o.output);
 }
@@ -59,6 +65,10 @@ void add_program_zen_commands(CLI::App& program) {
     auto* kernel = cmd->add_flag("--kernel", o->kernel_only, "Only kernel-level events (OS)");
     user->excludes(kernel);
     cmd->add_option("--period", o->period, "Sample every N events (counting only when absent)");
+    cmd->add_flag("--edge", o->edge, "Edge (PERF_CTL bit 18) for every EVENT");
+    cmd->add_flag("--inv", o->inv, "Inv (bit 23) for every EVENT: cycles with fewer than --cmask events");
+    cmd->add_option("--cmask", o->cmask, "CntMask (bits 31:24) for every EVENT: cycles with at least N events")
+        ->check(CLI::Range(0u, 255u));
     cmd->add_flag("--precise", o->precise,
                   "Ask for a precise sample: refused with the reason (Zen's precise mechanism is IBS)");
     add_output_options(*cmd, o->output, /*with_csv=*/true);

@@ -19,7 +19,7 @@ void register_backends(Registry& registry) {
             [g](const EventEntry& e, std::string_view, const ProgramOptions& o) {
               ZenRequest request;
               request.generation = g;
-              request.events.emplace_back(e.name);
+              request.events.push_back({.event = std::string(e.name), .modifiers = {}});
               request.exclude_user = o.exclude_user;
               request.exclude_kernel = o.exclude_kernel;
               request.period = o.period;

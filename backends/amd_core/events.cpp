@@ -142,8 +142,8 @@ std::string code_string(const ZenEventSpec& e) {
   return e.umask == 0 ? fmt::format("0x{:03X}", e.event) : fmt::format("0x{:03X}:0x{:02X}", e.event, e.umask);
 }
 
-std::uint64_t perf_ctl(const ZenEventSpec& e, Privilege privilege, bool interrupt) {
-  std::uint64_t v = perf_raw_config(e);
+std::uint64_t perf_ctl(const ZenEventSpec& e, Privilege privilege, bool interrupt, const CounterModifiers& modifiers) {
+  std::uint64_t v = perf_raw_config(e, modifiers);
   if (privilege != Privilege::kernel) v |= std::uint64_t{1} << 16;  // USR
   if (privilege != Privilege::user) v |= std::uint64_t{1} << 17;    // OS
   if (interrupt) v |= std::uint64_t{1} << 20;                       // Int
@@ -151,8 +151,10 @@ std::uint64_t perf_ctl(const ZenEventSpec& e, Privilege privilege, bool interrup
   return v;
 }
 
-std::uint64_t perf_raw_config(const ZenEventSpec& e) {
-  return (e.event & 0xFFu) | std::uint64_t{e.umask} << 8 | std::uint64_t{(e.event >> 8) & 0xFu} << 32;
+std::uint64_t perf_raw_config(const ZenEventSpec& e, const CounterModifiers& modifiers) {
+  return (e.event & 0xFFu) | std::uint64_t{e.umask} << 8 | std::uint64_t{modifiers.edge} << 18 |
+         std::uint64_t{modifiers.inv} << 23 | std::uint64_t{modifiers.cmask} << 24 |
+         std::uint64_t{(e.event >> 8) & 0xFu} << 32;
 }
 
 std::span<const EventEntry> event_entries(Generation generation) {

@@ -18,6 +18,15 @@ constexpr std::uint32_t perf_cntr_global_ctl = 0xC0000301;
 constexpr std::uint64_t sampling_type =
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 
+// ", Edge, Inv, CntMask 4", or "" without modifiers.
+std::string modifiers_text(const CounterModifiers& m) {
+  std::string out;
+  if (m.edge) out += ", Edge";
+  if (m.inv) out += ", Inv";
+  if (m.cmask != 0) out += fmt::format(", CntMask {}", m.cmask);
+  return out;
+}
+
 Privilege privilege_of(const ZenRequest& r) {
   if (r.exclude_kernel) return Privilege::user;
   if (r.exclude_user) return Privilege::kernel;
@@ -50,7 +59,13 @@ Programming program(const ZenRequest& r) {
   const ZenPmuSpec& spec = pmu_spec(r.generation);
   check_request(r, spec);
   std::vector<const ZenEventSpec*> events;
-  for (const std::string& text : r.events) events.push_back(&require_event(r.generation, text));
+  for (const ZenEventRequest& asked : r.events) {
+    events.push_back(&require_event(r.generation, asked.event));
+    if (asked.modifiers.inv && asked.modifiers.cmask == 0)
+      throw Error(ErrorCode::bad_input, fmt::format("{}: Inv inverts the CntMask comparison (count cycles with fewer "
+                                                    "than CntMask events); give a CntMask of 1 or more",
+                                                    events.back()->name));
+  }
 
   const bool sampling = r.period.has_value();
   const std::uint64_t period = r.period.value_or(0);
@@ -70,8 +85,9 @@ Programming program(const ZenRequest& r) {
                             sampling ? fmt::format("2^{} - {}: overflows after {} events", spec.counter_width, period,
                                                    period)
                                      : "count from zero"});
-    p.msr_writes.push_back({perf_ctl0 + 2 * n, fmt::format("PERF_CTL{}", n), perf_ctl(e, privilege, sampling),
-                            fmt::format("{} ({})", e.name, code_string(e))});
+    const CounterModifiers& m = r.events[i].modifiers;
+    p.msr_writes.push_back({perf_ctl0 + 2 * n, fmt::format("PERF_CTL{}", n), perf_ctl(e, privilege, sampling, m),
+                            fmt::format("{} ({}){}", e.name, code_string(e), modifiers_text(m))});
     global |= std::uint64_t{1} << n;
   }
   if (spec.perfmon_v2)
@@ -83,7 +99,7 @@ Programming program(const ZenRequest& r) {
     PerfEvent pe;
     pe.attr = make_perf_attr();
     pe.attr.type = PERF_TYPE_RAW;
-    pe.attr.config = perf_raw_config(e);
+    pe.attr.config = perf_raw_config(e, r.events[i].modifiers);
     pe.attr.exclude_user = privilege == Privilege::kernel;
     pe.attr.exclude_kernel = privilege == Privilege::user;
     if (sampling) {
@@ -94,6 +110,9 @@ Programming program(const ZenRequest& r) {
     pe.description = fmt::format("{} {} on a core counter", sampling ? "sampling" : "counting", e.name);
     p.perf_events.push_back(pe);
     p.notes.push_back(fmt::format("{} ({}) -> PERF_CTR{}; perf chooses the counter itself", e.name, code_string(e), i));
+    if (r.events[i].modifiers.cmask != 0)
+      p.notes.push_back(fmt::format("{} with CntMask {}: the counter counts cycles, not {}", e.name,
+                                    r.events[i].modifiers.cmask, counting_unit_name(e.unit)));
   }
   p.notes.push_back("precise_ip = 0: Zen's core counters have no precise mode, and Linux turns precise_ip > 0 on the "
                     "cycles event into IBS op sampling; a sample's address is where the overflow interrupt found the "

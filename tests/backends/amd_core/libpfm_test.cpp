@@ -158,6 +158,24 @@ void cross_check(Generation g, const Differences& listed) {
 
 }  // namespace
 
+TEST_CASE("Zen counting modifiers agree with libpfm4's e, i and c", "[zen]") {
+  // libpfm4's AMD modifiers: e (Edge), i (Inv), c (CntMask).
+  ::setenv("LIBPFM_FORCE_PMU", "amd64_fam19h_zen3", 1);
+  REQUIRE(pfm_initialize() == PFM_SUCCESS);
+  const ZenEventSpec& ops = require_event(Generation::zen3, "ex_ret_ops");
+  const ZenEventSpec& oc = require_event(Generation::zen3, "op_cache_hit_miss.op_cache_miss");
+  CHECK(encode("amd64_fam19h_zen3", "RETIRED_OPS:c=4:i=1") ==
+        perf_ctl(ops, Privilege::both, true, {.edge = false, .inv = true, .cmask = 4}));
+  CHECK(encode("amd64_fam19h_zen3", "RETIRED_OPS:e=1:c=1") ==
+        perf_ctl(ops, Privilege::both, true, {.edge = true, .inv = false, .cmask = 1}));
+  CHECK(encode("amd64_fam19h_zen3", "OP_CACHE_HIT_MISS:OC_MISS:c=2") ==
+        perf_ctl(oc, Privilege::both, true, {.edge = false, .inv = false, .cmask = 2}));
+  // Privilege: u (USR only), k (OS only).
+  CHECK(encode("amd64_fam19h_zen3", "RETIRED_OPS:u=1:k=0") == perf_ctl(ops, Privilege::user, true));
+  pfm_terminate();
+  ::unsetenv("LIBPFM_FORCE_PMU");
+}
+
 TEST_CASE("Zen 1 encodings agree with libpfm4's amd64_fam17h_zen1", "[zen]") {
   Differences d;
   cross_check(Generation::zen1, d);

@@ -24,6 +24,10 @@ TEST_CASE("Zen PERF_CTL encodings by hand", "[zen]") {
   const ZenEventSpec& oc = require_event(Generation::zen4, "op_cache_hit_miss.op_cache_miss");
   CHECK(perf_raw_config(oc) == 0x20000048FULL);
   CHECK(perf_ctl(oc, Privilege::both, true) == 0x20053048FULL);
+  // Modifiers: Edge 1 << 18, Inv 1 << 23, CntMask 4 << 24 on ex_ret_ops (0xC1).
+  const ZenEventSpec& ops = require_event(Generation::zen3, "ex_ret_ops");
+  CHECK(perf_raw_config(ops, {.edge = true, .inv = true, .cmask = 4}) == 0x048400C1);
+  CHECK(perf_ctl(ops, Privilege::both, false, {.edge = false, .inv = false, .cmask = 6}) == 0x064300C1);
   // 0x120 with unit mask 0x01 (Zen 4's P0-frequency cycles).
   CHECK(perf_raw_config(require_event(Generation::zen4, "ls_not_halted_p0_cyc.p0_freq_cyc")) == 0x100000120ULL);
 }
@@ -31,7 +35,7 @@ TEST_CASE("Zen PERF_CTL encodings by hand", "[zen]") {
 TEST_CASE("Zen programmer: sampling one event on Zen 3", "[zen]") {
   ZenRequest r;
   r.generation = Generation::zen3;
-  r.events = {"ex_ret_brn_misp"};
+  r.events = {{.event = "ex_ret_brn_misp", .modifiers = {}}};
   r.exclude_kernel = true;
   r.period = 100000;
   const Programming p = program(r);
@@ -56,7 +60,7 @@ TEST_CASE("Zen programmer: sampling one event on Zen 3", "[zen]") {
 TEST_CASE("Zen programmer: counting two events on Zen 4 with PerfMonV2", "[zen]") {
   ZenRequest r;
   r.generation = Generation::zen4;
-  r.events = {"ex_ret_ops", "0x28F:0x04"};
+  r.events = {{.event = "ex_ret_ops", .modifiers = {}}, {.event = "0x28F:0x04", .modifiers = {}}};
   const Programming p = program(r);
   // PerfCntrGlobalCtl off, each counter's CTL/CTR/CTL, PerfCntrGlobalCtl = counters 0 and 1.
   REQUIRE(p.msr_writes.size() == 8);
@@ -79,7 +83,7 @@ TEST_CASE("Zen programmer: counting two events on Zen 4 with PerfMonV2", "[zen]"
 TEST_CASE("Zen programmer refuses what the counters cannot do", "[zen]") {
   ZenRequest r;
   r.generation = Generation::zen3;
-  r.events = {"ex_ret_brn"};
+  r.events = {{.event = "ex_ret_brn", .modifiers = {}}};
   r.precise = true;
   try {
     program(r);
@@ -89,16 +93,22 @@ TEST_CASE("Zen programmer refuses what the counters cannot do", "[zen]") {
     CHECK(std::string(e.what()).find("IBS") != std::string::npos);
   }
   r.precise = false;
-  r.events.assign(7, "ex_ret_brn");
+  r.events.assign(7, {.event = "ex_ret_brn", .modifiers = {}});
   CHECK_THROWS_AS(program(r), Error);  // six counters
-  r.events = {"ex_ret_brn"};
+  r.events = {{.event = "ex_ret_brn", .modifiers = {}}};
   r.period = max_period + 1;
   CHECK_THROWS_AS(program(r), Error);
   r.period = max_period;
   CHECK_NOTHROW(program(r));
   r.period = std::nullopt;
-  r.events = {"ex_ret_ucode_ops"};  // Zen 4 only
+  r.events = {{.event = "ex_ret_ucode_ops", .modifiers = {}}};  // Zen 4 only
   CHECK_THROWS_AS(program(r), Error);
+  // Inv inverts the CntMask comparison: without a CntMask it means nothing.
+  r.events = {{.event = "ex_ret_ops", .modifiers = {.edge = false, .inv = true, .cmask = 0}}};
+  CHECK_THROWS_AS(program(r), Error);
+  r.events[0].modifiers.cmask = 1;
+  const Programming p = program(r);
+  CHECK(p.perf_events[0].attr.config == 0x018000C1);  // Inv and CntMask 1: cycles with no op retired
 }
 
 TEST_CASE("Zen events program through the registry", "[zen]") {

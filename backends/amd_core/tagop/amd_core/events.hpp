@@ -100,15 +100,26 @@ enum class Privilege : std::uint8_t {
   both,    ///< USR and OS
 };
 
-/// Core::X86::Msr::PERF_CTL with En (bit 22) set: event select (bits 7:0
-/// and 35:32), unit mask (15:8), USR (16) and OS (17) by `privilege`, Int
-/// (20) when `interrupt`; Edge (18), Inv (23) and CntMask (31:24) are 0 for
-/// every row of the table.
-std::uint64_t perf_ctl(const ZenEventSpec& e, Privilege privilege, bool interrupt);
+/// PERF_CTL's counting modifiers: how an event is counted, not what. Every
+/// row of the table counts with none; perf's metrics use them
+/// (de_no_dispatch_per_slot.no_ops_from_frontend with cmask=6).
+struct CounterModifiers {
+  bool edge = false;       ///< Edge (bit 18): count when the CntMask comparison turns true, not every cycle it holds
+  bool inv = false;        ///< Inv (bit 23): count cycles with fewer than CntMask events (needs a CntMask)
+  std::uint8_t cmask = 0;  ///< CntMask (31:24): count cycles with at least this many events; 0 counts the events
+};
 
-/// perf's cpu PMU raw config (PERF_TYPE_RAW): event=config:0-7,32-35,
-/// umask=config:8-15 (/sys/bus/event_source/devices/cpu/format on AMD).
-std::uint64_t perf_raw_config(const ZenEventSpec& e);
+/// Core::X86::Msr::PERF_CTL with En (bit 22) set: event select (bits 7:0
+/// and 35:32), unit mask (15:8), USR (16) and OS (17) by `privilege`, Edge
+/// (18), Int (20) when `interrupt`, Inv (23) and CntMask (31:24) from
+/// `modifiers`.
+std::uint64_t perf_ctl(const ZenEventSpec& e, Privilege privilege, bool interrupt,
+                       const CounterModifiers& modifiers = {});
+
+/// perf's cpu PMU raw config (PERF_TYPE_RAW), in the bits of the AMD cpu
+/// PMU's sysfs format: event=config:0-7,32-35, umask=config:8-15,
+/// edge=config:18, inv=config:23, cmask=config:24-31.
+std::uint64_t perf_raw_config(const ZenEventSpec& e, const CounterModifiers& modifiers = {});
 
 /// The rows of `generation` as the registry's vendor-neutral entries.
 std::span<const EventEntry> event_entries(Generation generation);

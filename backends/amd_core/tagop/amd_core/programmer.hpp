@@ -18,14 +18,20 @@
 namespace tagop TAGOP_API {
 namespace amd_core {
 
+/// One event of a request, and how to count it.
+struct ZenEventRequest {
+  /// perf name or code: "ex_ret_brn_misp", "0x0C3", "0x18E:0x18", "r5300c3".
+  std::string event{};
+  CounterModifiers modifiers{};  ///< Edge, Inv, CntMask; none by default
+};
+
 /// What to count or sample on one Zen core.
 struct ZenRequest {
   Generation generation = Generation::zen3;  ///< which table and PMU
-  /// perf names or codes ("ex_ret_brn_misp", "0x0C3", "0x18E:0x18", "r5300c3"), one counter each.
-  std::vector<std::string> events{};
+  std::vector<ZenEventRequest> events{};     ///< one core counter each
   bool exclude_user = false;    ///< count only kernel code
   bool exclude_kernel = false;  ///< count only user code
-  /// Events between samples; counting only when absent.
+  /// Events (or, with a CntMask, cycles) between samples; counting only when absent.
   std::optional<std::uint64_t> period{};
   /// Asks for a precise sample: refused (Zen's core counters have none; IBS is the precise mechanism).
   bool precise = false;
@@ -37,7 +43,8 @@ inline constexpr std::uint64_t max_period = (std::uint64_t{1} << 47) - 1;
 
 /// Throws tagop::Error with the reason when the hardware cannot do it: a
 /// precise sample (not_supported), more events than counters, a period out
-/// of range, an event the generation does not have (not_found).
+/// of range, Inv without a CntMask (bad_input), an event the generation
+/// does not have (not_found).
 Programming program(const ZenRequest& request);
 
 }  // namespace amd_core
