@@ -64,7 +64,8 @@ inline constexpr ZenEventSpec amd_zen_event_table[] = {
      .description = "Retired branch instructions, including exceptions and interrupts."},
     {.event = 0x0C3, .name = "ex_ret_brn_misp", .generations = all_zen, .predicate = "branch & branch.mispredicted",
      .unit = CountingUnit::instructions,
-     .description = "Retired branch instructions that were mispredicted."},
+     .description = "Retired branch instructions that were mispredicted (the Family 17h PPR counts far transfers, "
+                    "exceptions and interrupts here too: no prediction is attempted for them)."},
     {.event = 0x0C4, .name = "ex_ret_brn_tkn", .generations = all_zen, .predicate = "branch & branch.taken",
      .unit = CountingUnit::instructions,
      .description = "Retired taken branch instructions, including exceptions and interrupts."},
