@@ -166,6 +166,11 @@ TEST_CASE("Zen rows in the registry", "[zen]") {
   CHECK(oc->name == "op_cache_hit_miss.op_cache_miss");
   // The 12-bit select's low byte alone is another event (0x08F is none).
   CHECK(!r.lookup("r048f", "zen4"));
+  // On Intel's 8-bit selects, config bits 32 and up (in_tx, in_tx_cp) say
+  // how, not what: r100007ec4 is still Silvermont's 0xC4:0x7E.
+  const EventEntry* jcc = r.lookup("r100007ec4", "silvermont");
+  REQUIRE(jcc);
+  CHECK(jcc->name == "BR_INST_RETIRED.JCC");
   CHECK(r.lookup("cpu/event=0x18e,umask=0x18/", "zen3"));
   CHECK(r.lookup("amd64_fam19h_zen3::ex_ret_brn", "zen3"));
   // Units as the PPR says them.
