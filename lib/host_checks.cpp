@@ -32,10 +32,13 @@ HostChecks check_host(const HostCpu& h, const Registry& registry) {
   const CpuId cpu{.vendor = h.vendor, .family = h.family, .model = h.model, .stepping = h.stepping};
   for (const BackendInfo& b : registry.backends()) {
     if (!b.tables_for) continue;
-    if (std::string tables = b.tables_for(cpu); !tables.empty()) {
+    std::string tables = b.tables_for(cpu);
+    if (tables.empty()) continue;
+    if (v.backend.empty()) {
       v.backend = std::string(b.name);
       v.tables = std::move(tables);
-      break;
+    } else {
+      v.other_backends.emplace_back(b.name);
     }
   }
   const bool hardware_pmu = has(h, "cpu") || has(h, "cpu_core") || has(h, "cpu_atom") || has(h, "ibs_op");

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>  // fmt::print
 
+#include <tagop/cpu.hpp>       // CpuId
 #include <tagop/host.hpp>      // detect_host, check_host
 #include <tagop/registry.hpp>  // Registry
 
@@ -24,7 +25,8 @@ void cpu(Format format) {
     const HostReport out{h.vendor, h.family, h.model, h.stepping, h.model_name, h.source, h.hypervisor, h.ibs_flag,
                          h.ibs_capabilities ? std::optional(record::Hex{*h.ibs_capabilities}) : std::nullopt,
                          h.pmus, h.perf_event_paranoid,
-                         v.backend.empty() ? std::nullopt : std::optional(v.backend), v.tables, v.hardware_sampling,
+                         v.backend.empty() ? std::nullopt : std::optional(v.backend), v.tables, v.other_backends,
+                         v.hardware_sampling,
                          v.reasons};
     print_record(record::to_json(out), host_report_contract.schema, format);
     return;
@@ -35,6 +37,9 @@ void cpu(Format format) {
   if (h.hypervisor) fmt::print("virtual machine: yes (CPUID hypervisor bit)\n");
   fmt::print("backend: {}\n", v.backend.empty() ? "none" : v.backend);
   if (!v.tables.empty()) fmt::print("tables: {}\n", wrap(v.tables, width, 8));
+  for (const auto& name : v.other_backends)
+    if (const BackendInfo* b = Registry::builtin().find(name))
+      fmt::print("also: {}: {}\n", name, wrap(b->tables_for(CpuId{.vendor = h.vendor, .family = h.family, .model = h.model, .stepping = h.stepping}), width, 8));
   std::string pmus;
   for (const auto& p : h.pmus) pmus += (pmus.empty() ? "" : ", ") + p;
   fmt::print("PMUs: {}\n", pmus.empty() ? "(none)" : pmus);

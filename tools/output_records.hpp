@@ -74,6 +74,7 @@ struct HostReport {
     (std::optional<int>, perf_event_paranoid),
     (std::optional<std::string>, backend),   // null when tagop has no table for this processor
     (std::string, tables),
+    (std::vector<std::string>, other_backends),  // whose tables also fit (Zen core counters beside IBS)
     (bool, hardware_sampling),
     (std::vector<std::string>, reasons));
 };

@@ -37,6 +37,9 @@ HostCpu detect_host();
 struct HostChecks {
   std::string backend;  ///< the registry's backend whose tables fit the processor; "" when none
   std::string tables;   ///< which tables, in words
+  /// Further backends whose tables also fit, in registry order (on a Zen
+  /// machine: amd-ibs samples, zen4's core counters count beside it).
+  std::vector<std::string> other_backends;
   bool hardware_sampling = false;    ///< a PMU that samples (ibs_op/ibs_fetch, cpu) is there
   std::vector<std::string> reasons;  ///< why sampling is or is not available, one fact each
 };

@@ -61,3 +61,13 @@ TEST_CASE("sampling is available where the PMU is, and the reasons say why not",
   CHECK(check("GenuineIntel", 6, 0x5C, {"cpu", "software"}).hardware_sampling);
   CHECK(says(check("GenuineIntel", 6, 0x5C, {"software"}), "no cpu PMU"));
 }
+
+TEST_CASE("a processor with sampling and counting tables names both", "[host]") {
+  // AMD's PPRs: Family 19h Model 11h is Genoa (Zen 4), 17h Model 01h Naples
+  // (Zen 1). IBS samples; the core PMU counts beside it.
+  const auto genoa = check("AuthenticAMD", 0x19, 0x11);
+  CHECK(genoa.backend == "amd-ibs");
+  CHECK(genoa.other_backends == std::vector<std::string>{"zen4"});
+  CHECK(check("AuthenticAMD", 0x17, 0x01).other_backends == std::vector<std::string>{"zen1"});
+  CHECK(check("GenuineIntel", 6, 0x37).other_backends.empty());
+}
