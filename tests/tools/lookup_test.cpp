@@ -17,7 +17,7 @@
 #include <perfmon/pfmlib.h>  // pfm_find_event, pfm_get_event_info
 
 #include <tagop/conditions.hpp>
-#include <tagop/intel_atom/events.hpp>
+#include <tagop/intel_core/events.hpp>
 #include <tagop/intel_p4/tables.hpp>
 #include <tagop/predicate.hpp>
 #include <tagop/registry.hpp>
@@ -57,7 +57,7 @@ TEST_CASE("show: every spelling of an IBS event finds 0xF206", "[lookup][ibs]") 
 }
 
 TEST_CASE("show: SDM, libpfm4 and perf spellings of BACLEARS.ALL", "[lookup][slm][glm]") {
-  const auto& slm = tagop::intel_atom::require_event(tagop::intel_atom::Microarchitecture::silvermont, "BACLEARS.ALL");
+  const auto& slm = tagop::intel_core::require_event(tagop::intel_core::Microarchitecture::silvermont, "BACLEARS.ALL");
   REQUIRE(slm.event == 0xE6);
   REQUIRE(slm.umask == 0x01);
   // perf's raw config puts the umask in bits 15:8 and the event in 7:0.
@@ -143,7 +143,7 @@ TEST_CASE("search: a typo and a partial word find the event", "[lookup]") {
 TEST_CASE("list filters count what the tables hold", "[lookup]") {
   const tagop::Registry& registry = tagop::Registry::builtin();
   std::size_t precise_slm = 0;
-  for (const auto& e : tagop::intel_atom::pmu_spec(tagop::intel_atom::Microarchitecture::silvermont).events)
+  for (const auto& e : tagop::intel_core::pmu_spec(tagop::intel_core::Microarchitecture::silvermont).events)
     precise_slm += e.precise ? 1 : 0;
   REQUIRE(precise_slm > 0);
   CHECK(run_json("events list --precise --backend silvermont --json").at("events").size() == precise_slm);

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>  // fmt::print
 
-#include <tagop/intel_atom/programmer.hpp>  // intel_atom::program
+#include <tagop/intel_core/programmer.hpp>  // intel_core::program
 #include <tagop/registry.hpp>                // Registry
 
 #include "commands.hpp"
@@ -15,7 +15,7 @@ namespace tagop::cli {
 namespace {
 
 struct ProgramOptions {
-  intel_atom::Microarchitecture uarch = intel_atom::Microarchitecture::silvermont;
+  intel_core::Microarchitecture uarch = intel_core::Microarchitecture::silvermont;
   std::vector<std::string> events;
   bool user_only = false;
   bool kernel_only = false;
@@ -25,8 +25,8 @@ struct ProgramOptions {
   OutputOptions output;
 };
 
-void program_atom(const ProgramOptions& o) {
-  intel_atom::AtomRequest r;
+void program_intel_core(const ProgramOptions& o) {
+  intel_core::Request r;
   r.uarch = o.uarch;
   r.exclude_kernel = o.user_only;
   r.exclude_user = o.kernel_only;
@@ -34,36 +34,36 @@ void program_atom(const ProgramOptions& o) {
   std::optional<std::uint64_t> offcore;
   if (!o.offcore_rsp.empty()) offcore = parse_u64(o.offcore_rsp, "offcore response");
   bool offcore_used = false;
-  const std::string_view backend = intel_atom::pmu_spec(o.uarch).backend;
+  const std::string_view backend = intel_core::pmu_spec(o.uarch).backend;
   for (const std::string& spelled : o.events) {
     // Any spelling the registry knows (perf's r01e6 too) names a row of this table.
     const EventEntry* entry = Registry::builtin().lookup(spelled, backend);
     const std::string name = entry ? std::string(entry->name) : spelled;
     // PEBS runs on IA32_PMC0 only: it is for the first event; the others
     // count (or sample) beside it.
-    intel_atom::AtomEventRequest e{.event = name, .pebs = o.pebs && r.events.empty(), .offcore_response = std::nullopt};
-    if (intel_atom::require_event(o.uarch, name).offcore_msr != 0) {
+    intel_core::EventRequest e{.event = name, .pebs = o.pebs && r.events.empty(), .offcore_response = std::nullopt};
+    if (intel_core::require_event(o.uarch, name).offcore_msr != 0) {
       e.offcore_response = offcore;
       offcore_used = true;
     }
     r.events.push_back(e);
   }
   if (offcore && !offcore_used) usage_error("--offcore-rsp is for OFFCORE_RESPONSE_0/1 events; none was given");
-  const Programming p = intel_atom::program(r);
+  const Programming p = intel_core::program(r);
   print_programming(p, o.output);
 }
 
 }  // namespace
 
-void add_program_atom_commands(CLI::App& program) {
-  for (const auto uarch : {intel_atom::Microarchitecture::silvermont, intel_atom::Microarchitecture::goldmont}) {
-    const intel_atom::AtomPmuSpec& spec = intel_atom::pmu_spec(uarch);
+void add_program_intel_core_commands(CLI::App& program) {
+  for (const auto uarch : {intel_core::Microarchitecture::silvermont, intel_core::Microarchitecture::goldmont}) {
+    const intel_core::PmuSpec& spec = intel_core::pmu_spec(uarch);
     auto o = std::make_shared<ProgramOptions>();
     o->uarch = uarch;
     CLI::App* cmd = program.add_subcommand(
         std::string(spec.backend),
         fmt::format("Intel {}: IA32_PERFEVTSELx, PEBS and fixed counters, and perf_event_attrs ({})",
-                    uarch == intel_atom::Microarchitecture::silvermont ? "Silvermont" : "Goldmont", spec.sdm_table));
+                    uarch == intel_core::Microarchitecture::silvermont ? "Silvermont" : "Goldmont", spec.sdm_table));
     cmd->add_option("event", o->events, "Events by SDM name (BR_INST_RETIRED.JCC), code:umask (0xC4:0x7E) or perf raw (r7ec4)")
         ->required();
     auto* user = cmd->add_flag("--user", o->user_only, "Only user-level events (USR)");
@@ -75,7 +75,7 @@ void add_program_atom_commands(CLI::App& program) {
     add_output_options(*cmd, o->output, /*with_csv=*/true);
     cmd->footer(fmt::format("Example:\n  tagop program {} BR_MISP_RETIRED.ALL_BRANCHES --pebs --period 10007 --user",
                             spec.backend));
-    cmd->callback([o] { program_atom(*o); });
+    cmd->callback([o] { program_intel_core(*o); });
   }
 }
 

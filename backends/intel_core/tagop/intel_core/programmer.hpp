@@ -13,13 +13,13 @@
 #include <vector>    // std::vector
 
 #include <tagop/api.hpp>  // TAGOP_API
-#include <tagop/intel_atom/events.hpp>  // Microarchitecture, AtomEventSpec
+#include <tagop/intel_core/events.hpp>  // Microarchitecture, EventSpec
 #include <tagop/programming.hpp>        // Programming
 
 namespace tagop TAGOP_API {
-namespace intel_atom {
+namespace intel_core {
 
-struct AtomEventRequest {
+struct EventRequest {
   /// SDM name (any case) or code:umask, e.g. "BR_INST_RETIRED.JCC", "c4:7e".
   std::string event{};
   /// A precise sample through PEBS (needs a PEBS-capable event).
@@ -28,9 +28,9 @@ struct AtomEventRequest {
   std::optional<std::uint64_t> offcore_response{};
 };
 
-struct AtomRequest {
+struct Request {
   Microarchitecture uarch = Microarchitecture::silvermont;
-  std::vector<AtomEventRequest> events{};
+  std::vector<EventRequest> events{};
   bool exclude_user = false;
   bool exclude_kernel = false;
   /// Events between samples; counting only when absent. PEBS without a
@@ -42,7 +42,7 @@ inline constexpr std::uint64_t default_pebs_period = 100003;
 
 /// Where one requested event runs.
 struct CounterAssignment {
-  const AtomEventSpec* event = nullptr;
+  const EventSpec* event = nullptr;
   bool fixed = false;    ///< a fixed counter (IA32_FIXED_CTRn) or a general one (IA32_PMCn)
   unsigned index = 0;
   bool pebs = false;
@@ -52,10 +52,10 @@ struct CounterAssignment {
 /// rest on the lowest free general counter they may use, fixed-counter
 /// events on their own. Throws tagop::Error with the reason when the events
 /// do not fit.
-std::vector<CounterAssignment> assign_counters(const AtomRequest& request);
+std::vector<CounterAssignment> assign_counters(const Request& request);
 
 /// Throws tagop::Error with the reason when the hardware cannot do it.
-Programming program(const AtomRequest& request);
+Programming program(const Request& request);
 
-}  // namespace intel_atom
+}  // namespace intel_core
 }  // namespace tagop

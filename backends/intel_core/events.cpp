@@ -1,4 +1,4 @@
-#include <tagop/intel_atom/events.hpp>
+#include <tagop/intel_core/events.hpp>
 
 #include <cctype>  // std::tolower, std::isxdigit
 #include <utility>  // std::pair
@@ -8,7 +8,7 @@
 
 #include <tagop/error.hpp>  // Error
 
-namespace tagop::intel_atom {
+namespace tagop::intel_core {
 
 namespace {
 #include "intel_glm_events.hpp"  // intel_glm_event_table
@@ -24,7 +24,7 @@ namespace {
 // the eventing one (trap-like), and EventingRIP at B0H, the eventing
 // instruction itself; perf reports EventingRIP when precise_ip >= 2 and
 // the format is >= 2 (arch/x86/events/intel/ds.c), so precise_ip = 2.
-constexpr AtomPmuSpec silvermont_spec{
+constexpr PmuSpec silvermont_spec{
     .uarch = Microarchitecture::silvermont,
     .backend = "silvermont",
     .title = "Intel Silvermont PEBS and event counters (SDM Table 19-25)",
@@ -49,7 +49,7 @@ constexpr AtomPmuSpec silvermont_spec{
     .events = intel_slm_event_table,
 };
 
-constexpr AtomPmuSpec goldmont_spec{
+constexpr PmuSpec goldmont_spec{
     .uarch = Microarchitecture::goldmont,
     .backend = "goldmont",
     .title = "Intel Goldmont PEBS and event counters (SDM Table 19-24)",
@@ -121,7 +121,7 @@ CountingUnit unit_of(std::string_view name) {
 
 }  // namespace
 
-const AtomPmuSpec& pmu_spec(Microarchitecture uarch) {
+const PmuSpec& pmu_spec(Microarchitecture uarch) {
   return uarch == Microarchitecture::goldmont ? goldmont_spec : silvermont_spec;
 }
 
@@ -134,38 +134,38 @@ std::optional<Microarchitecture> parse_microarchitecture(std::string_view name) 
 
 std::optional<Microarchitecture> microarchitecture_of(unsigned family, unsigned model) {
   if (family != 6) return std::nullopt;
-  for (const AtomPmuSpec* spec : {&silvermont_spec, &goldmont_spec})
+  for (const PmuSpec* spec : {&silvermont_spec, &goldmont_spec})
     for (std::uint8_t m : spec->models)
       if (m != 0 && m == model) return spec->uarch;
   return std::nullopt;
 }
 
-const AtomEventSpec* find_event(Microarchitecture uarch, std::string_view text) {
-  const AtomPmuSpec& spec = pmu_spec(uarch);
+const EventSpec* find_event(Microarchitecture uarch, std::string_view text) {
+  const PmuSpec& spec = pmu_spec(uarch);
   const std::string wanted = lower(text);
-  for (const AtomEventSpec& e : spec.events)
+  for (const EventSpec& e : spec.events)
     if (lower(e.name) == wanted) return &e;
   if (const auto colon = text.find(':'); colon != std::string_view::npos) {
     const auto event = parse_hex_byte(text.substr(0, colon));
     const auto umask = parse_hex_byte(text.substr(colon + 1));
     if (event && umask)
-      for (const AtomEventSpec& e : spec.events)
+      for (const EventSpec& e : spec.events)
         if (e.event == *event && e.umask == *umask) return &e;
   }
   return nullptr;
 }
 
-const AtomEventSpec& require_event(Microarchitecture uarch, std::string_view text) {
-  if (const AtomEventSpec* e = find_event(uarch, text)) return *e;
-  const AtomPmuSpec& spec = pmu_spec(uarch);
+const EventSpec& require_event(Microarchitecture uarch, std::string_view text) {
+  if (const EventSpec* e = find_event(uarch, text)) return *e;
+  const PmuSpec& spec = pmu_spec(uarch);
   throw Error(ErrorCode::not_found, fmt::format("no event '{}' in the {} table ({}): give an SDM name such as BR_INST_RETIRED.JCC or a "
                           "code:umask such as 0xC4:0x7E (see 'tagop events list --backend {}')",
                           text, spec.backend, spec.sdm_table, spec.backend));
 }
 
-std::string code_string(const AtomEventSpec& e) { return fmt::format("0x{:02X}:0x{:02X}", e.event, e.umask); }
+std::string code_string(const EventSpec& e) { return fmt::format("0x{:02X}:0x{:02X}", e.event, e.umask); }
 
-std::uint64_t perfevtsel(const AtomEventSpec& e, Privilege privilege, bool interrupt) {
+std::uint64_t perfevtsel(const EventSpec& e, Privilege privilege, bool interrupt) {
   std::uint64_t v = e.event | std::uint64_t{e.umask} << 8;
   if (privilege != Privilege::kernel) v |= std::uint64_t{1} << 16;  // USR
   if (privilege != Privilege::user) v |= std::uint64_t{1} << 17;    // OS
@@ -177,7 +177,7 @@ std::uint64_t perfevtsel(const AtomEventSpec& e, Privilege privilege, bool inter
   return v;
 }
 
-std::uint64_t perf_raw_config(const AtomEventSpec& e) {
+std::uint64_t perf_raw_config(const EventSpec& e) {
   if (e.fixed_counter >= 0) return fixed_counter_perf_config[e.fixed_counter];
   return e.event | std::uint64_t{e.umask} << 8 | std::uint64_t{e.edge} << 18 | std::uint64_t{e.inv} << 23 |
          std::uint64_t{e.cmask} << 24;
@@ -188,11 +188,11 @@ std::span<const EventEntry> event_entries(Microarchitecture uarch) {
     std::vector<std::string> strings;  // the views below point into these
     std::vector<EventEntry> entries;
   };
-  auto publish = [](const AtomPmuSpec& spec) {
+  auto publish = [](const PmuSpec& spec) {
     Published p;
     // Three strings per row; reserved so that push_back never moves them.
     p.strings.reserve(3 * spec.events.size());
-    for (const AtomEventSpec& e : spec.events) {
+    for (const EventSpec& e : spec.events) {
       const std::string& code = p.strings.emplace_back(code_string(e));
       const std::string& event = p.strings.emplace_back(fmt::format("0x{:02X}", e.event));
       const std::string& umask = p.strings.emplace_back(fmt::format("0x{:02X}", e.umask));
@@ -219,4 +219,4 @@ std::span<const EventEntry> event_entries(Microarchitecture uarch) {
   return uarch == Microarchitecture::goldmont ? glm.entries : slm.entries;
 }
 
-}  // namespace tagop::intel_atom
+}  // namespace tagop::intel_core

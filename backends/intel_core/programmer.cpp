@@ -1,4 +1,4 @@
-#include <tagop/intel_atom/programmer.hpp>
+#include <tagop/intel_core/programmer.hpp>
 
 #include <bit>  // std::countr_zero
 
@@ -6,11 +6,11 @@
 
 #include <tagop/error.hpp>  // Error
 
-namespace tagop::intel_atom {
+namespace tagop::intel_core {
 
 namespace {
 
-// Architectural MSRs (SDM Vol. 4, Table 2-2) and the Atom offcore MSRs.
+// Architectural MSRs (SDM Vol. 4, Table 2-2) and the Silvermont/Goldmont offcore MSRs.
 constexpr std::uint32_t ia32_pmc0 = 0xC1;
 constexpr std::uint32_t ia32_perfevtsel0 = 0x186;
 constexpr std::uint32_t ia32_fixed_ctr0 = 0x309;
@@ -29,13 +29,13 @@ std::string counter_name(const CounterAssignment& a) {
   return fmt::format("{}{}", a.fixed ? "IA32_FIXED_CTR" : "IA32_PMC", a.index);
 }
 
-Privilege privilege_of(const AtomRequest& r) {
+Privilege privilege_of(const Request& r) {
   if (r.exclude_kernel) return Privilege::user;
   if (r.exclude_user) return Privilege::kernel;
   return Privilege::both;
 }
 
-void check_request(const AtomRequest& r, const AtomPmuSpec& spec) {
+void check_request(const Request& r, const PmuSpec& spec) {
   if (r.events.empty()) throw Error("no event given: name at least one event to program");
   if (r.exclude_user && r.exclude_kernel) throw Error("excluding both user and kernel leaves nothing to count");
   if (r.period && (*r.period == 0 || *r.period > max_period))
@@ -46,8 +46,8 @@ void check_request(const AtomRequest& r, const AtomPmuSpec& spec) {
 
 }  // namespace
 
-std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
-  const AtomPmuSpec& spec = pmu_spec(r.uarch);
+std::vector<CounterAssignment> assign_counters(const Request& r) {
+  const PmuSpec& spec = pmu_spec(r.uarch);
   std::vector<CounterAssignment> out;
   unsigned general_used = 0;  // bit i: IA32_PMCi taken
   unsigned fixed_used = 0;
@@ -56,7 +56,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
   // PEBS events first: they are the ones with a single possible counter.
   out.resize(r.events.size());
   for (std::size_t i = 0; i < r.events.size(); ++i) {
-    const AtomEventSpec& e = require_event(r.uarch, r.events[i].event);
+    const EventSpec& e = require_event(r.uarch, r.events[i].event);
     out[i].event = &e;
     if (!r.events[i].pebs) continue;
     if (!e.precise)
@@ -85,7 +85,7 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
   for (std::size_t i = 0; i < r.events.size(); ++i) {
     CounterAssignment& a = out[i];
     if (a.pebs) continue;
-    const AtomEventSpec& e = *a.event;
+    const EventSpec& e = *a.event;
     if (e.fixed_counter >= 0) {
       const unsigned bit = 1u << e.fixed_counter;
       if (fixed_used & bit)
@@ -110,8 +110,8 @@ std::vector<CounterAssignment> assign_counters(const AtomRequest& r) {
   return out;
 }
 
-Programming program(const AtomRequest& r) {
-  const AtomPmuSpec& spec = pmu_spec(r.uarch);
+Programming program(const Request& r) {
+  const PmuSpec& spec = pmu_spec(r.uarch);
   check_request(r, spec);
   const std::vector<CounterAssignment> assignments = assign_counters(r);
 
@@ -131,7 +131,7 @@ Programming program(const AtomRequest& r) {
   // Offcore response MSRs, one per event; each MSR serves one event.
   std::uint32_t offcore_used = 0;
   for (std::size_t i = 0; i < r.events.size(); ++i) {
-    const AtomEventSpec& e = *assignments[i].event;
+    const EventSpec& e = *assignments[i].event;
     const auto& value = r.events[i].offcore_response;
     if (e.offcore_msr == 0) {
       if (value)
@@ -159,7 +159,7 @@ Programming program(const AtomRequest& r) {
   std::uint64_t global = 0;
   std::uint64_t pebs_enable = 0;
   for (const CounterAssignment& a : assignments) {
-    const AtomEventSpec& e = *a.event;
+    const EventSpec& e = *a.event;
     if (a.fixed) {
       p.msr_writes.push_back({ia32_fixed_ctr0 + a.index, counter_name(a), initial,
                               sampling ? fmt::format("2^{} - {}", spec.counter_width, period) : "count from zero"});
@@ -191,7 +191,7 @@ Programming program(const AtomRequest& r) {
 
   for (std::size_t i = 0; i < assignments.size(); ++i) {
     const CounterAssignment& a = assignments[i];
-    const AtomEventSpec& e = *a.event;
+    const EventSpec& e = *a.event;
     PerfEvent pe;
     pe.attr = make_perf_attr();
     pe.attr.type = PERF_TYPE_RAW;
@@ -226,4 +226,4 @@ Programming program(const AtomRequest& r) {
   return p;
 }
 
-}  // namespace tagop::intel_atom
+}  // namespace tagop::intel_core

@@ -18,7 +18,7 @@
 #include <tagop/event.hpp>  // EventEntry
 
 namespace tagop TAGOP_API {
-namespace intel_atom {
+namespace intel_core {
 
 enum class Microarchitecture : std::uint8_t { silvermont, goldmont };
 
@@ -27,7 +27,7 @@ inline constexpr std::uint8_t pmc0_1 = 0x3;
 inline constexpr std::uint8_t pmc0_3 = 0xF;
 
 /// One row of events/intel_slm_events.hpp or events/intel_glm_events.hpp.
-struct AtomEventSpec {
+struct EventSpec {
   std::uint8_t event = 0;             ///< IA32_PERFEVTSELx[7:0]
   std::uint8_t umask = 0;             ///< IA32_PERFEVTSELx[15:8]
   std::string_view name{};            ///< as the SDM spells it: EVENT.UMASK
@@ -43,7 +43,7 @@ struct AtomEventSpec {
 };
 
 /// What one core's PMU can do, with where each fact comes from.
-struct AtomPmuSpec {
+struct PmuSpec {
   Microarchitecture uarch = Microarchitecture::silvermont;
   std::string_view backend{};         ///< "silvermont"
   std::string_view title{};
@@ -62,10 +62,10 @@ struct AtomPmuSpec {
   bool pebs_tsc = false;
   std::uint8_t perf_precise_ip = 0;   ///< what the programmer asks perf for
   std::string_view pebs_note{};
-  std::span<const AtomEventSpec> events{};
+  std::span<const EventSpec> events{};
 };
 
-const AtomPmuSpec& pmu_spec(Microarchitecture uarch);
+const PmuSpec& pmu_spec(Microarchitecture uarch);
 
 /// "silvermont"/"slm" or "goldmont"/"glm", any case.
 std::optional<Microarchitecture> parse_microarchitecture(std::string_view name);
@@ -79,26 +79,26 @@ std::optional<Microarchitecture> microarchitecture_of(unsigned family, unsigned 
 /// convention of tagop/registry.hpp; Registry::lookup knows perf's
 /// spellings too). Where several rows share a code and umask, the first
 /// (the one without edge/cmask settings) is taken.
-const AtomEventSpec* find_event(Microarchitecture uarch, std::string_view text);
+const EventSpec* find_event(Microarchitecture uarch, std::string_view text);
 /// find_event, or tagop::Error(not_found) naming the table and what it holds.
-const AtomEventSpec& require_event(Microarchitecture uarch, std::string_view text);
+const EventSpec& require_event(Microarchitecture uarch, std::string_view text);
 
 /// "0xC4:0x7E"
-std::string code_string(const AtomEventSpec& e);
+std::string code_string(const EventSpec& e);
 
 enum class Privilege : std::uint8_t { user, kernel, both };
 
 /// IA32_PERFEVTSELx with EN set: event, umask, USR/OS, INT when `interrupt`,
 /// and the row's edge/inv/cmask.
-std::uint64_t perfevtsel(const AtomEventSpec& e, Privilege privilege, bool interrupt);
+std::uint64_t perfevtsel(const EventSpec& e, Privilege privilege, bool interrupt);
 
 /// perf's cpu PMU raw config (event=config:0-7, umask=config:8-15,
 /// edge=config:18, inv=config:23, cmask=config:24-31). Fixed-counter rows
 /// give the encoding the kernel schedules on that fixed counter.
-std::uint64_t perf_raw_config(const AtomEventSpec& e);
+std::uint64_t perf_raw_config(const EventSpec& e);
 
 /// The table as the registry's vendor-neutral entries.
 std::span<const EventEntry> event_entries(Microarchitecture uarch);
 
-}  // namespace intel_atom
+}  // namespace intel_core
 }  // namespace tagop

@@ -17,9 +17,9 @@
 
 #include <catch2/catch.hpp>
 
-#include <tagop/intel_atom/events.hpp>  // the tables, perfevtsel
+#include <tagop/intel_core/events.hpp>  // the tables, perfevtsel
 
-using namespace tagop::intel_atom;
+using namespace tagop::intel_core;
 
 namespace {
 
@@ -97,7 +97,7 @@ void cross_check(Microarchitecture uarch, const std::string& pmu, const Disagree
 
   std::set<std::string> seen_missing, seen_precise, seen_same_name;
   std::size_t matched = 0;
-  for (const AtomEventSpec& e : pmu_spec(uarch).events) {
+  for (const EventSpec& e : pmu_spec(uarch).events) {
     // Fixed-counter rows have no PERFEVTSEL; libpfm4 gives them perf's
     // pseudo-encodings instead.
     if (e.fixed_counter >= 0) continue;
