@@ -8,7 +8,7 @@
 namespace tagop::intel_core {
 
 void register_backends(Registry& registry) {
-  for (const Microarchitecture uarch : {Microarchitecture::silvermont, Microarchitecture::goldmont}) {
+  for (const Microarchitecture uarch : all_microarchitectures) {
     const PmuSpec& spec = pmu_spec(uarch);
     registry.add(BackendInfo{
         .name = spec.backend,
