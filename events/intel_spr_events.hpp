@@ -1,7 +1,8 @@
 // Intel Sapphire Rapids core events (Golden Cove), as data: Intel's
-// perfmon event data for SAPPHIRERAPIDS (CPUID signature 06_8FH). Emerald
-// Rapids (06_CFH) and Alder Lake's P-cores run the same core but are not
-// claimed here (perfmon keeps separate files for them).
+// perfmon event data for SAPPHIRERAPIDS (CPUID signature 06_8FH), which
+// also serves Emerald Rapids (06_CFH): perfmon's EMERALDRAPIDS core file
+// holds the same events with the same encodings, less the two PMM rows,
+// which say so. Alder Lake's P-cores (hybrid parts) are not claimed.
 //
 // Drafted by scripts/draft-intel-core-events.py from intel/perfmon (the
 // JSON that perf's tools/perf/pmu-events/arch/x86 is generated from); this
@@ -339,7 +340,7 @@ inline constexpr EventSpec intel_spr_event_table[] = {
     {.event = 0xD1, .umask = 0x10, .name = "MEM_LOAD_RETIRED.L2_MISS", .counters = 0x0F, .precise = true, .predicate = "load & dc.miss & l2.miss", .description = "Retired load instructions missed L2 cache as data sources"},
     {.event = 0xD1, .umask = 0x20, .name = "MEM_LOAD_RETIRED.L3_MISS", .counters = 0x0F, .precise = true, .predicate = "load & l3.miss", .description = "Retired load instructions missed L3 cache as data sources"},
     {.event = 0xD1, .umask = 0x40, .name = "MEM_LOAD_RETIRED.FB_HIT", .counters = 0x0F, .precise = true, .predicate = "load & dc.miss & dc.mab_hit", .description = "Number of completed demand load requests that missed the L1, but hit the FB(fill buffer), because a preceding miss to the same cacheline initiated the line to be brought into L1, but data is not yet ready in L1."},
-    {.event = 0xD1, .umask = 0x80, .name = "MEM_LOAD_RETIRED.LOCAL_PMM", .counters = 0x0F, .precise = true, .predicate = "load & src.pmem & !src.remote", .description = "Retired load instructions with local Intel(R) Optane(TM) DC persistent memory as the data source where the data request missed all caches."},
+    {.event = 0xD1, .umask = 0x80, .name = "MEM_LOAD_RETIRED.LOCAL_PMM", .counters = 0x0F, .precise = true, .predicate = "load & src.pmem & !src.remote", .description = "Retired load instructions with local Intel(R) Optane(TM) DC persistent memory as the data source where the data request missed all caches. (Sapphire Rapids 06_8F only)"},
     {.event = 0xD2, .umask = 0x01, .name = "MEM_LOAD_L3_HIT_RETIRED.XSNP_MISS", .counters = 0x0F, .precise = true, .description = "Retired load instructions whose data sources were L3 hit and cross-core snoop missed in on-pkg core cache."},
     {.event = 0xD2, .umask = 0x02, .name = "MEM_LOAD_L3_HIT_RETIRED.XSNP_NO_FWD", .counters = 0x0F, .precise = true, .description = "Retired load instructions whose data sources were L3 and cross-core snoop hits in on-pkg core cache"},
     {.event = 0xD2, .umask = 0x04, .name = "MEM_LOAD_L3_HIT_RETIRED.XSNP_FWD", .counters = 0x0F, .precise = true, .predicate = "load & src.cache & !src.remote", .description = "Retired load instructions whose data sources were HitM responses from shared L3"},
@@ -348,7 +349,7 @@ inline constexpr EventSpec intel_spr_event_table[] = {
     {.event = 0xD3, .umask = 0x02, .name = "MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM", .counters = 0x0F, .precise = true, .predicate = "load & src.dram & src.remote", .description = "MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM"},
     {.event = 0xD3, .umask = 0x04, .name = "MEM_LOAD_L3_MISS_RETIRED.REMOTE_HITM", .counters = 0x0F, .precise = true, .predicate = "load & src.cache & src.cache_modified & src.remote", .description = "MEM_LOAD_L3_MISS_RETIRED.REMOTE_HITM"},
     {.event = 0xD3, .umask = 0x08, .name = "MEM_LOAD_L3_MISS_RETIRED.REMOTE_FWD", .counters = 0x0F, .precise = true, .predicate = "load & src.cache & !src.cache_modified & src.remote", .description = "Retired load instructions whose data sources was forwarded from a remote cache"},
-    {.event = 0xD3, .umask = 0x10, .name = "MEM_LOAD_L3_MISS_RETIRED.REMOTE_PMM", .counters = 0x0F, .precise = true, .predicate = "load & src.pmem & src.remote", .description = "Retired load instructions with remote Intel(R) Optane(TM) DC persistent memory as the data source where the data request missed all caches."},
+    {.event = 0xD3, .umask = 0x10, .name = "MEM_LOAD_L3_MISS_RETIRED.REMOTE_PMM", .counters = 0x0F, .precise = true, .predicate = "load & src.pmem & src.remote", .description = "Retired load instructions with remote Intel(R) Optane(TM) DC persistent memory as the data source where the data request missed all caches. (Sapphire Rapids 06_8F only)"},
     {.event = 0xD4, .umask = 0x04, .name = "MEM_LOAD_MISC_RETIRED.UC", .counters = 0x0F, .precise = true, .predicate = "load & mem.uncacheable", .description = "Retired instructions with at least 1 uncacheable load or lock."},
     {.event = 0xE0, .umask = 0x20, .name = "MISC2_RETIRED.LFENCE", .counters = 0xFF, .description = "LFENCE instructions retired"},
     {.event = 0xE5, .umask = 0x03, .name = "MEM_UOP_RETIRED.ANY", .counters = 0xFF, .description = "Retired memory uops for any access"},

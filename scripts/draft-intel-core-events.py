@@ -2,7 +2,7 @@
 """Drafted the rows of events/intel_{skl,icl,spr}_events.hpp from Intel's
 perfmon event data (github.com/intel/perfmon, the JSON that perf's
 tools/perf/pmu-events/arch/x86/{skylake,skylakex,cascadelakex,icelake,
-icelakex,sapphirerapids} is generated from).
+icelakex,sapphirerapids,emeraldrapids} is generated from).
 
 It drafted them once: the headers are the source of truth now, edited by
 hand where the SDM or a test says so. Kept so that a newer perfmon release
@@ -108,7 +108,8 @@ SOURCES = {
             ("cascadelakex_core.json", "Cascade Lake 06_55 steppings 5 and up")],
     "icl": [("icelake_core.json", "Ice Lake client 06_7D/7E"),
             ("icelakex_core.json", "Ice Lake server 06_6A/6C")],
-    "spr": [("sapphirerapids_core.json", "Sapphire Rapids 06_8F")],
+    "spr": [("sapphirerapids_core.json", "Sapphire Rapids 06_8F"),
+            ("emeraldrapids_core.json", "Emerald Rapids 06_CF")],
 }
 
 

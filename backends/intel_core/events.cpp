@@ -166,11 +166,11 @@ constexpr PmuSpec icelake_spec{
 constexpr PmuSpec sapphire_rapids_spec{
     .uarch = Microarchitecture::sapphire_rapids,
     .backend = "sapphirerapids",
-    .title = "Intel Sapphire Rapids PEBS and event counters (perfmon SPR)",
-    .sdm_table = "Intel perfmon SAPPHIRERAPIDS core events",
-    .models = {0x8F},
-    .models_note = "perfmon mapfile: 06_8FH (Sapphire Rapids); Emerald Rapids (06_CFH) has its own file and is not "
-                   "claimed",
+    .title = "Intel Sapphire Rapids and Emerald Rapids PEBS and event counters (perfmon SPR/EMR)",
+    .sdm_table = "Intel perfmon SAPPHIRERAPIDS/EMERALDRAPIDS core events",
+    .models = {0x8F, 0xCF},
+    .models_note = "perfmon mapfile: 06_8FH (Sapphire Rapids) and 06_CFH (Emerald Rapids, whose perfmon core file has "
+                   "the same events with the same encodings, less the two PMM rows; Linux drives both alike)",
     .general_counters = 8,
     .counter_width = 48,
     .fixed_counters = 4,

@@ -123,8 +123,9 @@ TEST_CASE("CPUID signatures select the big-core tables", "[skl][icl][spr]") {
     CHECK(microarchitecture_of(6, model) == Microarchitecture::skylake);
   for (unsigned model : {0x7Du, 0x7Eu, 0x6Au, 0x6Cu}) CHECK(microarchitecture_of(6, model) == Microarchitecture::icelake);
   CHECK(microarchitecture_of(6, 0x8F) == Microarchitecture::sapphire_rapids);
+  CHECK(microarchitecture_of(6, 0xCF) == Microarchitecture::sapphire_rapids);  // Emerald Rapids: the same core events
   CHECK(!microarchitecture_of(6, 0x97));  // Alder Lake: hybrid, not claimed
-  CHECK(!microarchitecture_of(6, 0xCF));  // Emerald Rapids: its own perfmon file
+  CHECK(!microarchitecture_of(6, 0xAD));  // Granite Rapids: not claimed
   CHECK(parse_microarchitecture("SKL") == Microarchitecture::skylake);
   CHECK(parse_microarchitecture("icelake") == Microarchitecture::icelake);
   CHECK(parse_microarchitecture("spr") == Microarchitecture::sapphire_rapids);
@@ -140,6 +141,7 @@ TEST_CASE("CPUID signatures select the big-core tables", "[skl][icl][spr]") {
   CHECK(tables(0x55) == std::vector<std::string>{"skylake"});
   CHECK(tables(0x6A) == std::vector<std::string>{"icelake"});
   CHECK(tables(0x8F) == std::vector<std::string>{"sapphirerapids"});
+  CHECK(tables(0xCF) == std::vector<std::string>{"sapphirerapids"});
   CHECK(tables(0x97).empty());
 }
 
