@@ -3,6 +3,9 @@
 // the perf_event_attrs for Intel's core PMUs.
 
 #include <algorithm>  // std::min, std::ranges::any_of
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <string_view>  // std::string_view
 
 #include <fmt/format.h>  // fmt::print
 
@@ -28,6 +31,14 @@ struct ProgramOptions {
   OutputOptions output;
 };
 
+// The threshold in perf's spelling cpu/mem-loads,ldlat=30/, if it has one.
+std::optional<std::string> ldlat_in_spelling(std::string_view spelled) {
+  const auto at = spelled.find("ldlat=");
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = spelled.substr(at + 6);
+  return std::string(rest.substr(0, rest.find_first_of(",/")));
+}
+
 void program_intel_core(const ProgramOptions& o) {
   intel_core::Request r;
   r.uarch = o.uarch;
@@ -47,10 +58,12 @@ void program_intel_core(const ProgramOptions& o) {
     // count (or sample) beside it.
     intel_core::EventRequest e{.event = name, .pebs = o.pebs && r.events.empty(), .offcore_response = std::nullopt,
                                .ldlat = std::nullopt};
-    if (!o.ldlat.empty() && intel_core::require_event(o.uarch, name).ldlat != 0) {
+    // --ldlat, else the threshold perf's spelling carries (cpu/mem-loads,ldlat=30/).
+    const std::optional<std::string> ldlat = o.ldlat.empty() ? ldlat_in_spelling(spelled) : o.ldlat;
+    if (ldlat && intel_core::require_event(o.uarch, name).ldlat != 0) {
       // Out-of-range values stay out of range for the programmer to refuse.
-      e.ldlat = static_cast<std::uint32_t>(std::min<std::uint64_t>(parse_u64(o.ldlat, "ldlat"), 0xFFFFFFFF));
-      ldlat_used = true;
+      e.ldlat = static_cast<std::uint32_t>(std::min<std::uint64_t>(parse_u64(*ldlat, "ldlat"), 0xFFFFFFFF));
+      ldlat_used |= !o.ldlat.empty();
     }
     if (intel_core::require_event(o.uarch, name).offcore_msr != 0) {
       e.offcore_response = offcore;

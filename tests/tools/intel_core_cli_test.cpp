@@ -119,6 +119,12 @@ TEST_CASE("tagop program takes perf's mem-loads with --ldlat", "[icl][spr]") {
   REQUIRE(attrs.size() == 2);
   CHECK(attrs[0].at("config") == "0x8203");
   CHECK(attrs[1].at("config") == "0x1cd");
+  // perf's spelling carries its threshold: the same as --ldlat.
+  const RunResult spelled = run_tagop("program sapphirerapids cpu/mem-loads,ldlat=30/ --pebs --json");
+  REQUIRE(spelled.exit_code == 0);
+  CHECK(spelled.out == spr.out);
+  const json icl_spelled = json::parse(run_tagop("program icelake cpu/mem-loads,ldlat=77/ --pebs --json").out);
+  CHECK(icl_spelled.at("perf_event_attr").at("config1") == "0x4d");
   // ldlat on another event is a usage error; a bad threshold the hardware's.
   CHECK(run_tagop("program icelake MEM_LOAD_RETIRED.L2_MISS --pebs --ldlat 30").exit_code == 2);
   const RunResult zero = run_tagop("program icelake mem-loads --pebs --ldlat 0");
