@@ -23,11 +23,13 @@
 //
 // Predicates: assigned by hand over lib/tagop/conditions.hpp to the rows
 // about one retired instruction or uop (MEM_INST_RETIRED, MEM_LOAD_*_RETIRED,
-// BR_*_RETIRED, INST_RETIRED, UOPS_RETIRED, the FRONTEND_RETIRED misses a
-// condition names, MEM_TRANS_RETIRED); every other row is count-only.
-// Not given one, for want of a condition: the L3 hits told apart by the
-// snoop (XSNP_MISS, XSNP_NONE, XSNP_NO_FWD), the FRONTEND_RETIRED
-// latencies and DSB misses, the transactional-memory aborts. The
+// BR_*_RETIRED, INST_RETIRED, UOPS_RETIRED, MEM_TRANS_RETIRED); every
+// other row is count-only. Not given one, for want of a condition: the L3
+// hits told apart by the snoop (XSNP_MISS, XSNP_NONE, XSNP_NO_FWD), the
+// transactional-memory aborts, and every FRONTEND_RETIRED row: they count
+// retired instructions whose fetch missed (the I-cache, the L2, the ITLB,
+// the DSB) or waited, and the model's I-side conditions (ic.miss,
+// itlb.l1_miss ...) are facts of a fetch sample, not of an op's. The
 // MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 (perf's mem-loads, whose threshold
 // the programmer sets from ldlat) says `load`: the threshold is a measure
 // (mem.load_latency), not a condition. The rows named for higher
@@ -254,10 +256,10 @@ inline constexpr EventSpec intel_skl_event_table[] = {
     {.event = 0xC5, .umask = 0x04, .name = "BR_MISP_RETIRED.ALL_BRANCHES_PEBS", .counters = 0x0F, .precise = true, .predicate = "branch & branch.mispredicted", .description = "Mispredicted macro branch instructions retired."},
     {.event = 0xC5, .umask = 0x20, .name = "BR_MISP_RETIRED.NEAR_TAKEN", .counters = 0x0F, .precise = true, .predicate = "branch & branch.mispredicted & branch.taken & !branch.far", .description = "Number of near branch instructions retired that were mispredicted and taken."},
     {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.DSB_MISS", .counters = 0x0F, .precise = true, .frontend = 0x11, .description = "Retired Instructions who experienced a critical DSB miss."},
-    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.L1I_MISS", .counters = 0x0F, .precise = true, .frontend = 0x12, .predicate = "ic.miss", .description = "Retired Instructions who experienced Instruction L1 Cache true miss."},
-    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.L2_MISS", .counters = 0x0F, .precise = true, .frontend = 0x13, .predicate = "fetch.l2_miss", .description = "Retired Instructions who experienced Instruction L2 Cache true miss."},
-    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.ITLB_MISS", .counters = 0x0F, .precise = true, .frontend = 0x14, .predicate = "itlb.l1_miss", .description = "Retired Instructions who experienced iTLB true miss."},
-    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.STLB_MISS", .counters = 0x0F, .precise = true, .frontend = 0x15, .predicate = "itlb.l2_miss", .description = "Retired Instructions who experienced STLB (2nd level TLB) true miss."},
+    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.L1I_MISS", .counters = 0x0F, .precise = true, .frontend = 0x12, .description = "Retired Instructions who experienced Instruction L1 Cache true miss."},
+    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.L2_MISS", .counters = 0x0F, .precise = true, .frontend = 0x13, .description = "Retired Instructions who experienced Instruction L2 Cache true miss."},
+    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.ITLB_MISS", .counters = 0x0F, .precise = true, .frontend = 0x14, .description = "Retired Instructions who experienced iTLB true miss."},
+    {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.STLB_MISS", .counters = 0x0F, .precise = true, .frontend = 0x15, .description = "Retired Instructions who experienced STLB (2nd level TLB) true miss."},
     {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.LATENCY_GE_2", .counters = 0x0F, .precise = true, .frontend = 0x400206, .description = "Retired instructions that are fetched after an interval where the front-end delivered no uops for a period of 2 cycles which was not interrupted by a back-end stall."},
     {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.LATENCY_GE_2_BUBBLES_GE_2", .counters = 0x0F, .precise = true, .frontend = 0x200206, .description = "Retired instructions that are fetched after an interval where the front-end had at least 2 bubble-slots for a period of 2 cycles which was not interrupted by a back-end stall."},
     {.event = 0xC6, .umask = 0x01, .name = "FRONTEND_RETIRED.LATENCY_GE_4", .counters = 0x0F, .precise = true, .frontend = 0x400406, .description = "Retired instructions that are fetched after an interval where the front-end delivered no uops for a period of 4 cycles which was not interrupted by a back-end stall."},

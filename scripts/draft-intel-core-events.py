@@ -93,11 +93,8 @@ PREDICATES = {
     # threshold is a measure (mem.load_latency), not a condition.
     "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4": "load",
     "MEM_TRANS_RETIRED.STORE_SAMPLE": "store",
-    # Front end, where a condition says it.
-    "FRONTEND_RETIRED.L1I_MISS": "ic.miss",
-    "FRONTEND_RETIRED.L2_MISS": "fetch.l2_miss",
-    "FRONTEND_RETIRED.ITLB_MISS": "itlb.l1_miss",
-    "FRONTEND_RETIRED.STLB_MISS": "itlb.l2_miss",
+    # No FRONTEND_RETIRED row: they count retired instructions whose fetch
+    # missed, and the model's I-side conditions are a fetch sample's facts.
 }
 
 # Which perfmon files make one generation's table: the first is the main

@@ -3,6 +3,7 @@
 // the built binary; TAGOP_SOURCE_ROOT the source tree, whose table headers
 // the row counts are read from).
 
+#include <algorithm>  // std::find
 #include <cstdlib>  // std::getenv
 #include <fstream>  // std::ifstream
 #include <string>   // std::string
@@ -130,4 +131,64 @@ TEST_CASE("tagop program takes perf's mem-loads with --ldlat", "[icl][spr]") {
   const RunResult zero = run_tagop("program icelake mem-loads --pebs --ldlat 0");
   CHECK(zero.exit_code == 1);
   CHECK_THAT(zero.err, Catch::Contains("out of range"));
+}
+
+// Questions and the event each big core answers them with, judged by hand
+// from perfmon's descriptions and the SDM (event code and umask beside):
+// the "same" list of `tagop compare` on skylake, icelake, sapphirerapids.
+// "" = no event of that table counts exactly these instructions.
+struct JudgedQuestion {
+  const char* predicate;
+  const char* skylake;
+  const char* icelake;
+  const char* sapphirerapids;
+};
+
+constexpr JudgedQuestion judged[] = {
+    // MEM_INST_RETIRED.STLB_MISS_LOADS 0xD0:0x11: retired loads that missed the STLB (second-level TLB).
+    {"load & dtlb.l2_miss", "MEM_INST_RETIRED.STLB_MISS_LOADS", "MEM_INST_RETIRED.STLB_MISS_LOADS",
+     "MEM_INST_RETIRED.STLB_MISS_LOADS"},
+    // MEM_INST_RETIRED.LOCK_LOADS 0xD0:0x21: retired locked loads.
+    {"load & mem.locked", "MEM_INST_RETIRED.LOCK_LOADS", "MEM_INST_RETIRED.LOCK_LOADS", "MEM_INST_RETIRED.LOCK_LOADS"},
+    // MEM_LOAD_RETIRED.L3_MISS 0xD1:0x20: retired loads whose data came from beyond the L3.
+    {"load & l3.miss", "MEM_LOAD_RETIRED.L3_MISS", "MEM_LOAD_RETIRED.L3_MISS", "MEM_LOAD_RETIRED.L3_MISS"},
+    // MEM_LOAD_RETIRED.L1_HIT 0xD1:0x01: retired loads that hit the L1 data cache.
+    {"load & !dc.miss", "MEM_LOAD_RETIRED.L1_HIT", "MEM_LOAD_RETIRED.L1_HIT", "MEM_LOAD_RETIRED.L1_HIT"},
+    // MEM_LOAD_RETIRED.L2_HIT 0xD1:0x02: retired loads that missed the L1 and hit the L2.
+    {"load & dc.miss & !l2.miss", "MEM_LOAD_RETIRED.L2_HIT", "MEM_LOAD_RETIRED.L2_HIT", "MEM_LOAD_RETIRED.L2_HIT"},
+    // MEM_INST_RETIRED.SPLIT_LOADS 0xD0:0x41: retired loads that split across a cache line.
+    {"load & mem.split_line", "MEM_INST_RETIRED.SPLIT_LOADS", "MEM_INST_RETIRED.SPLIT_LOADS",
+     "MEM_INST_RETIRED.SPLIT_LOADS"},
+    // XSNP_HITM 0xD2:0x04 (Skylake, Ice Lake): an L3 hit whose line another core of the package held Modified;
+    // Sapphire Rapids tells snoops apart by forwarding (XSNP_FWD), not by the line's state.
+    {"load & src.cache & src.cache_modified & !src.remote", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM",
+     "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", ""},
+    // Near indirect branches mispredicted, returns excluded: Ice Lake and Sapphire Rapids have
+    // BR_MISP_RETIRED.INDIRECT 0xC5:0x80; Skylake only the indirect calls among them.
+    {"branch & branch.mispredicted & branch.indirect & !return & !branch.far", "", "BR_MISP_RETIRED.INDIRECT",
+     "BR_MISP_RETIRED.INDIRECT"},
+    // Retired near returns: BR_INST_RETIRED.NEAR_RETURN 0xC4:0x08.
+    {"branch & return & !branch.far", "BR_INST_RETIRED.NEAR_RETURN", "BR_INST_RETIRED.NEAR_RETURN",
+     "BR_INST_RETIRED.NEAR_RETURN"},
+    // Uops from the microcode sequencer: UOPS_RETIRED.MS (0xC2:0x04 with MSR_PEBS_FRONTEND 0x8) is
+    // Sapphire Rapids'; the Skylake and Ice Lake tables count MS uops only at issue (IDQ), not retired.
+    {"op.microcoded", "", "", "UOPS_RETIRED.MS"},
+};
+
+TEST_CASE("compare answers a table of questions as judged by hand on the big cores", "[skl][icl][spr][compare]") {
+  for (const JudgedQuestion& q : judged) {
+    INFO(q.predicate);
+    const RunResult r = run_tagop(std::string("compare '") + q.predicate + "' --json");
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    for (const auto& [b, expected] : {std::pair{"skylake", q.skylake}, std::pair{"icelake", q.icelake},
+                                      std::pair{"sapphirerapids", q.sapphirerapids}}) {
+      INFO(b);
+      const auto same = names(backend(j, b).at("same"));
+      if (std::string(expected).empty())
+        CHECK(same.empty());
+      else
+        CHECK(same == std::vector<std::string>{expected});
+    }
+  }
 }
