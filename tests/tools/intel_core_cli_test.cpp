@@ -159,10 +159,13 @@ constexpr JudgedQuestion judged[] = {
     // MEM_INST_RETIRED.SPLIT_LOADS 0xD0:0x41: retired loads that split across a cache line.
     {"load & mem.split_line", "MEM_INST_RETIRED.SPLIT_LOADS", "MEM_INST_RETIRED.SPLIT_LOADS",
      "MEM_INST_RETIRED.SPLIT_LOADS"},
-    // XSNP_HITM 0xD2:0x04 (Skylake, Ice Lake): an L3 hit whose line another core of the package held Modified;
-    // Sapphire Rapids tells snoops apart by forwarding (XSNP_FWD), not by the line's state.
-    {"load & src.cache & src.cache_modified & !src.remote", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM",
+    // XSNP_HITM 0xD2:0x04 (Skylake, Ice Lake): an L3 hit whose line another core of the package held Modified
+    // (perf: L3 hit, snoop HITM); Sapphire Rapids tells snoops apart by forwarding (XSNP_FWD), not by the
+    // line's state.
+    {"load & src.l3 & src.cache_modified & !src.remote", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM",
      "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", ""},
+    // MEM_LOAD_RETIRED.L3_HIT 0xD1:0x04: retired loads whose data came from this package's L3.
+    {"load & src.l3 & !src.remote", "MEM_LOAD_RETIRED.L3_HIT", "MEM_LOAD_RETIRED.L3_HIT", "MEM_LOAD_RETIRED.L3_HIT"},
     // Near indirect branches mispredicted, returns excluded: Ice Lake and Sapphire Rapids have
     // BR_MISP_RETIRED.INDIRECT 0xC5:0x80; Skylake only the indirect calls among them.
     {"branch & branch.mispredicted & branch.indirect & !return & !branch.far", "", "BR_MISP_RETIRED.INDIRECT",
