@@ -186,6 +186,10 @@ constexpr PmuSpec sapphire_rapids_spec{
     .pebs_tsc = true,
     .data_source_note = big_core_data_source_note,
     .perf_precise_ip = 3,
+    // spr_get_event_constraints (arch/x86/events/intel/core.c): ":ppp
+    // indicates the Precise Distribution (PDist) facility, which is only
+    // supported on the GP counter 0", instructions on fixed counter 0.
+    .perf_ppp_counters = 0x1,
     .pebs_note = "Adaptive PEBS as on Ice Lake (record format 0100b; format 0101b, where a part reports it, changes "
                  "only the DS area's counter-reset fields, not the record); load latency needs the auxiliary event "
                  "0x03:0x82 (perf's mem-loads-aux) as its group leader (the kernel's PMU_FL_MEM_LOADS_AUX); "

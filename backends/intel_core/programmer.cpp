@@ -322,7 +322,17 @@ Programming program(const Request& r) {
       pe.attr.sample_period = period;
       pe.attr.sample_type = sampling_type;
     }
-    if (a.pebs) pe.attr.precise_ip = spec.perf_precise_ip;
+    if (a.pebs) {
+      pe.attr.precise_ip = spec.perf_precise_ip;
+      // precise_ip 3 only where perf schedules it (Sapphire Rapids' PDist).
+      const bool ppp_here = a.fixed ? a.index == 0 : (spec.perf_ppp_counters >> a.index & 1) != 0;
+      if (pe.attr.precise_ip == 3 && !ppp_here) {
+        pe.attr.precise_ip = 2;
+        p.notes.push_back(fmt::format("{} on {}: precise_ip = 2, as perf takes 3 (precise distribution) on {} only "
+                                      "on IA32_PMC0 and fixed counter 0",
+                                      e.name, counter_name(a), spec.backend));
+      }
+    }
     pe.description = fmt::format("{} {} on {}{}", sampling ? "sampling" : "counting", e.name, counter_name(a),
                                  a.pebs ? " with PEBS" : "");
     p.perf_events.push_back(pe);

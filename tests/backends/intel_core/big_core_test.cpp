@@ -207,8 +207,9 @@ TEST_CASE("Sapphire Rapids load latency is led by mem-loads-aux", "[spr]") {
   CHECK(p.perf_events[0].attr.config == 0x8203);  // event=0x03,umask=0x82
   CHECK(p.perf_events[1].attr.config == 0x1CD);
   CHECK(p.perf_events[1].attr.config1 == 30);
-  CHECK(p.perf_events[1].attr.precise_ip == 3);
-  // perfmon: LOAD_LATENCY on IA32_PMC1-7, so PEBS lands on IA32_PMC1.
+  // perfmon: LOAD_LATENCY on IA32_PMC1-7, so PEBS lands on IA32_PMC1, where
+  // perf takes no precise_ip 3 (PDist is IA32_PMC0's: spr_get_event_constraints).
+  CHECK(p.perf_events[1].attr.precise_ip == 2);
   CHECK(msr_value(p, 0x187) == (0xCD | 0x01 << 8 | usr | os | en | adaptive));
   CHECK(msr_value(p, 0x3F1) == 0x2);
 }
@@ -271,4 +272,23 @@ TEST_CASE("Big-core requests the hardware cannot do are refused with the reason"
   Request two_stores{.uarch = Microarchitecture::sapphire_rapids};
   two_stores.events = {{.event = "TOPDOWN.BAD_SPEC_SLOTS"}, {.event = "MEM_TRANS_RETIRED.STORE_SAMPLE", .pebs = true}};
   CHECK_THAT(refusal(two_stores), Catch::Contains("runs only on IA32_PMC0 on sapphirerapids"));
+}
+
+TEST_CASE("Sapphire Rapids asks perf for precise_ip 3 on IA32_PMC0 and fixed counter 0 only", "[spr]") {
+  // MEM_LOAD_RETIRED.L2_MISS runs on IA32_PMC0-3; alone it takes IA32_PMC0 (PDist).
+  const Programming alone = program({.uarch = Microarchitecture::sapphire_rapids,
+                                     .events = {{.event = "MEM_LOAD_RETIRED.L2_MISS", .pebs = true}}});
+  CHECK(alone.perf_events[0].attr.precise_ip == 3);
+  // Behind STORE_SAMPLE (IA32_PMC0 only) it lands on IA32_PMC1: precise_ip 2.
+  const Programming behind = program({.uarch = Microarchitecture::sapphire_rapids,
+                                      .events = {{.event = "MEM_TRANS_RETIRED.STORE_SAMPLE", .pebs = true},
+                                                 {.event = "MEM_LOAD_RETIRED.L2_MISS", .pebs = true}}});
+  CHECK(behind.perf_events[0].attr.precise_ip == 3);
+  CHECK(behind.perf_events[1].attr.precise_ip == 2);
+  CHECK(msr_value(behind, 0x3F1) == 0x3);
+  // Ice Lake has no such limit.
+  const Programming icl = program({.uarch = Microarchitecture::icelake,
+                                   .events = {{.event = "MEM_LOAD_RETIRED.L1_MISS", .pebs = true},
+                                              {.event = "MEM_LOAD_RETIRED.L2_MISS", .pebs = true}}});
+  CHECK(icl.perf_events[1].attr.precise_ip == 3);
 }

@@ -79,6 +79,10 @@ struct PmuSpec {
   bool pebs_tsc = false;              ///< the record holds the TSC
   std::string_view data_source_note{};  ///< how perf writes the record's data source (lib/tagop/mem_data_src.hpp reads it)
   std::uint8_t perf_precise_ip = 0;   ///< what the programmer asks perf for
+  /// General counters on which perf takes precise_ip 3 (bit i = IA32_PMCi);
+  /// elsewhere the programmer asks for 2. Sapphire Rapids: IA32_PMC0 only
+  /// (PDist), besides fixed counter 0.
+  std::uint8_t perf_ppp_counters = 0xFF;
   std::string_view pebs_note{};       ///< the PEBS facts above with their sources
   std::span<const EventSpec> events{};  ///< the table
 };
