@@ -284,6 +284,23 @@ Programming program(const Request& r) {
     global |= std::uint64_t{1} << a.index;
     if (a.pebs) pebs_enable |= std::uint64_t{1} << a.index;
   }
+  if (any_load_latency && spec.uarch == Microarchitecture::sapphire_rapids) {
+    // The auxiliary event counts beside the load-latency event, on a
+    // general counter of its own (perf: the group's leader).
+    unsigned used = 0;
+    for (const CounterAssignment& a : assignments)
+      if (!a.fixed) used |= 1u << a.index;
+    const unsigned free = ((1u << spec.general_counters) - 1) & ~used;
+    if (free == 0)
+      throw Error(ErrorCode::not_supported,
+                  fmt::format("no general-purpose counter left for mem-loads-aux (0x03:0x82), which Sapphire Rapids' "
+                              "load latency needs beside it: request fewer events"));
+    const unsigned index = static_cast<unsigned>(std::countr_zero(free));
+    const EventSpec aux{.event = 0x03, .umask = 0x82, .name = "mem-loads-aux"};
+    p.msr_writes.push_back({ia32_perfevtsel0 + index, fmt::format("IA32_PERFEVTSEL{}", index),
+                            perfevtsel(aux, privilege, false), "mem-loads-aux (0x03:0x82), for the load latency"});
+    global |= std::uint64_t{1} << index;
+  }
   if (fixed_ctrl) p.msr_writes.push_back({ia32_fixed_ctr_ctrl, "IA32_FIXED_CTR_CTRL", fixed_ctrl, ""});
   if (pebs_enable && adaptive)
     p.msr_writes.push_back({msr_pebs_data_cfg, "MSR_PEBS_DATA_CFG", pebs_data_cfg_memory_info,
@@ -341,7 +358,7 @@ Programming program(const Request& r) {
 
   if (any_pebs) {
     if (!r.period) p.notes.push_back(fmt::format("PEBS needs a period: sampling every {} events", default_pebs_period));
-    p.notes.push_back(fmt::format("precise_ip = {}: the PEBS record (format {}) carries EventingRIP, the eventing "
+    p.notes.push_back(fmt::format("precise_ip up to {}: the PEBS record (format {}) carries EventingRIP, the eventing "
                                   "instruction itself, and perf reports it for precise_ip >= 2; precise_ip = 1 "
                                   "reports R/EIP, the instruction after it{}",
                                   spec.perf_precise_ip, spec.pebs_record_format,

@@ -212,6 +212,9 @@ TEST_CASE("Sapphire Rapids load latency is led by mem-loads-aux", "[spr]") {
   CHECK(p.perf_events[1].attr.precise_ip == 2);
   CHECK(msr_value(p, 0x187) == (0xCD | 0x01 << 8 | usr | os | en | adaptive));
   CHECK(msr_value(p, 0x3F1) == 0x2);
+  // The auxiliary event counts on IA32_PMC0 beside it: USR, OS, EN, no INT.
+  CHECK(msr_value(p, 0x186) == (0x03 | 0x82 << 8 | usr | os | en));
+  CHECK(p.msr_writes.back().value == 0x3);  // IA32_PERF_GLOBAL_CTRL: IA32_PMC0 and IA32_PMC1
 }
 
 TEST_CASE("Ice Lake INST_RETIRED.PREC_DIST samples on fixed counter 0", "[icl]") {
