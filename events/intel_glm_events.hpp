@@ -9,7 +9,7 @@
 // / Table 18-19), Intel's perfmon event data for GOLDMONT (Linux
 // tools/perf/pmu-events/arch/x86/goldmont/*.json, "PEBS": "2") and
 // libpfm4's `glm` PMU. Where they disagree the row says which one it
-// follows and why. tests/backends/intel_atom/libpfm_test.cpp checks every
+// follows and why. tests/backends/intel_core/libpfm_test.cpp checks every
 // row libpfm4 knows against libpfm4's own encoding at run time.
 //
 // Counters: four general-purpose counters (IA32_PMC0-3), any row on any of
@@ -19,9 +19,9 @@
 // Predicates as in intel_slm_events.hpp: rows about one retired op have
 // one; cycles, stalls and front-end rows are count-only.
 //
-// Included once, by backends/intel_atom/events.cpp.
+// Included once, by backends/intel_core/events.cpp.
 
-inline constexpr AtomEventSpec intel_glm_event_table[] = {
+inline constexpr EventSpec intel_glm_event_table[] = {
     // Loads that retired after being blocked. ALL_BLOCK is the OR of the four
     // reasons the SDM names (it says "any reason"; these are the ones it
     // lists).

@@ -7,7 +7,7 @@
 // Events for the Silvermont Microarchitecture"), Intel's perfmon event data
 // for SILVERMONT (Linux tools/perf/pmu-events/arch/x86/silvermont/*.json)
 // and libpfm4's `slm` PMU. Where they disagree the row says which one it
-// follows and why. tests/backends/intel_atom/libpfm_test.cpp checks every
+// follows and why. tests/backends/intel_core/libpfm_test.cpp checks every
 // row libpfm4 knows against libpfm4's own encoding at run time.
 //
 // Counters: Silvermont has two general-purpose counters (IA32_PMC0-1) and
@@ -20,9 +20,9 @@
 // none: they are count-only. Rows that count retired ops without PEBS keep
 // their predicate (it says what they count) but give no precise sample.
 //
-// Included once, by backends/intel_atom/events.cpp.
+// Included once, by backends/intel_core/events.cpp.
 
-inline constexpr AtomEventSpec intel_slm_event_table[] = {
+inline constexpr EventSpec intel_slm_event_table[] = {
     // Loads and stores re-issued from the RehabQ (the memory reissue queue).
     {.event = 0x03, .umask = 0x01, .name = "REHABQ.LD_BLOCK_ST_FORWARD", .counters = pmc0_1, .precise = true,
      .predicate = "load & stlf.blocked",

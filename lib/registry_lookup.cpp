@@ -77,6 +77,32 @@ std::optional<IntelCode> perf_code(std::string_view t) {
   return code;
 }
 
+// perf's named cpu events for `perf mem`: mem-loads and mem-stores, bare
+// or as cpu/mem-loads,ldlat=30/. Which event each names on which core is
+// the kernel's (arch/x86/events/intel/core.c: mem_ld_hsw
+// "event=0xcd,umask=0x1,ldlat=3" on Skylake and later; mem_st_hsw
+// "event=0xd0,umask=0x82" on Skylake and Ice Lake, mem_st_spr
+// "event=0xcd,umask=0x2" on Sapphire Rapids).
+struct NamedPerfEvent {
+  std::string_view name, backend;
+  IntelCode code;
+};
+constexpr NamedPerfEvent perf_named_events[] = {
+    {"mem-loads", "skylake", {0xCD, 0x01}},       {"mem-loads", "icelake", {0xCD, 0x01}},
+    {"mem-loads", "sapphirerapids", {0xCD, 0x01}}, {"mem-stores", "skylake", {0xD0, 0x82}},
+    {"mem-stores", "icelake", {0xD0, 0x82}},       {"mem-stores", "sapphirerapids", {0xCD, 0x02}},
+};
+
+// "mem-loads" of "mem-loads", "cpu/mem-loads/", "cpu/mem-loads,ldlat=30/"; "" otherwise.
+std::string_view perf_event_name(std::string_view t) {
+  if (const auto slash = t.find('/'); slash != std::string_view::npos && t.ends_with("/"))
+    t = t.substr(slash + 1, t.size() - slash - 2);
+  t = t.substr(0, t.find(','));
+  for (const NamedPerfEvent& n : perf_named_events)
+    if (n.name == t) return n.name;
+  return {};
+}
+
 // "0xE6:0x01", "e6:01", "E6H:01H".
 std::optional<IntelCode> sdm_code(std::string_view t) {
   const auto colon = t.find(':');
@@ -106,6 +132,9 @@ std::string_view backend_of_libpfm_pmu(std::string_view pmu) {
   if (pmu == "slm") return "silvermont";
   if (pmu == "glm") return "goldmont";
   if (pmu == "netburst" || pmu == "netburst_p") return "p4";
+  if (pmu == "skl" || pmu == "skx") return "skylake";
+  if (pmu == "icl" || pmu == "icx") return "icelake";
+  if (pmu == "spr") return "sapphirerapids";
   if (pmu == "amd64_fam17h_zen1") return "zen1";
   if (pmu == "amd64_fam17h_zen2") return "zen2";
   if (pmu == "amd64_fam19h_zen3") return "zen3";
@@ -134,9 +163,22 @@ std::vector<const EventEntry*> Registry::lookup(std::string_view spelling) const
   const std::string key = name_key(t);
   const auto perf = perf_code(t);
   const auto sdm = sdm_code(t);
+  const std::string_view perf_name = perf_event_name(t);
   std::vector<const EventEntry*> out;
   for (const BackendInfo& b : backends_) {
     if (!backend.empty() && b.name != backend) continue;
+    if (!perf_name.empty()) {
+      // The first row of the code: the table's own order (for mem-loads
+      // the lowest threshold; the programmer takes any).
+      for (const NamedPerfEvent& n : perf_named_events)
+        if (n.name == perf_name && n.backend == b.name)
+          for (const EventEntry& e : b.events())
+            if (has_code(e, n.code)) {
+              out.push_back(&e);
+              break;
+            }
+      continue;
+    }
     for (const EventEntry& e : b.events()) {
       const std::string name = name_key(e.name);
       // A P4 event named with its mask bits (replay_event:NBOGUS) is the event.

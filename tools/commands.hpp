@@ -21,7 +21,7 @@ void add_emulate_command(CLI::App& app);
 void add_completion_command(CLI::App& app);
 
 void add_program_ibs_commands(CLI::App& program);
-void add_program_atom_commands(CLI::App& program);
+void add_program_intel_core_commands(CLI::App& program);
 void add_program_p4_commands(CLI::App& program);
 void add_program_zen_commands(CLI::App& program);
 

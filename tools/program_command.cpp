@@ -55,7 +55,7 @@ void add_program_command(CLI::App& app) {
       "program", "Turn a sampling request into the MSR writes and the Linux perf_event_attr that set it up");
   program->require_subcommand(1);
   add_program_ibs_commands(*program);
-  add_program_atom_commands(*program);
+  add_program_intel_core_commands(*program);
   add_program_p4_commands(*program);
   add_program_zen_commands(*program);
 }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/amd_core/events.hpp>    // parse_generation
-#include <tagop/intel_atom/events.hpp>  // pmu_spec, parse_microarchitecture
+#include <tagop/intel_core/events.hpp>  // pmu_spec, parse_microarchitecture
 
 namespace tagop::compare {
 
@@ -11,9 +11,9 @@ std::string address_precision(const EventEntry& e) {
   if (e.backend == "amd-ibs")
     return e.kind == SampleKind::fetch ? "fetch address (a fetch block, branch target or fall-through)"
                                        : "exact instruction (IBS reports the tagged op's own address)";
-  if (const auto uarch = intel_atom::parse_microarchitecture(e.backend)) {
+  if (const auto uarch = intel_core::parse_microarchitecture(e.backend)) {
     if (!e.precise) return "none precise (counter overflow interrupt: skid)";
-    const intel_atom::AtomPmuSpec& spec = intel_atom::pmu_spec(*uarch);
+    const intel_core::PmuSpec& spec = intel_core::pmu_spec(*uarch);
     return spec.pebs_eventing_ip ? "exact instruction (PEBS EventingRIP; R/EIP is the next instruction)"
                                  : "next instruction (PEBS R/EIP)";
   }

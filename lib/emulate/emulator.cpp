@@ -13,7 +13,7 @@
 #include <tagop/emulate/process_code.hpp>       // ProcessCode
 #include <tagop/emulate/valgrind_trace.hpp>     // ValgrindTrace
 #include <tagop/error.hpp>                      // Error
-#include <tagop/intel_atom/programmer.hpp>      // program, AtomRequest
+#include <tagop/intel_core/programmer.hpp>      // program, Request
 #include <tagop/perf_data_writer.hpp>           // PerfDataWriter
 #include <tagop/registry.hpp>                   // Registry
 #include <tagop/replacing_file.hpp>             // ReplacingFile
@@ -48,8 +48,8 @@ class PeriodicSampler {
   std::mt19937_64 random_;
 };
 
-intel_atom::Microarchitecture atom_of(const MicroarchSpec& m) {
-  return m.name == "goldmont" ? intel_atom::Microarchitecture::goldmont : intel_atom::Microarchitecture::silvermont;
+intel_core::Microarchitecture atom_of(const MicroarchSpec& m) {
+  return m.name == "goldmont" ? intel_core::Microarchitecture::goldmont : intel_core::Microarchitecture::silvermont;
 }
 
 std::string comm_of(const std::vector<std::string>& command) {
@@ -153,14 +153,14 @@ class ModelRun {
   void open_pebs(const std::string& path, const EmulateOptions& o) {
     pebs_period_ = o.pebs_period ? o.pebs_period : o.period;
     const auto uarch = atom_of(spec_);
-    const auto& pmu = intel_atom::pmu_spec(uarch);
+    const auto& pmu = intel_core::pmu_spec(uarch);
     std::vector<perf_data::WriterEvent> events;
     const std::vector<std::string> names = o.pebs_events.empty() ? default_pebs_events(spec_) : o.pebs_events;
     for (const std::string& name : names) {
-      const intel_atom::AtomEventSpec& e = intel_atom::require_event(uarch, name);
+      const intel_core::EventSpec& e = intel_core::require_event(uarch, name);
       // The attr the programmer makes for this event alone: the hardware
       // has one PEBS counter, so each event would be its own run there.
-      const Programming p = intel_atom::program({.uarch = uarch, .events = {{.event = name, .pebs = true}},
+      const Programming p = intel_core::program({.uarch = uarch, .events = {{.event = name, .pebs = true}},
                                                  .period = pebs_period_});
       const Predicate predicate = Predicate::parse(e.predicate);
       const ConditionSet modelled = CoreModel::modelled(SampleKind::op);

@@ -134,6 +134,9 @@ def main():
                 "program silvermont MEM_UOPS_RETIRED.L2_HIT_LOADS --pebs --period 20000 --user",
                 "program goldmont d1:08 INST_RETIRED.ANY --pebs --period 1000",
                 "program p4 1stL_cache_load_miss_retired --pebs --period 4096",
+                "program skylake MEM_LOAD_RETIRED.L2_MISS --pebs --period 10007",
+                "program icelake mem-loads --pebs --ldlat 30",
+                "program sapphirerapids MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4 --pebs --ldlat 30",
                 "program zen4 ex_ret_brn_misp 0x28F:0x04 --period 100003 --user"]
     for args in programs:
         check_json(args, "tagop.program/1")
@@ -141,8 +144,8 @@ def main():
 
     listed = check_json("events list", "tagop.events.list/1")
     backends = sorted({e["backend"] for e in listed["events"]}) if listed else []
-    if backends != ["amd-ibs", "goldmont", "p4", "silvermont", "zen1", "zen2", "zen3", "zen4"]:
-        fail("events list", f"backends {backends}, expected the eight tables")
+    if backends != ["amd-ibs", "goldmont", "icelake", "p4", "sapphirerapids", "silvermont", "skylake", "zen1", "zen2", "zen3", "zen4"]:
+        fail("events list", f"backends {backends}, expected the eleven tables")
     for b in backends:
         one = check_json(f"events list --backend {b}", "tagop.events.list/1")
         if one and not one["events"]:

@@ -8,6 +8,7 @@
 #include <algorithm>  // std::all_of
 #include <set>        // std::set
 #include <string>     // std::string
+#include <string_view>  // std::string_view
 
 #include <tagop/error.hpp>
 #include <tagop/event_search.hpp>
@@ -62,8 +63,17 @@ TEST_CASE("search_events: every word must match, name words first", "[lookup][ev
   }
   // A prefix of a name's word scores 7: "baclear" of "baclears".
   const auto prefix = tagop::search_events("baclear");
-  REQUIRE(prefix.size() == 6);  // .ALL, .RETURN, .COND of each
-  CHECK(std::all_of(prefix.begin(), prefix.end(), [](const tagop::SearchHit& h) { return h.score == 7; }));
+  // .ALL, .RETURN, .COND of each Atom table, BACLEARS.ANY of each big core,
+  // and Sapphire Rapids' INT_MISC.UNKNOWN_BRANCH_CYCLES by its description
+  // ("Bubble cycles of BAClear"), below the names.
+  REQUIRE(prefix.size() == 10);
+  for (const tagop::SearchHit& h : prefix) {
+    INFO(h.entry->name);
+    if (std::string_view(h.entry->name).starts_with("BACLEARS."))
+      CHECK(h.score == 7);
+    else
+      CHECK(h.score < 7);
+  }
   CHECK(tagop::search_events("").empty());
 }
 

@@ -42,7 +42,12 @@ TEST_CASE("the backend is the one whose tables fit the processor", "[host]") {
   CHECK(check("AuthenticAMD", 0x19, 1).backend == "amd-ibs");
   CHECK(check("HygonGenuine", 0x18, 0).backend == "amd-ibs");
   CHECK(check("AuthenticAMD", 0x10, 2).tables == "IBS register layouts and derived events for family 0x10");
-  for (const auto& none : {check("AuthenticAMD", 0x14, 1), check("AuthenticAMD", 0xF, 0x41), check("GenuineIntel", 6, 0x55)}) {
+  // perfmon's mapfile: 06_55H Skylake-SP/Cascade Lake, 06_6AH Ice Lake-SP,
+  // 06_8FH Sapphire Rapids; 06_97H (Alder Lake, hybrid) has no table.
+  CHECK(check("GenuineIntel", 6, 0x55).backend == "skylake");
+  CHECK(check("GenuineIntel", 6, 0x6A).backend == "icelake");
+  CHECK(check("GenuineIntel", 6, 0x8F).backend == "sapphirerapids");
+  for (const auto& none : {check("AuthenticAMD", 0x14, 1), check("AuthenticAMD", 0xF, 0x41), check("GenuineIntel", 6, 0x97)}) {
     CHECK(none.backend.empty());
     CHECK(says(none, "tagop has no table for"));
   }

@@ -32,7 +32,11 @@ _tagop() {
         COMPREPLY=($(compgen -W "$(${COMP_WORDS[0]} events names 2>/dev/null)" -- "$cur"))
       fi ;;
     program)
-      [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "ibs-fetch ibs-op p4 silvermont goldmont zen1 zen2 zen3 zen4" -- "$cur")) ;;
+      if [[ $COMP_CWORD -eq 2 ]]; then
+        COMPREPLY=($(compgen -W "ibs-fetch ibs-op p4 silvermont goldmont skylake icelake sapphirerapids zen1 zen2 zen3 zen4" -- "$cur"))
+      elif [[ $cur == -* && $sub =~ ^(skylake|icelake|sapphirerapids)$ ]]; then
+        COMPREPLY=($(compgen -W "--pebs --period --user --kernel --ldlat --format --json --help" -- "$cur"))
+      fi ;;
     decode)
       [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "ibs-fetch ibs-op" -- "$cur")) ;;
     completion)

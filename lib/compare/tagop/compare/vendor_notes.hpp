@@ -24,7 +24,7 @@ std::string sample_meaning(const EventEntry& e);
 
 /// IBS sample counts and event counts are not the same unit (seed 001).
 inline constexpr const char* never_mix_caveat =
-    "IBS-derived sample counts and event counts (P4 tagging, Silvermont/Goldmont counters and PEBS, Zen core counters) come "
+    "IBS-derived sample counts and event counts (P4 tagging, Intel core counters and PEBS, Zen core counters) come "
     "from different sampling bases: never add, subtract or divide one by the other, and do not read fewer "
     "IBS samples as 'better' than more event samples for the same condition (AMD CodeAnalyst).";
 

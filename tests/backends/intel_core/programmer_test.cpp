@@ -6,10 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <tagop/error.hpp>                  // Error
-#include <tagop/intel_atom/programmer.hpp>  // program
+#include <tagop/intel_core/programmer.hpp>  // program
 
 using namespace tagop;
-using namespace tagop::intel_atom;
+using namespace tagop::intel_core;
 
 namespace {
 
@@ -22,14 +22,14 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> writes(const Programming& p
   return out;
 }
 
-AtomRequest request(Microarchitecture uarch, std::vector<AtomEventRequest> events) {
-  AtomRequest r;
+Request request(Microarchitecture uarch, std::vector<EventRequest> events) {
+  Request r;
   r.uarch = uarch;
   r.events = std::move(events);
   return r;
 }
 
-std::string refusal(const AtomRequest& r) {
+std::string refusal(const Request& r) {
   try {
     program(r);
   } catch (const Error& e) {
@@ -43,7 +43,7 @@ using W = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
 }  // namespace
 
 TEST_CASE("Silvermont PEBS sample of L2-hit loads", "[slm]") {
-  AtomRequest r = request(Microarchitecture::silvermont, {{.event = "MEM_UOPS_RETIRED.L2_HIT_LOADS", .pebs = true}});
+  Request r = request(Microarchitecture::silvermont, {{.event = "MEM_UOPS_RETIRED.L2_HIT_LOADS", .pebs = true}});
   r.period = 10000;
   const Programming p = program(r);
   // PMC0 counts up from 2^40 - 10000 (40-bit counters); the PEBS counter
@@ -72,7 +72,7 @@ TEST_CASE("PEBS without a period samples every default_pebs_period events", "[sl
 }
 
 TEST_CASE("Silvermont counting with fixed counters, user only", "[slm]") {
-  AtomRequest r = request(Microarchitecture::silvermont,
+  Request r = request(Microarchitecture::silvermont,
                           {{.event = "c4:7e"}, {.event = "INST_RETIRED.ANY"}, {.event = "cpu_clk_unhalted.core"}});
   r.exclude_kernel = true;
   const Programming p = program(r);
@@ -97,7 +97,7 @@ TEST_CASE("Silvermont counting with fixed counters, user only", "[slm]") {
 }
 
 TEST_CASE("Goldmont fixed-counter sampling, kernel only", "[glm]") {
-  AtomRequest r = request(Microarchitecture::goldmont, {{.event = "CPU_CLK_UNHALTED.REF_TSC"}});
+  Request r = request(Microarchitecture::goldmont, {{.event = "CPU_CLK_UNHALTED.REF_TSC"}});
   r.exclude_user = true;
   r.period = 1000;
   const Programming p = program(r);
@@ -111,7 +111,7 @@ TEST_CASE("Goldmont fixed-counter sampling, kernel only", "[glm]") {
 }
 
 TEST_CASE("Goldmont: the PEBS event takes IA32_PMC0, the rest follow", "[glm]") {
-  AtomRequest r = request(Microarchitecture::goldmont, {{.event = "UOPS_ISSUED.ANY"},
+  Request r = request(Microarchitecture::goldmont, {{.event = "UOPS_ISSUED.ANY"},
                                                         {.event = "MACHINE_CLEARS.ALL"},
                                                         {.event = "MEM_LOAD_UOPS_RETIRED.L1_MISS", .pebs = true},
                                                         {.event = "PAGE_WALKS.CYCLES"}});
@@ -194,7 +194,7 @@ TEST_CASE("Requests the hardware cannot do are refused with the reason", "[slm][
                                    {.event = "b7:01", .offcore_response = 2}})),
              Contains("two events need MSR_OFFCORE_RSP_0"));
   // Periods, privilege, names.
-  AtomRequest r = request(slm, {{.event = "ICACHE.HIT"}});
+  Request r = request(slm, {{.event = "ICACHE.HIT"}});
   r.period = 0;
   CHECK_THAT(refusal(r), Contains("period 0 is out of range: 1 to 2147483647"));
   r.period = std::uint64_t{1} << 31;

@@ -1,15 +1,15 @@
-#include <tagop/intel_atom/backend.hpp>
+#include <tagop/intel_core/backend.hpp>
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/intel_atom/events.hpp>      // event_entries, pmu_spec
-#include <tagop/intel_atom/programmer.hpp>  // program
+#include <tagop/intel_core/events.hpp>      // event_entries, pmu_spec
+#include <tagop/intel_core/programmer.hpp>  // program
 
-namespace tagop::intel_atom {
+namespace tagop::intel_core {
 
 void register_backends(Registry& registry) {
-  for (const Microarchitecture uarch : {Microarchitecture::silvermont, Microarchitecture::goldmont}) {
-    const AtomPmuSpec& spec = pmu_spec(uarch);
+  for (const Microarchitecture uarch : all_microarchitectures) {
+    const PmuSpec& spec = pmu_spec(uarch);
     registry.add(BackendInfo{
         .name = spec.backend,
         .title = spec.title,
@@ -17,7 +17,7 @@ void register_backends(Registry& registry) {
         .events = [uarch] { return event_entries(uarch); },
         .program =
             [uarch](const EventEntry& e, std::string_view, const ProgramOptions& o) {
-              AtomRequest request;
+              Request request;
               request.uarch = uarch;
               request.events.push_back({.event = std::string(e.name), .pebs = e.precise, .offcore_response = {}});
               request.exclude_user = o.exclude_user;
@@ -39,4 +39,4 @@ void register_backends(Registry& registry) {
   }
 }
 
-}  // namespace tagop::intel_atom
+}  // namespace tagop::intel_core

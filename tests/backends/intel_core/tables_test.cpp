@@ -8,28 +8,28 @@
 #include <catch2/catch.hpp>
 
 #include <tagop/error.hpp>               // Error
-#include <tagop/intel_atom/events.hpp>   // the tables
+#include <tagop/intel_core/events.hpp>   // the tables
 #include <tagop/predicate.hpp>           // Predicate
 #include <tagop/registry.hpp>            // Registry
 
 using namespace tagop;
-using namespace tagop::intel_atom;
+using namespace tagop::intel_core;
 
 namespace {
 
 // Architectural rows carry the SDM Table 19-1 names, which have spaces.
-bool architectural(const AtomEventSpec& e) { return e.name.find(' ') != std::string_view::npos; }
-bool fixed(const AtomEventSpec& e) { return e.fixed_counter >= 0; }
-bool table_row(const AtomEventSpec& e) { return !architectural(e) && !fixed(e); }
+bool architectural(const EventSpec& e) { return e.name.find(' ') != std::string_view::npos; }
+bool fixed(const EventSpec& e) { return e.fixed_counter >= 0; }
+bool table_row(const EventSpec& e) { return !architectural(e) && !fixed(e); }
 
 std::set<std::string> precise_table_rows(Microarchitecture uarch) {
   std::set<std::string> out;
-  for (const AtomEventSpec& e : pmu_spec(uarch).events)
+  for (const EventSpec& e : pmu_spec(uarch).events)
     if (table_row(e) && e.precise) out.emplace(e.name);
   return out;
 }
 
-std::size_t count(Microarchitecture uarch, bool (*pred)(const AtomEventSpec&)) {
+std::size_t count(Microarchitecture uarch, bool (*pred)(const EventSpec&)) {
   const auto events = pmu_spec(uarch).events;
   return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), pred));
 }
@@ -93,10 +93,10 @@ TEST_CASE("Goldmont table size and PEBS set follow the SDM", "[glm]") {
 
 TEST_CASE("Every row is well formed", "[slm][glm]") {
   for (const auto uarch : {Microarchitecture::silvermont, Microarchitecture::goldmont}) {
-    const AtomPmuSpec& spec = pmu_spec(uarch);
+    const PmuSpec& spec = pmu_spec(uarch);
     const std::uint8_t all_general = uarch == Microarchitecture::silvermont ? 0x3 : 0xF;
     std::set<std::string_view> names;
-    for (const AtomEventSpec& e : spec.events) {
+    for (const EventSpec& e : spec.events) {
       INFO(spec.backend << " " << e.name);
       CHECK(names.insert(e.name).second);
       CHECK(!e.description.empty());
@@ -120,8 +120,8 @@ TEST_CASE("Every row is well formed", "[slm][glm]") {
 }
 
 TEST_CASE("PMU facts: counters and PEBS", "[slm][glm]") {
-  const AtomPmuSpec& slm = pmu_spec(Microarchitecture::silvermont);
-  const AtomPmuSpec& glm = pmu_spec(Microarchitecture::goldmont);
+  const PmuSpec& slm = pmu_spec(Microarchitecture::silvermont);
+  const PmuSpec& glm = pmu_spec(Microarchitecture::goldmont);
   CHECK(slm.general_counters == 2);
   CHECK(glm.general_counters == 4);
   CHECK(slm.counter_width == 40);
@@ -188,13 +188,13 @@ TEST_CASE("PERFEVTSEL and perf raw config bits", "[slm][glm]") {
 
 TEST_CASE("The registry publishes both tables", "[slm][glm]") {
   for (const auto uarch : {Microarchitecture::silvermont, Microarchitecture::goldmont}) {
-    const AtomPmuSpec& spec = pmu_spec(uarch);
+    const PmuSpec& spec = pmu_spec(uarch);
     const BackendInfo* b = Registry::builtin().find(spec.backend);
     REQUIRE(b != nullptr);
     const auto entries = b->events();
     REQUIRE(entries.size() == spec.events.size());
     for (std::size_t i = 0; i < entries.size(); ++i) {
-      const AtomEventSpec& e = spec.events[i];
+      const EventSpec& e = spec.events[i];
       CHECK(entries[i].name == e.name);
       CHECK(entries[i].mechanism == (e.precise ? Mechanism::precise_event : Mechanism::count_only));
       CHECK(entries[i].precise == e.precise);

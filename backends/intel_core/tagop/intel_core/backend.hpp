@@ -6,10 +6,10 @@
 #include <tagop/registry.hpp>  // Registry
 
 namespace tagop TAGOP_API {
-namespace intel_atom {
+namespace intel_core {
 
 /// Adds the "silvermont" and "goldmont" backends (their event tables) to the registry.
 void register_backends(Registry& registry);
 
-}  // namespace intel_atom
+}  // namespace intel_core
 }  // namespace tagop
