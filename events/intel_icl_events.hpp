@@ -271,7 +271,10 @@ inline constexpr EventSpec intel_icl_event_table[] = {
     {.event = 0xC9, .umask = 0x80, .name = "RTM_RETIRED.ABORTED_EVENTS", .counters = 0xFF, .description = "Number of times an RTM execution aborted due to none of the previous 3 categories (e.g. interrupt)"},
     {.event = 0xCC, .umask = 0x20, .name = "MISC_RETIRED.LBR_INSERTS", .counters = 0xFF, .description = "Increments whenever there is an update to the LBR array."},
     {.event = 0xCC, .umask = 0x40, .name = "MISC_RETIRED.PAUSE_INST", .counters = 0xFF, .description = "Number of retired PAUSE instructions. This event is not supported on first SKL and KBL products."},
-    {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", .counters = 0xFF, .precise = true, .ldlat = 4, .predicate = "load", .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 4 cycles."},
+    // No predicate, as every LOAD_LATENCY row: loads above a latency threshold, which no condition
+    // states (a "load" predicate made compare call it every load); perf mem samples take their
+    // conditions from the data source (read_data_src).
+    {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", .counters = 0xFF, .precise = true, .ldlat = 4, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 4 cycles."},
     {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_8", .counters = 0xFF, .precise = true, .ldlat = 8, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 8 cycles."},
     {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_16", .counters = 0xFF, .precise = true, .ldlat = 16, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 16 cycles."},
     {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", .counters = 0xFF, .precise = true, .ldlat = 32, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 32 cycles."},

@@ -310,7 +310,10 @@ inline constexpr EventSpec intel_spr_event_table[] = {
     {.event = 0xCB, .umask = 0x02, .name = "HW_INTERRUPTS.MASKED", .counters = 0xFF, .description = "HW_INTERRUPTS.MASKED"},
     {.event = 0xCB, .umask = 0x04, .name = "HW_INTERRUPTS.PENDING_AND_MASKED", .counters = 0xFF, .description = "HW_INTERRUPTS.PENDING_AND_MASKED"},
     {.event = 0xCC, .umask = 0x20, .name = "MISC_RETIRED.LBR_INSERTS", .counters = 0xFF, .description = "Increments whenever there is an update to the LBR array."},
-    {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", .counters = 0xFE, .precise = true, .ldlat = 4, .predicate = "load", .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 4 cycles."},
+    // No predicate, as every LOAD_LATENCY row: loads above a latency threshold, which no condition
+    // states (a "load" predicate made compare call it every load); perf mem samples take their
+    // conditions from the data source (read_data_src).
+    {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", .counters = 0xFE, .precise = true, .ldlat = 4, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 4 cycles."},
     {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_8", .counters = 0xFE, .precise = true, .ldlat = 8, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 8 cycles."},
     {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_16", .counters = 0xFE, .precise = true, .ldlat = 16, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 16 cycles."},
     {.event = 0xCD, .umask = 0x01, .name = "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", .counters = 0xFE, .precise = true, .ldlat = 32, .description = "Counts randomly selected loads when the latency from first dispatch to completion is greater than 32 cycles."},

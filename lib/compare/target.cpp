@@ -21,7 +21,13 @@ bool is_fetch_condition(std::string_view name) {
 
 }  // namespace
 
-bool has_op_predicate(const EventEntry& e) { return !e.predicate.empty() || e.mechanism != Mechanism::count_only; }
+// A sampling or tagging event without a predicate takes every op (IBS's
+// "all op samples"); a PEBS event without one is an event the model cannot
+// state (FRONTEND_RETIRED, a load-latency threshold), not every op.
+bool has_op_predicate(const EventEntry& e) {
+  return !e.predicate.empty() || e.mechanism == Mechanism::instruction_sampling ||
+         e.mechanism == Mechanism::at_retirement_tagging;
+}
 
 Predicate effective_predicate(const EventEntry& e) {
   const Predicate kind = Predicate::parse(e.kind == SampleKind::fetch ? "fetch" : "op");

@@ -21,8 +21,10 @@
 namespace tagop TAGOP_API {
 namespace compare {
 
-/// Whether the entry names a set of ops (a predicate), so that it can be
-/// compared with other events; a counter of occurrences cannot.
+/// Whether the entry names a set of ops (a predicate, or every op of an
+/// instruction-sampling or tagging mechanism), so that it can be compared
+/// with other events; a counter of occurrences cannot, nor a precise event
+/// whose condition the model cannot state.
 bool has_op_predicate(const EventEntry& e);
 
 /// The entry's predicate with its kind made explicit ("fetch & ..." or
