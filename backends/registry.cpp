@@ -3,6 +3,7 @@
 #include <tagop/registry.hpp>
 
 #include <tagop/amd_ibs/backend.hpp>  // amd_ibs::register_backend
+#include <tagop/arm_spe/backend.hpp>  // arm_spe::register_backend
 #include <tagop/intel_atom/backend.hpp>  // intel_atom::register_backends
 #include <tagop/intel_p4/backend.hpp>  // intel_p4::register_backend
 
@@ -12,6 +13,7 @@ void register_builtin_backends(Registry& registry) {
   amd_ibs::register_backend(registry);
   intel_atom::register_backends(registry);
   intel_p4::register_backend(registry);
+  arm_spe::register_backend(registry);
 }
 
 }  // namespace tagop

@@ -16,6 +16,7 @@ std::string address_precision(const EventEntry& e) {
     return spec.pebs_eventing_ip ? "exact instruction (PEBS EventingRIP; R/EIP is the next instruction)"
                                  : "next instruction (PEBS R/EIP)";
   }
+  if (e.backend == "arm-spe") return "exact instruction (SPE's PC packet is the sampled operation's own address)";
   if (e.backend == "p4")
     return e.precise ? "next instruction (P4 PEBS records the state after the tagged uop's instruction retired)"
                      : "none (counter overflow interrupt: skid)";

@@ -140,8 +140,8 @@ def main():
 
     listed = check_json("events list", "tagop.events.list/1")
     backends = sorted({e["backend"] for e in listed["events"]}) if listed else []
-    if backends != ["amd-ibs", "goldmont", "p4", "silvermont"]:
-        fail("events list", f"backends {backends}, expected the four tables")
+    if backends != ["amd-ibs", "arm-spe", "goldmont", "p4", "silvermont"]:
+        fail("events list", f"backends {backends}, expected the five tables")
     for b in backends:
         one = check_json(f"events list --backend {b}", "tagop.events.list/1")
         if one and not one["events"]:
