@@ -19,6 +19,7 @@ void add_diff_command(CLI::App& app);
 void add_cpu_command(CLI::App& app);
 void add_emulate_command(CLI::App& app);
 void add_completion_command(CLI::App& app);
+void add_spe_command(CLI::App& app);
 
 void add_program_ibs_commands(CLI::App& program);
 void add_program_atom_commands(CLI::App& program);
