@@ -178,7 +178,7 @@ struct LostRecord {
 
 /// PERF_RECORD_AUXTRACE_INFO: which AUX trace the file holds.
 struct AuxtraceInfoRecord {
-  std::uint64_t offset = 0;
+  std::uint64_t offset = 0;  ///< of the record in the file
   std::uint32_t type = 0;  ///< perf's enum auxtrace_type: 4 is Arm SPE
   std::span<const std::byte> priv;  ///< the private u64s, as recorded (perf's arm-spe.h: PMU type, per-CPU mmaps)
 };
@@ -187,9 +187,10 @@ struct AuxtraceInfoRecord {
 struct AuxtraceRecord {
   std::uint64_t offset = 0;      ///< of the record in the file
   std::uint64_t aux_offset = 0;  ///< where the piece begins in its AUX buffer's stream
-  std::uint64_t reference = 0;
+  std::uint64_t reference = 0;   ///< perf's reference of the piece (a TSC or a count), not used here
   std::uint32_t idx = 0;         ///< the AUX buffer's (mmap's) index
-  std::uint32_t tid = 0, cpu = 0;  ///< whose it is; 0xFFFFFFFF: any
+  std::uint32_t tid = 0;         ///< the thread whose it is; 0xFFFFFFFF: any
+  std::uint32_t cpu = 0;         ///< the CPU whose buffer it is; 0xFFFFFFFF: any
   std::span<const std::byte> data;  ///< the trace bytes (with perf record's padding to 8 bytes)
 };
 
