@@ -21,7 +21,7 @@ struct SpeEventSpec {
   std::string_view perf_event;   ///< perf's --itrace event with the same samples ("l1d-miss"), or ""
   std::string_view predicate;    ///< over every SPE sample
   std::string_view sums;         ///< a measure name, or "" for a count
-  std::string_view description;
+  std::string_view description;  ///< what it counts, in words
 };
 
 /// The table, in its order.

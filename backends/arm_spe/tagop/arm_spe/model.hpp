@@ -40,9 +40,9 @@ enum class DataSourceEncoding : std::uint8_t {
 
 /// One value of an encoding, with the conditions it proves.
 struct DataSourceRow {
-  std::uint16_t value;
+  std::uint16_t value;           ///< the data source packet's payload
   std::string_view name;         ///< "DRAM"
-  std::string_view description;
+  std::string_view description;  ///< where the data came from, in words
   bool beyond_l2;                ///< the data came from past the core's own L2 (l2.miss, nb.valid)
   ConditionSet sources;          ///< the src.* conditions it proves
 };
@@ -60,7 +60,7 @@ DataSourceEncoding data_source_encoding_for_midr(std::uint64_t midr);
 
 /// What the mapping needs to know besides the record.
 struct MappingOptions {
-  DataSourceEncoding data_source = DataSourceEncoding::unknown;
+  DataSourceEncoding data_source = DataSourceEncoding::unknown;  ///< how to read data source packets
 };
 
 /// The record as a model sample (kind op). Conditions outside `observed`

@@ -50,7 +50,7 @@ std::string_view packet_type_name(PacketType type);
 /// `(b & mask) == value`. Address and counter headers may also come after
 /// an extended-header byte (0x20-0x23), which adds two high index bits.
 struct HeaderLayout {
-  PacketType type;
+  PacketType type;            ///< what a header of this format starts
   std::uint8_t mask;          ///< the bits that identify the type
   std::uint8_t value;         ///< their value
   std::uint8_t index_mask;    ///< the bits of the header that are the packet's index (0: none)
@@ -88,7 +88,7 @@ enum OperationClass : std::uint8_t {
 struct Packet {
   std::size_t offset = 0;      ///< of the header in the buffer
   std::size_t size = 0;        ///< header and payload, in bytes
-  PacketType type = PacketType::padding;
+  PacketType type = PacketType::padding;  ///< by its header
   std::uint8_t index = 0;      ///< address/counter index, context EL, op-type class
   std::uint8_t payload_size = 0;  ///< bytes: 0, 1, 2, 4 or 8
   std::uint64_t payload = 0;   ///< little-endian, as stored
@@ -103,7 +103,7 @@ struct PacketError {
 /// The packet at `bytes[offset]`, or the reason there is none. Never reads
 /// past the span.
 struct PacketOrError {
-  std::optional<Packet> packet;
+  std::optional<Packet> packet;  ///< the packet, when there is one
   PacketError error;  ///< when !packet
 };
 PacketOrError decode_packet(std::span<const std::byte> bytes, std::size_t offset);
@@ -111,14 +111,14 @@ PacketOrError decode_packet(std::span<const std::byte> bytes, std::size_t offset
 /// Every packet of a buffer, in order. A byte that starts no packet is
 /// reported and skipped (one byte, as perf does), and decoding goes on.
 struct PacketStream {
-  std::vector<Packet> packets;
-  std::vector<PacketError> errors;
+  std::vector<Packet> packets;      ///< in buffer order
+  std::vector<PacketError> errors;  ///< the bytes that started no packet, in buffer order
 };
 PacketStream decode_packets(std::span<const std::byte> bytes);
 
 /// One named bit of the events packet.
 struct EventBit {
-  std::uint8_t bit;
+  std::uint8_t bit;              ///< its bit in the payload
   std::string_view name;         ///< perf's name: "L1D-REFILL"
   std::string_view description;  ///< the Arm ARM's meaning
 };

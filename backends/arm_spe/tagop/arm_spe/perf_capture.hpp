@@ -49,6 +49,7 @@ struct SpeCaptureOptions {
 /// Writes a capture as perf record does for `-e arm_spe//`.
 class SpeCaptureWriter {
  public:
+  /// Creates the file: the arm_spe event's attr, then AUXTRACE_INFO.
   SpeCaptureWriter(const std::string& path, const SpeCaptureOptions& options);
   /// The underlying writer, for COMM, MMAP2 and the like.
   perf_data::PerfDataWriter& perf() { return writer_; }
@@ -56,8 +57,10 @@ class SpeCaptureWriter {
   /// on `cpu` while `tid` ran (0xFFFFFFFF: any, as perf writes for a
   /// system-wide recording).
   void buffer(std::span<const std::byte> packets, std::uint32_t tid, std::uint32_t cpu, std::uint32_t idx = 0);
+  /// Writes the features and the header (PerfDataWriter::finish).
   void finish() { writer_.finish(); }
 
+  /// The arm_spe event's id (PERF_SAMPLE_IDENTIFIER).
   static constexpr std::uint64_t event_id = 1;
 
  private:
@@ -76,7 +79,7 @@ struct SpeCaptureDecode {
   /// the tid from a Context packet where there is one, the pid from the
   /// thread's COMM record), in buffer and then stream order.
   std::vector<SpeRecord> records;
-  std::vector<Sample> samples;
+  std::vector<Sample> samples;  ///< samples[i] is records[i] in the model
   /// Damaged packets, each with the AUXTRACE record's file offset and the
   /// offset in its buffer: "AUX buffer 0 at file offset 4096: byte 17:
   /// unknown header byte 0x05".

@@ -37,8 +37,9 @@ enum class ConfigWord : std::uint8_t { config, config1, config2 };
 /// One term of the arm_spe PMU's format.
 struct FormatField {
   std::string_view name;  ///< "load_filter"
-  ConfigWord word;
-  std::uint8_t low, high;  ///< bits, inclusive
+  ConfigWord word;  ///< config, config1 or config2
+  std::uint8_t low = 0;   ///< the field's lowest bit
+  std::uint8_t high = 0;  ///< its highest bit (inclusive)
   std::string_view what;  ///< the register field it sets
 };
 
@@ -58,7 +59,8 @@ struct SpeRequest {
   bool jitter = true;             ///< randomise the interval a little (PMSIRR_EL1.RND), as perf's default
   bool timestamps = true;         ///< ts_enable
   bool physical_addresses = false;  ///< pa_enable (needs CAP_PERFMON or root)
-  bool exclude_user = false, exclude_kernel = false;  ///< privilege filters
+  bool exclude_user = false;    ///< sample kernel code only
+  bool exclude_kernel = false;  ///< sample user code only
 };
 
 /// The event for the arm_spe_0 PMU (attr.type its sysfs type here, or

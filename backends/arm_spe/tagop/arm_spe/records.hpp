@@ -24,10 +24,15 @@ namespace arm_spe {
 /// One sampled operation's packets, read.
 struct SpeRecord {
   std::size_t offset = 0;  ///< of its first packet in the buffer
-  std::optional<std::uint64_t> pc, branch_target, data_virtual, data_physical;  ///< canonical addresses
+  std::optional<std::uint64_t> pc;             ///< the op's instruction address (canonical_address)
+  std::optional<std::uint64_t> branch_target;  ///< a branch's target
+  std::optional<std::uint64_t> data_virtual;   ///< the access's virtual address (its tag removed)
+  std::optional<std::uint64_t> data_physical;  ///< the access's physical address
   unsigned pc_el = 0;     ///< the exception level the op ran at (PC packet)
   bool pc_ns = false;     ///< Non-secure state (PC packet)
-  std::optional<std::uint16_t> total_latency, issue_latency, translation_latency;  ///< cycles
+  std::optional<std::uint16_t> total_latency;        ///< cycles from dispatch to completion
+  std::optional<std::uint16_t> issue_latency;        ///< cycles from dispatch to issue
+  std::optional<std::uint16_t> translation_latency;  ///< cycles to translate the data address
   std::optional<std::uint64_t> context;  ///< CONTEXTIDR (the thread id, where the kernel writes it)
   std::optional<std::uint8_t> op_class;  ///< OperationClass
   std::uint8_t op_payload = 0;           ///< the op-type packet's payload (subclass bits)
@@ -48,8 +53,8 @@ struct SpeRecord {
 
 /// The records of a buffer, and the packets that could not be decoded.
 struct RecordStream {
-  std::vector<SpeRecord> records;
-  std::vector<PacketError> errors;
+  std::vector<SpeRecord> records;   ///< in buffer order
+  std::vector<PacketError> errors;  ///< the bytes that started no packet
   /// Packets that made no sense where they stood (an address packet with an
   /// index this decoder does not know), with their offsets.
   std::vector<PacketError> ignored;

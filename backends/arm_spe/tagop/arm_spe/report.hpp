@@ -31,17 +31,18 @@ struct SpeReportOptions {
 
 /// One instruction address's samples and its derived events.
 struct SpeReportRow {
-  std::uint64_t ip = 0;
-  std::uint64_t samples = 0;
+  std::uint64_t ip = 0;       ///< the instruction address
+  std::uint64_t samples = 0;  ///< samples there (that `where` selects)
   std::vector<QueryResult> events;  ///< by derived_event_table() index
 };
 
+/// An SPE capture's derived events.
 struct SpeReport {
   std::uint64_t records = 0;   ///< SPE records in the capture
   std::uint64_t selected = 0;  ///< of them, those `where` selects
-  std::uint32_t pmu_type = 0;
-  std::optional<std::uint64_t> midr;
-  DataSourceEncoding encoding = DataSourceEncoding::unknown;
+  std::uint32_t pmu_type = 0;  ///< the arm_spe PMU's type, from AUXTRACE_INFO
+  std::optional<std::uint64_t> midr;  ///< the recording processor's MIDR_EL1, where the file says
+  DataSourceEncoding encoding = DataSourceEncoding::unknown;  ///< how data sources were read
   std::vector<QueryResult> totals;  ///< by derived_event_table() index, over the selected samples
   std::vector<SpeReportRow> rows;   ///< most samples first
   std::vector<std::string> problems;  ///< damaged packets (decode_spe_capture's)
