@@ -19,7 +19,8 @@ const DataSourceRow neoverse_rows[] = {
     {0xA, "LOCAL-CLUSTER", "a cache of another core in the local cluster", true, {condition("src.cache")}},
     {0xB, "SYS-CACHE", "the system level cache (the system's L3)", true, {condition("src.l3")}},
     {0xC, "PEER-CLUSTER", "a cache in another cluster", true, {condition("src.cache")}},
-    {0xD, "REMOTE", "another socket (a cache or its memory)", true, {condition("src.remote")}},
+    {0xD, "REMOTE", "another socket (a cache or its memory)", true, {condition("src.remote")},
+     {condition("src.cache"), condition("src.l3"), condition("src.dram")}},
     {0xE, "DRAM", "local DRAM", true, {condition("src.dram")}},
 };
 
@@ -91,7 +92,9 @@ Sample to_sample(const SpeRecord& r, const MappingOptions& options) {
   // for stores; perf reads it only for loads too).
   if (r.is_load() && r.data_source) {
     if (const DataSourceRow* row = find_data_source(options.data_source, *r.data_source)) {
-      s.observed |= neoverse_observed;
+      ConditionSet observed = neoverse_observed;
+      observed.erase(row->undecided);
+      s.observed |= observed;
       s.conditions |= row->sources;
       s.conditions.set(condition("nb.valid"), row->beyond_l2);
       s.conditions.set(condition("l2.miss"), row->beyond_l2);

@@ -45,6 +45,7 @@ struct DataSourceRow {
   std::string_view description;  ///< where the data came from, in words
   bool beyond_l2;                ///< the data came from past the core's own L2 (l2.miss, nb.valid)
   ConditionSet sources;          ///< the src.* conditions it proves
+  ConditionSet undecided{};      ///< the src.* conditions it leaves open (REMOTE: a cache or memory)
 };
 
 /// The Neoverse encoding's rows.
