@@ -111,6 +111,11 @@ TEST_CASE("tagop spe totals derived events as the test wrote them", "[spe][cli]"
   CHECK(second != std::string::npos);
   CHECK(first < second);
 
+  // tagop report reads samples, not AUX data: it says where to go.
+  const RunResult report = run_tagop("report " + path);
+  CHECK(report.exit_code != 0);
+  CHECK_THAT(report.err, Catch::Contains("it holds Arm SPE data, which 'tagop spe " + path + "' reads"));
+
   const RunResult where = run_tagop("spe " + path + " --where 'load & !dc.miss'");
   CHECK_THAT(where.out, Catch::Contains("9 SPE records, 3 selected by 'load & !dc.miss'"));
   CHECK(total_of(where.out, "SPE load total latency") == "12");
