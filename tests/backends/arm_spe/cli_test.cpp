@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -14,6 +15,7 @@
 
 #include <tagop/arm_spe/perf_capture.hpp>
 #include <tagop/arm_spe/report.hpp>
+#include <tagop/error.hpp>
 #include <tagop/perf_data_writer.hpp>
 
 #include "../../run_command.hpp"
@@ -181,5 +183,33 @@ TEST_CASE("tagop spe on a capture without SPE data says so", "[spe][cli]") {
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.err, Catch::Contains("no Arm SPE data"));
   CHECK_THROWS_WITH(report_spe_capture(path), Catch::Contains("no Arm SPE data"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("SPE captures cut at any byte give records or a clear error", "[spe][cli]") {
+  const std::string path = write_known("whole");
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = temp_path("cut");
+  std::size_t decoded = 0, refused = 0;
+  for (std::size_t size = 0; size < bytes.size(); size += 3) {
+    std::ofstream(cut, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(size));
+    try {
+      const SpeCaptureDecode d = decode_spe_capture(cut);
+      CHECK(d.records.size() <= 9);
+      ++decoded;
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find(cut) != std::string::npos);
+      ++refused;
+    }
+  }
+  CHECK(refused > 0);
+  CHECK(decoded + refused == (bytes.size() + 2) / 3);
+  // The CLI says the same in words, with a non-zero exit and no crash.
+  std::ofstream(cut, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  const RunResult r = run_tagop("spe " + cut);
+  CHECK(r.exit_code < 128);
+  if (r.exit_code != 0) CHECK_THAT(r.err, Catch::StartsWith("tagop"));
+  std::filesystem::remove(cut);
   std::filesystem::remove(path);
 }
