@@ -23,6 +23,8 @@ perf_data::WriterEvent spe_event(const SpeCaptureOptions& o) {
   // the end, without converting the SPE timestamps to its clock.
   e.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU |
                        PERF_SAMPLE_PERIOD;
+  // perf record asks for the physical address with pa_enable (config bit 1).
+  if (o.config & 2) e.attr.sample_type |= PERF_SAMPLE_PHYS_ADDR;
   e.attr.read_format = PERF_FORMAT_ID;
   e.attr.disabled = 1;
   e.attr.sample_id_all = 1;

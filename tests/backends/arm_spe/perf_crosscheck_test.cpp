@@ -273,7 +273,8 @@ TEST_CASE("perf script's SPE memory samples have tagop's addresses latencies and
   const std::string path = temp_path("mem");
   std::uint64_t state = 0x3e3;
   {
-    SpeCaptureWriter w(path, {});
+    // pa_enable (config bit 1): perf record asks for PERF_SAMPLE_PHYS_ADDR then.
+    SpeCaptureWriter w(path, {.config = 2});
     w.perf().comm(4000, 4000, "spe-test");
     w.buffer(random_buffer(state, 1500).bytes, 4000, 0, 0);
     w.finish();
@@ -283,10 +284,11 @@ TEST_CASE("perf script's SPE memory samples have tagop's addresses latencies and
   for (const Sample& s : d.samples)
     if (s.conditions.contains(condition("load")) || s.conditions.contains(condition("store"))) memory.push_back(&s);
   const RunResult r =
-      run_shell(perf + " script -i " + path + " --itrace=M -F hw:ip,addr,weight,data_src 2>/dev/null");
+      run_shell(perf + " script -i " + path + " --itrace=M -F hw:ip,addr,weight,data_src,phys_addr 2>/dev/null");
   REQUIRE(r.exit_code == 0);
-  // "        7ffc0010      1a00101042 |OP LOAD|...|BLK  N/A             321           400100"
-  static const std::regex line(R"(^\s*([0-9a-f]+)\s+([0-9a-f]+) \|.*\|BLK\s+\S+\s+(\d+)\s+([0-9a-f]+)\s*$)");
+  // "        7ffc0010      1a00101042 |OP LOAD|...|BLK  N/A             321           400100        12345000"
+  static const std::regex line(
+      R"(^\s*([0-9a-f]+)\s+([0-9a-f]+) \|.*\|BLK\s+\S+\s+(\d+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s*$)");
   std::istringstream in(r.out);
   std::size_t i = 0;
   std::map<std::string, std::size_t> decided;
@@ -299,6 +301,8 @@ TEST_CASE("perf script's SPE memory samples have tagop's addresses latencies and
     CHECK(std::stoull(m[4], nullptr, 16) == ours.ip);
     CHECK(std::stoull(m[1], nullptr, 16) == ours.data_linear);
     CHECK(std::stoull(m[3]) == ours.measures[measure("op.total_latency").index]);
+    CHECK(std::stoull(m[5], nullptr, 16) == ours.data_physical);
+    CHECK(ours.data_physical != 0);
     const std::uint64_t data_src = std::stoull(m[2], nullptr, 16);
     const DataSrcReading theirs = read_data_src(data_src);
     ConditionSet compared = theirs.observed & ours.observed;
