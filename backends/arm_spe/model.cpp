@@ -33,6 +33,15 @@ const ConditionSet neoverse_observed{condition("src.cache"), condition("src.l3")
 
 std::span<const DataSourceRow> neoverse_data_sources() { return neoverse_rows; }
 
+ConditionSet observable_conditions() {
+  ConditionSet s{condition("op"), condition("load"), condition("store"), condition("branch"),
+                 condition("branch.conditional"), condition("branch.indirect"), condition("op.not_retired"),
+                 condition("branch.mispredicted"), condition("branch.taken"), condition("dc.miss"),
+                 condition("dtlb.l2_miss"), condition("l3.miss"), condition("mem.misaligned"), condition("src.remote"),
+                 condition("dc.lin_addr_valid"), condition("dc.phys_addr_valid")};
+  return s | neoverse_observed;
+}
+
 const DataSourceRow* find_data_source(DataSourceEncoding encoding, std::uint64_t value) {
   if (encoding != DataSourceEncoding::neoverse) return nullptr;
   for (const DataSourceRow& r : neoverse_rows)

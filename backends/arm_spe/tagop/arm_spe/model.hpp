@@ -59,6 +59,11 @@ const DataSourceRow* find_data_source(DataSourceEncoding encoding, std::uint64_t
 /// anything else: unknown).
 DataSourceEncoding data_source_encoding_for_midr(std::uint64_t midr);
 
+/// The conditions SPE op samples decide (with Neoverse data sources for
+/// loads): a predicate over these can be asked of the samples. Not
+/// dtlb.l1_miss, which only a walk decides.
+ConditionSet observable_conditions();
+
 /// What the mapping needs to know besides the record.
 struct MappingOptions {
   DataSourceEncoding data_source = DataSourceEncoding::unknown;  ///< how to read data source packets
