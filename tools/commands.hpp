@@ -24,6 +24,7 @@ void add_spe_command(CLI::App& app);
 void add_program_ibs_commands(CLI::App& program);
 void add_program_atom_commands(CLI::App& program);
 void add_program_p4_commands(CLI::App& program);
+void add_program_spe_commands(CLI::App& program);
 
 struct OutputOptions;
 /// What every `program` target prints: the Programming as text, JSON (schema tagop.program/1) or CSV.

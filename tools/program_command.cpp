@@ -57,6 +57,7 @@ void add_program_command(CLI::App& app) {
   add_program_ibs_commands(*program);
   add_program_atom_commands(*program);
   add_program_p4_commands(*program);
+  add_program_spe_commands(*program);
 }
 
 }  // namespace tagop::cli

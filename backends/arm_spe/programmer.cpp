@@ -138,7 +138,7 @@ Programming program(const SpeRequest& r) {
   p.perf_events.push_back(e);
   if (relation(kept, wanted) != Relation::same)
     p.notes.push_back(fmt::format("the filters keep '{}'; the rest of '{}' is asked of the samples "
-                                  "(tagop report --where)",
+                                  "(tagop spe FILE --where)",
                                   kept.to_string(), r.predicate.to_string()));
   if (r.min_latency)
     p.notes.push_back(fmt::format("only ops with a total latency of at least {} cycles are sampled", r.min_latency));

@@ -302,7 +302,7 @@ TEST_CASE("a command that is not there is named", "[hostile][cli]") {
   const RunResult nope = run_tagop("program nope");
   CHECK(nope.exit_code == 2);
   CHECK_THAT(nope.err, Catch::StartsWith("tagop program: unknown command 'nope' (expected one of ibs-fetch, ibs-op, "
-                                         "silvermont, goldmont, p4)\nRun 'tagop program --help' for usage."));
+                                         "silvermont, goldmont, p4, arm-spe)\nRun 'tagop program --help' for usage."));
   const RunResult none = run_tagop("program");
   CHECK(none.exit_code == 2);
   CHECK_THAT(none.err, Catch::StartsWith("tagop program: expected a command (ibs-fetch, ibs-op, silvermont"));

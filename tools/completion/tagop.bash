@@ -32,7 +32,7 @@ _tagop() {
         COMPREPLY=($(compgen -W "$(${COMP_WORDS[0]} events names 2>/dev/null)" -- "$cur"))
       fi ;;
     program)
-      [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "ibs-fetch ibs-op p4 silvermont goldmont" -- "$cur")) ;;
+      [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "ibs-fetch ibs-op p4 silvermont goldmont arm-spe" -- "$cur")) ;;
     decode)
       [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "ibs-fetch ibs-op" -- "$cur")) ;;
     completion)

@@ -213,3 +213,22 @@ TEST_CASE("SPE captures cut at any byte give records or a clear error", "[spe][c
   std::filesystem::remove(cut);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("tagop program arm-spe prints the filters of a predicate or an SPE event", "[spe][cli]") {
+  // load_filter (config bit 33), ts_enable (0), jitter (16); L1D refill
+  // (config1 bit 3); min_latency 64 in config2.
+  const RunResult p = run_tagop("program arm-spe 'load & dc.miss' --min-latency 64 --json");
+  REQUIRE(p.exit_code == 0);
+  const auto j = nlohmann::json::parse(p.out);
+  CHECK(j["perf_event_attrs"][0]["pmu"] == "arm_spe_0");
+  CHECK(j["perf_event_attrs"][0]["config"] == "0x200010001");
+  CHECK(j["perf_event_attrs"][0]["config1"] == "0x8");
+  CHECK(j["perf_event_attrs"][0]["config2"] == "0x40");
+  // perf's event name: loads and stores (bits 33 and 34), L1D refill.
+  const RunResult e = run_tagop("program arm-spe l1d-miss --no-jitter --no-timestamps --json");
+  REQUIRE(e.exit_code == 0);
+  CHECK(nlohmann::json::parse(e.out)["perf_event_attrs"][0]["config"] == "0x600000000");
+  const RunResult bad = run_tagop("program arm-spe 'load &'");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("neither an SPE event nor a predicate"));
+}
