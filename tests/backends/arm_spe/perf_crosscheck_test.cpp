@@ -181,6 +181,13 @@ TEST_CASE("perf report -D and tagop decode SPE packets alike line by line", "[sp
   odd.op_type(3, 0x10);
   odd.events(bit(retired) | bit(17) | bit(18), 8);
   odd.context(7, 1);
+  // Load/store subclasses perf 6.1 names (NV-SYSREG, UNSPEC-REG) and those
+  // it does not (MTE tag 0x14, memcpy 0x20, memset 0x25), an SVE other op,
+  // a previous-branch-target address (index 4, SPEv1p2), which perf 6.1
+  // prints raw.
+  for (unsigned sub : {0x14u, 0x20u, 0x25u, 0x30u, 0x10u}) odd.op_type(1, sub), odd.op_type(1, sub | 1);
+  odd.op_type(0, 0x08 | 0x02 | 0x04 | 0x30);
+  odd.address(4, 0x8000000000401234);
   odd.byte(0x05);
   odd.end();
   odd.counter(counter_total_latency, 5);
