@@ -5,6 +5,7 @@
 #include <tagop/amd_core/backend.hpp>  // amd_core::register_backends
 #include <tagop/amd_ibs/backend.hpp>  // amd_ibs::register_backend
 #include <tagop/intel_core/backend.hpp>  // intel_core::register_backends
+#include <tagop/arm_spe/backend.hpp>  // arm_spe::register_backend
 #include <tagop/intel_p4/backend.hpp>  // intel_p4::register_backend
 
 namespace tagop {
@@ -14,6 +15,7 @@ void register_builtin_backends(Registry& registry) {
   intel_core::register_backends(registry);
   intel_p4::register_backend(registry);
   amd_core::register_backends(registry);
+  arm_spe::register_backend(registry);
 }
 
 }  // namespace tagop

@@ -753,9 +753,34 @@ std::uint64_t PerfDataReader::other_record(Walk& w, RecordHandler& handler, std:
         sum.truncated = true;
         sum.skipped.add(at, fmt::format("AUXTRACE data of {} bytes runs past the end of the data", extra));
         next = end;
-      } else {
-        next += extra;
+        break;
       }
+      if (body.size() >= 40) {
+        AuxtraceRecord a;
+        a.offset = at;
+        a.aux_offset = load<std::uint64_t>(body.data() + 8);
+        a.reference = load<std::uint64_t>(body.data() + 16);
+        a.idx = load<std::uint32_t>(body.data() + 24);
+        a.tid = load<std::uint32_t>(body.data() + 28);
+        a.cpu = load<std::uint32_t>(body.data() + 32);
+        a.data = bytes_.subspan(next, extra);
+        handler.auxtrace(a);
+      } else {
+        sum.skipped.add(at, fmt::format("AUXTRACE record of {} bytes is too short for its fields", rh.size));
+      }
+      next += extra;
+      break;
+    }
+    case record_auxtrace_info: {
+      if (body.size() < 8) {
+        sum.skipped.add(at, "AUXTRACE_INFO record too short for its type");
+        break;
+      }
+      AuxtraceInfoRecord info;
+      info.offset = at;
+      info.type = load<std::uint32_t>(body.data());
+      info.priv = body.subspan(8);
+      handler.auxtrace_info(info);
       break;
     }
     case record_finished_round:

@@ -6,6 +6,7 @@
 #include <unistd.h>    // ::write, ::pwrite, ::ftruncate, ::close
 
 #include <algorithm>  // std::min, std::stable_sort
+#include <array>      // std::array
 #include <cerrno>     // errno, ENOSPC, EDQUOT
 #include <cstring>    // std::memcpy, std::strerror
 
@@ -200,6 +201,39 @@ void PerfDataWriter::record(std::uint32_t type, std::uint16_t misc, std::span<co
 }
 
 void PerfDataWriter::finished_round() { record(record_finished_round, 0, {}); }
+
+void PerfDataWriter::auxtrace_info(std::uint32_t type, std::span<const std::uint64_t> priv) {
+  // struct perf_record_auxtrace_info: u32 type, u32 reserved, u64 priv[].
+  std::vector<std::byte> body(8 + 8 * priv.size());
+  std::memcpy(body.data(), &type, 4);
+  if (!priv.empty()) std::memcpy(body.data() + 8, priv.data(), 8 * priv.size());
+  record(record_auxtrace_info, 0, body);
+}
+
+void PerfDataWriter::auxtrace(std::span<const std::byte> data, std::uint64_t offset, std::uint32_t idx,
+                              std::uint32_t tid, std::uint32_t cpu, std::uint64_t reference) {
+  // struct perf_record_auxtrace: u64 size, offset, reference; u32 idx, tid,
+  // cpu, reserved. The data follows, outside the record's size.
+  const std::size_t padding = (8 - data.size() % 8) % 8;
+  const std::uint64_t size = data.size() + padding;
+  std::array<std::byte, 40> body{};
+  const std::uint32_t fields[] = {idx, tid, cpu, 0};
+  std::memcpy(body.data(), &size, 8);
+  std::memcpy(body.data() + 8, &offset, 8);
+  std::memcpy(body.data() + 16, &reference, 8);
+  std::memcpy(body.data() + 24, fields, 16);
+  const RecordHeader h{record_auxtrace, 0, static_cast<std::uint16_t>(sizeof(RecordHeader) + body.size())};
+  put(&h, sizeof h);
+  put(body.data(), body.size());
+  put(data.data(), data.size());
+  static constexpr std::array<std::byte, 8> zeros{};
+  put(zeros.data(), padding);
+  data_size_ += h.size + size;
+  if (data_size_ >= next_checkpoint_) {
+    checkpoints_.push_back({data_size_, samples_});
+    next_checkpoint_ = data_size_ + checkpoint_step;
+  }
+}
 
 namespace {
 

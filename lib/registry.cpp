@@ -37,6 +37,7 @@ std::string_view counting_unit_name(CountingUnit u) {
     case CountingUnit::fetches: return "fetches";
     case CountingUnit::cycles: return "cycles";
     case CountingUnit::occurrences: return "occurrences";
+    case CountingUnit::operations: return "operations";
   }
   return "unknown";
 }

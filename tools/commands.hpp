@@ -19,11 +19,13 @@ void add_diff_command(CLI::App& app);
 void add_cpu_command(CLI::App& app);
 void add_emulate_command(CLI::App& app);
 void add_completion_command(CLI::App& app);
+void add_spe_command(CLI::App& app);
 
 void add_program_ibs_commands(CLI::App& program);
 void add_program_intel_core_commands(CLI::App& program);
 void add_program_p4_commands(CLI::App& program);
 void add_program_zen_commands(CLI::App& program);
+void add_program_spe_commands(CLI::App& program);
 
 struct OutputOptions;
 /// What every `program` target prints: the Programming as text, JSON (schema tagop.program/1) or CSV.

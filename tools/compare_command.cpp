@@ -8,6 +8,7 @@
 
 #include <tagop/compare/nearest_events.hpp>  // nearest_events, ibs_observable
 #include <tagop/compare/target.hpp>          // resolve_target
+#include <tagop/arm_spe/model.hpp>             // observable_conditions
 #include <tagop/compare/vendor_notes.hpp>    // address_precision, sample_meaning, never_mix_caveat
 #include <tagop/conditions.hpp>           // condition_table
 #include <tagop/error.hpp>                // Error
@@ -113,8 +114,10 @@ void print_comparison(const std::string& text, bool all, Format format, const st
     } else {
       fmt::print("{}\n", fit(fmt::format("{} ({})", b.name, b.title), width));
       if (n.same.empty() && n.samples_observe)
-        fmt::print("{}\n", fit("  no table event says exactly this, but every sample observes the conditions: "
-                               "ask the samples (tagop report --where)", width));
+        fmt::print("{}\n", fit(fmt::format("  no table event says exactly this, but every sample observes the "
+                                           "conditions: ask the samples ({})",
+                                           b.name == "arm-spe" ? "tagop spe FILE --where" : "tagop report --where"),
+                               width));
       else if (n.same.empty() && n.filter_answers)
         fmt::print("{}\n", fit("  no table event says exactly this, but a capture with the sampling filter below "
                                "observes it: ask its samples (tagop report --where)", width));
@@ -191,6 +194,10 @@ std::string event_cell(const BackendInfo& b, Condition c) {
 }
 
 std::string matrix_cell(const BackendInfo& b, Condition c, const ConditionSet& ibs_op, const ConditionSet& ibs_fetch) {
+  if (b.name == "arm-spe") {
+    if (c == condition("op")) return "SPE: the sample's unit";
+    return arm_spe::observable_conditions().contains(c) ? "SPE: observed on its op samples" : "-";
+  }
   if (b.mechanism == Mechanism::instruction_sampling) {
     if (c == condition("op") || c == condition("fetch")) return "IBS: the sample's unit";
     if (ibs_op.contains(c)) return "IBS: observed on every op sample";

@@ -107,9 +107,9 @@ void list(const ListFilter& filter, Format format) {
 std::string mechanism_text(const EventEntry& e) {
   switch (e.mechanism) {
     case Mechanism::instruction_sampling:
-      return fmt::format("instruction sampling: IBS tags one {} in N and reports every flag of it at once; "
+      return fmt::format("instruction sampling: {} tags one {} in N and reports every flag of it at once; "
                          "this event is a question asked of those samples",
-                         kind_name(e));
+                         e.backend == "arm-spe" ? "SPE" : "IBS", kind_name(e));
     case Mechanism::at_retirement_tagging:
       return "at-retirement tagging: an upstream ESCR tags the uops that meet the condition, a downstream "
              "ESCR counts them when they retire (PEBS gives a precise sample)";

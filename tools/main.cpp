@@ -92,6 +92,7 @@ int run(int argc, char** argv) {
   tagop::cli::add_diff_command(app);
   tagop::cli::add_cpu_command(app);
   tagop::cli::add_emulate_command(app);
+  tagop::cli::add_spe_command(app);
   tagop::cli::add_completion_command(app);
   if (const auto message = unknown_command(app, argc, argv)) {
     say(fmt::format("{}\n", *message));

@@ -58,6 +58,7 @@ void add_program_command(CLI::App& app) {
   add_program_intel_core_commands(*program);
   add_program_p4_commands(*program);
   add_program_zen_commands(*program);
+  add_program_spe_commands(*program);
 }
 
 }  // namespace tagop::cli

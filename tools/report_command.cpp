@@ -356,7 +356,21 @@ void run_report(const ReportOptions& o) {
                             n.other_samples  ? fmt::format(" (its {} samples are of other events)", n.other_samples)
                             : skipped.count ? " (every IBS record was damaged)"
                                             : " (no IBS sample was read)"));
-  if (!ibs && n.read == 0) throw Error(fmt::format("{}: no samples{}", file, r.truncated() ? " (the file is truncated)" : ""));
+  if (!ibs && n.read == 0) {
+    // An Arm SPE capture holds its samples as AUX data, not as samples.
+    std::string hint;
+    try {
+      const perf_data::PerfDataReader header(file);
+      const perf_data::FileInfo& info = header.info();
+      for (const perf_data::EventAttr& a : info.attrs)
+        for (const perf_data::PmuMapping& m : info.pmu_mappings)
+          if (m.type == a.attr.type && m.name.rfind("arm_spe", 0) == 0)
+            hint = fmt::format(": it holds Arm SPE data, which 'tagop spe {}' reads", file);
+    } catch (const Error&) {
+      // No hint then: the message below says what is wrong.
+    }
+    throw Error(fmt::format("{}: no samples{}{}", file, r.truncated() ? " (the file is truncated)" : "", hint));
+  }
 
   if (graph) {
     if (!r.content().callchains)

@@ -4,6 +4,8 @@
 
 #include <algorithm>  // std::stable_sort, std::any_of
 
+#include <tagop/arm_spe/model.hpp>  // observable_conditions
+
 namespace tagop::compare {
 
 namespace {
@@ -70,7 +72,10 @@ BackendNeighbours nearest_events(const BackendInfo& backend, const Target& targe
   // IBS answers any predicate over the conditions its samples observe,
   // whether or not a derived event asks exactly that, and, with a
   // sampling filter, some that only the filter tells.
-  if (backend.mechanism == Mechanism::instruction_sampling) {
+  // SPE's samples decide their own conditions; IBS's filters are not SPE's.
+  if (backend.name == "arm-spe") {
+    out.samples_observe = arm_spe::observable_conditions().contains_all(target.predicate.used());
+  } else if (backend.mechanism == Mechanism::instruction_sampling) {
     out.filters = filter_matches(target.predicate);
     out.samples_observe = ibs_observes(target.predicate);
     out.filter_answers =

@@ -21,6 +21,7 @@ std::string address_precision(const EventEntry& e) {
   // (IBS is Zen's precise mechanism).
   if (amd_core::parse_generation(e.backend))
     return "none precise (counter overflow interrupt: skid; on Zen the precise answer is IBS, backend amd-ibs)";
+  if (e.backend == "arm-spe") return "exact instruction (SPE's PC packet is the sampled operation's own address)";
   if (e.backend == "p4")
     return e.precise ? "next instruction (P4 PEBS records the state after the tagged uop's instruction retired)"
                      : "none (counter overflow interrupt: skid)";

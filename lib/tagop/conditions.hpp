@@ -119,6 +119,9 @@ inline constexpr ConditionInfo condition_table[] = {
     {"uop.mmx_128", "the uop is a 128-bit integer SIMD uop"},
     {"uop.x87_fp", "the uop is an x87 floating-point uop"},
     {"uop.x87_simd_move", "the uop is an x87, SIMD or MMX register move (load, store or copy)"},
+
+    // Speculation (Arm SPE samples ops that never retired, and says so).
+    {"op.not_retired", "the op was executed but did not retire: it was discarded after speculation (Arm SPE's Retired event was clear)"},
 };
 
 inline constexpr std::size_t condition_count = std::size(condition_table);

@@ -32,9 +32,10 @@ enum class CountingUnit : std::uint8_t {
   fetches,       ///< instruction fetches: what IBS fetch sampling tags
   cycles,        ///< a sum of cycles over the selected samples (latency events)
   occurrences,   ///< events, not ops (a load may be blocked twice; BACLEARS)
+  operations,    ///< Arm operations: what SPE samples (an instruction is one or several, as the core splits it)
 };
 
-/// "instructions", "uops", "macro-ops", "fetches", "cycles", "occurrences".
+/// "instructions", "uops", "macro-ops", "fetches", "cycles", "occurrences", "operations".
 std::string_view counting_unit_name(CountingUnit u);
 
 struct EventEntry {

@@ -36,6 +36,10 @@ inline constexpr MeasureInfo measure_table[] = {
     {"mem.load_latency", "cycles",
      "cycles from the load's dispatch to its data's arrival, as a perf mem sample's weight says (PERF_SAMPLE_WEIGHT: "
      "Intel's load latency, perf mem on IBS or SPE)"},
+    {"op.total_latency", "cycles", "cycles from the op's dispatch to its completion (Arm SPE's total latency counter)"},
+    {"op.issue_latency", "cycles", "cycles from the op's dispatch to its issue (Arm SPE's issue latency counter)"},
+    {"mem.translation_latency", "cycles",
+     "cycles to translate the access's virtual address, TLB hit or walk (Arm SPE's translation latency counter)"},
 };
 
 inline constexpr std::size_t measure_count = std::size(measure_table);

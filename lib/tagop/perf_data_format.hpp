@@ -81,6 +81,7 @@ enum RecordType : std::uint32_t {
   record_header_attr = 64,
   record_header_build_id = 67,
   record_finished_round = 68,
+  record_auxtrace_info = 70,  ///< which AUX trace the file holds (Arm SPE, Intel PT ...) and its settings
   record_auxtrace = 71,  ///< the trace data follows the record, outside its size
   record_compressed = 81,
   record_finished_init = 82,

@@ -176,6 +176,24 @@ struct LostRecord {
   SampleId id;
 };
 
+/// PERF_RECORD_AUXTRACE_INFO: which AUX trace the file holds.
+struct AuxtraceInfoRecord {
+  std::uint64_t offset = 0;  ///< of the record in the file
+  std::uint32_t type = 0;  ///< perf's enum auxtrace_type: 4 is Arm SPE
+  std::span<const std::byte> priv;  ///< the private u64s, as recorded (perf's arm-spe.h: PMU type, per-CPU mmaps)
+};
+
+/// PERF_RECORD_AUXTRACE and the piece of AUX buffer that follows it.
+struct AuxtraceRecord {
+  std::uint64_t offset = 0;      ///< of the record in the file
+  std::uint64_t aux_offset = 0;  ///< where the piece begins in its AUX buffer's stream
+  std::uint64_t reference = 0;   ///< perf's reference of the piece (a TSC or a count), not used here
+  std::uint32_t idx = 0;         ///< the AUX buffer's (mmap's) index
+  std::uint32_t tid = 0;         ///< the thread whose it is; 0xFFFFFFFF: any
+  std::uint32_t cpu = 0;         ///< the CPU whose buffer it is; 0xFFFFFFFF: any
+  std::span<const std::byte> data;  ///< the trace bytes (with perf record's padding to 8 bytes)
+};
+
 /// The reader calls these in file order. The records handed over are
 /// valid during the call only (they are reused); the bytes their spans
 /// view (a sample's raw payload, its callchain ...) stay readable until
@@ -194,6 +212,11 @@ class RecordHandler {
   virtual void comm(const CommRecord&) {}
   virtual void task(const TaskRecord&) {}
   virtual void lost(const LostRecord&) {}
+  /// PERF_RECORD_AUXTRACE_INFO.
+  virtual void auxtrace_info(const AuxtraceInfoRecord&) {}
+  /// PERF_RECORD_AUXTRACE, with its data (skipped when the data runs past
+  /// the end of the data section: the summary says so).
+  virtual void auxtrace(const AuxtraceRecord&) {}
   /// Called every few tens of MiB with the data bytes done so far.
   virtual void progress(std::uint64_t /*done*/, std::uint64_t /*total*/) {}
   /// PERF_RECORD_FINISHED_ROUND: perf record wrote every CPU's buffer once

@@ -130,6 +130,17 @@ class PerfDataWriter {
   void sample(std::size_t event, const SampleFields& fields);
   /// Any record, its body written as given (size from the body).
   void record(std::uint32_t type, std::uint16_t misc, std::span<const std::byte> body);
+  /// PERF_RECORD_AUXTRACE_INFO: the AUX trace's type (perf's enum
+  /// auxtrace_type: 4 is Arm SPE) and its private u64s, as perf record
+  /// writes them before any AUXTRACE record.
+  void auxtrace_info(std::uint32_t type, std::span<const std::uint64_t> priv);
+  /// PERF_RECORD_AUXTRACE: `data` (a piece of one AUX buffer), written after
+  /// the record as perf does, padded with zeros to 8 bytes (the size field
+  /// counts the padding, as perf record's). `offset` is where the piece
+  /// begins in the AUX buffer's stream, `idx` the buffer's (mmap's) index,
+  /// `tid` and `cpu` whose it is (-1 for "any", as perf writes them).
+  void auxtrace(std::span<const std::byte> data, std::uint64_t offset, std::uint32_t idx, std::uint32_t tid,
+                std::uint32_t cpu, std::uint64_t reference = 0);
   /// PERF_RECORD_FINISHED_ROUND: every record before the previous round
   /// is older than any after this one, so perf may sort what it holds.
   void finished_round();

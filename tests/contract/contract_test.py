@@ -144,8 +144,8 @@ def main():
 
     listed = check_json("events list", "tagop.events.list/1")
     backends = sorted({e["backend"] for e in listed["events"]}) if listed else []
-    if backends != ["amd-ibs", "goldmont", "icelake", "p4", "sapphirerapids", "silvermont", "skylake", "zen1", "zen2", "zen3", "zen4"]:
-        fail("events list", f"backends {backends}, expected the eleven tables")
+    if backends != ["amd-ibs", "arm-spe", "goldmont", "icelake", "p4", "sapphirerapids", "silvermont", "skylake", "zen1", "zen2", "zen3", "zen4"]:
+        fail("events list", f"backends {backends}, expected the twelve tables")
     for b in backends:
         one = check_json(f"events list --backend {b}", "tagop.events.list/1")
         if one and not one["events"]:

@@ -302,7 +302,7 @@ TEST_CASE("a command that is not there is named", "[hostile][cli]") {
   const RunResult nope = run_tagop("program nope");
   CHECK(nope.exit_code == 2);
   CHECK_THAT(nope.err, Catch::StartsWith("tagop program: unknown command 'nope' (expected one of ibs-fetch, ibs-op, "
-                                         "silvermont, goldmont, skylake, icelake, sapphirerapids, p4, zen1, zen2, zen3, zen4)\nRun 'tagop program --help' "
+                                         "silvermont, goldmont, skylake, icelake, sapphirerapids, p4, zen1, zen2, zen3, zen4, arm-spe)\nRun 'tagop program --help' "
                                          "for usage."));
   const RunResult none = run_tagop("program");
   CHECK(none.exit_code == 2);

@@ -13,7 +13,7 @@ _tagop() {
     --kind) COMPREPLY=($(compgen -W "fetch op" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
-    COMPREPLY=($(compgen -W "report annotate diff record emulate decode program events compare cpu completion --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "report annotate diff record emulate decode program events compare cpu spe completion --help --version" -- "$cur"))
     return
   fi
   case "$cmd" in
@@ -33,7 +33,7 @@ _tagop() {
       fi ;;
     program)
       if [[ $COMP_CWORD -eq 2 ]]; then
-        COMPREPLY=($(compgen -W "ibs-fetch ibs-op p4 silvermont goldmont skylake icelake sapphirerapids zen1 zen2 zen3 zen4" -- "$cur"))
+        COMPREPLY=($(compgen -W "ibs-fetch ibs-op p4 silvermont goldmont skylake icelake sapphirerapids zen1 zen2 zen3 zen4 arm-spe" -- "$cur"))
       elif [[ $cur == -* && $sub =~ ^(skylake|icelake|sapphirerapids)$ ]]; then
         COMPREPLY=($(compgen -W "--pebs --period --user --kernel --ldlat --format --json --help" -- "$cur"))
       fi ;;
@@ -41,6 +41,12 @@ _tagop() {
       [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "ibs-fetch ibs-op" -- "$cur")) ;;
     completion)
       COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
+    spe)
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--where --rows --packets --samples --help" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
+      fi ;;
     cpu)
       COMPREPLY=($(compgen -W "--format --json --help" -- "$cur")) ;;
     report)
