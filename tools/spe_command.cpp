@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "spe_records.hpp"  // SpeRecord
 
 namespace tagop::cli {
 
@@ -24,6 +25,7 @@ struct SpeOptions {
   std::string where;
   std::size_t rows = 20;
   bool packets = false, samples = false;
+  OutputOptions output;
 };
 
 std::string_view encoding_name(DataSourceEncoding e) {
@@ -91,8 +93,42 @@ std::string value_of(const SpeEventSpec& e, const QueryResult& r) {
   return fmt::format("{}", e.sums.empty() ? r.count : r.total);
 }
 
+std::optional<std::uint64_t> json_value(const SpeEventSpec& e, const QueryResult& r) {
+  if (!r.available()) return std::nullopt;
+  return e.sums.empty() ? r.count : r.total;
+}
+
+SpeEventValues values_of(const std::vector<QueryResult>& results) {
+  const auto table = derived_event_table();
+  SpeEventValues out;
+  for (std::size_t i = 0; i < table.size(); ++i) out.emplace_back(std::string(table[i].name), json_value(table[i], results[i]));
+  return out;
+}
+
+void print_report_json(const std::string& path, const SpeOptions& o, const SpeReport& r) {
+  SpeRecord out;
+  out.file = path;
+  out.records = r.records;
+  out.selected = r.selected;
+  if (!o.where.empty()) out.where = o.where;
+  out.pmu_type = r.pmu_type;
+  if (r.midr) out.midr = record::Hex{*r.midr};
+  out.data_sources = r.encoding == DataSourceEncoding::neoverse ? "neoverse" : "unknown";
+  for (const SpeEventSpec& e : derived_event_table()) {
+    SpeEventRecord event{.name = std::string(e.name), .perf_event = {}, .predicate = std::string(e.predicate), .sums = {}};
+    if (!e.perf_event.empty()) event.perf_event = std::string(e.perf_event);
+    if (!e.sums.empty()) event.sums = std::string(e.sums);
+    out.events.push_back(std::move(event));
+  }
+  out.totals = values_of(r.totals);
+  for (const SpeReportRow& row : r.rows) out.rows.push_back({record::Hex{row.ip}, row.samples, values_of(row.events)});
+  out.problems = r.problems;
+  print_record(record::to_json(out), spe_contract.schema, Format::json);
+}
+
 void print_report(const std::string& path, const SpeOptions& o, const Predicate& where) {
   const SpeReport r = report_spe_capture(path, {.where = where, .max_rows = o.rows});
+  if (o.output.resolved() == Format::json) return print_report_json(path, o, r);
   const auto table = derived_event_table();
   fmt::print("{}: {} SPE records, {} selected{}; PMU type {}, MIDR {}, data sources: {}\n", printable(path),
              r.records, r.selected, o.where.empty() ? "" : fmt::format(" by '{}'", o.where), r.pmu_type,
@@ -129,14 +165,18 @@ void add_spe_command(CLI::App& app) {
   cmd->add_option("--rows", options->rows, "instruction addresses to list, most samples first (0: none)");
   cmd->add_flag("--packets", options->packets, "print every packet, in the words of perf report -D");
   cmd->add_flag("--samples", options->samples, "print one JSON object a line per sample: conditions and measures");
+  add_output_options(*cmd, options->output);
   cmd->footer(
       "Examples:\n"
       "  tagop spe spe.data\n"
       "  tagop spe spe.data --where 'load & dc.miss' --rows 10\n"
+      "  tagop spe spe.data --json             # tagop.spe/1: schemas/spe.schema.json\n"
       "  tagop spe spe.data --samples --where 'branch.mispredicted'\n"
       "  tagop spe spe.data --packets");
   cmd->callback([options] {
     if (options->packets && options->samples) usage_error("give --packets or --samples, not both");
+    if ((options->packets || options->samples) && options->output.resolved() == Format::json)
+      usage_error("--json is the derived events' record; --samples is JSON lines already, --packets text");
     const Predicate where = options->where.empty() ? Predicate() : Predicate::parse(options->where);
     if (options->packets) print_packets(options->input);
     else if (options->samples) print_samples(options->input, where);

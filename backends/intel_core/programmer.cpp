@@ -235,7 +235,9 @@ Programming program(const Request& r) {
                                                           *ldlat_used, threshold));
       if (!ldlat_used)
         p.msr_writes.push_back({msr_pebs_ld_lat_threshold, "MSR_PEBS_LD_LAT_THRESHOLD", threshold,
-                                fmt::format("loads of {} cycles or more", threshold)});
+                                // The SDM's load latency facility counts loads whose latency exceeds the
+                                // threshold (perfmon's LOAD_LATENCY_GT_N).
+                                fmt::format("loads of more than {} cycles", threshold)});
       ldlat_used = threshold;
       config1[i] = threshold;
       any_load_latency = true;

@@ -17,6 +17,7 @@
 #include "../../tools/emulate_records.hpp"
 #include "../../tools/output_records.hpp"
 #include "../../tools/report_records.hpp"
+#include "../../tools/spe_records.hpp"
 
 namespace {
 
@@ -62,6 +63,7 @@ TEST_CASE("every record's schema file in schemas/ is what its declaration makes"
   check_record<CompareMatrix>(compare_matrix_contract);
   check_record<EmulateRecord>(emulate_contract);
   check_record<AnnotateRecord>(annotate_contract);
+  check_record<SpeRecord>(spe_contract);
 }
 
 TEST_CASE("Maybe leaves its key out, Choice lists its values, Merged inlines a record", "[contract]") {

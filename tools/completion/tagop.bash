@@ -43,7 +43,7 @@ _tagop() {
       COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
     spe)
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--where --rows --packets --samples --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--where --rows --packets --samples --format --json --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
       fi ;;

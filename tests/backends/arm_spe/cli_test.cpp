@@ -124,6 +124,39 @@ TEST_CASE("tagop spe totals derived events as the test wrote them", "[spe][cli]"
   std::filesystem::remove(path);
 }
 
+TEST_CASE("tagop spe --json gives the same totals and rows as a record", "[spe][cli]") {
+  const std::string path = write_known("json");
+  const RunResult r = run_tagop("spe " + path + " --json --where 'load | branch'");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tagop.spe/1");
+  // The buffer known_buffer() wrote: 9 records, 5 loads and 3 branches selected.
+  CHECK(j.at("records") == 9);
+  CHECK(j.at("selected") == 8);
+  CHECK(j.at("where") == "load | branch");
+  CHECK(j.at("midr") == "0x413fd0c1");
+  CHECK(j.at("data_sources") == "neoverse");
+  const nlohmann::json& totals = j.at("totals");
+  CHECK(totals.at("SPE load ops") == 5);
+  CHECK(totals.at("SPE L1D refill loads") == 2);
+  CHECK(totals.at("SPE mispredicted branches") == 3);
+  CHECK(totals.at("SPE store ops") == 0);  // the store is not selected
+  CHECK(totals.at("SPE total latency") == 2 * 200 + 3 * 4 + 3 * 1);
+  REQUIRE(j.at("rows").size() == 2);
+  CHECK(j.at("rows")[0].at("ip") == "0x400100");
+  CHECK(j.at("rows")[0].at("samples") == 5);
+  CHECK(j.at("rows")[0].at("values").at("SPE L1D refill loads") == 2);
+  CHECK(j.at("rows")[1].at("ip") == "0x400200");
+  CHECK(j.at("rows")[1].at("values").at("SPE mispredicted branches") == 3);
+  // perf's name for the same samples is in the event list.
+  bool l1d_miss = false;
+  for (const auto& e : j.at("events")) l1d_miss |= e.value("perf_event", "") == "l1d-miss" && e.at("name") == "SPE L1D refill ops";
+  CHECK(l1d_miss);
+  CHECK(run_tagop("spe " + path + " --packets --json").exit_code == 2);
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("tagop spe --samples prints each sample's conditions and measures", "[spe][cli]") {
   const std::string path = write_known("samples");
   const RunResult r = run_tagop("spe " + path + " --samples --where 'branch | store'");
