@@ -205,6 +205,15 @@ def main():
                 if out.returncode == 0 and key not in json.loads(out.stdout):
                     fail(f"report ({what})", f"lacks the shared key {key!r}")
 
+        # Arm SPE: a capture the fixture writes from the packet formats.
+        spe = os.path.join(tmp, "spe.data")
+        made = subprocess.run([os.environ["TAGOP_SPE_CAPTURE_FIXTURE"], spe], capture_output=True, text=True)
+        if made.returncode != 0:
+            fail("spe capture fixture", f"exit {made.returncode}: {made.stderr.strip()[:300]}")
+        else:
+            for args in ("", "--where 'load & dc.miss'", "--rows 0"):
+                check_json(f"spe {spe} {args}", "tagop.spe/1")
+
         counts = os.path.join(tmp, "counts.json")
         emulated = os.path.join(tmp, "emulated.data")
         check_json(f"emulate --as zen3 -o {emulated} --counts {counts} -- true", "tagop.emulate/1")
