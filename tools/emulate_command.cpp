@@ -3,7 +3,11 @@
 // program runs under Valgrind, its trace goes through a model of the
 // processor, and the samples are written as that hardware writes them.
 
+#include <signal.h>  // sigaction, kill, SIGINT, SIGTERM
+
 #include <cstdio>   // stderr
+#include <cstdlib>  // std::exit
+#include <cstring>  // strsignal
 #include <fstream>  // std::ofstream
 #include <memory>   // std::make_shared
 
@@ -26,6 +30,36 @@ namespace tagop::cli {
 
 namespace {
 
+// The traced process, for the stop-signal handler: 0 until it runs.
+volatile sig_atomic_t traced_pid = 0;
+
+// Ctrl-C or SIGTERM: the capture of what ran so far is still written, as
+// `tagop record` writes its own. The terminal's Ctrl-C reaches the
+// program itself (it is in our process group); a kill from a process is
+// passed on, so that the program ends and its trace with it.
+void on_stop_signal(int signal, siginfo_t* info, void*) {
+  if (info && info->si_code != SI_KERNEL && traced_pid > 0) ::kill(traced_pid, signal);
+}
+
+void install_signal_handlers() {
+  struct sigaction action {};
+  action.sa_sigaction = on_stop_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  ::sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+// tagop record's exit status: the program's, 128 + N when signal N ended it.
+void report_status(const emulate::EmulateResult& r) {
+  const int status = r.exit_status;
+  if (status > 128 && status < 128 + 65)
+    fmt::print(stderr, "tagop emulate: {} ended with status {} (128 + {}: {})\n", r.command.front(), status,
+               status - 128, ::strsignal(status - 128));
+  else if (status != 0)
+    fmt::print(stderr, "tagop emulate: {} exited with status {}\n", r.command.front(), status);
+}
+
 struct EmulateCommandOptions {
   std::vector<std::string> models;
   std::string period = "0x10000";
@@ -38,6 +72,8 @@ struct EmulateCommandOptions {
   std::string valgrind = "valgrind";
   std::vector<std::string> command;
   OutputOptions format;
+  bool period_given = false;
+  bool no_prefetch = false, exact_cachegrind = false;
 };
 
 // The headline numbers of a model, vendor-neutral: each a predicate over
@@ -102,10 +138,13 @@ EmulateRecord emulate_record(const emulate::EmulateResult& r) {
 }
 
 // On stderr, as perf record does: stdout is the program's.
-void print_text(const emulate::EmulateResult& r, const EmulateRecord& counts) {
+void print_text(const emulate::EmulateResult& r, const EmulateRecord& counts, std::uint64_t period, bool period_given,
+                bool pebs_period_given) {
   fmt::print(stderr, "emulated {} instructions of '{}' (exit status {}; {} distinct addresses", r.instructions,
              counts.command, r.exit_status, r.distinct_instructions);
   if (r.unresolved) fmt::print(stderr, ", {} whose bytes were not found: taken as not branches", r.unresolved);
+  if (r.fast_string_iterations)
+    fmt::print(stderr, "; {} REP MOVS/STOS iterations run as 64-byte fast-string chunks", r.fast_string_iterations);
   fmt::print(stderr, ")\n");
   for (std::size_t i = 0; i < r.models.size(); ++i) {
     const emulate::ModelResult& m = r.models[i];
@@ -113,9 +152,13 @@ void print_text(const emulate::EmulateResult& r, const EmulateRecord& counts) {
     if (!m.capture.empty()) {
       fmt::print(stderr, "  capture: {}", m.capture);
       if (m.spec->format == emulate::SampleFormat::ibs)
-        fmt::print(stderr, " ({} op and {} fetch samples)\n", m.op_samples, m.fetch_samples);
+        fmt::print(stderr, " ({} op and {} fetch samples, one every {} ops and fetches{})\n", m.op_samples,
+                   m.fetch_samples, period, period_given ? "" : ", the default --period");
       else
-        fmt::print(stderr, " ({} PEBS samples of {})\n", m.pebs_samples, fmt::join(m.pebs_events, ", "));
+        fmt::print(stderr, " ({} PEBS samples of {}, one every {} events{})\n", m.pebs_samples,
+                   fmt::join(m.pebs_events, ", "), m.pebs_period,
+                   pebs_period_given ? "" : ", the default --pebs-period");
+      if (!m.kept_old.empty()) fmt::print(stderr, "  the old {} is {}\n", m.capture, m.kept_old);
     }
     fmt::print(stderr, "  {} ops, {} fetches\n", m.ops, m.fetches);
     // Headlines from the signatures, as `tagop compare --counts` computes them.
@@ -138,7 +181,7 @@ void print_text(const emulate::EmulateResult& r, const EmulateRecord& counts) {
   fmt::print(stderr, "\nThe numbers are a model's, not the hardware's: see `tagop emulate --help`.\n");
 }
 
-void run(const EmulateCommandOptions& o) {
+int run(const EmulateCommandOptions& o) {
   emulate::EmulateOptions e;
   for (const std::string& name : o.models) {
     const emulate::MicroarchSpec* m = emulate::find_microarchitecture(name);
@@ -151,8 +194,11 @@ void run(const EmulateCommandOptions& o) {
   }
   if (e.models.empty()) e.models.push_back(emulate::find_microarchitecture("zen3"));
   e.period = parse_u64(o.period, "--period");
+  if (e.period < 16 || e.period % 16 != 0)
+    usage_error(fmt::format("--period {}: give a multiple of 16 of at least 16 (IBS counts ops in units of 16)",
+                            o.period));
   if (!o.pebs_period.empty()) e.pebs_period = parse_u64(o.pebs_period, "--pebs-period");
-  if (!o.pebs_period.empty() && e.pebs_period == 0) usage_error("--pebs-period must be at least 1");
+  if (!o.pebs_period.empty() && e.pebs_period == 0) usage_error("--pebs-period 0: give at least 1");
   e.pebs_events = o.pebs_events;
   if (o.output == "-") usage_error(pipe_mode_refusal);
   e.output = o.output;
@@ -160,9 +206,15 @@ void run(const EmulateCommandOptions& o) {
   else if (o.page_size == "2m") e.data_pages = emulate::PageSize::large_2m;
   else usage_error(fmt::format("--page-size '{}': expected 4k or 2m", o.page_size));
   e.seed = parse_u64(o.seed, "--seed");
+  e.cache.prefetchers = !o.no_prefetch && !o.exact_cachegrind;
+  e.cache.victim_l3 = !o.exact_cachegrind;
+  e.fast_strings = !o.exact_cachegrind;
   e.valgrind = o.valgrind;
   e.command = o.command;
   if (e.command.empty()) usage_error("give the command to emulate after --, e.g. tagop emulate --as zen3 -- ./a.out");
+  if (const std::string problem = emulate::options_problem(e); !problem.empty()) usage_error(problem);
+  e.on_started = [](int pid) { traced_pid = pid; };
+  install_signal_handlers();
 
   const emulate::EmulateResult r = emulate::emulate(e);
   const EmulateRecord counts = emulate_record(r);
@@ -172,7 +224,9 @@ void run(const EmulateCommandOptions& o) {
     if (!out) throw Error(fmt::format("{}: cannot write the counts", o.counts));
   }
   if (o.format.resolved() != Format::text) print_record(record::to_json(counts), emulate_contract.schema, o.format.resolved());
-  else print_text(r, counts);
+  else print_text(r, counts, e.period, o.period_given, !o.pebs_period.empty());
+  report_status(r);
+  return r.exit_status;
 }
 
 }  // namespace
@@ -192,7 +246,9 @@ void add_emulate_command(CLI::App& app) {
   cmd->add_option("--pebs-event", o->pebs_events,
                   "Goldmont/Silvermont: a PEBS-capable event to sample (repeatable; default: L1 or L2 load misses "
                   "and mispredicted branches)");
-  cmd->add_option("--pebs-period", o->pebs_period, "PEBS: one sample every N events (default: --period)");
+  cmd->add_option("--pebs-period", o->pebs_period,
+                  fmt::format("PEBS: one sample every N events (default {}: PEBS events are rarer than ops)",
+                              emulate::default_pebs_period));
   cmd->add_option("-o,--output", o->output,
                   "The capture (perf.data); with several models each gets its name before the extension")
       ->capture_default_str();
@@ -202,18 +258,28 @@ void add_emulate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the IBS randomisation (the same seed gives the same samples)")
       ->capture_default_str();
+  cmd->add_flag("--no-prefetch", o->no_prefetch,
+                "Without the L1D's next-line and stride prefetchers (zen3, zen4 have them in the model)");
+  cmd->add_flag("--exact-cachegrind", o->exact_cachegrind,
+                "Caches as Cachegrind simulates them, for an exact comparison: no prefetchers, an L3 filled by every "
+                "miss (not by L2 victims), and REP MOVS/STOS one op per iteration (not in 64-byte fast-string chunks)");
   cmd->add_option("--valgrind", o->valgrind, "The valgrind to run")->capture_default_str();
   cmd->add_option("command", o->command, "The command to emulate, after --")->required();
   add_output_options(*cmd, o->format, /*with_csv=*/true);
   cmd->footer(
       "The program runs under Valgrind's lackey tool (about 100 times slower than alone); each\n"
       "instruction is one op of the model: L1I, L1D, L2 (L3) caches, L1/L2 ITLB and DTLB, a gshare\n"
-      "branch predictor and fixed latencies, one table per processor (cited). The model ignores\n"
-      "out-of-order overlap (a miss adds its whole latency), prefetchers (streams miss on every\n"
-      "line), SMT and other cores, and the memory controller; physical addresses are unknown.\n"
+      "branch predictor and fixed latencies, one table per processor (cited). Zen models add L1D\n"
+      "next-line and stride prefetchers and a victim L3; REP MOVS/STOS run in 64-byte chunks as\n"
+      "fast-string microcode does (--exact-cachegrind turns all three off). The model ignores\n"
+      "out-of-order overlap (a miss adds its whole latency), other prefetchers, SMT and other\n"
+      "cores, and the memory controller; physical addresses are unknown.\n"
       "Captures say they are emulated (HEADER_CMDLINE), and tagop report says so.\n"
       "The summary goes to stderr (stdout is the program's); --json prints the counts on stdout\n"
-      "after the program's own output: --counts FILE keeps them apart.\n\n"
+      "after the program's own output: --counts FILE keeps them apart.\n"
+      "Exit status: the program's (128 + N when signal N ended it), as tagop record's; 1 when the emulation\n"
+      "fails, 2 for bad usage. Each capture is written beside its name and renamed at the end, an earlier\n"
+      "file kept as FILE.old: a failed run leaves it as it was; Ctrl-C writes what ran until then.\n\n"
       "Examples:\n"
       "  tagop emulate --as zen3 -o x.data -- gzip -c big.txt\n"
       "  tagop report x.data\n"
@@ -221,7 +287,11 @@ void add_emulate_command(CLI::App& app) {
       "  tagop compare 'load & dc.miss' --counts counts.json\n"
       "  tagop emulate --as goldmont --pebs-event MEM_UOPS_RETIRED.ALL_LOADS --pebs-period 1000 -- ./a.out\n"
       "  perf report -D -i x.data | head");
-  cmd->callback([o] { run(*o); });
+  cmd->callback([o, cmd] {
+    o->period_given = cmd->count("--period") > 0;
+    const int status = run(*o);
+    if (status != 0) std::exit(status);
+  });
 }
 
 }  // namespace tagop::cli

@@ -17,11 +17,20 @@ BlockCache::BlockCache(std::uint32_t entries, std::uint32_t ways, unsigned block
   tags_.assign(std::size_t{sets_} * ways_, 0);
 }
 
-bool BlockCache::lookup(std::uint64_t block) {
+bool BlockCache::lookup(std::uint64_t block, bool fill) {
+  evicted_tag_ = 0;
   if (ways_ == 0) return false;
   const std::uint64_t set = set_mask_ || sets_ == 1 ? (block & set_mask_) : block % sets_;
   std::uint64_t* way = tags_.data() + set * ways_;
   const std::uint64_t tag = block + 1;
+  if (!fill) {
+    std::uint32_t i = 0;
+    while (i < ways_ && way[i] != tag) ++i;
+    if (i == ways_) return false;
+    for (; i > 0; --i) way[i] = way[i - 1];
+    way[0] = tag;
+    return true;
+  }
   // Move the found (or the new) tag to the front; the others shift back.
   std::uint64_t carried = tag;
   for (std::uint32_t i = 0; i < ways_; ++i) {
@@ -30,6 +39,7 @@ bool BlockCache::lookup(std::uint64_t block) {
     if (here == tag) return true;
     carried = here;
   }
+  evicted_tag_ = carried;
   return false;
 }
 

@@ -16,6 +16,12 @@ bool crosses(std::uint64_t address, std::uint32_t size, std::uint64_t boundary) 
   return size > 1 && (address % boundary) + size > boundary;
 }
 
+// Misaligned: crossing a boundary that an access of its size need not
+// cross (a 64-byte fast-string chunk on a 64-byte boundary is aligned).
+bool misaligned(std::uint64_t address, std::uint32_t size, std::uint64_t boundary) {
+  return size <= boundary ? crosses(address, size, boundary) : address % boundary != 0;
+}
+
 }  // namespace
 
 ConditionSet CoreModel::modelled(SampleKind kind) {
@@ -46,9 +52,11 @@ ConditionSet CoreModel::modelled(SampleKind kind) {
   };
 }
 
-CoreModel::CoreModel(const MicroarchSpec& spec, PageSize data_pages)
+CoreModel::CoreModel(const MicroarchSpec& spec, PageSize data_pages, CacheBehaviour behaviour)
     : spec_(spec),
       large_data_pages_(data_pages == PageSize::large_2m),
+      prefetchers_(behaviour.prefetchers && spec.l1d_prefetchers),
+      victim_l3_(behaviour.victim_l3 && spec.victim_l3 && spec.l3.size),
       l1i_(cache_of(spec.l1i)),
       l1d_(cache_of(spec.l1d)),
       l2_(cache_of(spec.l2)),
@@ -67,9 +75,39 @@ CoreModel::CoreModel(const MicroarchSpec& spec, PageSize data_pages)
       fetch_observed_(modelled(SampleKind::fetch)) {}
 
 CoreModel::Served CoreModel::below_l1(std::uint64_t address) {
-  if (l2_.access(address)) return {2, spec_.l2.latency};
-  if (l3_.access(address)) return {3, spec_.l3.latency};
-  return {4, spec_.dram_latency};
+  if (!victim_l3_) {
+    if (l2_.access(address)) return {2, spec_.l2.latency};
+    if (l3_.access(address)) return {3, spec_.l3.latency};
+    return {4, spec_.dram_latency};
+  }
+  // A victim L3: the line goes to the L2 only; the line it pushed out of
+  // the L2 goes to the L3. An L3 hit leaves the line there too (the
+  // model's L3 is not exclusive: other cores may want it).
+  std::uint64_t victim = 0;
+  bool evicted = false;
+  if (l2_.access(address, victim, evicted)) return {2, spec_.l2.latency};
+  const bool in_l3 = l3_.hit(address);
+  if (evicted) l3_.access(victim);
+  return in_l3 ? Served{3, spec_.l3.latency} : Served{4, spec_.dram_latency};
+}
+
+// A prefetch brings the line into the L1D (and the levels below) as a
+// demand miss would, but is no op: nothing counts it.
+void CoreModel::prefetch(std::uint64_t address) {
+  if (!l1d_.access(address)) below_l1(address);
+}
+
+void CoreModel::train_stride(std::uint64_t ip, std::uint64_t address) {
+  StrideEntry& e = strides_[(ip ^ (ip >> 8)) % strides_.size()];
+  if (e.ip != ip) {
+    e = StrideEntry{ip, address, 0, false};
+    return;
+  }
+  const auto stride = static_cast<std::int64_t>(address - e.last);
+  e.confirmed = stride != 0 && stride == e.stride;
+  e.stride = stride;
+  e.last = address;
+  if (e.confirmed) prefetch(address + static_cast<std::uint64_t>(stride));
 }
 
 CoreModel::Served CoreModel::data(std::uint64_t address) {
@@ -78,7 +116,8 @@ CoreModel::Served CoreModel::data(std::uint64_t address) {
 }
 
 CoreModel::Served CoreModel::code(std::uint64_t address) {
-  if (l1i_.access(address)) return {1, 0};
+  // A hit still takes the fetch its cycles: IbsFetchLat is never 0.
+  if (l1i_.access(address)) return {1, spec_.l1i.latency};
   return below_l1(address);
 }
 
@@ -129,6 +168,11 @@ void CoreModel::memory(const TraceInstruction& ins, const InstructionInfo& info,
       const Served second = data(a.address + a.size - 1);
       if (second.level > s.level) s = second;
     }
+    if (prefetchers_) {
+      // After the demand access, as the hardware trains on it.
+      if (s.level > 1) prefetch((a.address | (spec_.l1d.line - 1)) + 1);
+      if (i == 0 && a.kind != AccessKind::store) train_stride(ins.ip, a.address);
+    }
     if (i == 0) first_translation = t, first_served = s;
   }
   // IBS reports one access per op: the first (its address, its outcome).
@@ -159,7 +203,7 @@ void CoreModel::memory(const TraceInstruction& ins, const InstructionInfo& info,
     c.insert(condition("nb.valid"));
     c.insert(s.level == 3 ? condition("src.l3") : condition("src.dram"));
   }
-  if (crosses(a.address, a.size, spec_.misaligned_boundary)) c.insert(condition("mem.misaligned"));
+  if (misaligned(a.address, a.size, spec_.misaligned_boundary)) c.insert(condition("mem.misaligned"));
   if (crosses(a.address, a.size, spec_.l1d.line)) c.insert(condition("mem.split_line"));
   if (crosses(a.address, a.size, std::uint64_t{1} << page_4k_shift)) c.insert(condition("mem.split_page"));
   if (info.locked) c.insert(condition("mem.locked"));

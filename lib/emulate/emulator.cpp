@@ -7,6 +7,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/amd_ibs/perf_capture.hpp>       // IbsCaptureWriter
+#include <tagop/emulate/fast_strings.hpp>       // FastStrings
 #include <tagop/emulate/ibs_encoder.hpp>        // IbsEncoder
 #include <tagop/emulate/lackey_trace.hpp>       // LackeyTraceParser
 #include <tagop/emulate/marker.hpp>             // emulation_cmdline
@@ -69,7 +70,7 @@ struct PebsEvent {
 class ModelRun {
  public:
   ModelRun(const MicroarchSpec& spec, const EmulateOptions& o, std::size_t index, bool several)
-      : spec_(spec), model_(spec, o.data_pages) {
+      : spec_(spec), model_(spec, o.data_pages, o.cache) {
     result_.spec = &spec;
     const std::string path = several ? capture_path(o, spec) : o.output;
     const std::uint64_t seed = o.seed + index;
@@ -132,7 +133,7 @@ class ModelRun {
   ModelResult finish() {
     if (ibs_) ibs_->finish();
     if (pebs_writer_) pebs_writer_->finish();
-    if (file_) file_->commit();
+    if (file_) result_.kept_old = file_->commit(/*keep_old=*/true);
     result_.ops = ops_.total();
     result_.fetches = fetch_tally_.total();
     result_.op_signatures = ops_.signatures();
@@ -151,7 +152,8 @@ class ModelRun {
   }
 
   void open_pebs(const std::string& path, const EmulateOptions& o) {
-    pebs_period_ = o.pebs_period ? o.pebs_period : o.period;
+    pebs_period_ = o.pebs_period ? o.pebs_period : default_pebs_period;
+    result_.pebs_period = pebs_period_;
     const auto uarch = atom_of(spec_);
     const auto& pmu = intel_core::pmu_spec(uarch);
     std::vector<perf_data::WriterEvent> events;
@@ -203,27 +205,28 @@ class ModelRun {
   std::unique_ptr<perf_data::PerfDataWriter> pebs_writer_;
 };
 
-void check(const EmulateOptions& o) {
-  if (o.models.empty()) throw Error("no model: give --as with one of zen3, zen4, fam10h, goldmont, silvermont, p4");
-  if (o.command.empty()) throw Error("no command to emulate: give it after --");
+}  // namespace
+
+std::string options_problem(const EmulateOptions& o) {
+  if (o.models.empty()) return "no model: give --as with one of zen3, zen4, fam10h, goldmont, silvermont, p4";
+  if (o.command.empty()) return "no command to emulate: give it after --";
   if (o.period < 16 || o.period % 16 != 0)
-    throw Error(fmt::format("period {} is not a multiple of 16 of at least 16 (IBS counts in units of 16: MaxCnt = "
-                            "period / 16)",
-                            o.period));
+    return fmt::format("period {} is not a multiple of 16 of at least 16 (IBS counts in units of 16: MaxCnt = "
+                       "period / 16)",
+                       o.period);
   for (const MicroarchSpec* m : o.models) {
     if (m->format != SampleFormat::ibs) continue;
     const IbsEncoder encoder(m->family, m->model);
     for (IbsUnit unit : {IbsUnit::fetch, IbsUnit::op})
       if (o.period > encoder.max_period(unit))
-        throw Error(fmt::format("period {} is larger than {}'s {} MaxCnt field holds (at most {})", o.period, m->name,
-                                amd_ibs::unit_name(unit), encoder.max_period(unit)));
+        return fmt::format("period {} is larger than {}'s {} MaxCnt field holds (at most {})", o.period, m->name,
+                           amd_ibs::unit_name(unit), encoder.max_period(unit));
   }
   for (std::size_t i = 0; i < o.models.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
-      if (o.models[i] == o.models[k]) throw Error(fmt::format("--as {} is given twice", o.models[i]->name));
+      if (o.models[i] == o.models[k]) return fmt::format("--as {} is given twice", o.models[i]->name);
+  return "";
 }
-
-}  // namespace
 
 std::string capture_path(const EmulateOptions& o, const MicroarchSpec& m) {
   const auto slash = o.output.rfind('/');
@@ -240,7 +243,7 @@ std::vector<std::string> default_pebs_events(const MicroarchSpec& m) {
 }
 
 EmulateResult emulate(const EmulateOptions& o) {
-  check(o);
+  if (const std::string problem = options_problem(o); !problem.empty()) throw Error(problem);
   std::size_t writing = 0;
   for (const MicroarchSpec* m : o.models) writing += m->format != SampleFormat::p4_tagging;
   std::vector<std::unique_ptr<ModelRun>> runs;
@@ -249,16 +252,22 @@ EmulateResult emulate(const EmulateOptions& o) {
 
   ValgrindTrace trace(o.valgrind, o.command);
   const auto pid = static_cast<std::uint32_t>(trace.pid());
+  if (o.on_started) o.on_started(trace.pid());
   for (auto& r : runs) r->comm(pid, comm_of(o.command));
   ProcessCode code(trace.pid());
   LackeyTraceParser parser;
+  FastStrings strings;
   std::uint64_t time = 0;
   auto on_instruction = [&](const TraceInstruction& ins) {
     const InstructionInfo& info = code.instruction(ins.ip);
-    ++time;
     for (const CodeMapping& m : code.take_new_mappings())
-      for (auto& r : runs) r->mapping(m, pid, time);
-    for (auto& r : runs) r->retire(ins, info, pid, time);
+      for (auto& r : runs) r->mapping(m, pid, time + 1);
+    auto retire = [&](const TraceInstruction& op) {
+      ++time;
+      for (auto& r : runs) r->retire(op, info, pid, time);
+    };
+    if (o.fast_strings) strings.feed(ins, info, retire);
+    else retire(ins);
   };
   // Large reads: the trace is hundreds of bytes per instruction.
   std::vector<char> buffer(std::size_t{1} << 20);
@@ -272,6 +281,7 @@ EmulateResult emulate(const EmulateOptions& o) {
   result.unresolved = code.unresolved();
   result.distinct_instructions = code.distinct_instructions();
   result.bad_lines = parser.bad_lines();
+  result.fast_string_iterations = strings.folded_iterations();
   if (result.instructions == 0) {
     std::string said;
     for (const std::string& m : parser.messages()) said += "\n  " + m;

@@ -45,6 +45,14 @@ std::uint64_t address_of(const Sample& s, AddressSlot slot) {
   return 0;
 }
 
+// What IBS reports of loads alone: the data source (IbsOpData2, the
+// northbridge's report before Zen) and IbsDcMissLat. The model knows them
+// for stores too (its op samples and counts keep them), but the register
+// image is what the hardware writes: zero there for an op that loads nothing.
+bool load_only(const FieldSpec& f) {
+  return f.reg == IbsRegister::IbsOpData2 || (f.measure && *f.measure == measure("dc.miss_latency"));
+}
+
 }  // namespace
 
 IbsEncoder::IbsEncoder(unsigned family, unsigned model) : decoder_(family, model) {}
@@ -80,7 +88,9 @@ amd_ibs::IbsRegisters IbsEncoder::encode(const Sample& s, std::uint64_t period) 
   IbsRegisters regs;
   regs.unit = s.kind() == SampleKind::fetch ? IbsUnit::fetch : IbsUnit::op;
   for (const FieldSpec* f : decoder_.fields(regs.unit)) regs.set(f->reg, 0);  // every register present
+  const bool loads = s.conditions.contains(condition("load"));
   for (const FieldSpec* f : decoder_.fields(regs.unit)) {
+    if (!loads && load_only(*f)) continue;
     if (f->flag && s.conditions.contains(*f->flag)) set(regs, *f, 1);
     if (f->measure && s.has_measure(*f->measure)) set(regs, *f, s.measures[f->measure->index]);
     if (f->address != AddressSlot::none) set(regs, *f, address_of(s, f->address));

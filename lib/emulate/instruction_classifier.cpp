@@ -118,6 +118,20 @@ InstructionClassifier::~InstructionClassifier() {
   cs.close(&handle);
 }
 
+namespace {
+
+// The string instructions whose REP form the fast-string microcode runs
+// (SDM vol. 1, 7.3.9.3 and vol. 3, "Fast-String Operation"): MOVS and STOS.
+bool is_movs_or_stos(unsigned id) {
+  switch (id) {
+    case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+    case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 InstructionInfo InstructionClassifier::classify(std::span<const std::uint8_t> bytes, std::uint64_t ip) const {
   InstructionInfo out;
   const std::uint8_t* code = bytes.data();
@@ -130,6 +144,7 @@ InstructionInfo InstructionClassifier::classify(std::span<const std::uint8_t> by
   const cs_x86& x = insn->detail->x86;
   out.locked = x.prefix[0] == X86_PREFIX_LOCK || (insn->id == X86_INS_XCHG && has_memory_operand(x));
   out.prefetch = is_prefetch(insn->id);
+  out.fast_string = x.prefix[0] == X86_PREFIX_REP && is_movs_or_stos(insn->id);
   out.classes = execution_class(*insn);
   if (insn->id == X86_INS_DIV || insn->id == X86_INS_IDIV) out.classes.insert(condition("op.int_divide"));
   if (is_fp_divide(insn->id)) out.classes.insert(condition("op.fp_divide"));

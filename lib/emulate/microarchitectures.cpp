@@ -27,7 +27,8 @@ constexpr MicroarchSpec zen3{
     .backend = "amd-ibs",
     .format = SampleFormat::ibs,
     .vendor = "AuthenticAMD", .family = 0x19, .model = 0x01, .stepping = 1,
-    .l1i = {32 * KiB, 8, 64, 0, "[SOG19] 2.6.1: 32 KB, 8-way, 64-byte lines"},
+    .l1i = {32 * KiB, 8, 64, 4, "[SOG19] 2.6.1: 32 KB, 8-way, 64-byte lines;"
+            " model: a hit takes the L1D's 4 cycles (no published fetch latency)"},
     .l1d = {32 * KiB, 8, 64, 4, "[SOG19] 2.12: 32 KB, 8-way, 64-byte lines; 4-cycle integer load-to-use"},
     .l2 = {512 * KiB, 8, 64, 12, "[SOG19] 2.13: 512 KB, 8-way, unified, per core; 12-cycle load-to-use from L2"},
     .l3 = {32 * MiB, 16, 64, 46, "[SOG19] 2.14: 32 MB, 16-way, shared by the 8 cores of a CCX; 46 cycles average"},
@@ -43,6 +44,11 @@ constexpr MicroarchSpec zen3{
                   "[SOG19] 2.8: 32-entry return address stack, 1536-entry indirect target array, mispredict "
                   "penalty 11-18 cycles (13 typical); model: gshare of 64K counters, 16 bits of history"},
     .fetch_block = 32, .fetch_source = "[SOG19] 2.6: the front end fetches 32 bytes per cycle",
+    .l1d_prefetchers = true,
+    .prefetch_source = "[SOG19] 2.12: the L1 data cache's stream (next line) and stride prefetchers; model: one line "
+                       "ahead, the stride's next address once it was seen twice",
+    .victim_l3 = true,
+    .victim_l3_source = "[SOG19] 2.14: the L3 is filled from L2 victims (a victim cache), not by a miss's fill",
     .misaligned_boundary = 64,
     .misaligned_source = "[SOG19] 2.12: loads crossing a 64-byte line are misaligned (take an extra cycle)",
     .retire_cycles = 10,
@@ -55,7 +61,8 @@ constexpr MicroarchSpec zen4{
     .backend = "amd-ibs",
     .format = SampleFormat::ibs,
     .vendor = "AuthenticAMD", .family = 0x19, .model = 0x61, .stepping = 2,
-    .l1i = {32 * KiB, 8, 64, 0, "[SOG19Z4] 2.6: 32 KB, 8-way, 64-byte lines"},
+    .l1i = {32 * KiB, 8, 64, 4, "[SOG19Z4] 2.6: 32 KB, 8-way, 64-byte lines;"
+            " model: a hit takes the L1D's 4 cycles (no published fetch latency)"},
     .l1d = {32 * KiB, 8, 64, 4, "[SOG19Z4] 2.12: 32 KB, 8-way; 4-cycle integer load-to-use"},
     .l2 = {1 * MiB, 8, 64, 14, "[SOG19Z4] 2.13: 1 MB, 8-way, unified, per core; 14-cycle load-to-use"},
     .l3 = {32 * MiB, 16, 64, 50, "[SOG19Z4] 2.14: 32 MB, 16-way per CCX; about 50 cycles average"},
@@ -71,6 +78,11 @@ constexpr MicroarchSpec zen4{
                   "[SOG19Z4] 2.8: 32-entry return address stack, 3072-entry indirect target array, mispredict "
                   "penalty 11-18 cycles; model: gshare of 64K counters, 16 bits of history"},
     .fetch_block = 32, .fetch_source = "[SOG19Z4] 2.6: 32 bytes per cycle from the instruction cache",
+    .l1d_prefetchers = true,
+    .prefetch_source = "[SOG19] 2.12: the L1 data cache's stream (next line) and stride prefetchers; model: one line "
+                       "ahead, the stride's next address once it was seen twice",
+    .victim_l3 = true,
+    .victim_l3_source = "[SOG19] 2.14: the L3 is filled from L2 victims (a victim cache), not by a miss's fill",
     .misaligned_boundary = 64,
     .misaligned_source = "[SOG19Z4] 2.12: an access crossing a 64-byte line is misaligned",
     .retire_cycles = 10,
@@ -83,7 +95,8 @@ constexpr MicroarchSpec fam10h{
     .backend = "amd-ibs",
     .format = SampleFormat::ibs,
     .vendor = "AuthenticAMD", .family = 0x10, .model = 0x04, .stepping = 2,
-    .l1i = {64 * KiB, 2, 64, 0, "[SOG10] A.5: 64 KB, 2-way, 64-byte lines"},
+    .l1i = {64 * KiB, 2, 64, 3, "[SOG10] A.5: 64 KB, 2-way, 64-byte lines;"
+            " model: a hit takes the L1D's 3 cycles (no published fetch latency)"},
     .l1d = {64 * KiB, 2, 64, 3, "[SOG10] A.8: 64 KB, 2-way, 64-byte lines, 3-cycle load-to-use"},
     .l2 = {512 * KiB, 16, 64, 12, "[SOG10] A.9: 512 KB, 16-way, per core; model: 12 cycles (9 after the L1 miss)"},
     .l3 = {2 * MiB, 32, 64, 40, "[SOG10] A.10: 2 MB shared, 32-way (quad-core 'Barcelona'); model: 40 cycles"},
@@ -112,7 +125,8 @@ constexpr MicroarchSpec goldmont{
     .backend = "goldmont",
     .format = SampleFormat::pebs,
     .vendor = "GenuineIntel", .family = 6, .model = 0x5C, .stepping = 9,
-    .l1i = {32 * KiB, 8, 64, 0, "[IOPT] 16.2 Goldmont: 32 KB, 8-way instruction cache"},
+    .l1i = {32 * KiB, 8, 64, 3, "[IOPT] 16.2 Goldmont: 32 KB, 8-way instruction cache;"
+            " model: a hit takes the L1D's 3 cycles (no published fetch latency)"},
     .l1d = {24 * KiB, 6, 64, 3, "[IOPT] 16.2 Goldmont: 24 KB, 6-way data cache, 3-cycle load-to-use"},
     .l2 = {1 * MiB, 16, 64, 17, "[IOPT] 16.2 Goldmont: 1 MB (per 2 cores), 16-way; model: 17 cycles"},
     .l3 = {},
@@ -140,7 +154,8 @@ constexpr MicroarchSpec silvermont{
     .backend = "silvermont",
     .format = SampleFormat::pebs,
     .vendor = "GenuineIntel", .family = 6, .model = 0x4D, .stepping = 8,
-    .l1i = {32 * KiB, 8, 64, 0, "[IOPT] 16.1 Silvermont: 32 KB, 8-way instruction cache"},
+    .l1i = {32 * KiB, 8, 64, 3, "[IOPT] 16.1 Silvermont: 32 KB, 8-way instruction cache;"
+            " model: a hit takes the L1D's 3 cycles (no published fetch latency)"},
     .l1d = {24 * KiB, 6, 64, 3, "[IOPT] 16.1 Silvermont: 24 KB, 6-way data cache, 3-cycle load-to-use"},
     .l2 = {1 * MiB, 16, 64, 14, "[IOPT] 16.1 Silvermont: 1 MB per module (2 cores), 16-way, 14-cycle latency"},
     .l3 = {},
@@ -168,9 +183,9 @@ constexpr MicroarchSpec p4{
     .backend = "p4",
     .format = SampleFormat::p4_tagging,
     .vendor = "GenuineIntel", .family = 15, .model = 3, .stepping = 4,
-    .l1i = {16 * KiB, 8, 64, 0,
+    .l1i = {16 * KiB, 8, 64, 4,
             "[IOPT] 2.2 NetBurst: a 12K-uop execution trace cache, 8-way; model: a 16 KB, 8-way instruction "
-            "cache in its place (the model has no trace cache)"},
+            "cache in its place (the model has no trace cache); a hit takes the L1D's 4 cycles"},
     .l1d = {16 * KiB, 8, 64, 4, "[IOPT] 2.2 NetBurst cache table (Prescott): 16 KB, 8-way, 64-byte lines, 4-cycle integer load"},
     .l2 = {1 * MiB, 8, 128, 22,
            "[IOPT] NetBurst cache table (Prescott): 1 MB, 8-way, 128-byte lines (2 sectors of 64); model: 22 cycles"},

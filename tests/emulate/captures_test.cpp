@@ -202,11 +202,12 @@ TEST_CASE("emulate refuses bad requests with the reason", "[emulate]") {
   const RunResult model = run_tagop("emulate --as k8 -- true");
   CHECK(model.exit_code == 2);
   CHECK(model.err.find("zen3, zen4, fam10h, goldmont, silvermont, p4") != std::string::npos);
+  // A period IBS cannot count is bad usage, as a malformed one is.
   const RunResult period = run_tagop("emulate --period 100 -o /dev/null -- true");
-  CHECK(period.exit_code == 1);
+  CHECK(period.exit_code == 2);
   CHECK(period.err.find("multiple of 16") != std::string::npos);
   const RunResult big = run_tagop("emulate --as fam10h --period 0x200000 -o /dev/null -- true");
-  CHECK(big.exit_code == 1);
+  CHECK(big.exit_code == 2);
   CHECK(big.err.find("MaxCnt") != std::string::npos);
   const RunResult pebs = run_tagop("emulate --as goldmont --pebs-event LD_BLOCKS.STORE_FORWARD -o /dev/null -- true");
   CHECK(pebs.exit_code == 1);

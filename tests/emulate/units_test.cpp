@@ -209,6 +209,9 @@ TEST_CASE("every processor table is whole and cites its numbers", "[emulate]") {
     CHECK(!m.page_walk_source.empty());
     CHECK(m.fetch_block > 0);
     CHECK((m.fetch_block & (m.fetch_block - 1)) == 0);
+    CHECK(m.l1i.latency > 0);  // a fetch that hits still takes cycles (IbsFetchLat)
+    CHECK((!m.l1d_prefetchers || !m.prefetch_source.empty()));
+    CHECK((!m.victim_l3 || (!m.victim_l3_source.empty() && m.l3.size > 0)));
     // The model builds from it.
     CoreModel model(m);
     CHECK(&model.spec() == &m);

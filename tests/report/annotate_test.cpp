@@ -317,8 +317,8 @@ TEST_CASE("annotate: an emulated IBS capture's op samples per instruction are pe
   fs::create_directories(dir);
   // One round of 20000 iterations of each loop: some 250 k instructions
   // under Valgrind, an op sample every 64 ops; and Goldmont's PEBS.
-  const RunResult emulated = run_tagop("emulate --as zen3 --as goldmont --period 64 -o " + (dir / "run.data").string() +
-                                       " -- " + fixture() + " 1 20000");
+  const RunResult emulated = run_tagop("emulate --as zen3 --as goldmont --period 64 --pebs-period 64 -o " +
+                                       (dir / "run.data").string() + " -- " + fixture() + " 1 20000");
   INFO(emulated.err);
   REQUIRE(emulated.exit_code == 0);
   const fs::path data = dir / "run.zen3.data";

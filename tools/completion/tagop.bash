@@ -107,7 +107,7 @@ _tagop() {
       esac
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--as --period --pebs-event --pebs-period --output --counts --page-size --seed
-                                 --valgrind --format --json --help" -- "$cur"))
+                                 --no-prefetch --exact-cachegrind --valgrind --format --json --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -c -- "$cur"))  # the command to emulate
       fi ;;

@@ -26,16 +26,32 @@ class BlockCache {
     last_ = block;
     return lookup(block);
   }
+  /// As access(); on a miss that pushed a block out of its set, that
+  /// block's first address goes to `evicted` (and true is returned there).
+  bool access(std::uint64_t address, std::uint64_t& evicted, bool& did_evict) {
+    did_evict = false;
+    const std::uint64_t block = address >> shift_;
+    if (block == last_) return ways_ != 0;
+    last_ = block;
+    if (lookup(block)) return true;
+    did_evict = evicted_tag_ != 0;
+    evicted = (evicted_tag_ - 1) << shift_;
+    return false;
+  }
+  /// Looks the block of `address` up without bringing it in on a miss (a
+  /// hit makes it the most recent): a victim cache's lookup.
+  bool hit(std::uint64_t address) { return lookup(address >> shift_, /*fill=*/false); }
   bool present() const { return ways_ != 0; }
 
  private:
-  bool lookup(std::uint64_t block);
+  bool lookup(std::uint64_t block, bool fill = true);
 
   unsigned shift_ = 0;
   std::uint32_t ways_ = 0;
   std::uint32_t sets_ = 0;
   std::uint32_t set_mask_ = 0;  ///< sets - 1 when sets is a power of two, else 0
   std::uint64_t last_ = ~std::uint64_t{0};
+  std::uint64_t evicted_tag_ = 0;  ///< the tag the last missing lookup pushed out (0: none)
   // sets * ways tags, most recent first in each set; a tag is block + 1 (0: empty).
   std::vector<std::uint64_t> tags_;
 };

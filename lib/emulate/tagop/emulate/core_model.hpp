@@ -6,14 +6,15 @@
 // that every vendor's events are answered by their predicates.
 //
 // What it leaves out, and so what its numbers mean: no out-of-order
-// overlap (a miss adds its whole latency), no prefetchers (a sequential
-// walk misses on every line), no SMT or other cores (nothing is served by
+// overlap (a miss adds its whole latency), no prefetchers but the L1D's
+// next-line and stride ones of the Zen models (CacheBehaviour), no SMT or other cores (nothing is served by
 // another core's cache), no memory controller (DRAM is one latency), no
 // wrong-path fetches (no fetch is killed or aborted), and no physical
 // addresses (the captures mark them invalid).
 // Not thread-safe: a CoreModel is one processor's state, fed from one thread;
 // models are independent of each other.
 
+#include <array>    // std::array
 #include <cstdint>  // std::uint64_t
 
 #include <tagop/api.hpp>  // TAGOP_API
@@ -37,9 +38,23 @@ struct Fetches {
   Sample fetch[2];
 };
 
+/// What the model does beyond Cachegrind's simulation, where the part has
+/// it (MicroarchSpec::l1d_prefetchers, victim_l3). Both off, the caches
+/// are Cachegrind's: every miss fills every level, nothing is fetched
+/// ahead, so its miss counts can be compared exactly.
+struct CacheBehaviour {
+  /// The L1D's next-line and stride prefetchers: a demand miss brings the
+  /// next line in as well; a load whose address moved by the same stride
+  /// twice running brings in its next address's line.
+  bool prefetchers = true;
+  /// The L3 filled with the L2's victims, not with every miss.
+  bool victim_l3 = true;
+};
+
 class CoreModel {
  public:
-  explicit CoreModel(const MicroarchSpec& spec, PageSize data_pages = PageSize::small_4k);
+  explicit CoreModel(const MicroarchSpec& spec, PageSize data_pages = PageSize::small_4k,
+                     CacheBehaviour behaviour = {});
 
   const MicroarchSpec& spec() const { return spec_; }
 
@@ -68,11 +83,22 @@ class CoreModel {
   Translation translate(BlockCache& l1_small, BlockCache& l1_large, BlockCache& l2_small, BlockCache& l2_large,
                         const TlbSpec& l1, const TlbSpec& l2, std::uint64_t address, bool large);
   void fetch_block(std::uint64_t address, Sample& out);
+  void prefetch(std::uint64_t address);
+  void train_stride(std::uint64_t ip, std::uint64_t address);
   void memory(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles);
   void branch(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles);
 
+  // One entry of the stride prefetcher's table, indexed by the load's address.
+  struct StrideEntry {
+    std::uint64_t ip = 0, last = 0;
+    std::int64_t stride = 0;
+    bool confirmed = false;
+  };
+
   const MicroarchSpec& spec_;
   bool large_data_pages_;
+  bool prefetchers_, victim_l3_;
+  std::array<StrideEntry, 256> strides_{};
   BlockCache l1i_, l1d_, l2_, l3_;
   BlockCache itlb_l1_, itlb_l1_large_, itlb_l2_, itlb_l2_large_;
   BlockCache dtlb_l1_, dtlb_l1_large_, dtlb_l2_, dtlb_l2_large_;

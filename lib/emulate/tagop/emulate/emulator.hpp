@@ -31,7 +31,9 @@ struct EmulateOptions {
   /// Ops (and fetches) between IBS samples: a multiple of 16, each
   /// interval moved by -8 to +7 like IbsRandEn.
   std::uint64_t period = 0x10000;
-  /// Events between PEBS samples (0: `period`).
+  /// Events between PEBS samples (0: default_pebs_period). PEBS events
+  /// are rarer than ops (a load miss, a mispredict): the IBS period would
+  /// give a small program one sample or none.
   std::uint64_t pebs_period = 0;
   /// PEBS events of the Silvermont and Goldmont models (empty: their
   /// default ones); each must be PEBS-capable on the model's table.
@@ -40,10 +42,25 @@ struct EmulateOptions {
   /// model's name before the extension (x.data -> x.zen3.data).
   std::string output = "emulated.data";
   PageSize data_pages = PageSize::small_4k;
+  /// Prefetchers and the victim L3 of the models that have them; both
+  /// off (and fast_strings off), the caches see what Cachegrind's do.
+  CacheBehaviour cache{};
+  /// REP MOVS/STOS as the fast-string microcode runs them, in 64-byte
+  /// chunks (fast_strings.hpp); off, one op per iteration, as Valgrind
+  /// runs them and Cachegrind counts them.
+  bool fast_strings = true;
   std::uint64_t seed = 1;
   std::string valgrind = "valgrind";
   std::vector<std::string> command;
+  /// Called with the traced process's id once it runs (e.g. for a signal
+  /// handler that passes a stop signal on to it); may be empty.
+  std::function<void(int pid)> on_started;
 };
+
+/// The PEBS period when EmulateOptions::pebs_period is 0: a prime (no
+/// loop's trip count is a multiple of it) that gives some ten samples on
+/// ten thousand events and a hundred thousand on a billion.
+inline constexpr std::uint64_t default_pebs_period = 1009;
 
 struct ModelResult {
   const MicroarchSpec* spec = nullptr;
@@ -51,7 +68,9 @@ struct ModelResult {
   std::uint64_t ops = 0, fetches = 0;
   std::uint64_t fetch_samples = 0, op_samples = 0;  ///< IBS
   std::uint64_t pebs_samples = 0;
+  std::uint64_t pebs_period = 0;    ///< events between PEBS samples (pebs models)
   std::vector<std::string> pebs_events;
+  std::string kept_old;  ///< where an earlier capture of that name went (FILE.old), "" when none
   std::vector<SignatureCount> op_signatures, fetch_signatures;
   std::vector<EventCount> events;  ///< every event of the model's backend
 };
@@ -63,6 +82,8 @@ struct EmulateResult {
   std::uint64_t unresolved = 0;  ///< instructions whose bytes could not be decoded
   std::uint64_t bad_lines = 0;   ///< trace lines that did not parse
   std::uint64_t distinct_instructions = 0;
+  /// REP MOVS/STOS iterations the models saw as fast-string chunks.
+  std::uint64_t fast_string_iterations = 0;
   std::vector<ModelResult> models;
 };
 
@@ -72,8 +93,17 @@ std::string capture_path(const EmulateOptions& options, const MicroarchSpec& mod
 /// The PEBS events a Silvermont or Goldmont model samples by default.
 std::vector<std::string> default_pebs_events(const MicroarchSpec& model);
 
+/// What is wrong with `options` ("" when nothing): no model or command,
+/// a period that IBS cannot count, a model given twice.
+std::string options_problem(const EmulateOptions& options);
+
 /// Checks the options (throws tagop::Error naming the problem), runs the
-/// command and writes the captures.
+/// command and writes the captures. Each capture is written beside its
+/// name and takes it only at the end, an earlier file of that name kept
+/// as FILE.old (as `tagop record` and perf record do): a run that fails
+/// (no valgrind, a program that does not start) leaves the folder as it
+/// was. A program that a signal ended (Ctrl-C) still gives the capture
+/// of what it ran, and its status (128 + the signal) in exit_status.
 EmulateResult emulate(const EmulateOptions& options);
 
 }  // namespace emulate

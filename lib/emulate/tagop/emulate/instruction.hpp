@@ -31,6 +31,7 @@ struct InstructionInfo {
   bool known = false;     ///< its bytes were found and decoded
   bool locked = false;    ///< LOCK prefix, or XCHG with memory (implicitly locked)
   bool prefetch = false;  ///< a software prefetch
+  bool fast_string = false;  ///< REP MOVS or REP STOS: run by the fast-string microcode (fast_strings.hpp)
   /// uop.* classes and op.int_divide / op.fp_divide.
   ConditionSet classes{};
 };

@@ -64,6 +64,13 @@ struct MicroarchSpec {
   PredictorSpec predictor{};
   std::uint16_t fetch_block = 32;       ///< bytes the front end fetches at a time (one IBS fetch)
   std::string_view fetch_source{};
+  /// L1D hardware prefetchers (next line and stride), when the part has
+  /// them and CacheBehaviour::prefetchers is on.
+  bool l1d_prefetchers = false;
+  std::string_view prefetch_source{};  ///< where the prefetchers are described
+  /// An L3 filled by the L2's victims rather than by every miss.
+  bool victim_l3 = false;
+  std::string_view victim_l3_source{};  ///< where the victim L3 is described
   /// An access crossing a boundary of this many bytes is "misaligned"
   /// (mem.misaligned; IBS IbsDcMisAcc).
   std::uint16_t misaligned_boundary = 16;
