@@ -60,7 +60,7 @@ fi
 [ -z "${BENCH_CAPTURE_ONLY:-}" ] || exit 0
 for f in deep.data deep2.data two.data build.data; do cat "$f" > /dev/null; done
 
-samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $NF; exit}'; }
+samples() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}'; }
 printf "captures (%s): deep %s samples, build %s, two events %s, deep2 %s; host %s CPUs, load %s\n" \
   "$(date -u +%F)" "$(samples deep.data)" "$(samples build.data)" "$(samples two.data)" \
   "$(samples deep2.data)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
