@@ -204,19 +204,22 @@ struct KernelSymbolsBuilder {
   // symbols__fixup_duplicate(): one symbol per address; the others become
   // aliases (still found by name).
   std::vector<Raw> fixup_duplicate() {
-    std::vector<Raw> kept, dropped;
-    kept.reserve(symbols.size());
-    for (const Raw& r : symbols) {
-      if (kept.empty() || kept.back().start != r.start) {
-        kept.push_back(r);
-      } else if (prefer_first(kept.back(), r)) {
+    // In place (the kept ones are never more than those read): a second
+    // table as large was the peak of a kallsyms' load.
+    std::vector<Raw> dropped;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < symbols.size(); ++i) {
+      const Raw r = symbols[i];
+      if (kept == 0 || symbols[kept - 1].start != r.start) {
+        symbols[kept++] = r;
+      } else if (prefer_first(symbols[kept - 1], r)) {
         dropped.push_back(r);
       } else {
-        dropped.push_back(kept.back());
-        kept.back() = r;
+        dropped.push_back(symbols[kept - 1]);
+        symbols[kept - 1] = r;
       }
     }
-    symbols = std::move(kept);
+    symbols.resize(kept);
     return dropped;
   }
 
@@ -241,6 +244,7 @@ struct KernelSymbolsBuilder {
     };
     table.symbols_.reserve(symbols.size());
     for (const Raw& r : symbols) table.symbols_.push_back(symbol(r));
+    std::vector<Raw>().swap(symbols);  // given back before the aliases are made
     table.aliases_.reserve(aliases.size());
     for (const Raw& r : aliases) table.aliases_.push_back(symbol(r));
     return table;
