@@ -118,7 +118,11 @@ pair "deep: --html / tagop --children" "<= 1.5" \
   "$tagop" report "$f" --html report.html -- "$tagop" report "$f" --by function --children
 pair "deep: tagop diff / perf diff" "<= 0.25" \
   "$tagop" diff deep.data deep2.data -- perf diff deep.data deep2.data
+# The default against one thread (a noise of a few percent where the
+# default is one thread), and what a second would give.
 for c in deep build; do
+  pair "$c: --by function, --threads 2 / --threads 1" none \
+    "$tagop" report "$c.data" --by function --threads 2 -- "$tagop" report "$c.data" --by function --threads 1
   pair "$c: --by function, default / --threads 1" "<= 1.0" \
     "$tagop" report "$c.data" --by function -- "$tagop" report "$c.data" --by function --threads 1
   pair "$c: --children, default / --threads 1" "<= 1.0" \
