@@ -54,7 +54,8 @@ void relocate_to_running(KernelSymbols& symbols, const KernelSymbolSearch& searc
 // kernel): a kallsyms is read and parsed once, where each report's own
 // read was most of a flat report's time (0.3 s of the kernel's to write
 // /proc/kallsyms, 23 MiB). Known by its path, kind and stat (a file
-// written again is read again); held by its tables only.
+// written again is read again), a vmlinux also by the running kernel it is
+// moved to; held by its tables only.
 std::shared_ptr<const KernelSymbols> shared_symbols(const tagop::KernelSymbolSource& found,
                                                     const KernelSymbolSearch& search) {
   static std::mutex mutex;
@@ -62,8 +63,10 @@ std::shared_ptr<const KernelSymbols> shared_symbols(const tagop::KernelSymbolSou
   static std::string last_key;
   struct stat st {};
   if (::stat(found.path.c_str(), &st) != 0) st = {};
-  const std::string key = fmt::format("{}\n{}\n{}:{}:{}:{}:{}", found.path, found.vmlinux, st.st_dev, st.st_ino,
-                                      st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  // A vmlinux is moved by the running kernel's text that `search` names.
+  const std::string key = fmt::format("{}\n{}\n{}:{}:{}:{}:{}\n{}\n{}", found.path, found.vmlinux, st.st_dev,
+                                      st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                                      found.vmlinux ? search.running_notes : "", found.vmlinux ? search.running_kallsyms : "");
   const std::lock_guard<std::mutex> lock(mutex);
   if (auto kept = last.lock(); kept && last_key == key) return kept;
   KernelSymbols loaded = load_kernel_symbols(found);
