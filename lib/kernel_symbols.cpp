@@ -204,23 +204,33 @@ struct KernelSymbolsBuilder {
   // symbols__fixup_duplicate(): one symbol per address; the others become
   // aliases (still found by name).
   std::vector<Raw> fixup_duplicate() {
-    std::vector<Raw> kept, dropped;
-    for (const Raw& r : symbols) {
-      if (kept.empty() || kept.back().start != r.start) {
-        kept.push_back(r);
-      } else if (prefer_first(kept.back(), r)) {
+    // In place (the kept ones are never more than those read): a second
+    // table as large was the peak of a kallsyms' load.
+    std::vector<Raw> dropped;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < symbols.size(); ++i) {
+      const Raw r = symbols[i];
+      if (kept == 0 || symbols[kept - 1].start != r.start) {
+        symbols[kept++] = r;
+      } else if (prefer_first(symbols[kept - 1], r)) {
         dropped.push_back(r);
       } else {
-        dropped.push_back(kept.back());
-        kept.back() = r;
+        dropped.push_back(symbols[kept - 1]);
+        symbols[kept - 1] = r;
       }
     }
-    symbols = std::move(kept);
+    symbols.resize(kept);
     return dropped;
   }
 
   KernelSymbols finish(bool kallsyms, std::string source, std::string build_id) {
-    std::stable_sort(symbols.begin(), symbols.end(), [](const Raw& a, const Raw& b) { return a.start < b.start; });
+    // A kallsyms lists the kernel's symbols in address order (its modules'
+    // too, in most): a sorted table is left as it is (the same order a
+    // stable sort keeps), where the sort's merges were a tenth of a flat
+    // report of a -g capture.
+    const auto by_start = [](const Raw& a, const Raw& b) { return a.start < b.start; };
+    if (!std::is_sorted(symbols.begin(), symbols.end(), by_start))
+      std::stable_sort(symbols.begin(), symbols.end(), by_start);
     fixup_end(kallsyms);
     std::vector<Raw> aliases = fixup_duplicate();
     KernelSymbols table;
@@ -234,43 +244,41 @@ struct KernelSymbolsBuilder {
     };
     table.symbols_.reserve(symbols.size());
     for (const Raw& r : symbols) table.symbols_.push_back(symbol(r));
+    std::vector<Raw>().swap(symbols);  // given back before the aliases are made
     table.aliases_.reserve(aliases.size());
     for (const Raw& r : aliases) table.aliases_.push_back(symbol(r));
     return table;
   }
 };
 
-KernelSymbols KernelSymbols::from_kallsyms(const std::string& path) {
-  std::string problem;
-  // A /proc/kallsyms is some 10-20 MB (200-300 k symbols, modules
-  // included); a table costs some 8 times its text, so a larger file is
-  // refused rather than read into gigabytes.
-  const auto text = read_small_file(path, problem, std::size_t{64} << 20);
-  if (!text) throw Error(ErrorCode::io, fmt::format("{}: cannot read the kernel's symbols: {}", path, problem));
-  return parse_kallsyms(*text, path);
-}
+namespace {
 
-KernelSymbols KernelSymbols::parse_kallsyms(std::string_view text, const std::string& name) {
-  using Binding = KernelSymbolsBuilder::Binding;
-  KernelSymbolsBuilder b;
-  std::size_t line_number = 0;
-  bool any_address = false;
-  std::size_t lines = 0;
-  while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-    ++line_number;
-    if (line.empty()) continue;
+// A kallsyms' lines, parsed one at a time: from_kallsyms() hands them on
+// as it reads, so that the file's text is never held whole (its 5-20 MB
+// were a quarter of a flat report's peak memory on a -g capture).
+class KallsymsParser {
+ public:
+  KallsymsParser(const std::string& name, std::size_t text_size) : name_(name) {
+    // Room for every line at once (some 45 bytes a line): growing the
+    // table a doubling at a time moved it and faulted in fresh pages again
+    // and again; pages never written to cost nothing.
+    builder_.symbols.reserve(text_size / 32);
+    builder_.names.reserve(text_size);
+  }
+
+  void line(std::string_view line) {
+    using Binding = KernelSymbolsBuilder::Binding;
+    ++line_number_;
+    if (line.empty()) return;
     // "ADDRESS TYPE NAME" or "ADDRESS TYPE NAME\t[MODULE]"
     const auto space = line.find(' ');
     bool ok = space != std::string_view::npos && line.size() >= space + 4 && line[space + 2] == ' ';
     const std::uint64_t address = ok ? parse_hex(line.substr(0, space), ok) : 0;
     if (!ok)
-      throw Error(fmt::format("{}:{}: expected 'ADDRESS TYPE NAME', found '{}'", name, line_number,
+      throw Error(fmt::format("{}:{}: expected 'ADDRESS TYPE NAME', found '{}'", name_, line_number_,
                               line.substr(0, 80)));
-    ++lines;
-    any_address |= address != 0;
+    ++lines_;
+    any_address_ |= address != 0;
     const char type = line[space + 1];
     std::string_view symbol = line.substr(space + 3), module;
     if (const auto tab = symbol.find('\t'); tab != std::string_view::npos) {
@@ -281,19 +289,84 @@ KernelSymbols KernelSymbols::parse_kallsyms(std::string_view text, const std::st
     // perf keeps text, weak, data and bss symbols (symbol_type__filter),
     // not ARM's local '$' symbols, nor x86's entry trampoline.
     const char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(type)));
-    if (upper != 'T' && upper != 'W' && upper != 'D' && upper != 'B') continue;
-    if (symbol.empty() || symbol.front() == '$' || symbol == "__entry_SYSCALL_64_trampoline") continue;
+    if (upper != 'T' && upper != 'W' && upper != 'D' && upper != 'B') return;
+    if (symbol.empty() || symbol.front() == '$' || symbol == "__entry_SYSCALL_64_trampoline") return;
     // kallsyms2elf_binding(): only 'W' is weak.
     const Binding binding = type == 'W' ? Binding::weak
                             : std::isupper(static_cast<unsigned char>(type)) ? Binding::global
                                                                               : Binding::local;
-    b.add(address, 0, symbol, module, type, binding, false);
+    builder_.add(address, 0, symbol, module, type, binding, false);
   }
-  if (lines > 0 && !any_address)
-    throw Error(ErrorCode::permission, fmt::format("{}: every address is 0: the kernel hides them from this user "
-                            "(/proc/sys/kernel/kptr_restrict); read it as root, or use a copy made by root",
-                            name));
-  return b.finish(true, name, "");
+
+  KernelSymbols finish() {
+    if (lines_ > 0 && !any_address_)
+      throw Error(ErrorCode::permission, fmt::format("{}: every address is 0: the kernel hides them from this user "
+                              "(/proc/sys/kernel/kptr_restrict); read it as root, or use a copy made by root",
+                              name_));
+    return builder_.finish(true, name_, "");
+  }
+
+ private:
+  const std::string& name_;
+  KernelSymbolsBuilder builder_;
+  std::size_t line_number_ = 0, lines_ = 0;
+  bool any_address_ = false;
+};
+
+}  // namespace
+
+KernelSymbols KernelSymbols::from_kallsyms(const std::string& path) {
+  // A /proc/kallsyms is some 5-20 MB (100-300 k symbols, modules
+  // included); a table costs some 8 times its text, so a larger file is
+  // refused rather than read into gigabytes. Its size is not known before
+  // it is read (stat says 0): room for 16 MiB is kept, not touched.
+  constexpr std::size_t limit = std::size_t{64} << 20;
+  const auto cannot = [&](const std::string& problem) {
+    return Error(ErrorCode::io, fmt::format("{}: cannot read the kernel's symbols: {}", path, problem));
+  };
+  std::string problem;
+  const int fd = open_regular_file(path, problem);
+  if (fd < 0) throw cannot(problem);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  KallsymsParser parser(path, std::size_t{16} << 20);
+  std::string pending;  // a line cut by the buffer's end
+  std::size_t total = 0;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw cannot(std::strerror(errno));
+    if (n == 0) break;
+    total += static_cast<std::size_t>(n);
+    if (total > limit) throw cannot(fmt::format("larger than {} MiB", limit >> 20));
+    std::string_view chunk(buffer, static_cast<std::size_t>(n));
+    for (auto eol = chunk.find('\n'); eol != std::string_view::npos; eol = chunk.find('\n')) {
+      if (pending.empty()) {
+        parser.line(chunk.substr(0, eol));
+      } else {
+        pending.append(chunk.substr(0, eol));
+        parser.line(pending);
+        pending.clear();
+      }
+      chunk.remove_prefix(eol + 1);
+    }
+    pending.append(chunk);
+  }
+  if (!pending.empty()) parser.line(pending);
+  return parser.finish();
+}
+
+KernelSymbols KernelSymbols::parse_kallsyms(std::string_view text, const std::string& name) {
+  KallsymsParser parser(name, text.size());
+  while (!text.empty()) {
+    const auto eol = text.find('\n');
+    parser.line(text.substr(0, eol));
+    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+  }
+  return parser.finish();
 }
 
 KernelSymbols KernelSymbols::from_vmlinux(const std::string& path) {

@@ -511,8 +511,9 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
   cmd->add_option("--threads", o->threads,
-                  fmt::format("Threads that tally, up to {} (4 per CPU, at least 16; 0: by the CPUs: 1 on 1, 2 on 2, "
-                              "else one per CPU but one, up to 3); the result does not depend on it",
+                  fmt::format("Threads that tally, up to {} (4 per CPU, at least 16; 0: 1 for a capture under 64 MiB, "
+                              "else by the CPUs it may use: 1 on 1, 2 on 2, else one per CPU but one, up to 3); the "
+                              "result does not depend on it",
                               max_threads()))
       ->check(CLI::Range(std::size_t{0}, max_threads()))
       ->capture_default_str();

@@ -2,6 +2,11 @@
 
 #include <tagop/report/kernel_symbol_source.hpp>
 
+#include <sys/stat.h>  // stat
+
+#include <memory>  // std::shared_ptr, std::weak_ptr
+#include <mutex>   // std::mutex
+
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
@@ -14,24 +19,24 @@ constexpr std::string_view kernel_map = "[kernel.kallsyms]";
 
 class KernelSymbolTable final : public SymbolTable {
  public:
-  explicit KernelSymbolTable(KernelSymbols symbols) : symbols_(std::move(symbols)) {}
+  explicit KernelSymbolTable(std::shared_ptr<const KernelSymbols> symbols) : symbols_(std::move(symbols)) {}
   // The kernel map's offsets are addresses: perf's MMAP gives it pgoff = start.
   void functions(std::span<const std::uint64_t> offsets, std::span<std::uint32_t> out) const override {
-    const auto hits = symbols_.find_sorted(offsets);
-    const KernelSymbol* first = symbols_.symbols().data();
+    const auto hits = symbols_->find_sorted(offsets);
+    const KernelSymbol* first = symbols_->symbols().data();
     for (std::size_t i = 0; i < hits.size(); ++i)
       out[i] = hits[i] ? static_cast<std::uint32_t>(hits[i]->symbol - first) : none;
   }
   std::string function_name(std::uint32_t function) const override {
-    return std::string(symbols_.symbols()[function].name);
+    return std::string(symbols_->symbols()[function].name);
   }
   // The kernel map's offsets are addresses.
   std::optional<std::uint64_t> function_start(std::uint32_t function) const override {
-    return symbols_.symbols()[function].start;
+    return symbols_->symbols()[function].start;
   }
 
  private:
-  KernelSymbols symbols_;
+  std::shared_ptr<const KernelSymbols> symbols_;
 };
 
 // A vmlinux has link-time addresses; a kernel moved by KASLR is found by
@@ -42,6 +47,34 @@ void relocate_to_running(KernelSymbols& symbols, const KernelSymbolSearch& searc
   const std::optional<KernelText> text = running_kernel_text(search.running_kallsyms);
   const std::optional<std::uint64_t> linked = symbols.address_of("_text");
   if (text && linked) symbols.relocate(static_cast<std::int64_t>(text->start - *linked));
+}
+
+// The table of a file, shared by the reports that are alive at once (an
+// HTML page's table and its flame graph, a diff's two captures of one
+// kernel): a kallsyms is read and parsed once, where each report's own
+// read was most of a flat report's time (0.3 s of the kernel's to write
+// /proc/kallsyms, 23 MiB). Known by its path, kind and stat (a file
+// written again is read again), a vmlinux also by the running kernel it is
+// moved to; held by its tables only.
+std::shared_ptr<const KernelSymbols> shared_symbols(const tagop::KernelSymbolSource& found,
+                                                    const KernelSymbolSearch& search) {
+  static std::mutex mutex;
+  static std::weak_ptr<const KernelSymbols> last;
+  static std::string last_key;
+  struct stat st {};
+  if (::stat(found.path.c_str(), &st) != 0) st = {};
+  // A vmlinux is moved by the running kernel's text that `search` names.
+  const std::string key = fmt::format("{}\n{}\n{}:{}:{}:{}:{}\n{}\n{}", found.path, found.vmlinux, st.st_dev,
+                                      st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                                      found.vmlinux ? search.running_notes : "", found.vmlinux ? search.running_kallsyms : "");
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto kept = last.lock(); kept && last_key == key) return kept;
+  KernelSymbols loaded = load_kernel_symbols(found);
+  if (found.vmlinux) relocate_to_running(loaded, search);
+  auto made = std::make_shared<const KernelSymbols>(std::move(loaded));
+  last = made;
+  last_key = key;
+  return made;
 }
 
 class KernelSymbolSource final : public SymbolSource {
@@ -62,8 +95,7 @@ class KernelSymbolSource final : public SymbolSource {
       return nullptr;
     }
     try {
-      KernelSymbols symbols = load_kernel_symbols(*found.found);
-      if (found.found->vmlinux) relocate_to_running(symbols, search_);
+      const std::shared_ptr<const KernelSymbols> symbols = shared_symbols(*found.found, search_);
       if (module.build_id.empty() && found.found->path == search_.running_kallsyms)
         problem = fmt::format("the capture records no build-id for the kernel: its samples are named by {} of the "
                               "running kernel, which is right only if the capture was made on this machine with this "

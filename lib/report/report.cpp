@@ -310,7 +310,9 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   }
 
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
-            {s.split_thread, s.split_cpu, data_view(s.by)},
+            {.tid = s.split_thread, .cpu = s.split_cpu, .data = data_view(s.by),
+             // Only callers' sums and rows by call chain read the chains.
+             .chains = s.children || s.by == GroupBy::callchain},
             UserStackUnwindOptions{.search = o.unwind_files, .arch = info.arch});
   const perf_data::ReadSummary summary = reader.read(walk);
   std::vector<Tally>& tallies = walk.finish();

@@ -1,5 +1,7 @@
 #include "walk.hpp"
 
+#include <sched.h>  // sched_getaffinity
+
 #include <algorithm>  // std::max, std::min
 #include <bit>        // std::popcount
 #include <thread>     // std::thread::hardware_concurrency
@@ -50,10 +52,22 @@ std::uint64_t own_share(std::size_t shards) {
 // the slower. On 2 CPUs, two: 10 M samples at 10 k addresses took 0.20 s
 // with two and 0.30 s with one (a file fresh in the page cache, so that
 // the page keeper has little to do; 17% more CPU time in all, for the
-// items that cross cores).
-std::size_t shard_count(std::size_t threads) {
+// items that cross cores). The CPUs are those this process may run on
+// (taskset, a container's cpuset), not the machine's. A small capture
+// gets one: under `small_data` the workers' start, their batches'
+// hand-off and the tallies' merge cost more than the second CPU gives
+// (perf record -g captures of 9-18 MiB, 90-116 k samples, on a busy
+// 2-CPU host: one thread 0.89-0.98x the time of two).
+constexpr std::uint64_t small_data = std::uint64_t{64} << 20;
+
+std::size_t shard_count(std::size_t threads, std::uint64_t data_bytes) {
   if (threads) return threads;
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  if (data_bytes < small_data) return 1;
+  unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    cpus = std::max(1u, std::min(cpus, static_cast<unsigned>(CPU_COUNT(&allowed))));
   return cpus <= 2 ? cpus : std::min(cpus - 1, 3u);
 }
 
@@ -96,7 +110,7 @@ Walk::Walk(const perf_data::PerfDataReader& reader, const amd_ibs::IbsCapture* c
               timed_),
       delayed_(timed_ ? delay_depth : 0),
       delayed_records_(timed_ ? delay_depth : 0),
-      shards_(shard_count(threads)),
+      shards_(shard_count(threads, reader.info().header.data.size)),
       own_share_(own_share(shards_)),
       worker_scale_(shards_ == 1 ? 0 : ((shards_ - 1) << 32) / ((std::uint64_t{1} << 32) - own_share_)),
       pool_(shards_,
@@ -390,7 +404,7 @@ void Walk::take(std::uint32_t event, const EventPlan& plan, const Fields& f, con
   if (f.chain_nr) {
     const std::uint64_t kept = kept_frames(f.chain, f.chain_nr);
     if (corrupt_chain(f.chain, kept)) ++dropped_chains_;
-    else item.set_chain(chains_.intern(f.chain, kept));
+    else if (split_.chains) item.set_chain(chains_.intern(f.chain, kept));
   }
   if (splitting_) [[unlikely]] item.set_chain(split(item.chain(), f.tid, f.cpu));
   Delayed& d = next_delayed();
@@ -448,7 +462,7 @@ void Walk::release(DelayedStack& d) {
   if (nr) {
     const std::uint64_t kept = kept_frames(chain, nr);
     if (corrupt_chain(chain, kept)) ++dropped_chains_;
-    else item.set_chain(chains_.intern(chain, kept));
+    else if (split_.chains) item.set_chain(chains_.intern(chain, kept));
   }
   if (splitting_) [[unlikely]] item.set_chain(split(item.chain(), d.tid, d.cpu));
   pool_.add(shard_of(d.address, space), item);

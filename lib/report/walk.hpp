@@ -42,6 +42,11 @@ struct SplitBy {
   /// data_access_marker + the access's DataAccess bits), and every
   /// sample is read the long way (sample()), never in place.
   bool data = false;
+  /// Intern each sample's call chain (false: a view that never reads the
+  /// chains, such as a flat report by function: the chains are still
+  /// checked, for the warnings of cut and corrupt ones, but not hashed
+  /// nor kept, and the samples of one address share one entry).
+  bool chains = true;
 };
 
 /// What a data view keeps of a sample's access (SplitBy::data), as perf

@@ -159,8 +159,9 @@ struct Options {
   std::size_t max_stack = 127;
   /// Called every few tens of MiB with the data bytes read and their total.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
-  /// Threads that tally the samples (0: chosen by the CPUs, one each but
-  /// one, from 1 to 3); the result does not depend on it.
+  /// Threads that tally the samples (0: one for a capture whose data is
+  /// under 64 MiB, else chosen by the CPUs this process may use, one each
+  /// but one, from 1 to 3); the result does not depend on it.
   std::size_t threads = 0;
   /// Tried, in order, before the ELF files on this machine (a kernel's
   /// symbols, a build-id cache ...).
