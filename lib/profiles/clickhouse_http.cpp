@@ -32,9 +32,11 @@ std::string url_encoded(std::string_view text) {
   return out;
 }
 
-class Socket {
+}  // namespace
+
+class detail::HttpSocket {
  public:
-  Socket(const std::string& url, const std::string& host, std::uint16_t port) : url_(url) {
+  HttpSocket(const std::string& url, const std::string& host, std::uint16_t port) : url_(url) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -59,11 +61,11 @@ class Socket {
                             "and is this its HTTP port?)",
                             url, std::strerror(error)));
   }
-  ~Socket() {
+  ~HttpSocket() {
     if (fd_ >= 0) ::close(fd_);
   }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
+  HttpSocket(const HttpSocket&) = delete;
+  HttpSocket& operator=(const HttpSocket&) = delete;
 
   void send_all(std::string_view data) {
     while (!data.empty()) {
@@ -95,6 +97,8 @@ class Socket {
   std::string url_;
   int fd_ = -1;
 };
+
+namespace {
 
 // The body of a chunked answer.
 std::string unchunked(std::string_view body, const std::string& url) {
@@ -166,7 +170,7 @@ ClickHouseServer::ClickHouseServer(std::string_view url) : url_(url) {
 std::string ClickHouseServer::query(std::string_view sql) const {
   return answer_of(
       [&] {
-        Socket socket(url_, host_, port_);
+        detail::HttpSocket socket(url_, host_, port_);
         const std::string target = parameters_.empty() ? "/" : "/?" + parameters_;
         socket.send_all(fmt::format("POST {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: "
                                     "{}\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n",
@@ -178,26 +182,56 @@ std::string ClickHouseServer::query(std::string_view sql) const {
 }
 
 void ClickHouseServer::insert(std::string_view insert_sql, const std::function<bool(std::string&)>& next) const {
-  Socket socket(url_, host_, port_);
-  const std::string target =
-      fmt::format("/?{}{}query={}", parameters_, parameters_.empty() ? "" : "&", url_encoded(insert_sql));
+  ClickHouseInsert insert(*this, insert_sql);
   std::string batch;
-  try {
-    socket.send_all(fmt::format(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n", target, host_));
-    for (bool more = true; more;) {
-      batch.clear();
-      more = next(batch);
-      if (batch.empty()) continue;
-      socket.send_all(fmt::format("{:x}\r\n", batch.size()));
-      socket.send_all(batch);
-      socket.send_all("\r\n");
-    }
-    socket.send_all("0\r\n\r\n");
-  } catch (const std::system_error&) {
-    // The server stopped reading: its answer says why.
+  for (bool more = true; more;) {
+    batch.clear();
+    more = next(batch);
+    insert.write(batch);
   }
-  answer_of(socket.receive_all(), url_);
+  insert.finish();
+}
+
+ClickHouseInsert::ClickHouseInsert(const ClickHouseServer& server, std::string_view insert_sql)
+    : url_(server.url_), socket_(std::make_unique<detail::HttpSocket>(server.url_, server.host_, server.port_)) {
+  const std::string& parameters = server.parameters_;
+  const std::string target =
+      fmt::format("/?{}{}query={}", parameters, parameters.empty() ? "" : "&", url_encoded(insert_sql));
+  try {
+    socket_->send_all(fmt::format("POST {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nTransfer-Encoding: "
+                                  "chunked\r\n\r\n",
+                                  target, server.host_));
+  } catch (const std::system_error&) {
+    fail();
+  }
+}
+
+ClickHouseInsert::~ClickHouseInsert() = default;
+
+void ClickHouseInsert::fail() {
+  // The server stopped reading: its answer says why.
+  answer_of(socket_->receive_all(), url_);
+  throw Error(fmt::format("{}: the server closed the connection during the INSERT", url_));
+}
+
+void ClickHouseInsert::write(std::string_view rows) {
+  if (rows.empty()) return;
+  try {
+    socket_->send_all(fmt::format("{:x}\r\n", rows.size()));
+    socket_->send_all(rows);
+    socket_->send_all("\r\n");
+  } catch (const std::system_error&) {
+    fail();
+  }
+}
+
+void ClickHouseInsert::finish() {
+  try {
+    socket_->send_all("0\r\n\r\n");
+  } catch (const std::system_error&) {
+    fail();
+  }
+  answer_of(socket_->receive_all(), url_);
 }
 
 }  // namespace tagop::profiles

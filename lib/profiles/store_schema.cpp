@@ -168,7 +168,8 @@ std::string any_of(const std::vector<std::string>& parts) {
   if (parts.size() == 1) return parts[0];
   std::vector<std::string> wrapped;
   for (const std::string& p : parts) wrapped.push_back(fmt::format("({})", p));
-  return fmt::format("{}", fmt::join(wrapped, " OR "));
+  // Parenthesised whole: `capture = 1 AND <this>` must not bind to its first term.
+  return fmt::format("({})", fmt::join(wrapped, " OR "));
 }
 
 // A term decides yes: it observed every condition it names, its required
@@ -254,8 +255,9 @@ QuerySql query_sql(const Query& query) {
   const std::string measured =
       query.sums ? fmt::format("bitAnd(measured, {}) != 0", std::uint64_t{1} << query.sums->index) : "1";
   out.match = all_of({out.kind, out.yes, measured});
-  out.undecided = all_of({out.kind, fmt::format("(NOT ({}) AND NOT ({})) OR (({}) AND NOT ({}))", out.yes, out.no,
-                                                out.yes, measured)});
+  const std::string neither = fmt::format("NOT ({}) AND NOT ({})", out.yes, out.no);
+  out.undecided = all_of({out.kind, query.sums ? fmt::format("({}) OR (({}) AND NOT ({}))", neither, out.yes, measured)
+                                               : neither});
   // Decidable together: some term's conditions are all observed by some
   // row of the kind (engine.hpp ObservedTogether), per word.
   std::vector<std::string> decidable;
@@ -304,13 +306,16 @@ std::uint64_t capture_identity(const std::string& path) {
 
 StoreRowWriter::StoreRowWriter(StoreCapture capture) : capture_(std::move(capture)) {}
 
-void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out) const {
+void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out,
+                            const StoreEvent& event) const {
   const StoreRow row{capture_.id,
                      {capture_.host},
                      {capture_.vendor},
                      capture_.family,
                      capture_.model,
                      {capture_.backend},
+                     {event.name},
+                     event.period,
                      {s.kind()},
                      s.time,
                      s.pid,

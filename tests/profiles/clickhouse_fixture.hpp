@@ -59,8 +59,11 @@ class LocalClickHouse {
 
   /// `cluster`: the name and the TCP ports of a cluster's shards, one
   /// replica each, written into the config's remote_servers.
+  /// `tcp`: this server's TCP port, when the cluster's config must name it
+  /// before it starts (0: a free one).
   LocalClickHouse(const std::string& binary, const std::string& cluster_name = {},
-                  const std::vector<int>& shard_ports = {}) {
+                  const std::vector<int>& shard_ports = {}, int tcp = 0) {
+    if (tcp) tcp_port = tcp;
     std::string pattern = (std::filesystem::temp_directory_path() / "tagop-clickhouse.XXXXXX").string();
     if (!mkdtemp(pattern.data())) throw Error("cannot make a temporary folder for clickhouse-server");
     dir_ = pattern;

@@ -78,9 +78,9 @@ void insert_rows(const ClickHouseServer& server, const std::string& table, const
 
 TEST_CASE("the store's columns come from the row's declaration", "[profiles][store]") {
   const std::vector<StoreColumn> columns = store_columns();
-  // 22 declared fields; the two condition sets are two columns each, the
+  // 24 declared fields; the two condition sets are two columns each, the
   // measures one column per measure of the table.
-  CHECK(columns.size() == 22 - 3 + 4 + measure_count);
+  CHECK(columns.size() == 24 - 3 + 4 + measure_count);
   CHECK(columns[0].name == "capture");
   CHECK(columns.back().name == "chain");
   CHECK(columns.back().type == "Array(UInt64)");
@@ -174,5 +174,9 @@ TEST_CASE("every event's predicate asked of the store counts as the engine count
     CHECK(numbers(server.query(fmt::format("SELECT count() FROM {} WHERE {}", table, predicate_sql(p)))) ==
           std::vector<std::uint64_t>{kept});
   }
+  // After another condition, an OR of terms keeps to it (no capture 2 here).
+  CHECK(numbers(server.query(fmt::format("SELECT count() FROM {} WHERE capture = 2 AND {}", table,
+                                         predicate_sql(Predicate::parse("load | store"))))) ==
+        std::vector<std::uint64_t>{0});
   server.query(fmt::format("DROP TABLE {}", table));
 }

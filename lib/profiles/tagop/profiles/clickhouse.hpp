@@ -11,6 +11,7 @@
 
 #include <cstdint>      // std::uint16_t
 #include <functional>   // std::function
+#include <memory>       // std::unique_ptr
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
@@ -42,8 +43,38 @@ class ClickHouseServer {
   const std::string& url() const { return url_; }
 
  private:
+  friend class ClickHouseInsert;
   std::string url_, host_, parameters_;
   std::uint16_t port_ = 8123;
+};
+
+namespace detail {
+class HttpSocket;
+}
+
+/// An INSERT under way: its rows are written a batch at a time (a chunk
+/// each) as the caller makes them, and finish() ends it and reads the
+/// server's answer. Destroyed without finish(), the request ends
+/// unfinished, and the server drops the rows it had not yet written.
+class ClickHouseInsert {
+ public:
+  /// Opens the connection and sends the request's head. Throws as query().
+  ClickHouseInsert(const ClickHouseServer& server, std::string_view insert_sql);
+  ~ClickHouseInsert();
+  ClickHouseInsert(const ClickHouseInsert&) = delete;
+  ClickHouseInsert& operator=(const ClickHouseInsert&) = delete;
+
+  /// Sends rows (whole lines of the INSERT's format). Throws tagop::Error
+  /// with the server's message when it stopped reading (it refused them).
+  void write(std::string_view rows);
+  /// Ends the request; throws tagop::Error with the server's message when
+  /// it refused the rows.
+  void finish();
+
+ private:
+  [[noreturn]] void fail();
+  std::string url_;
+  std::unique_ptr<detail::HttpSocket> socket_;
 };
 
 }  // namespace profiles

@@ -108,8 +108,16 @@ struct StoreCapture {
   std::uint64_t id = 0;     ///< capture_identity() of its file
   std::string host;         ///< the machine
   std::string vendor;       ///< "AuthenticAMD"
-  std::uint32_t family = 0, model = 0;
+  std::uint32_t family = 0;  ///< the processor's family (25 for Zen 3 and 4)
+  std::uint32_t model = 0;   ///< the processor's model
   std::string backend;      ///< "amd-ibs"
+};
+
+/// What a row holds besides the model's sample: its event and period (a
+/// capture of several events, or none of IBS, counts by them).
+struct StoreEvent {
+  std::string_view name;    ///< as perf names it
+  std::uint64_t period = 0;  ///< what the sample stands for
 };
 
 /// A capture's identity: a hash of its file's size and content (the same
@@ -123,7 +131,7 @@ class StoreRowWriter {
  public:
   explicit StoreRowWriter(StoreCapture capture);
   /// Appends one sample's row to `out`.
-  void append(const Sample& sample, const SampleSymbol& symbol, std::string& out) const;
+  void append(const Sample& sample, const SampleSymbol& symbol, std::string& out, const StoreEvent& event = {}) const;
   /// The capture the rows are of.
   const StoreCapture& capture() const { return capture_; }
 
