@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>   // std::find
 #include <filesystem>  // std::filesystem
 #include <map>         // std::map
 #include <sstream>     // std::istringstream
@@ -29,6 +30,7 @@
 #include <tagop/report/report.hpp>         // Report
 
 #include "profiles/clickhouse_fixture.hpp"
+#include "run_command.hpp"
 #include "splitmix.hpp"
 
 using namespace tagop;
@@ -329,4 +331,48 @@ TEST_CASE("the store's errors: wrong URL, server down, another schema, a half-wr
   // A malformed row: the server says so, and names the column.
   profiles::ClickHouseInsert bad(server, "INSERT INTO half_samples FORMAT TabSeparated");
   CHECK_THROWS_WITH([&] { bad.write("not\ta\trow\n"); bad.finish(); }(), Catch::Contains("HTTP"));
+}
+
+TEST_CASE("tagop ingest, and the SQL events show and compare print, asked of the store", "[store][cli]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string tagop = std::getenv("TAGOP_EXE");
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  const profiles::ClickHouseServer server(local->url() + "/?database=cli");
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS cli");
+  const std::string url = "'" + server.url() + "'";
+
+  const RunResult first = run_shell(fmt::format("{} ingest {} {} --host k10-cli", tagop, url, example));
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const std::uint64_t rows = number(server, "SELECT count() FROM tagop_samples_v1 WHERE host = 'k10-cli'");
+  CHECK(rows > 1000);
+  CHECK(first.out.find(fmt::format("{} samples", rows)) != std::string::npos);
+  const RunResult again = run_shell(fmt::format("{} ingest {} {}", tagop, url, example));
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("skipped") != std::string::npos);
+  CHECK(number(server, "SELECT count() FROM tagop_samples_v1") == rows);
+
+  // The printed SELECT of 0xF219 (DC miss latency) answers the report's numbers.
+  perf_data::PerfDataReader reader(example);
+  const report::Report r(reader, {.by = report::GroupBy::function});
+  const auto& names = r.query_names();
+  const std::size_t f219 = static_cast<std::size_t>(std::find(names.begin(), names.end(), "0xF219") - names.begin());
+  REQUIRE(f219 < names.size());
+  const RunResult sql = run_shell(fmt::format("{} events show F219 --format sql", tagop));
+  REQUIRE(sql.exit_code == 0);
+  const QueryResult& expected = r.totals()[f219];
+  CHECK(expected.count > 0);
+  CHECK(rows_of(server.query(sql.out)) ==
+        std::vector<std::vector<std::uint64_t>>{{expected.count, expected.total, expected.undecided}});
+  // compare --format sql: one row per processor (vendor, family, model, backend, then the numbers).
+  const RunResult by_cpu = run_shell(fmt::format("{} compare 'load & dc.miss' --format sql", tagop));
+  REQUIRE(by_cpu.exit_code == 0);
+  CHECK(server.query(by_cpu.out).find("AuthenticAMD\t16\t4\tamd-ibs\t") == 0);
+
+  // A server that is not there: a clear error, exit non-zero.
+  const RunResult down =
+      run_shell(fmt::format("{} ingest http://127.0.0.1:{} {}", tagop, test::free_port(), example));
+  CHECK(down.exit_code != 0);
+  CHECK(down.err.find("cannot connect to a ClickHouse server") != std::string::npos);
 }
