@@ -275,4 +275,50 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
   return result;
 }
 
+std::string tally_store_sql(std::string_view key, std::string_view where_sql, const IngestOptions& options) {
+  std::string sums;
+  for (std::size_t m = 0; m < measure_count; ++m)
+    sums += fmt::format(", sum({})", profiles::measure_column(Measure{static_cast<std::uint8_t>(m)}));
+  return fmt::format("SELECT toString({0}) AS key, conditions_lo, conditions_hi, observed_lo, observed_hi, measured, "
+                     "count(){1} FROM {2} WHERE capture IN (SELECT capture FROM {3}){4}{5} GROUP BY key, "
+                     "conditions_lo, conditions_hi, observed_lo, observed_hi, measured ORDER BY key FORMAT TabSeparated",
+                     key, sums, table_of(options), captures_of(options), where_sql.empty() ? "" : " AND ",
+                     where_sql.empty() ? std::string() : fmt::format("({})", where_sql));
+}
+
+StoreTallies tally_store(const profiles::ClickHouseServer& server, std::string_view key, std::string_view where_sql,
+                         const IngestOptions& options) {
+  const std::string answer = server.query(tally_store_sql(key, where_sql, options));
+  StoreTallies out;
+  std::string_view rest = answer;
+  while (!rest.empty()) {
+    const std::size_t eol = rest.find('\n');
+    std::string_view line = rest.substr(0, eol);
+    rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) continue;
+    // The key, TabSeparated-escaped.
+    std::string name;
+    for (std::size_t k = 0; k < tab; ++k) {
+      if (line[k] != '\\' || k + 1 >= tab) {
+        name += line[k];
+        continue;
+      }
+      const char c = line[++k];
+      name += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '0' ? '\0' : c;
+    }
+    if (out.rows.empty() || out.rows.back() != name) out.rows.push_back(std::move(name));  // ORDER BY key
+    std::istringstream numbers{std::string(line.substr(tab + 1))};
+    Signature signature;
+    signature.row = static_cast<std::uint32_t>(out.rows.size() - 1);
+    Tally tally;
+    numbers >> signature.conditions.words[0] >> signature.conditions.words[1] >> signature.observed.words[0] >>
+        signature.observed.words[1] >> signature.measured >> tally.count;
+    for (std::uint64_t& total : tally.totals) numbers >> total;
+    if (!numbers) throw Error(fmt::format("{}: a tally row the store sent is not numbers: {}", server.url(), line));
+    out.tallies.add(signature, tally);
+  }
+  return out;
+}
+
 }  // namespace tagop::report

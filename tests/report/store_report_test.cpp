@@ -107,8 +107,8 @@ std::vector<Asked> derived_events(const report::Report& r) {
   return out;
 }
 
-void compare_with_report(const profiles::ClickHouseServer& server, const std::string& table, std::uint64_t capture,
-                         const std::string& file) {
+void compare_with_report(const profiles::ClickHouseServer& server, const std::string& table,
+                         const std::string& captures, std::uint64_t capture, const std::string& file) {
   perf_data::PerfDataReader reader(file);
   const report::Report r(reader, {.by = report::GroupBy::process});
   const std::vector<Asked> asked = derived_events(r);
@@ -138,6 +138,28 @@ void compare_with_report(const profiles::ClickHouseServer& server, const std::st
     CHECK(by_store == by_report);
   }
   CHECK(available >= 40);
+
+  // The store's tallies by process, answered by the engine: every derived
+  // event's count, total and undecided per process as the report's rows.
+  const report::StoreTallies tallies = report::tally_store(
+      server, "pid", fmt::format("capture = {}", capture), {.table = table, .captures_table = captures});
+  std::vector<Query> queries;
+  for (const Asked& a : asked) queries.push_back(a.query);
+  const auto by_row = tallies.tallies.evaluate_by_row(queries);
+  std::map<std::uint32_t, std::vector<std::uint64_t>> engine_rows, report_rows;
+  for (std::size_t row = 0; row < tallies.rows.size(); ++row)
+    for (const QueryResult& q : by_row[row])
+      engine_rows[static_cast<std::uint32_t>(std::stoul(tallies.rows[row]))].insert(
+          engine_rows[static_cast<std::uint32_t>(std::stoul(tallies.rows[row]))].end(), {q.count, q.total, q.undecided});
+  for (std::uint32_t id : r.select(report::resolve_column("0xF100"), 0)) {
+    const report::Row row = r.row(id);
+    auto& values = report_rows[row.pid];
+    for (const Asked& a : asked) {
+      const QueryResult& q = row.results[a.column];
+      values.insert(values.end(), {q.count, q.total, q.undecided});
+    }
+  }
+  CHECK(engine_rows == report_rows);
 }
 
 }  // namespace
@@ -167,14 +189,14 @@ TEST_CASE("an IBS capture ingested: every derived event asked of the store is th
   CHECK(number(server, "SELECT count() FROM ibs_samples") == first.rows);
   CHECK(number(server, "SELECT count() FROM ibs_captures") == 1);
 
-  compare_with_report(server, "ibs_samples", first.capture, zen);
+  compare_with_report(server, "ibs_samples", "ibs_captures", first.capture, zen);
 
   // The bundled Family 10h capture, a second host in the same table.
   const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
   options.host = "k10-1";
   const report::IngestResult k10 = report::ingest_capture(example, server, options);
   CHECK(!k10.skipped);
-  compare_with_report(server, "ibs_samples", k10.capture, example);
+  compare_with_report(server, "ibs_samples", "ibs_captures", k10.capture, example);
   CHECK(rows_of(server.query("SELECT uniqExact(host) FROM ibs_samples")) == std::vector<std::vector<std::uint64_t>>{{2}});
 
   // --where: the rows predicate_sql selects are the samples the report keeps.

@@ -24,9 +24,12 @@
 #include <functional>  // std::function
 #include <optional>    // std::optional
 #include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
 
 #include <tagop/api.hpp>                  // TAGOP_API
 #include <tagop/cpu.hpp>                  // CpuId
+#include <tagop/engine.hpp>               // Aggregator
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
 
 namespace tagop TAGOP_API {
@@ -64,6 +67,28 @@ void create_store_tables(const profiles::ClickHouseServer& server, const IngestO
 /// capture half-written by an earlier ingest.
 IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,
                             const IngestOptions& options = {});
+
+/// The store's samples tallied by signature (engine.hpp): one row per
+/// distinct value of a key column, each with its samples' count and measure
+/// totals per (conditions, observed, measured). The server does the
+/// GROUP BY; the engine then answers any predicate of the tallies exactly as
+/// of a file's samples (Aggregator::evaluate_by_row), so the store's numbers
+/// are the local report's, derived events, undecided and all.
+struct StoreTallies {
+  std::vector<std::string> rows;  ///< the key's values, by row index
+  Aggregator tallies;             ///< rows as above
+};
+
+/// Tallies the samples of complete captures (listed in the captures'
+/// table) whose rows meet `where_sql` (a condition over the store's
+/// columns, "" for all: predicate_sql(), host = 'web-1' ...), by `key`
+/// (a column or expression: "function", "pid", "host", "family").
+/// Throws as query().
+StoreTallies tally_store(const profiles::ClickHouseServer& server, std::string_view key, std::string_view where_sql = {},
+                         const IngestOptions& options = {});
+
+/// The SELECT tally_store() sends.
+std::string tally_store_sql(std::string_view key, std::string_view where_sql = {}, const IngestOptions& options = {});
 
 }  // namespace report
 }  // namespace tagop
