@@ -87,11 +87,15 @@ struct QuerySql {
   std::string match;
   /// Undecided: of its kind, and neither yes nor no, or yes without the measure.
   std::string undecided;
-  /// Aggregates over a set of rows: the QueryResult's three numbers,
-  /// including the engine's rule that a query none of whose terms the
-  /// rows of its kind can decide together (a bit the processor lacks) is
-  /// undecided for all of them.
-  std::string count, total, undecided_count;
+  /// Aggregates over a set of rows: the QueryResult's three numbers.
+  /// countIf(match): QueryResult::count.
+  std::string count;
+  /// sumIf(the measure's column, match), or "0": QueryResult::total.
+  std::string total;
+  /// QueryResult::undecided, with the engine's rule that a query none of
+  /// whose terms the rows of its kind can decide together (a bit the
+  /// processor lacks) is undecided for all of them.
+  std::string undecided_count;
 };
 
 /// The predicate as a condition: the rows it selects (decide() yes), as
@@ -129,6 +133,7 @@ std::uint64_t capture_identity(const std::string& path);
 /// in store_columns()'s order.
 class StoreRowWriter {
  public:
+  /// Rows of this capture (its identity, host and processor in each).
   explicit StoreRowWriter(StoreCapture capture);
   /// Appends one sample's row to `out`.
   void append(const Sample& sample, const SampleSymbol& symbol, std::string& out, const StoreEvent& event = {}) const;

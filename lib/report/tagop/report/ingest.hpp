@@ -46,8 +46,10 @@ struct IngestOptions {
   std::size_t batch_rows = 65536;
   /// Called every few tens of MiB with the data bytes read and their total.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
-  /// The tables (store_table_name() and store_captures_table_name() by default).
-  std::string table{}, captures_table{};
+  /// The samples' table ("": profiles::store_table_name()).
+  std::string table{};
+  /// The captures' table ("": profiles::store_captures_table_name()).
+  std::string captures_table{};
 };
 
 /// What an ingest did.
