@@ -19,6 +19,7 @@
 
 #include <fcntl.h>       // open
 #include <netinet/in.h>  // sockaddr_in
+#include <sys/prctl.h>   // prctl
 #include <sys/socket.h>  // socket, bind
 #include <sys/wait.h>    // waitpid
 #include <unistd.h>      // fork, execl
@@ -95,6 +96,8 @@ class LocalClickHouse {
 )";
     pid_ = fork();
     if (pid_ == 0) {
+      // A test killed (a timeout, a crash) takes its server with it.
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
       // Its start-up lines ("Logging warning to ...") would fill the test's output.
       const int null = ::open("/dev/null", O_WRONLY);
       ::dup2(null, 1);
