@@ -398,3 +398,41 @@ TEST_CASE("tagop ingest, and the SQL events show and compare print, asked of the
   CHECK(down.exit_code != 0);
   CHECK(down.err.find("cannot connect to a ClickHouse server") != std::string::npos);
 }
+
+TEST_CASE("a perf record -g capture: each row's call chain without the context markers, its period", "[store][chain]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const profiles::ClickHouseServer server(local->url());
+  const report::IngestOptions options{.table = "chain_samples", .captures_table = "chain_captures"};
+  report::create_store_tables(server, options);
+  // cpu-clock with PERF_SAMPLE_CALLCHAIN, as perf record -g writes it: the
+  // kernel's chain starts with PERF_CONTEXT_USER (-512), then the
+  // interrupted ip and the return addresses.
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_period = 250000;
+  a.sample_id_all = 1;
+  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                  PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  const std::string file = temp("chain.data");
+  {
+    perf_data::PerfDataWriter w(file, {{.attr = a, .ids = {5}, .name = "cpu-clock"}}, {.cpuid = "GenuineIntel,6,85,4"});
+    w.comm(300, 300, "deep");
+    const std::uint64_t user = static_cast<std::uint64_t>(-512);
+    for (std::uint64_t i = 0; i < 10; ++i) {
+      const std::vector<std::uint64_t> chain{user, 0x401000 + i, 0x402000, 0x403000};
+      w.sample(0, {.ip = 0x401000 + i, .pid = 300, .tid = 300, .time = 1000 + i, .cpu = 2, .period = 250000,
+                   .callchain = chain});
+    }
+    w.finish();
+  }
+  const report::IngestResult r = report::ingest_capture(file, server, options);
+  CHECK(r.rows == 10);
+  // 0x401003 = 4198403; the chain as its three addresses.
+  CHECK(server.query("SELECT chain FROM chain_samples WHERE ip = 4198403") == "[4198403,4202496,4206592]\n");
+  CHECK(number(server, "SELECT sum(period) FROM chain_samples WHERE event = 'cpu-clock' AND cpu = 2") == 2500000);
+  CHECK(number(server, "SELECT count() FROM chain_samples WHERE length(chain) = 3") == 10);
+  fs::remove(file);
+}
