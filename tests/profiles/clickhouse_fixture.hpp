@@ -33,7 +33,7 @@ namespace tagop::test {
 
 /// The clickhouse-server binary, or "" when it is not installed.
 inline std::string clickhouse_binary() {
-  if (const char* named = std::getenv("TAGOP_CLICKHOUSE_SERVER")) return named;
+  if (const char* named = std::getenv("TAGOP_CLICKHOUSE_SERVER")) return access(named, X_OK) == 0 ? named : "";
   for (const char* path : {"/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server", "/usr/bin/clickhouse"})
     if (access(path, X_OK) == 0) return path;
   return "";
