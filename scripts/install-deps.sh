@@ -26,6 +26,7 @@ packages=(
   doxygen               # the API reference (scripts/check-docs.sh, warnings fail CI)
   chromium              # headless: renders the HTML report in the tests
   libllvm15             # bench/report_bench.sh: a large library with symbols and a build-id to sample in
+  clickhouse-server clickhouse-client  # the store (tagop ingest): the tests start a local server on loopback ports
 )
 
 sudo=""

@@ -22,6 +22,7 @@
 #include "compare_records.hpp"
 #include "event_json.hpp"
 #include "output.hpp"
+#include "store_sql.hpp"
 #include "terminal.hpp"
 
 namespace tagop::cli {
@@ -266,10 +267,16 @@ void add_compare_command(CLI::App& app) {
   cmd->add_flag("--all", o->all, "List every narrower and wider event, not only the first few");
   cmd->add_option("--counts", o->counts, "Also show one program's measured numbers under each model, from tagop "
                                          "emulate --counts FILE");
-  add_output_options(*cmd, o->output, true);
-  cmd->footer("Examples:\n  tagop compare 0xF219\n  tagop compare 'load & dc.miss & !l2.miss'\n  tagop compare --matrix\n  tagop compare 'load & dc.miss' --counts counts.json   # from tagop emulate --counts");
+  add_output_options(*cmd, o->output, true, {"sql"});
+  cmd->footer("Examples:\n  tagop compare 0xF219\n  tagop compare 'load & dc.miss & !l2.miss'\n  tagop compare --matrix\n  tagop compare 'load & dc.miss' --counts counts.json   # from tagop emulate --counts\n  tagop compare 'load & dc.miss' --format sql   # asked of the store, by processor");
   cmd->callback([o] {
-    if (o->matrix) {
+    if (o->output.format == "sql") {
+      // The question asked of every processor of the fleet's store at once.
+      if (o->matrix || o->target.empty() || !o->counts.empty())
+        usage_error("--format sql asks one event or predicate of the store (not --matrix or --counts)");
+      const Target target = compare::resolve_target(o->target);
+      fmt::print("{}", store_question_sql(target.label, Query{target.predicate, std::nullopt}, true));
+    } else if (o->matrix) {
       if (!o->target.empty()) usage_error("--matrix takes no event or predicate");
       matrix(o->output.resolved());
     } else {

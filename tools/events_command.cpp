@@ -17,6 +17,7 @@
 
 #include "commands.hpp"
 #include "event_json.hpp"
+#include "store_sql.hpp"
 #include "program_record.hpp"
 #include "event_programming.hpp"
 #include "libpfm_lookup.hpp"
@@ -161,8 +162,23 @@ std::string indented(const std::string& text, std::size_t width) {
   return out;
 }
 
+// --format sql: the event asked of the store (tagop ingest).
+void show_sql(const EventEntry& e) {
+  if (e.predicate.empty())
+    throw Error(fmt::format("--format sql: {} ({}) counts occurrences, not samples of ops: it has no predicate to ask "
+                            "of the store",
+                            e.name, e.backend));
+  // The event's samples are of its kind (fetch or op), as the report asks
+  // an IBS derived event of its unit's samples only.
+  const Predicate kind =
+      Predicate::of(Term{.require = {e.kind == SampleKind::fetch ? condition("fetch") : condition("op")}});
+  const Query query{kind & Predicate::parse(e.predicate), find_measure(e.sums)};
+  fmt::print("{}", store_question_sql(fmt::format("{} {} ({})", e.code, e.name, e.backend), query, false));
+}
+
 void show_entry(const EventEntry& e, const std::vector<const EventEntry*>& also, std::string_view spelled,
-                const std::optional<IbsProcessor>& processor, Format format) {
+                const std::optional<IbsProcessor>& processor, Format format, bool sql = false) {
+  if (sql) return show_sql(e);
   const EntryProgramming programmed = program_entry(e, spelled, processor);
   const bool ibs = e.backend == "amd-ibs";
   if (processor && !ibs)
@@ -259,7 +275,7 @@ void show_libpfm(const LibpfmEvent& e, Format format) {
 }
 
 void show(const std::string& name, const std::string& backend, const std::optional<IbsProcessor>& processor,
-          Format format) {
+          Format format, bool sql) {
   if (name.find_first_not_of(" \t") == std::string::npos) usage_error("events show: the event name is empty");
   std::vector<const EventEntry*> found = find_events(name);
   if (!backend.empty()) {
@@ -267,7 +283,7 @@ void show(const std::string& name, const std::string& backend, const std::option
     std::erase_if(found, [&](const EventEntry* e) { return e->backend != backend; });
   }
   if (!found.empty()) {
-    show_entry(*found.front(), {found.begin() + 1, found.end()}, name, processor, format);
+    show_entry(*found.front(), {found.begin() + 1, found.end()}, name, processor, format, sql);
     return;
   }
   if (backend.empty()) {
@@ -278,10 +294,12 @@ void show(const std::string& name, const std::string& backend, const std::option
         // "slm::r01e6": the event select and unit mask in that PMU's table.
         const auto same = Registry::builtin().lookup(fmt::format("{}::r{:x}", pfm->pmu, *pfm->encoding & 0xFFFF));
         if (!same.empty()) {
-          show_entry(*same.front(), {same.begin() + 1, same.end()}, name, processor, format);
+          show_entry(*same.front(), {same.begin() + 1, same.end()}, name, processor, format, sql);
           return;
         }
       }
+      if (sql)
+        throw Error(fmt::format("--format sql: {} is libpfm4's, without a predicate over tagop's conditions", name));
       show_libpfm(*pfm, format);
       return;
     }
@@ -367,14 +385,15 @@ void add_events_command(CLI::App& app) {
                        "For an IBS derived event: whether it can be counted on this family, and which bits decide it");
   show_cmd->add_option("--model", so->processor.model, "With --family: the model (default 0)");
   show_cmd->add_option("--caps", so->processor.caps, "With --family: the IBS capabilities (CPUID 8000_001B EAX)");
-  add_output_options(*show_cmd, so->output, true);
+  add_output_options(*show_cmd, so->output, true, {"sql"});
   show_cmd->footer("Examples:\n  tagop events show F206\n  tagop events show F244 --family 17h\n"
-                   "  tagop events show 0xF249 --family 19h --model 0x11 --json");
+                   "  tagop events show 0xF249 --family 19h --model 0x11 --json\n"
+                   "  tagop events show F219 --format sql   # asked of the store (tagop ingest)");
   show_cmd->callback([so] {
     std::optional<IbsProcessor> processor;
     if (!so->processor.family.empty()) processor = choose_ibs_processor(so->processor);
     else if (!so->processor.model.empty() || !so->processor.caps.empty()) usage_error("--model and --caps need --family");
-    show(so->name, so->backend, processor, so->output.resolved());
+    show(so->name, so->backend, processor, so->output.resolved(), so->output.format == "sql");
   });
 
   struct SearchOptions {

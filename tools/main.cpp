@@ -17,6 +17,7 @@
 #include <tagop/error.hpp>  // Error
 
 #include "commands.hpp"
+#include "ingest_command.hpp"
 #include "output.hpp"
 
 namespace {
@@ -93,6 +94,7 @@ int run(int argc, char** argv) {
   tagop::cli::add_cpu_command(app);
   tagop::cli::add_emulate_command(app);
   tagop::cli::add_spe_command(app);
+  tagop::cli::add_ingest_command(app);
   tagop::cli::add_completion_command(app);
   if (const auto message = unknown_command(app, argc, argv)) {
     say(fmt::format("{}\n", *message));

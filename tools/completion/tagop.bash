@@ -9,11 +9,14 @@ _tagop() {
   COMP_WORDBREAKS="${COMP_WORDBREAKS//:/}"
   case "$prev" in
     --backend) COMPREPLY=($(compgen -W "$(${COMP_WORDS[0]} events names --backends 2>/dev/null)" -- "$cur")); return ;;
-    --format) COMPREPLY=($(compgen -W "text json csv" -- "$cur")); return ;;
+    --format)
+      if [[ $cmd == events || $cmd == compare ]]; then COMPREPLY=($(compgen -W "text json csv sql" -- "$cur"))
+      else COMPREPLY=($(compgen -W "text json csv" -- "$cur")); fi
+      return ;;
     --kind) COMPREPLY=($(compgen -W "fetch op" -- "$cur")); return ;;
   esac
   if [[ $COMP_CWORD -eq 1 ]]; then
-    COMPREPLY=($(compgen -W "report annotate diff record emulate decode program events compare cpu spe completion --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "report annotate diff record emulate decode program events compare cpu spe ingest completion --help --version" -- "$cur"))
     return
   fi
   case "$cmd" in
@@ -49,6 +52,12 @@ _tagop() {
       fi ;;
     cpu)
       COMPREPLY=($(compgen -W "--format --json --help" -- "$cur")) ;;
+    ingest)
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--host --cpu --help" -- "$cur"))
+      elif [[ $COMP_CWORD -gt 2 ]]; then
+        COMPREPLY=($(compgen -f -- "$cur"))  # the captures, after the URL
+      fi ;;
     report)
       case "$prev" in
         --by) COMPREPLY=($(compgen -W "function module process thread cpu address line callchain data cacheline" -- "$cur")); return ;;

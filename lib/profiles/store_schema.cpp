@@ -1,0 +1,344 @@
+// The store's columns, DDL and rows, from the row's declaration
+// (store_row_record.hpp), and the predicates as SQL over those columns.
+
+#include <tagop/profiles/store.hpp>
+
+#include <algorithm>  // std::replace
+#include <cstdio>     // std::FILE
+#include <memory>     // std::unique_ptr
+
+#include <boost/hana/accessors.hpp>  // hana::accessors
+#include <boost/hana/for_each.hpp>   // hana::for_each
+#include <boost/hana/string.hpp>     // hana::to<char const*>
+#include <fmt/format.h>              // fmt::format
+#include <fmt/ranges.h>              // fmt::join
+
+#include <tagop/error.hpp>     // tagop::Error
+#include <tagop/measures.hpp>  // measure_table
+
+#include "store_row_record.hpp"
+
+namespace tagop::profiles {
+
+namespace {
+
+namespace hana = boost::hana;
+using namespace detail;
+
+std::string_view description_of(std::string_view field) {
+  for (const StoreFieldDescription& d : store_row_descriptions)
+    if (d.field == field) return d.description;
+  throw Error(fmt::format("store row field '{}' has no description (store_row_record.hpp)", field));
+}
+
+// The columns of each field type.
+void columns_of(const std::uint64_t*, std::string_view name, std::string_view what, std::vector<StoreColumn>& out) {
+  out.push_back({std::string(name), "UInt64", std::string(what)});
+}
+void columns_of(const std::uint32_t*, std::string_view name, std::string_view what, std::vector<StoreColumn>& out) {
+  out.push_back({std::string(name), "UInt32", std::string(what)});
+}
+void columns_of(const StoreText*, std::string_view name, std::string_view what, std::vector<StoreColumn>& out) {
+  out.push_back({std::string(name), "String", std::string(what)});
+}
+void columns_of(const StoreKind*, std::string_view name, std::string_view what, std::vector<StoreColumn>& out) {
+  out.push_back({std::string(name), "Enum8('fetch' = 0, 'op' = 1)", std::string(what)});
+}
+void columns_of(const StoreFlag*, std::string_view name, std::string_view what, std::vector<StoreColumn>& out) {
+  out.push_back({std::string(name), "UInt8", std::string(what)});
+}
+void columns_of(const ConditionSet*, std::string_view name, std::string_view what, std::vector<StoreColumn>& out) {
+  out.push_back({fmt::format("{}_lo", name), "UInt64", fmt::format("{} (bits 0-63)", what)});
+  out.push_back({fmt::format("{}_hi", name), "UInt64", fmt::format("{} (bits 64-127)", what)});
+}
+void columns_of(const StoreMeasures*, std::string_view, std::string_view, std::vector<StoreColumn>& out) {
+  for (std::size_t m = 0; m < measure_count; ++m)
+    out.push_back({measure_column(Measure{static_cast<std::uint8_t>(m)}), "UInt32",
+                   fmt::format("{} ({}); 0 where not measured", measure_table[m].description, measure_table[m].unit)});
+}
+void columns_of(const StoreChain*, std::string_view name, std::string_view what, std::vector<StoreColumn>& out) {
+  out.push_back({std::string(name), "Array(UInt64)", std::string(what)});
+}
+
+// TabSeparated values: strings escaped as the format says (backslash, tab,
+// newline), each value followed by a tab, the row's last by a newline.
+void append_escaped(std::string& out, std::string_view text) {
+  for (char c : text) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\0': out += "\\0"; break;
+      default: out += c;
+    }
+  }
+}
+void append_number(std::string& out, std::uint64_t v) {
+  char buffer[24];
+  char* p = buffer + sizeof buffer;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  out.append(p, buffer + sizeof buffer);
+}
+void append_value(std::string& out, std::uint64_t v) { append_number(out, v); }
+void append_value(std::string& out, std::uint32_t v) { append_number(out, v); }
+void append_value(std::string& out, const StoreText& v) { append_escaped(out, v.text); }
+void append_value(std::string& out, const StoreKind& v) { out += v.kind == SampleKind::fetch ? "fetch" : "op"; }
+void append_value(std::string& out, const StoreFlag& v) { out += v.value ? '1' : '0'; }
+void append_value(std::string& out, const ConditionSet& v) {
+  append_number(out, v.words[0]);
+  out += '\t';
+  append_number(out, v.words[1]);
+}
+void append_value(std::string& out, const StoreMeasures& v) {
+  for (std::size_t m = 0; m < measure_count; ++m) {
+    if (m) out += '\t';
+    append_number(out, v.sample->has_measure(Measure{static_cast<std::uint8_t>(m)}) ? v.sample->measures[m] : 0);
+  }
+}
+void append_value(std::string& out, const StoreChain& v) {
+  out += '[';
+  for (std::size_t i = 0; i < v.frames.size(); ++i) {
+    if (i) out += ',';
+    append_number(out, v.frames[i].address);
+  }
+  out += ']';
+}
+
+std::string column_list_ddl() {
+  std::string out;
+  for (const StoreColumn& c : store_columns()) {
+    if (!out.empty()) out += ",\n";
+    std::string comment;
+    for (char ch : c.description) {
+      if (ch == '\'' || ch == '\\') comment += '\\';
+      comment += ch;
+    }
+    out += fmt::format("  {} {} COMMENT '{}'", c.name, c.type, comment);
+  }
+  return out;
+}
+
+// --- predicates -------------------------------------------------------
+
+// `bitAnd(column, mask) = mask` and friends over the two words of a set.
+std::string contains_all(std::string_view column, const ConditionSet& set) {
+  std::vector<std::string> parts;
+  for (int w = 0; w < 2; ++w)
+    if (set.words[w])
+      parts.push_back(fmt::format("bitAnd({}_{}, {}) = {}", column, w ? "hi" : "lo", set.words[w], set.words[w]));
+  return fmt::format("{}", fmt::join(parts, " AND "));
+}
+std::string intersects_none(std::string_view column, const ConditionSet& set) {
+  std::vector<std::string> parts;
+  for (int w = 0; w < 2; ++w)
+    if (set.words[w]) parts.push_back(fmt::format("bitAnd({}_{}, {}) = 0", column, w ? "hi" : "lo", set.words[w]));
+  return fmt::format("{}", fmt::join(parts, " AND "));
+}
+// Some condition of `set` is observed false (or, `truth` true: observed true).
+std::string observed_with(const ConditionSet& set, bool truth) {
+  std::vector<std::string> parts;
+  for (int w = 0; w < 2; ++w) {
+    if (!set.words[w]) continue;
+    const char* word = w ? "hi" : "lo";
+    parts.push_back(truth ? fmt::format("bitAnd(bitAnd(observed_{0}, conditions_{0}), {1}) != 0", word, set.words[w])
+                          : fmt::format("bitAnd(bitAnd(observed_{0}, bitNot(conditions_{0})), {1}) != 0", word,
+                                        set.words[w]));
+  }
+  return fmt::format("{}", fmt::join(parts, " OR "));
+}
+
+std::string all_of(const std::vector<std::string>& parts) {
+  std::vector<std::string> kept;
+  for (const std::string& p : parts)
+    if (!p.empty() && p != "1") kept.push_back(p);
+  if (kept.empty()) return "1";
+  if (kept.size() == 1) return kept[0];
+  std::vector<std::string> wrapped;
+  for (const std::string& p : kept) wrapped.push_back(fmt::format("({})", p));
+  return fmt::format("{}", fmt::join(wrapped, " AND "));
+}
+std::string any_of(const std::vector<std::string>& parts) {
+  if (parts.empty()) return "0";
+  for (const std::string& p : parts)
+    if (p == "1") return "1";
+  if (parts.size() == 1) return parts[0];
+  std::vector<std::string> wrapped;
+  for (const std::string& p : parts) wrapped.push_back(fmt::format("({})", p));
+  // Parenthesised whole: `capture = 1 AND <this>` must not bind to its first term.
+  return fmt::format("({})", fmt::join(wrapped, " OR "));
+}
+
+// A term decides yes: it observed every condition it names, its required
+// ones hold and its forbidden ones do not (engine.cpp decide()).
+std::string term_yes(const Term& t) {
+  return all_of({contains_all("observed", t.require | t.forbid), contains_all("conditions", t.require),
+                 intersects_none("conditions", t.forbid)});
+}
+// A term fails: a required condition observed false or a forbidden one observed true.
+std::string term_fails(const Term& t) {
+  std::vector<std::string> parts;
+  if (!t.require.empty()) parts.push_back(observed_with(t.require, false));
+  if (!t.forbid.empty()) parts.push_back(observed_with(t.forbid, true));
+  return any_of(parts);
+}
+
+// The kind conditions every term requires (engine.cpp required_kinds()).
+ConditionSet required_kinds(const Predicate& p) {
+  const ConditionSet kinds{condition("fetch"), condition("op")};
+  if (p.terms().empty()) return {};
+  ConditionSet common = kinds;
+  for (const Term& t : p.terms()) common = common & t.require;
+  return common;
+}
+
+}  // namespace
+
+std::string store_table_name() { return fmt::format("tagop_samples_v{}", store_schema_version); }
+std::string store_captures_table_name() { return fmt::format("tagop_captures_v{}", store_schema_version); }
+
+std::string measure_column(Measure m) {
+  std::string name = fmt::format("m_{}", m.name());
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
+}
+
+std::vector<StoreColumn> store_columns() {
+  std::vector<StoreColumn> out;
+  hana::for_each(hana::accessors<StoreRow>(), [&](auto field) {
+    using Type = std::decay_t<decltype(hana::second(field)(std::declval<StoreRow&>()))>;
+    const char* name = hana::to<const char*>(hana::first(field));
+    columns_of(static_cast<const Type*>(nullptr), name, description_of(name), out);
+  });
+  return out;
+}
+
+std::string store_create_table(std::string_view table) {
+  return fmt::format("CREATE TABLE IF NOT EXISTS {} (\n{}\n) ENGINE = MergeTree() ORDER BY (host, capture, time)\n"
+                     "-- tagop store schema {}",
+                     table, column_list_ddl(), store_schema_version);
+}
+
+std::string store_create_distributed_table(std::string_view table, std::string_view cluster,
+                                           std::string_view database, std::string_view local_table) {
+  return fmt::format("CREATE TABLE IF NOT EXISTS {} (\n{}\n) ENGINE = Distributed({}, {}, {}, capture)", table,
+                     column_list_ddl(), cluster, database, local_table);
+}
+
+std::string store_create_captures_table(std::string_view table) {
+  return fmt::format(
+      "CREATE TABLE IF NOT EXISTS {} (capture UInt64, host String, file String, rows UInt64, ingested DateTime) "
+      "ENGINE = MergeTree() ORDER BY (host, capture)",
+      table);
+}
+
+std::string predicate_sql(const Predicate& predicate) {
+  std::vector<std::string> terms;
+  for (const Term& t : predicate.terms()) terms.push_back(term_yes(t));
+  return any_of(terms);
+}
+
+QuerySql query_sql(const Query& query) {
+  QuerySql out;
+  const Predicate& p = query.predicate;
+  out.kind = all_of({contains_all("conditions", required_kinds(p))});
+  out.yes = predicate_sql(p);
+  std::vector<std::string> fails;
+  for (const Term& t : p.terms()) fails.push_back(term_fails(t));
+  out.no = fails.empty() ? "1" : all_of(fails);
+  if (p.terms().empty()) out.no = "1";
+  for (const Term& t : p.terms())
+    if (term_fails(t) == "0") out.no = "0";  // a term that cannot fail: never no
+  const std::string measured =
+      query.sums ? fmt::format("bitAnd(measured, {}) != 0", std::uint64_t{1} << query.sums->index) : "1";
+  out.match = all_of({out.kind, out.yes, measured});
+  const std::string neither = fmt::format("NOT ({}) AND NOT ({})", out.yes, out.no);
+  out.undecided = all_of({out.kind, query.sums ? fmt::format("({}) OR (({}) AND NOT ({}))", neither, out.yes, measured)
+                                               : neither});
+  // Decidable together: some term's conditions are all observed by some
+  // row of the kind (engine.hpp ObservedTogether), per word.
+  std::vector<std::string> decidable;
+  for (const Term& t : p.terms()) {
+    const ConditionSet named = t.require | t.forbid;
+    std::vector<std::string> words;
+    for (int w = 0; w < 2; ++w)
+      if (named.words[w])
+        words.push_back(fmt::format("bitAnd(groupBitOrIf(observed_{0}, {1}), {2}) = {2}", w ? "hi" : "lo", out.kind,
+                                    named.words[w]));
+    decidable.push_back(all_of(words));
+  }
+  const std::string together = p.terms().empty() ? "1" : any_of(decidable);
+  out.count = fmt::format("countIf({})", out.match);
+  out.total = query.sums ? fmt::format("sumIf({}, {})", measure_column(*query.sums), out.match) : "0";
+  out.undecided_count = together == "1" ? fmt::format("countIf({})", out.undecided)
+                                        : fmt::format("if({}, countIf({}), countIf({}))", together, out.undecided,
+                                                      out.kind);
+  return out;
+}
+
+std::uint64_t capture_identity(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!file) throw Error(fmt::format("{}: cannot open it to compute its identity", path));
+  // FNV-1a's idea over 8-byte words with a multiply-xorshift mix: fast
+  // enough to read a capture at the disk's speed, and any byte changes it.
+  std::uint64_t h = 0x9E3779B97F4A7C15ull, size = 0;
+  std::vector<unsigned char> buffer(1 << 20);
+  for (;;) {
+    const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), file.get());
+    if (n == 0) break;
+    size += n;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t w = 0;
+      for (int b = 0; b < 8; ++b) w |= std::uint64_t{buffer[i + b]} << (8 * b);
+      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 29;
+    }
+    for (; i < n; ++i) h = (h ^ buffer[i]) * 0x100000001B3ull;
+  }
+  if (std::ferror(file.get())) throw Error(fmt::format("{}: read error while computing its identity", path));
+  h = (h ^ size) * 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+StoreRowWriter::StoreRowWriter(StoreCapture capture) : capture_(std::move(capture)) {}
+
+void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out,
+                            const StoreEvent& event) const {
+  const StoreRow row{capture_.id,
+                     {capture_.host},
+                     {capture_.vendor},
+                     capture_.family,
+                     capture_.model,
+                     {capture_.backend},
+                     {event.name},
+                     event.period,
+                     {s.kind()},
+                     s.time,
+                     s.pid,
+                     s.tid,
+                     s.cpu,
+                     s.ip,
+                     {s.ip_exact},
+                     s.data_linear,
+                     s.data_physical,
+                     s.conditions,
+                     s.observed,
+                     s.measured,
+                     {&s},
+                     {symbol.module},
+                     {symbol.function},
+                     {s.chain}};
+  bool first = true;
+  hana::for_each(hana::accessors<StoreRow>(), [&](auto field) {
+    if (!first) out += '\t';
+    first = false;
+    append_value(out, hana::second(field)(row));
+  });
+  out += '\n';
+}
+
+}  // namespace tagop::profiles

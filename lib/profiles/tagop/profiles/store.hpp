@@ -1,0 +1,148 @@
+#pragma once
+// The store: samples of many machines' captures in ClickHouse, one row per
+// sampled operation, and the model's predicates as SQL over its columns.
+//
+// The row is declared once (profiles/store_row_record.hpp); the table's DDL,
+// the rows an ingest sends and the column names all come from it. A
+// predicate compiles to a condition over the condition bit columns that
+// decides it as the engine does (engine.hpp decide()): a sample is counted
+// where it observed what a term asks and meets it, undecided where the
+// answer depends on a condition it did not observe, so that a derived event
+// asked of the store gives the count, total and undecided of the same
+// samples in a file.
+//
+//   SELECT {count} AS count, {total} AS total, {undecided} AS undecided
+//   FROM tagop_samples_v1            -- query_sql(Query{parse("load & dc.miss")})
+//
+// Every SQL feature used is in ClickHouse 18.16 (Debian 12's): bitAnd,
+// bitNot, countIf, sumIf, groupBitOrIf, Enum8, Array(UInt64), MergeTree.
+//
+// Thread safety: free functions that only read their arguments; a
+// StoreRowWriter is used from one thread.
+
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <tagop/api.hpp>         // TAGOP_API
+#include <tagop/engine.hpp>      // Query
+#include <tagop/predicate.hpp>   // Predicate
+#include <tagop/profiles/sample_lines.hpp>  // SampleSymbol
+#include <tagop/sample.hpp>      // Sample
+
+namespace tagop TAGOP_API {
+namespace profiles {
+
+/// The version of the store's row: a change of a column's name, type or
+/// order makes a new one, and a new table (store_table_name()).
+inline constexpr unsigned store_schema_version = 1;
+
+/// "tagop_samples_v1": the table of this version's rows.
+std::string store_table_name();
+
+/// "tagop_captures_v1": one row per capture whose rows are all in: what
+/// makes an ingest all or none (a report reads only captures listed here).
+std::string store_captures_table_name();
+
+/// One column of the store's row: its name and ClickHouse type.
+struct StoreColumn {
+  std::string name;         ///< "conditions_lo", "m_dc_miss_latency"
+  std::string type;         ///< "UInt64", "String", "Array(UInt64)"
+  std::string description;  ///< what it holds (the column's comment)
+};
+
+/// Every column, in the order a row holds them, from the declaration.
+std::vector<StoreColumn> store_columns();
+
+/// The column of a measure: "m_" and its name with dots as underscores
+/// ("dc.miss_latency" -> "m_dc_miss_latency").
+std::string measure_column(Measure m);
+
+/// CREATE TABLE IF NOT EXISTS for the samples' table, generated from the
+/// declaration: MergeTree ordered by (host, capture, time).
+std::string store_create_table(std::string_view table);
+
+/// CREATE TABLE IF NOT EXISTS for a Distributed table `table` over the
+/// tables `local_table` (of database `database`) on every shard of
+/// `cluster` (remote_servers), with the samples' columns; rows go to a
+/// shard by their capture (so a capture is on one shard, all or none).
+std::string store_create_distributed_table(std::string_view table, std::string_view cluster,
+                                           std::string_view database, std::string_view local_table);
+
+/// CREATE TABLE IF NOT EXISTS for the captures' table (capture, host,
+/// file, rows, ingest time), MergeTree.
+std::string store_create_captures_table(std::string_view table);
+
+/// The SQL conditions of one predicate (and measure) over the store's
+/// columns, as the engine decides them (engine.hpp).
+struct QuerySql {
+  /// The sample is of a kind the predicate can select (fetch, op).
+  std::string kind;
+  /// decide() says yes: some term's conditions were all observed and met.
+  std::string yes;
+  /// decide() says no: every term fails on an observed condition.
+  std::string no;
+  /// Counted: of its kind, yes, and the summed measure reported.
+  std::string match;
+  /// Undecided: of its kind, and neither yes nor no, or yes without the measure.
+  std::string undecided;
+  /// Aggregates over a set of rows: the QueryResult's three numbers.
+  /// countIf(match): QueryResult::count.
+  std::string count;
+  /// sumIf(the measure's column, match), or "0": QueryResult::total.
+  std::string total;
+  /// QueryResult::undecided, with the engine's rule that a query none of
+  /// whose terms the rows of its kind can decide together (a bit the
+  /// processor lacks) is undecided for all of them.
+  std::string undecided_count;
+};
+
+/// The predicate as a condition: the rows it selects (decide() yes), as
+/// `--where` selects samples. "1" for a predicate that always holds.
+///   predicate_sql(Predicate::parse("load & dc.miss"))
+std::string predicate_sql(const Predicate& predicate);
+
+/// The conditions and aggregates of a query (a derived event: its
+/// predicate, and the measure it sums).
+QuerySql query_sql(const Query& query);
+
+/// What a capture's rows say of where they came from.
+struct StoreCapture {
+  std::uint64_t id = 0;     ///< capture_identity() of its file
+  std::string host;         ///< the machine
+  std::string vendor;       ///< "AuthenticAMD"
+  std::uint32_t family = 0;  ///< the processor's family (25 for Zen 3 and 4)
+  std::uint32_t model = 0;   ///< the processor's model
+  std::string backend;      ///< "amd-ibs"
+};
+
+/// What a row holds besides the model's sample: its event and period (a
+/// capture of several events, or none of IBS, counts by them).
+struct StoreEvent {
+  std::string_view name;    ///< as perf names it
+  std::uint64_t period = 0;  ///< what the sample stands for
+};
+
+/// A capture's identity: a hash of its file's size and content (the same
+/// bytes give the same identity, wherever they are). Reads the file; throws
+/// tagop::Error when it cannot.
+std::uint64_t capture_identity(const std::string& path);
+
+/// Writes store rows as ClickHouse's TabSeparated format, one line each,
+/// in store_columns()'s order.
+class StoreRowWriter {
+ public:
+  /// Rows of this capture (its identity, host and processor in each).
+  explicit StoreRowWriter(StoreCapture capture);
+  /// Appends one sample's row to `out`.
+  void append(const Sample& sample, const SampleSymbol& symbol, std::string& out, const StoreEvent& event = {}) const;
+  /// The capture the rows are of.
+  const StoreCapture& capture() const { return capture_; }
+
+ private:
+  StoreCapture capture_;
+};
+
+}  // namespace profiles
+}  // namespace tagop

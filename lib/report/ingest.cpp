@@ -1,0 +1,324 @@
+// tagop ingest: a capture's samples as store rows (profiles/store.hpp),
+// streamed to ClickHouse. Processes and their mappings follow the records
+// in file order (a sample before its process's MMAP record, which perf may
+// write from another CPU's buffer, gets no symbol; the JSON lines' window,
+// export_lines.cpp, would fix that).
+
+#include <tagop/report/ingest.hpp>
+
+#include <sstream>        // std::istringstream
+#include <unordered_map>  // symbol tables, names
+#include <vector>         // std::vector
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
+#include <tagop/call_chain.hpp>            // is_context_marker
+#include <tagop/error.hpp>                 // Error
+#include <tagop/mem_data_src.hpp>          // read_data_src
+#include <tagop/perf_data_reader.hpp>      // PerfDataReader
+#include <tagop/process_table.hpp>         // ProcessTable
+#include <tagop/profiles/store.hpp>        // StoreRowWriter
+#include <tagop/report/report.hpp>         // holds_ibs_events
+#include <tagop/report/symbols.hpp>        // elf_symbol_source
+
+namespace tagop::report {
+
+namespace {
+
+std::string table_of(const IngestOptions& o) { return o.table.empty() ? profiles::store_table_name() : o.table; }
+std::string captures_of(const IngestOptions& o) {
+  return o.captures_table.empty() ? profiles::store_captures_table_name() : o.captures_table;
+}
+
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+// The names of an address, looked up once per module function.
+class Symbolizer {
+ public:
+  explicit Symbolizer(const perf_data::FileInfo& info) {
+    processes_.add_build_ids(info.build_ids);
+    sources_.push_back(elf_symbol_source());
+  }
+  ProcessTable& processes() { return processes_; }
+  void forget() { at_.clear(); }
+
+  profiles::SampleSymbol at(std::uint32_t pid, std::uint64_t ip) {
+    const std::uint64_t key = ip * 0x9E3779B97F4A7C15ull ^ pid;
+    if (auto it = at_.find(key); it != at_.end() && it->second.pid == pid && it->second.ip == ip)
+      return it->second.symbol;
+    if (at_.size() >= (1u << 16)) at_.clear();  // memory stays flat
+    const profiles::SampleSymbol symbol = look_up(pid, ip);
+    at_[key] = {pid, ip, symbol};
+    return symbol;
+  }
+
+ private:
+  struct Module {
+    std::unique_ptr<SymbolTable> table;
+    bool tried = false;
+    std::unordered_map<std::uint32_t, std::string> names;
+  };
+  struct At {
+    std::uint32_t pid;
+    std::uint64_t ip;
+    profiles::SampleSymbol symbol;
+  };
+  profiles::SampleSymbol look_up(std::uint32_t pid, std::uint64_t ip) {
+    const Mapping* m = processes_.find(pid, ip);
+    if (!m) return {};
+    const MappedModule& module = processes_.modules()[m->module];
+    Module& names = modules_[m->module];
+    if (!names.tried) {
+      names.tried = true;
+      std::string problem;
+      for (const auto& source : sources_)
+        if ((names.table = source->open({module.filename, module.build_id, module.kernel}, problem))) break;
+    }
+    if (!names.table) return {{}, module.filename};
+    const std::uint64_t offset = m->file_offset(ip);
+    std::uint32_t function = SymbolTable::none;
+    names.table->functions({&offset, 1}, {&function, 1});
+    if (function == SymbolTable::none) return {{}, module.filename};
+    auto it = names.names.find(function);
+    if (it == names.names.end()) it = names.names.emplace(function, names.table->short_function_name(function)).first;
+    return {it->second, module.filename};
+  }
+
+  ProcessTable processes_;
+  std::vector<std::shared_ptr<SymbolSource>> sources_;
+  std::unordered_map<std::uint32_t, Module> modules_;  // node-based: the names stay put
+  std::unordered_map<std::uint64_t, At> at_;
+};
+
+class RowHandler : public perf_data::RecordHandler {
+ public:
+  RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, profiles::StoreCapture capture,
+             profiles::ClickHouseInsert& insert)
+      : options_(options), symbols_(reader.info()), writer_(std::move(capture)), insert_(insert),
+        events_(reader.info().event_names()) {
+    if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
+    for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
+  }
+
+  void mmap(const perf_data::MmapRecord& r) override {
+    symbols_.processes().mmap(r);
+    symbols_.forget();
+  }
+  void comm(const perf_data::CommRecord& r) override { symbols_.processes().comm(r); }
+  void task(const perf_data::TaskRecord& r) override {
+    symbols_.processes().task(r);
+    symbols_.forget();
+  }
+  void progress(std::uint64_t done, std::uint64_t total) override {
+    if (options_.progress) options_.progress(done, total);
+  }
+
+  void sample(const perf_data::SampleRecord& r) override {
+    Sample s;
+    if (ibs_) {
+      amd_ibs::IbsSampleInfo info;
+      if (ibs_->decode(r, s, info, problem_) != amd_ibs::IbsCapture::Result::ok) return;
+    } else {
+      s.ip = r.ip;
+      s.time = r.id.time;
+      s.pid = r.id.pid;
+      s.tid = r.id.tid;
+      s.cpu = r.id.cpu;
+      s.ip_exact = r.attr && r.attr->attr.precise_ip != 0;
+      s.conditions.insert(condition("op"));
+      s.observed.insert(condition("op"));
+      s.observed.insert(condition("fetch"));
+      if (r.sample_type & PERF_SAMPLE_DATA_SRC) {
+        const DataSrcReading reading = read_data_src(r.data_src);
+        s.conditions |= reading.conditions;
+        s.observed |= reading.observed;
+        if (r.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) &&
+            reading.conditions.contains(condition("load")))
+          s.set_measure(measure("mem.load_latency"), static_cast<std::uint32_t>(r.weight));
+      }
+      if (r.sample_type & PERF_SAMPLE_ADDR) {
+        s.data_linear = r.addr;
+        if (r.addr) s.conditions.insert(condition("dc.lin_addr_valid"));
+      }
+    }
+    chain_.clear();
+    for (std::size_t i = 0; i + 8 <= r.callchain.size(); i += 8) {
+      std::uint64_t address = 0;
+      std::memcpy(&address, r.callchain.data() + i, 8);
+      if (!is_context_marker(address)) chain_.push_back({address, FrameContext::unknown});
+    }
+    s.chain = chain_;
+    const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period
+                                 : r.event < fixed_periods_.size() ? fixed_periods_[r.event]
+                                                                   : 0;
+    const std::string_view event = r.event < events_.size() ? std::string_view(events_[r.event]) : "";
+    writer_.append(s, symbols_.at(s.pid, s.ip), batch_, {event, period});
+    ++rows_;
+    if (++in_batch_ >= options_.batch_rows) flush();
+  }
+
+  std::uint64_t finish() {
+    flush();
+    return rows_;
+  }
+
+ private:
+  void flush() {
+    insert_.write(batch_);
+    batch_.clear();
+    in_batch_ = 0;
+  }
+
+  const IngestOptions& options_;
+  Symbolizer symbols_;
+  profiles::StoreRowWriter writer_;
+  profiles::ClickHouseInsert& insert_;
+  std::vector<std::string> events_;
+  std::vector<std::uint64_t> fixed_periods_;
+  std::optional<amd_ibs::IbsCapture> ibs_;
+  std::vector<ChainFrame> chain_;
+  std::string batch_, problem_;
+  std::size_t in_batch_ = 0;
+  std::uint64_t rows_ = 0;
+};
+
+std::uint64_t number(const std::string& answer) {
+  std::istringstream in(answer);
+  std::uint64_t value = 0;
+  in >> value;
+  return value;
+}
+
+}  // namespace
+
+void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options) {
+  const std::string table = table_of(options);
+  server.query(profiles::store_create_table(table));
+  server.query(profiles::store_create_captures_table(captures_of(options)));
+  // A table of this name made by another tagop (or by hand) must have this
+  // version's columns, in order: rows are sent without their names.
+  const std::string answer = server.query(fmt::format(
+      "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {} FORMAT TabSeparated",
+      quoted(table)));
+  std::istringstream lines(answer);
+  std::string line;
+  std::size_t i = 0;
+  const std::vector<profiles::StoreColumn> columns = profiles::store_columns();
+  while (std::getline(lines, line)) {
+    // TabSeparated escapes quotes and backslashes in the type's text.
+    std::string text;
+    for (std::size_t k = 0; k < line.size(); ++k) text += line[k] == '\\' && k + 1 < line.size() ? line[++k] : line[k];
+    line = text;
+    const std::string expected = i < columns.size() ? columns[i].name + '\t' + columns[i].type : "(none)";
+    if (line != expected)
+      throw Error(fmt::format("{}: table {} has a column '{}' where tagop's store schema {} has '{}': it was made "
+                              "by another version of tagop (or by hand); use another table or database",
+                              server.url(), table, line, profiles::store_schema_version, expected));
+    ++i;
+  }
+  if (i != columns.size())
+    throw Error(fmt::format("{}: table {} has {} columns where tagop's store schema {} has {}: it was made by another "
+                            "version of tagop (or by hand); use another table or database",
+                            server.url(), table, i, profiles::store_schema_version, columns.size()));
+}
+
+IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,
+                            const IngestOptions& options) {
+  IngestResult result;
+  result.capture = profiles::capture_identity(path);
+  const std::string table = table_of(options), captures = captures_of(options);
+  if (number(server.query(fmt::format("SELECT count() FROM {} WHERE capture = {}", captures, result.capture))) != 0) {
+    result.skipped = true;
+    return result;
+  }
+  if (number(server.query(fmt::format("SELECT count() FROM {} WHERE capture = {}", table, result.capture))) != 0)
+    throw Error(fmt::format("{}: the store holds rows of {} from an ingest that did not finish; remove them first: "
+                            "ALTER TABLE {} DELETE WHERE capture = {}",
+                            server.url(), path, table, result.capture));
+
+  perf_data::PerfDataReader reader(path);
+  const perf_data::FileInfo& info = reader.info();
+  profiles::StoreCapture capture;
+  capture.id = result.capture;
+  capture.host = options.host.empty() ? info.hostname : options.host;
+  std::optional<CpuId> cpu = options.cpu;
+  if (!cpu && info.cpuid) {
+    try {
+      cpu = CpuId::parse(*info.cpuid);
+    } catch (const Error&) {
+      // Not x86's form (an Arm MIDR): the vendor column holds it as it is.
+      capture.vendor = *info.cpuid;
+    }
+  }
+  if (cpu) {
+    capture.vendor = cpu->vendor;
+    capture.family = cpu->family;
+    capture.model = cpu->model;
+  }
+  capture.backend = holds_ibs_events(info) ? "amd-ibs" : "perf";
+
+  profiles::ClickHouseInsert insert(server, fmt::format("INSERT INTO {} FORMAT TabSeparated", table));
+  RowHandler handler(reader, options, capture, insert);
+  reader.read(handler);
+  result.rows = handler.finish();
+  insert.finish();
+  server.query(fmt::format("INSERT INTO {} (capture, host, file, rows, ingested) VALUES ({}, {}, {}, {}, now())",
+                           captures, result.capture, quoted(capture.host), quoted(path), result.rows));
+  return result;
+}
+
+std::string tally_store_sql(std::string_view key, std::string_view where_sql, const IngestOptions& options) {
+  std::string sums;
+  for (std::size_t m = 0; m < measure_count; ++m)
+    sums += fmt::format(", sum({})", profiles::measure_column(Measure{static_cast<std::uint8_t>(m)}));
+  return fmt::format("SELECT toString({0}) AS key, conditions_lo, conditions_hi, observed_lo, observed_hi, measured, "
+                     "count(){1} FROM {2} WHERE capture IN (SELECT capture FROM {3}){4}{5} GROUP BY key, "
+                     "conditions_lo, conditions_hi, observed_lo, observed_hi, measured ORDER BY key FORMAT TabSeparated",
+                     key, sums, table_of(options), captures_of(options), where_sql.empty() ? "" : " AND ",
+                     where_sql.empty() ? std::string() : fmt::format("({})", where_sql));
+}
+
+StoreTallies tally_store(const profiles::ClickHouseServer& server, std::string_view key, std::string_view where_sql,
+                         const IngestOptions& options) {
+  const std::string answer = server.query(tally_store_sql(key, where_sql, options));
+  StoreTallies out;
+  std::string_view rest = answer;
+  while (!rest.empty()) {
+    const std::size_t eol = rest.find('\n');
+    std::string_view line = rest.substr(0, eol);
+    rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) continue;
+    // The key, TabSeparated-escaped.
+    std::string name;
+    for (std::size_t k = 0; k < tab; ++k) {
+      if (line[k] != '\\' || k + 1 >= tab) {
+        name += line[k];
+        continue;
+      }
+      const char c = line[++k];
+      name += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '0' ? '\0' : c;
+    }
+    if (out.rows.empty() || out.rows.back() != name) out.rows.push_back(std::move(name));  // ORDER BY key
+    std::istringstream numbers{std::string(line.substr(tab + 1))};
+    Signature signature;
+    signature.row = static_cast<std::uint32_t>(out.rows.size() - 1);
+    Tally tally;
+    numbers >> signature.conditions.words[0] >> signature.conditions.words[1] >> signature.observed.words[0] >>
+        signature.observed.words[1] >> signature.measured >> tally.count;
+    for (std::uint64_t& total : tally.totals) numbers >> total;
+    if (!numbers) throw Error(fmt::format("{}: a tally row the store sent is not numbers: {}", server.url(), line));
+    out.tallies.add(signature, tally);
+  }
+  return out;
+}
+
+}  // namespace tagop::report

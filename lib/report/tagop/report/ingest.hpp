@@ -1,0 +1,96 @@
+#pragma once
+// Ingest: a capture's samples into a ClickHouse store (tagop/profiles/
+// store.hpp), one row per sample: the model's conditions, observed bits and
+// measures (IBS samples decoded; a `perf mem` sample's data source read as
+// conditions, its weight as mem.load_latency), the event and its period,
+// the function and module of the address, the call chain, and the
+// capture's host and processor. What `tagop ingest URL FILE...` does.
+//
+//   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
+//   report::create_store_tables(server);
+//   report::ingest_capture("perf.data", server, {});
+//
+// All or none: a capture's rows go in one INSERT, streamed in batches (the
+// memory is one batch's, whatever the capture's size), and its identity
+// goes into the captures' table only after the INSERT succeeded; reports
+// read only the rows of captures listed there. A capture listed already is
+// skipped (ingesting it twice does not double it); one whose rows are there
+// without its listing (an INSERT that broke half-way) is refused with the
+// statement that removes them.
+//
+// Thread safety: each call uses its own reader and connection.
+
+#include <cstdint>     // std::uint64_t
+#include <functional>  // std::function
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <string_view> // std::string_view
+#include <vector>      // std::vector
+
+#include <tagop/api.hpp>                  // TAGOP_API
+#include <tagop/cpu.hpp>                  // CpuId
+#include <tagop/engine.hpp>               // Aggregator
+#include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
+
+namespace tagop TAGOP_API {
+namespace report {
+
+/// How to ingest.
+struct IngestOptions {
+  /// The machine's name in the store; "" for the capture's own (perf's
+  /// HEADER_HOSTNAME).
+  std::string host{};
+  /// The processor, when the capture's HEADER_CPUID is missing or wrong.
+  std::optional<CpuId> cpu{};
+  /// Rows per chunk sent (the memory the ingest holds).
+  std::size_t batch_rows = 65536;
+  /// Called every few tens of MiB with the data bytes read and their total.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
+  /// The samples' table ("": profiles::store_table_name()).
+  std::string table{};
+  /// The captures' table ("": profiles::store_captures_table_name()).
+  std::string captures_table{};
+};
+
+/// What an ingest did.
+struct IngestResult {
+  std::uint64_t capture = 0;  ///< the capture's identity (profiles::capture_identity)
+  std::uint64_t rows = 0;     ///< rows written (0 when skipped)
+  bool skipped = false;       ///< the store holds this capture already
+};
+
+/// Creates the store's tables where missing, and checks that a table that
+/// exists has this schema version's columns (else throws tagop::Error
+/// naming the table and the first column that differs).
+void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options = {});
+
+/// Ingests one capture (see the file's comment). Throws tagop::Error for a
+/// file it cannot read, a server that refuses or cannot be reached, or a
+/// capture half-written by an earlier ingest.
+IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,
+                            const IngestOptions& options = {});
+
+/// The store's samples tallied by signature (engine.hpp): one row per
+/// distinct value of a key column, each with its samples' count and measure
+/// totals per (conditions, observed, measured). The server does the
+/// GROUP BY; the engine then answers any predicate of the tallies exactly as
+/// of a file's samples (Aggregator::evaluate_by_row), so the store's numbers
+/// are the local report's, derived events, undecided and all.
+struct StoreTallies {
+  std::vector<std::string> rows;  ///< the key's values, by row index
+  Aggregator tallies;             ///< rows as above
+};
+
+/// Tallies the samples of complete captures (listed in the captures'
+/// table) whose rows meet `where_sql` (a condition over the store's
+/// columns, "" for all: predicate_sql(), host = 'web-1' ...), by `key`
+/// (a column or expression: "function", "pid", "host", "family").
+/// Throws as query().
+StoreTallies tally_store(const profiles::ClickHouseServer& server, std::string_view key, std::string_view where_sql = {},
+                         const IngestOptions& options = {});
+
+/// The SELECT tally_store() sends.
+std::string tally_store_sql(std::string_view key, std::string_view where_sql = {}, const IngestOptions& options = {});
+
+}  // namespace report
+}  // namespace tagop

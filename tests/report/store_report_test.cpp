@@ -1,0 +1,438 @@
+// tagop ingest against a local clickhouse-server (started once for this
+// executable, tests/profiles/clickhouse_fixture.hpp): the rows of a capture
+// asked every IBS derived event as SQL (profiles::query_sql) give the local
+// report's totals (report::Report, which tallies raw payloads on its own
+// path) and its per-process counts; a `perf mem` capture's rows answer
+// --where predicates with the samples written for each data source; a
+// capture is ingested once, all or none; wrong URLs, a server that is down
+// and a table of another schema are clear errors.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>   // std::find
+#include <filesystem>  // std::filesystem
+#include <map>         // std::map
+#include <sstream>     // std::istringstream
+
+#include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
+
+#include <linux/perf_event.h>  // perf_event_attr
+
+#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries
+#include <tagop/amd_ibs/perf_capture.hpp>  // IbsCaptureWriter
+#include <tagop/error.hpp>                 // tagop::Error
+#include <tagop/perf_data_writer.hpp>      // PerfDataWriter
+#include <tagop/profiles/store.hpp>        // query_sql
+#include <tagop/registry.hpp>              // Registry
+#include <tagop/report/columns.hpp>        // resolve_column
+#include <tagop/report/ingest.hpp>         // ingest_capture
+#include <tagop/report/report.hpp>         // Report
+
+#include "profiles/clickhouse_fixture.hpp"
+#include "run_command.hpp"
+#include "splitmix.hpp"
+
+using namespace tagop;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string temp(const std::string& name) {
+  return (fs::temp_directory_path() / fmt::format("tagop-store-{}-{}", ::getpid(), name)).string();
+}
+
+std::vector<std::vector<std::uint64_t>> rows_of(const std::string& answer) {
+  std::vector<std::vector<std::uint64_t>> out;
+  std::istringstream lines(answer);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::vector<std::uint64_t> row;
+    for (std::uint64_t v; in >> v;) row.push_back(v);
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::uint64_t number(const profiles::ClickHouseServer& server, const std::string& sql) {
+  const auto rows = rows_of(server.query(sql));
+  REQUIRE(rows.size() == 1);
+  REQUIRE(rows[0].size() == 1);
+  return rows[0][0];
+}
+
+// A Zen 4 capture of 23 processes whose IbsOpData/2/3 and IbsFetchCtl are
+// random words: every condition of the family true in some samples and
+// false in others, latencies of every size.
+std::string zen_capture(const std::string& name, std::uint64_t seed) {
+  const std::string file = temp(name);
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1});
+  std::uint64_t state = seed, t = 1000;
+  for (std::uint32_t pid = 200; pid < 223; ++pid) {
+    w.perf().comm(pid, pid, "worker", false, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
+    for (std::uint32_t i = 0; i < 40 + 7 * (pid - 200); ++i) {
+      amd_ibs::IbsRegisters op;
+      op.unit = amd_ibs::IbsUnit::op;
+      op.set(amd_ibs::IbsRegister::IbsOpRip, 0x401000 + (splitmix(state) & 0xFFF));
+      op.set(amd_ibs::IbsRegister::IbsOpData, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData3, splitmix(state));
+      w.sample(op, pid, pid, pid % 4, t++);
+      if (i % 3 == 0) {
+        amd_ibs::IbsRegisters fetch;
+        fetch.unit = amd_ibs::IbsUnit::fetch;
+        fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
+        fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, 0x401000 + (splitmix(state) & 0xFFF));
+        w.sample(fetch, pid, pid, pid % 4, t++);
+      }
+    }
+  }
+  w.finish();
+  return file;
+}
+
+// Every derived event of the report, as the report asks it (its unit's
+// condition and its predicate, amd_ibs::derived_event_queries()).
+struct Asked {
+  std::size_t column;  // in the report's query_names()
+  Query query;
+  std::string label;
+};
+std::vector<Asked> derived_events(const report::Report& r) {
+  std::vector<Asked> out;
+  const auto queries = amd_ibs::derived_event_queries();
+  REQUIRE(queries.size() == r.query_names().size());
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    out.push_back({q, queries[q], fmt::format("{} {}", r.query_names()[q], queries[q].predicate.to_string())});
+  return out;
+}
+
+void compare_with_report(const profiles::ClickHouseServer& server, const std::string& table,
+                         const std::string& captures, std::uint64_t capture, const std::string& file) {
+  perf_data::PerfDataReader reader(file);
+  const report::Report r(reader, {.by = report::GroupBy::process});
+  const std::vector<Asked> asked = derived_events(r);
+  REQUIRE(asked.size() >= 50);
+  std::size_t available = 0;
+  for (const Asked& a : asked) {
+    INFO(a.label);
+    const profiles::QuerySql sql = profiles::query_sql(a.query);
+    const auto total = rows_of(server.query(fmt::format("SELECT {}, {}, {} FROM {} WHERE capture = {}", sql.count,
+                                                        sql.total, sql.undecided_count, table, capture)));
+    REQUIRE(total.size() == 1);
+    const QueryResult& expected = r.totals()[a.column];
+    CHECK(total[0] == std::vector<std::uint64_t>{expected.count, expected.total, expected.undecided});
+    if (expected.available()) ++available;
+
+    // Per process: the report's rows by process against GROUP BY pid.
+    std::map<std::uint64_t, std::vector<std::uint64_t>> by_report, by_store;
+    for (std::uint32_t id : r.select(report::resolve_column("0xF100"), 0)) {
+      const report::Row row = r.row(id);
+      const QueryResult& res = row.results[a.column];
+      if (res.count) by_report[row.pid] = {res.count, res.total};
+    }
+    for (const auto& row : rows_of(server.query(fmt::format(
+             "SELECT pid, {}, {} FROM {} WHERE capture = {} GROUP BY pid HAVING {} > 0 ORDER BY pid", sql.count,
+             sql.total, table, capture, sql.count))))
+      by_store[row.at(0)] = {row.at(1), row.at(2)};
+    CHECK(by_store == by_report);
+  }
+  CHECK(available >= 40);
+
+  // The store's tallies by process, answered by the engine: every derived
+  // event's count, total and undecided per process as the report's rows.
+  const report::StoreTallies tallies = report::tally_store(
+      server, "pid", fmt::format("capture = {}", capture), {.table = table, .captures_table = captures});
+  std::vector<Query> queries;
+  for (const Asked& a : asked) queries.push_back(a.query);
+  const auto by_row = tallies.tallies.evaluate_by_row(queries);
+  std::map<std::uint32_t, std::vector<std::uint64_t>> engine_rows, report_rows;
+  for (std::size_t row = 0; row < tallies.rows.size(); ++row)
+    for (const QueryResult& q : by_row[row])
+      engine_rows[static_cast<std::uint32_t>(std::stoul(tallies.rows[row]))].insert(
+          engine_rows[static_cast<std::uint32_t>(std::stoul(tallies.rows[row]))].end(), {q.count, q.total, q.undecided});
+  for (std::uint32_t id : r.select(report::resolve_column("0xF100"), 0)) {
+    const report::Row row = r.row(id);
+    auto& values = report_rows[row.pid];
+    for (const Asked& a : asked) {
+      const QueryResult& q = row.results[a.column];
+      values.insert(values.end(), {q.count, q.total, q.undecided});
+    }
+  }
+  CHECK(engine_rows == report_rows);
+}
+
+}  // namespace
+
+TEST_CASE("an IBS capture ingested: every derived event asked of the store is the local report's", "[store][ibs]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const profiles::ClickHouseServer server(local->url());
+  report::IngestOptions options{.host = "zen-1", .table = "ibs_samples", .captures_table = "ibs_captures"};
+  report::create_store_tables(server, options);
+
+  const std::string zen = zen_capture("zen.data", 41);
+  const report::IngestResult first = report::ingest_capture(zen, server, options);
+  CHECK(!first.skipped);
+  perf_data::PerfDataReader reader(zen);
+  const report::Report r(reader, {.by = report::GroupBy::process});
+  CHECK(first.rows == r.counts().read_op + r.counts().read_fetch);
+  CHECK(number(server, fmt::format("SELECT count() FROM ibs_samples WHERE capture = {}", first.capture)) == first.rows);
+  CHECK(number(server, fmt::format("SELECT count() FROM ibs_samples WHERE host = 'zen-1' AND vendor = "
+                                   "'AuthenticAMD' AND family = 25 AND model = 17 AND backend = 'amd-ibs'")) ==
+        first.rows);
+
+  // Twice: skipped, nothing doubled.
+  const report::IngestResult again = report::ingest_capture(zen, server, options);
+  CHECK(again.skipped);
+  CHECK(again.capture == first.capture);
+  CHECK(number(server, "SELECT count() FROM ibs_samples") == first.rows);
+  CHECK(number(server, "SELECT count() FROM ibs_captures") == 1);
+
+  compare_with_report(server, "ibs_samples", "ibs_captures", first.capture, zen);
+
+  // The bundled Family 10h capture, a second host in the same table.
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  options.host = "k10-1";
+  const report::IngestResult k10 = report::ingest_capture(example, server, options);
+  CHECK(!k10.skipped);
+  compare_with_report(server, "ibs_samples", "ibs_captures", k10.capture, example);
+  CHECK(rows_of(server.query("SELECT uniqExact(host) FROM ibs_samples")) == std::vector<std::vector<std::uint64_t>>{{2}});
+
+  // --where: the rows predicate_sql selects are the samples the report keeps.
+  // (The store holds two captures here: an OR predicate after `capture =
+  // ... AND` must keep to its capture.)
+  for (const char* text : {"load & dc.miss & !dtlb.l1_miss", "(load | store) & !dc.miss", "branch.mispredicted"}) {
+    INFO(text);
+    const Predicate p = Predicate::parse(text);
+    perf_data::PerfDataReader where_reader(zen);
+    const report::Report kept(where_reader, {.by = report::GroupBy::process, .filters = {.where = p}});
+    CHECK(number(server, fmt::format("SELECT count() FROM ibs_samples WHERE capture = {} AND {}", first.capture,
+                                     profiles::predicate_sql(p))) ==
+          kept.counts().kept_op + kept.counts().kept_fetch);
+  }
+  fs::remove(zen);
+}
+
+TEST_CASE("two shards and a Distributed table give the answers of one server", "[store][cluster]") {
+  test::LocalClickHouse* single = test::shared_clickhouse();
+  if (!single) return;
+  // Two servers, each with the cluster "fleet" of both in its config.
+  const int tcp_a = test::free_port(), tcp_b = test::free_port();
+  test::LocalClickHouse a(test::clickhouse_binary(), "fleet", {tcp_a, tcp_b}, tcp_a);
+  test::LocalClickHouse b(test::clickhouse_binary(), "fleet", {tcp_a, tcp_b}, tcp_b);
+  const profiles::ClickHouseServer server_a(a.url()), server_b(b.url()), one(single->url());
+  const report::IngestOptions options;  // the default tables on each shard
+  const report::IngestOptions on_one{.table = "cluster_samples", .captures_table = "cluster_captures"};
+  for (const auto* s : {&server_a, &server_b}) {
+    report::create_store_tables(*s, options);
+    s->query(profiles::store_create_distributed_table("tagop_samples_all", "fleet", "default",
+                                                      profiles::store_table_name()));
+    s->query(fmt::format("CREATE TABLE IF NOT EXISTS tagop_captures_all AS {} ENGINE = Distributed(fleet, default, "
+                         "{}, capture)",
+                         profiles::store_captures_table_name(), profiles::store_captures_table_name()));
+  }
+  report::create_store_tables(one, on_one);
+  // Three captures: two to shard a, one to shard b; all three to one server.
+  const std::string zen1 = zen_capture("shard1.data", 7), zen2 = zen_capture("shard2.data", 8);
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  report::ingest_capture(zen1, server_a, options);
+  report::ingest_capture(example, server_a, options);
+  report::ingest_capture(zen2, server_b, options);
+  for (const std::string& f : {zen1, example, zen2}) report::ingest_capture(f, one, on_one);
+  CHECK(number(server_a, "SELECT count() FROM tagop_samples_all") ==
+        number(one, "SELECT count() FROM cluster_samples"));
+  CHECK(number(server_a, "SELECT count() FROM tagop_samples_v1") <
+        number(server_a, "SELECT count() FROM tagop_samples_all"));
+
+  // Every derived event, by host and processor, through either shard's
+  // Distributed table and on the one server: the same numbers.
+  perf_data::PerfDataReader reader(zen1);
+  const report::Report r(reader, {.by = report::GroupBy::process});
+  std::vector<std::string> columns;
+  for (const Asked& asked : derived_events(r)) {
+    const profiles::QuerySql sql = profiles::query_sql(asked.query);
+    columns.push_back(fmt::format("{}, {}", sql.count, sql.total));
+  }
+  const std::string select = fmt::format("SELECT family, model, {} FROM {{}} WHERE capture IN (SELECT capture FROM "
+                                         "{{}}) GROUP BY family, model ORDER BY family, model",
+                                         fmt::join(columns, ", "));
+  const auto answer = rows_of(one.query(fmt::format(fmt::runtime(select), "cluster_samples", "cluster_captures")));
+  REQUIRE(answer.size() == 2);  // Family 10h and 19h
+  CHECK(rows_of(server_a.query(fmt::format(fmt::runtime(select), "tagop_samples_all", profiles::store_captures_table_name()))) ==
+        answer);
+  CHECK(rows_of(server_b.query(fmt::format(fmt::runtime(select), "tagop_samples_all", profiles::store_captures_table_name()))) ==
+        answer);
+  fs::remove(zen1);
+  fs::remove(zen2);
+}
+
+TEST_CASE("a perf mem capture's rows answer predicates with the samples written for each data source",
+          "[store][mem]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const profiles::ClickHouseServer server(local->url());
+  const report::IngestOptions options{.table = "mem_samples", .captures_table = "mem_captures"};
+  report::create_store_tables(server, options);
+  // union perf_mem_data_src (include/uapi/linux/perf_event.h): mem_op LOAD
+  // (2) at bit 0, mem_lvl at bit 5: HIT (2) with L1 (8), L3 (0x40) or
+  // local RAM (0x80). 30 L1 hits, 20 L3 hits, 10 DRAM loads.
+  const std::uint64_t load = 2, l1 = (0x2 | 0x8) << 5, l3 = (0x2 | 0x40) << 5, dram = (0x2 | 0x80) << 5;
+  const std::string file = temp("mem.data");
+  {
+    perf_event_attr a{};
+    a.size = sizeof a;
+    a.type = PERF_TYPE_RAW;
+    a.config = 0x1cd;
+    a.config1 = 30;
+    a.sample_period = 2000;
+    a.precise_ip = 2;
+    a.sample_id_all = 1;
+    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                    PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+    perf_data::PerfDataWriter w(file, {{.attr = a, .ids = {11}, .name = "cpu/mem-loads,ldlat=30/P"}},
+                                {.cpuid = "GenuineIntel,6,85,4"});
+    w.comm(100, 100, "memhog");
+    std::uint64_t time = 1000;
+    for (const auto& [source, n] : std::vector<std::pair<std::uint64_t, int>>{{l1, 30}, {l3, 20}, {dram, 10}})
+      for (int i = 0; i < n; ++i)
+        w.sample(0, {.ip = 0x401000, .pid = 100, .tid = 100, .time = time++, .addr = 0x7f0000001000, .cpu = 1,
+                     .period = 2000, .weight = 100, .data_src = load | source});
+    w.finish();
+  }
+  const report::IngestResult r = report::ingest_capture(file, server, options);
+  CHECK(r.rows == 60);
+  auto count = [&](const char* text) {
+    return number(server, fmt::format("SELECT count() FROM mem_samples WHERE {}",
+                                      profiles::predicate_sql(Predicate::parse(text))));
+  };
+  CHECK(count("load") == 60);
+  CHECK(count("load & !dc.miss") == 30);
+  CHECK(count("load & dc.miss") == 30);
+  CHECK(count("src.l3") == 20);
+  CHECK(count("src.dram") == 10);
+  CHECK(number(server, "SELECT sum(period) FROM mem_samples WHERE event = 'cpu/mem-loads,ldlat=30/P'") == 60 * 2000);
+  CHECK(number(server, "SELECT sum(m_mem_load_latency) FROM mem_samples") == 60 * 100);
+  CHECK(number(server, "SELECT count() FROM mem_samples WHERE vendor = 'GenuineIntel' AND family = 6 AND model = 85") ==
+        60);
+  fs::remove(file);
+}
+
+TEST_CASE("the store's errors: wrong URL, server down, another schema, a half-written capture", "[store]") {
+  CHECK_THROWS_WITH(profiles::ClickHouseServer("ftp://x"), Catch::Contains("http://HOST"));
+  const int port = test::free_port();
+  const profiles::ClickHouseServer nowhere(fmt::format("http://127.0.0.1:{}", port));
+  CHECK_THROWS_WITH(report::create_store_tables(nowhere), Catch::Contains("cannot connect to a ClickHouse server"));
+
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const profiles::ClickHouseServer server(local->url());
+  // A table of the same name with another version's columns.
+  server.query("CREATE DATABASE IF NOT EXISTS older");
+  server.query("CREATE TABLE IF NOT EXISTS older.tagop_samples_v1 (capture UInt64, host String) ENGINE = "
+               "MergeTree() ORDER BY capture");
+  const profiles::ClickHouseServer older(local->url() + "/?database=older");
+  CHECK_THROWS_WITH(report::create_store_tables(older), Catch::Contains("made by another version of tagop"));
+  // A statement the server refuses: its own message.
+  CHECK_THROWS_WITH(server.query("SELECT no_such_column FROM system.one"), Catch::Contains("no_such_column"));
+
+  // Rows of a capture without its listing (an ingest that broke half-way).
+  const report::IngestOptions options{.table = "half_samples", .captures_table = "half_captures"};
+  report::create_store_tables(server, options);
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  const std::uint64_t id = profiles::capture_identity(example);
+  const profiles::StoreRowWriter writer({id, "h", "AuthenticAMD", 16, 4, "amd-ibs"});
+  Sample s;
+  s.conditions.insert(condition("op"));
+  std::string row;
+  writer.append(s, {}, row);
+  profiles::ClickHouseInsert insert(server, "INSERT INTO half_samples FORMAT TabSeparated");
+  insert.write(row);
+  insert.finish();
+  CHECK_THROWS_WITH(report::ingest_capture(example, server, options), Catch::Contains("did not finish"));
+  // A malformed row: the server says so, and names the column.
+  profiles::ClickHouseInsert bad(server, "INSERT INTO half_samples FORMAT TabSeparated");
+  CHECK_THROWS_WITH([&] { bad.write("not\ta\trow\n"); bad.finish(); }(), Catch::Contains("HTTP"));
+}
+
+TEST_CASE("tagop ingest, and the SQL events show and compare print, asked of the store", "[store][cli]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string tagop = std::getenv("TAGOP_EXE");
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  const profiles::ClickHouseServer server(local->url() + "/?database=cli");
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS cli");
+  const std::string url = "'" + server.url() + "'";
+
+  const RunResult first = run_shell(fmt::format("{} ingest {} {} --host k10-cli", tagop, url, example));
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const std::uint64_t rows = number(server, "SELECT count() FROM tagop_samples_v1 WHERE host = 'k10-cli'");
+  CHECK(rows > 1000);
+  CHECK(first.out.find(fmt::format("{} samples", rows)) != std::string::npos);
+  const RunResult again = run_shell(fmt::format("{} ingest {} {}", tagop, url, example));
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("skipped") != std::string::npos);
+  CHECK(number(server, "SELECT count() FROM tagop_samples_v1") == rows);
+
+  // The printed SELECT of 0xF219 (DC miss latency) answers the report's numbers.
+  perf_data::PerfDataReader reader(example);
+  const report::Report r(reader, {.by = report::GroupBy::function});
+  const auto& names = r.query_names();
+  const std::size_t f219 = static_cast<std::size_t>(std::find(names.begin(), names.end(), "0xF219") - names.begin());
+  REQUIRE(f219 < names.size());
+  const RunResult sql = run_shell(fmt::format("{} events show F219 --format sql", tagop));
+  REQUIRE(sql.exit_code == 0);
+  const QueryResult& expected = r.totals()[f219];
+  CHECK(expected.count > 0);
+  CHECK(rows_of(server.query(sql.out)) ==
+        std::vector<std::vector<std::uint64_t>>{{expected.count, expected.total, expected.undecided}});
+  // compare --format sql: one row per processor (vendor, family, model, backend, then the numbers).
+  const RunResult by_cpu = run_shell(fmt::format("{} compare 'load & dc.miss' --format sql", tagop));
+  REQUIRE(by_cpu.exit_code == 0);
+  CHECK(server.query(by_cpu.out).find("AuthenticAMD\t16\t4\tamd-ibs\t") == 0);
+
+  // A server that is not there: a clear error, exit non-zero.
+  const RunResult down =
+      run_shell(fmt::format("{} ingest http://127.0.0.1:{} {}", tagop, test::free_port(), example));
+  CHECK(down.exit_code != 0);
+  CHECK(down.err.find("cannot connect to a ClickHouse server") != std::string::npos);
+}
+
+TEST_CASE("a perf record -g capture: each row's call chain without the context markers, its period", "[store][chain]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const profiles::ClickHouseServer server(local->url());
+  const report::IngestOptions options{.table = "chain_samples", .captures_table = "chain_captures"};
+  report::create_store_tables(server, options);
+  // cpu-clock with PERF_SAMPLE_CALLCHAIN, as perf record -g writes it: the
+  // kernel's chain starts with PERF_CONTEXT_USER (-512), then the
+  // interrupted ip and the return addresses.
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  a.sample_period = 250000;
+  a.sample_id_all = 1;
+  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                  PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  const std::string file = temp("chain.data");
+  {
+    perf_data::PerfDataWriter w(file, {{.attr = a, .ids = {5}, .name = "cpu-clock"}}, {.cpuid = "GenuineIntel,6,85,4"});
+    w.comm(300, 300, "deep");
+    const std::uint64_t user = static_cast<std::uint64_t>(-512);
+    for (std::uint64_t i = 0; i < 10; ++i) {
+      const std::vector<std::uint64_t> chain{user, 0x401000 + i, 0x402000, 0x403000};
+      w.sample(0, {.ip = 0x401000 + i, .pid = 300, .tid = 300, .time = 1000 + i, .cpu = 2, .period = 250000,
+                   .callchain = chain});
+    }
+    w.finish();
+  }
+  const report::IngestResult r = report::ingest_capture(file, server, options);
+  CHECK(r.rows == 10);
+  // 0x401003 = 4198403; the chain as its three addresses.
+  CHECK(server.query("SELECT chain FROM chain_samples WHERE ip = 4198403") == "[4198403,4202496,4206592]\n");
+  CHECK(number(server, "SELECT sum(period) FROM chain_samples WHERE event = 'cpu-clock' AND cpu = 2") == 2500000);
+  CHECK(number(server, "SELECT count() FROM chain_samples WHERE length(chain) = 3") == 10);
+  fs::remove(file);
+}
