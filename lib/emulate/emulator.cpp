@@ -276,8 +276,9 @@ class Family final : public ToolTraceSink {
     if (!last_thread_ || last_thread_->tid != tid) last_thread_ = &thread(im, tid);
     const InstructionInfo& info = im.code->instruction(ins.ip);
     ++time_;
-    for (const CodeMapping& m : im.code->take_new_mappings())
-      for (auto& r : runs_) r->mapping(m, pid, time_);
+    if (im.code->has_new_mappings())
+      for (const CodeMapping& m : im.code->take_new_mappings())
+        for (auto& r : runs_) r->mapping(m, pid, time_);
     for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->retire(im.models[i], ins, info, pid, tid, time_);
     ++im.result.instructions;
     ++last_thread_->instructions;

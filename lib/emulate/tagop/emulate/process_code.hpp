@@ -55,6 +55,8 @@ class ProcessCode {
   /// Executable file mappings found since the last call, in address order
   /// (for the captures' MMAP2 records).
   std::vector<CodeMapping> take_new_mappings();
+  /// Whether take_new_mappings has any (a check per instruction, cheaper than the call).
+  bool has_new_mappings() const { return !new_mappings_.empty(); }
   /// Addresses whose bytes could not be read or decoded.
   std::uint64_t unresolved() const { return unresolved_; }
   std::uint64_t distinct_instructions() const { return decoded_.size(); }
