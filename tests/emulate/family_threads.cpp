@@ -2,7 +2,7 @@
 // turns and keeping its kernel thread id (gettid); the main thread writes
 // the ids to FILE, one a line, after joining them all. No lock between the
 // threads, so that what each executes does not depend on how they were
-// scheduled.
+// scheduled (their start and exit still wait more or less).
 //   family_threads THREADS TURNS FILE
 
 #include <sys/syscall.h>
@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   const int threads = std::atoi(argv[1]);
   const long turns = std::atol(argv[2]);
   std::vector<long> tids(static_cast<std::size_t>(threads));
+  // Bound here, so that no thread pays for the lazy binding of syscall().
+  work(1);
+  tids[0] = static_cast<long>(::syscall(SYS_gettid));
   std::vector<std::thread> running;
   for (int k = 1; k <= threads; ++k)
     running.emplace_back([&tids, turns, k] {

@@ -63,6 +63,7 @@ static UChar frame[FRAME_SIZE];
 static UInt used = HEADER_SIZE;
 static UInt pid;         /* this process */
 static UInt current_tid; /* the kernel thread whose events are being written */
+static UInt frame_tid;   /* the one at the start of the frame: its header's */
 static ThreadId current_vg_tid = 0; /* none: Valgrind numbers threads from 1 */
 
 static void put32(UChar* p, UInt v) { *(UInt*)p = v; }
@@ -73,7 +74,7 @@ static void flush(void) {
   put32(frame, 0x31504754); /* "TGP1" */
   put32(frame + 4, used);
   put32(frame + 8, pid);
-  put32(frame + 12, current_tid);
+  put32(frame + 12, frame_tid);
   const UChar* p = frame;
   Int left = (Int)used;
   while (left > 0) {
@@ -83,6 +84,7 @@ static void flush(void) {
     left -= n;
   }
   used = HEADER_SIZE;
+  frame_tid = current_tid; /* the next frame goes on with the thread running now */
 }
 
 static inline UChar* room(UInt n) {
@@ -140,7 +142,7 @@ static void tg_start_client_code(ThreadId tid, ULong blocks) {
   if (os_tid == current_tid) return;
   if (used + 5 > FRAME_SIZE) flush();
   if (used == HEADER_SIZE) { /* a frame not yet begun takes it in its header */
-    current_tid = os_tid;
+    current_tid = frame_tid = os_tid;
     return;
   }
   UChar* p = room(5);
@@ -230,7 +232,7 @@ static void tg_atfork_child(ThreadId tid) {
   (void)tid;
   used = HEADER_SIZE;
   pid = (UInt)VG_(getpid)();
-  current_tid = (UInt)VG_(gettid)();
+  current_tid = frame_tid = (UInt)VG_(gettid)();
 }
 
 /* --- instrumentation: Lackey's events, in its order ------------------------- */
@@ -389,7 +391,7 @@ static IRSB* tg_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestL
 static void tg_post_clo_init(void) {
   if (clo_fd < 0) VG_(fmsg_bad_option)("--tagop-fd", "tagop's tool needs the descriptor of its trace pipe\n");
   pid = (UInt)VG_(getpid)();
-  current_tid = (UInt)VG_(gettid)();
+  current_tid = frame_tid = (UInt)VG_(gettid)();
   program_start();
 }
 
