@@ -68,7 +68,8 @@ struct ThreadResult {
 /// threads of a process share one core's); a forked child starts from a
 /// copy of its parent's at the fork, as its memory does.
 struct ProcessResult {
-  std::uint32_t pid = 0, ppid = 0;
+  std::uint32_t pid = 0;   ///< the process's id
+  std::uint32_t ppid = 0;  ///< its parent's (0 where the trace did not say)
   std::string program;  ///< the path Valgrind ran (the command's first word under Lackey)
   bool forked = false;  ///< begun by a fork (else by exec, or as the command)
   /// Instructions as Cachegrind counts a process's: a forked child's

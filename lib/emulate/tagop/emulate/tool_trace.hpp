@@ -51,6 +51,7 @@ class ToolTraceSink {
   virtual void instruction(std::uint32_t pid, std::uint32_t tid, const TraceInstruction& instruction) = 0;
 };
 
+/// Parses the frames of one tool trace stream into a ToolTraceSink.
 class ToolTraceParser {
  public:
   /// `root` is the process Valgrind was started as: its frames need no fork.
@@ -62,12 +63,14 @@ class ToolTraceParser {
   /// then each thread's last instruction (next_ip 0).
   void finish(ToolTraceSink& sink);
 
+  /// Instructions read so far, of every process and thread.
   std::uint64_t instructions() const { return instructions_; }
   /// Frames or records that did not parse (damage).
   std::uint64_t bad_frames() const { return bad_frames_; }
 
   /// The frame magic, "TGP1" read as a little-endian u32.
   static constexpr std::uint32_t magic = 0x31504754;
+  /// A frame's header: magic, length, pid, tid.
   static constexpr std::size_t header_size = 16;
 
  private:

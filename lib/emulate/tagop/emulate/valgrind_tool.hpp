@@ -25,6 +25,7 @@ std::string valgrind_tool_path();
 /// when none is found.
 std::string valgrind_core_folder(const std::string& valgrind);
 
+/// One run's VALGRIND_LIB folder, removed when it goes.
 class ValgrindToolDir {
  public:
   /// Makes a temporary folder with `tool` (as tagop-amd64-linux) and links
