@@ -57,7 +57,6 @@ static void tg_print_debug_usage(void) {}
 
 #define FRAME_SIZE 4096 /* PIPE_BUF: a write of this many bytes is atomic */
 #define HEADER_SIZE 16
-#define ROOM 40 /* the largest fixed record, with room to spare */
 
 static UChar frame[FRAME_SIZE];
 static UInt used = HEADER_SIZE;
