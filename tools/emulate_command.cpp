@@ -131,7 +131,7 @@ EmulatedModelRecord model_record(const emulate::ModelResult& m) {
 }
 
 EmulateRecord emulate_record(const emulate::EmulateResult& r) {
-  EmulateRecord out{{}, {}, "valgrind --tool=lackey --trace-mem=yes", fmt::format("{}", fmt::join(r.command, " ")),
+  EmulateRecord out{{}, {}, r.engine, fmt::format("{}", fmt::join(r.command, " ")),
                     r.exit_status, r.instructions, r.distinct_instructions, r.unresolved, {}};
   for (const emulate::ModelResult& m : r.models) out.models.push_back(model_record(m));
   return out;
@@ -146,6 +146,9 @@ void print_text(const emulate::EmulateResult& r, const EmulateRecord& counts, st
   if (r.fast_string_iterations)
     fmt::print(stderr, "; {} REP MOVS/STOS iterations run as 64-byte fast-string chunks", r.fast_string_iterations);
   fmt::print(stderr, ")\n");
+  if (r.engine.find("lackey") != std::string::npos)
+    fmt::print(stderr, "traced with Valgrind's Lackey (tagop's own Valgrind tool was not built or not found): the "
+                       "command's process only, not the processes it starts\n");
   for (std::size_t i = 0; i < r.models.size(); ++i) {
     const emulate::ModelResult& m = r.models[i];
     fmt::print(stderr, "\n{} ({}): {}\n", m.spec->name, m.spec->title, emulate::format_name(m.spec->format));

@@ -1,10 +1,13 @@
 #include <tagop/emulate/emulator.hpp>
 
-#include <memory>    // std::unique_ptr
+#include <algorithm>      // std::sort
+#include <memory>         // std::unique_ptr
+#include <unordered_map>  // live processes by pid
 #include <optional>  // std::optional
 #include <random>    // std::mt19937_64
 
 #include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
 
 #include <tagop/amd_ibs/perf_capture.hpp>       // IbsCaptureWriter
 #include <tagop/emulate/fast_strings.hpp>       // FastStrings
@@ -12,6 +15,8 @@
 #include <tagop/emulate/lackey_trace.hpp>       // LackeyTraceParser
 #include <tagop/emulate/marker.hpp>             // emulation_cmdline
 #include <tagop/emulate/process_code.hpp>       // ProcessCode
+#include <tagop/emulate/tool_trace.hpp>         // ToolTraceParser, ToolTraceSink
+#include <tagop/emulate/valgrind_tool.hpp>      // valgrind_tool_path, ValgrindToolDir
 #include <tagop/emulate/valgrind_trace.hpp>     // ValgrindTrace
 #include <tagop/error.hpp>                      // Error
 #include <tagop/intel_core/programmer.hpp>      // program, Request
@@ -70,7 +75,7 @@ struct PebsEvent {
 class ModelRun {
  public:
   ModelRun(const MicroarchSpec& spec, const EmulateOptions& o, std::size_t index, bool several)
-      : spec_(spec), model_(spec, o.data_pages, o.cache) {
+      : spec_(spec) {
     result_.spec = &spec;
     const std::string path = several ? capture_path(o, spec) : o.output;
     const std::uint64_t seed = o.seed + index;
@@ -98,25 +103,31 @@ class ModelRun {
     if (perf_data::PerfDataWriter* w = writer())
       w->mmap2(pid, pid, m.start, m.end - m.start, m.pgoff, m.path, {}, {.pid = pid, .tid = pid, .cpu = 0, .time = time});
   }
-  void comm(std::uint32_t pid, const std::string& name) {
-    if (perf_data::PerfDataWriter* w = writer()) w->comm(pid, pid, name, true, {.pid = pid, .tid = pid, .cpu = 0, .time = 0});
+  /// A process's name: at an exec (`exec`), or a forked child's, its parent's.
+  void comm(std::uint32_t pid, const std::string& name, bool exec, std::uint64_t time) {
+    if (perf_data::PerfDataWriter* w = writer())
+      w->comm(pid, pid, name, exec, {.pid = pid, .tid = pid, .cpu = 0, .time = time});
   }
 
-  void retire(const TraceInstruction& ins, const InstructionInfo& info, std::uint32_t pid, std::uint64_t time) {
-    model_.retire(ins, info, op_, fetches_);
+  /// One instruction of thread `tid` of process `pid`, through `model`
+  /// (that process's core).
+  void retire(CoreModel& model, const TraceInstruction& ins, const InstructionInfo& info, std::uint32_t pid,
+              std::uint32_t tid, std::uint64_t time) {
+    model.retire(ins, info, op_, fetches_);
     op_.time = time;
-    op_.pid = op_.tid = pid;
+    op_.pid = pid;
+    op_.tid = tid;
     ops_.add(op_);
     for (unsigned i = 0; i < fetches_.count; ++i) {
       Sample& f = fetches_.fetch[i];
       fetch_tally_.add(f);
       if (fetch_sampler_ && fetch_sampler_->tick()) {
-        ibs_->sample(ibs_encoder_->encode(f, period_), pid, pid, 0, time);
+        ibs_->sample(ibs_encoder_->encode(f, period_), pid, tid, 0, time);
         ++result_.fetch_samples;
       }
     }
     if (op_sampler_ && op_sampler_->tick()) {
-      ibs_->sample(ibs_encoder_->encode(op_, period_), pid, pid, 0, time);
+      ibs_->sample(ibs_encoder_->encode(op_, period_), pid, tid, 0, time);
       ++result_.op_samples;
     }
     for (std::size_t e = 0; e < pebs_.size(); ++e) {
@@ -124,7 +135,7 @@ class ModelRun {
       if (!p.predicate.matches(op_.conditions) || --p.left != 0) continue;
       p.left = pebs_period_;
       // EventingRIP, the instruction itself; Goldmont's record adds its data address.
-      pebs_writer_->sample(e, {.ip = op_.ip, .pid = pid, .tid = pid, .time = time, .addr = op_.data_linear,
+      pebs_writer_->sample(e, {.ip = op_.ip, .pid = pid, .tid = tid, .time = time, .addr = op_.data_linear,
                                .cpu = 0, .period = pebs_period_});
       ++result_.pebs_samples;
     }
@@ -144,6 +155,7 @@ class ModelRun {
     return std::move(result_);
   }
   const std::string& capture() const { return result_.capture; }
+  const MicroarchSpec& spec() const { return spec_; }
 
  private:
   perf_data::PerfDataWriter* writer() {
@@ -190,7 +202,6 @@ class ModelRun {
   }
 
   const MicroarchSpec& spec_;
-  CoreModel model_;
   Sample op_;
   Fetches fetches_;
   SignatureTally ops_, fetch_tally_;
@@ -203,6 +214,137 @@ class ModelRun {
   std::vector<PebsEvent> pebs_;
   std::uint64_t pebs_period_ = 0;
   std::unique_ptr<perf_data::PerfDataWriter> pebs_writer_;
+};
+
+std::string comm_of_path(const std::string& path) { return comm_of({path}); }
+
+// Each program of the traced family: its code, its model state per model
+// run, its counts.
+struct Image {
+  ProcessResult result;
+  std::unique_ptr<ProcessCode> code;
+  std::vector<CoreModel> models;  ///< one per ModelRun
+  FastStrings strings;             // the process's string instruction under way
+  std::string comm;
+  std::vector<ThreadResult> threads;
+};
+
+// The trace's instructions, processes and mappings, to each process's
+// models and the model runs' captures.
+class Family final : public ToolTraceSink {
+ public:
+  Family(std::vector<std::unique_ptr<ModelRun>>& runs, const EmulateOptions& o, std::uint32_t root)
+      : runs_(runs), options_(o) {
+    Image& im = start(root, 0, o.command.front(), false);
+    im.comm = comm_of(o.command);
+    for (auto& r : runs_) r->comm(root, im.comm, true, 0);
+  }
+
+  void program(std::uint32_t pid, std::uint32_t ppid, const std::string& path) override {
+    Image* live = find(pid);
+    // The command's own program, told at its start: no new image.
+    if (live && !live->result.forked && live->result.instructions == 0) {
+      live->result.program = path;
+      live->result.ppid = ppid;
+      return;
+    }
+    Image& im = start(pid, ppid, path, false);
+    im.comm = comm_of_path(path);
+    for (auto& r : runs_) r->comm(pid, im.comm, true, time_);
+  }
+
+  void forked(std::uint32_t parent, std::uint32_t child) override {
+    Image& p = image(parent);
+    auto im = std::make_unique<Image>();
+    im->result = {.pid = child, .ppid = parent, .program = p.result.program, .forked = true,
+                  .instructions = p.result.instructions, .inherited = p.result.instructions, .threads = {}};
+    im->code = std::make_unique<ProcessCode>(static_cast<pid_t>(child));
+    for (const CodeMapping& m : p.code->mappings()) im->code->add_mapping(m);
+    std::vector<CoreModel> copied(p.models);  // the caches and predictors as the fork found them
+    im->models.swap(copied);
+    im->comm = p.comm;
+    for (auto& r : runs_) r->comm(child, im->comm, false, time_);
+    add(std::move(im));
+  }
+
+  void mapping(std::uint32_t pid, const CodeMapping& m) override { image(pid).code->add_mapping(m); }
+
+  void instruction(std::uint32_t pid, std::uint32_t tid, const TraceInstruction& ins) override {
+    if (pid != last_pid_ || !last_) {
+      last_ = &image(pid);
+      last_pid_ = pid;
+      last_thread_ = nullptr;
+    }
+    Image& im = *last_;
+    if (!last_thread_ || last_thread_->tid != tid) last_thread_ = &thread(im, tid);
+    const InstructionInfo& info = im.code->instruction(ins.ip);
+    if (im.code->has_new_mappings())
+      for (const CodeMapping& m : im.code->take_new_mappings())
+        for (auto& r : runs_) r->mapping(m, pid, time_ + 1);
+    auto retire = [&](const TraceInstruction& op) {
+      ++time_;
+      for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->retire(im.models[i], op, info, pid, tid, time_);
+    };
+    if (options_.fast_strings) im.strings.feed(ins, info, retire);
+    else retire(ins);
+    ++im.result.instructions;
+    ++last_thread_->instructions;
+  }
+
+  void finish(EmulateResult& out) {
+    for (auto& im : images_) {
+      out.unresolved += im->code->unresolved();
+      out.distinct_instructions += im->code->distinct_instructions();
+      out.fast_string_iterations += im->strings.folded_iterations();
+      im->result.threads = std::move(im->threads);
+      std::sort(im->result.threads.begin(), im->result.threads.end(),
+                [](const ThreadResult& a, const ThreadResult& b) { return a.tid < b.tid; });
+      out.processes.push_back(std::move(im->result));
+    }
+  }
+
+ private:
+  Image& start(std::uint32_t pid, std::uint32_t ppid, const std::string& program, bool forked) {
+    auto im = std::make_unique<Image>();
+    im->result = {.pid = pid, .ppid = ppid, .program = program, .forked = forked, .instructions = 0, .inherited = 0,
+                  .threads = {}};
+    im->code = std::make_unique<ProcessCode>(static_cast<pid_t>(pid));
+    for (auto& r : runs_) im->models.emplace_back(r->spec(), options_.data_pages, options_.cache);
+    return add(std::move(im));
+  }
+  Image& add(std::unique_ptr<Image> im) {
+    Image& out = *im;
+    live_[im->result.pid] = &out;
+    images_.push_back(std::move(im));
+    last_ = nullptr;
+    last_thread_ = nullptr;
+    return out;
+  }
+  Image* find(std::uint32_t pid) {
+    const auto it = live_.find(pid);
+    return it == live_.end() ? nullptr : it->second;
+  }
+  // A process the trace did not introduce (its fork was lost): on its own.
+  Image& image(std::uint32_t pid) {
+    if (Image* im = find(pid)) return *im;
+    Image& im = start(pid, 0, "", false);
+    im.comm = fmt::format("{}", pid);
+    return im;
+  }
+  static ThreadResult& thread(Image& im, std::uint32_t tid) {
+    for (ThreadResult& t : im.threads)
+      if (t.tid == tid) return t;
+    return im.threads.emplace_back(ThreadResult{tid, 0});
+  }
+
+  std::vector<std::unique_ptr<ModelRun>>& runs_;
+  const EmulateOptions& options_;
+  std::vector<std::unique_ptr<Image>> images_;
+  std::unordered_map<std::uint32_t, Image*> live_;
+  std::uint32_t last_pid_ = 0;
+  Image* last_ = nullptr;
+  ThreadResult* last_thread_ = nullptr;
+  std::uint64_t time_ = 0;
 };
 
 }  // namespace
@@ -250,43 +392,51 @@ EmulateResult emulate(const EmulateOptions& o) {
   for (std::size_t i = 0; i < o.models.size(); ++i)
     runs.push_back(std::make_unique<ModelRun>(*o.models[i], o, i, writing > 1));
 
-  ValgrindTrace trace(o.valgrind, o.command);
-  const auto pid = static_cast<std::uint32_t>(trace.pid());
+  // tagop's own tool where it was built, else Lackey (the command's process only).
+  const std::string tool = valgrind_tool_path();
+  const std::string core = tool.empty() ? std::string() : valgrind_core_folder(o.valgrind);
+  if (!tool.empty() && core.empty())
+    throw Error(fmt::format("cannot find Valgrind's core files (vgpreload_core-amd64-linux.so) for {}: tagop's "
+                            "Valgrind tool needs them beside it (set TAGOP_VALGRIND_TOOL=lackey to use Lackey)",
+                            o.valgrind));
+  std::optional<ValgrindToolDir> folder;
+  if (!tool.empty()) folder.emplace(tool, core);
+  ValgrindTrace trace(o.valgrind, o.command, folder ? folder->path() : std::string());
+  const auto root = static_cast<std::uint32_t>(trace.pid());
   if (o.on_started) o.on_started(trace.pid());
-  for (auto& r : runs) r->comm(pid, comm_of(o.command));
-  ProcessCode code(trace.pid());
-  LackeyTraceParser parser;
-  FastStrings strings;
-  std::uint64_t time = 0;
-  auto on_instruction = [&](const TraceInstruction& ins) {
-    const InstructionInfo& info = code.instruction(ins.ip);
-    for (const CodeMapping& m : code.take_new_mappings())
-      for (auto& r : runs) r->mapping(m, pid, time + 1);
-    auto retire = [&](const TraceInstruction& op) {
-      ++time;
-      for (auto& r : runs) r->retire(op, info, pid, time);
-    };
-    if (o.fast_strings) strings.feed(ins, info, retire);
-    else retire(ins);
-  };
-  // Large reads: the trace is hundreds of bytes per instruction.
-  std::vector<char> buffer(std::size_t{1} << 20);
-  while (const std::size_t n = trace.read(buffer)) parser.feed(std::span<const char>(buffer.data(), n), on_instruction);
-  parser.finish(on_instruction);
-
+  Family family(runs, o, root);
   EmulateResult result;
   result.command = o.command;
+  std::vector<std::string> engine{o.valgrind};
+  for (const std::string& a : ValgrindTrace::valgrind_arguments(100, folder.has_value()))
+    if (!a.starts_with("--log-fd") && !a.starts_with("--tagop-fd") && a != "-q") engine.push_back(a);
+  result.engine = fmt::format("{}", fmt::join(engine, " "));
+  // Large reads: the trace is tens to hundreds of bytes per instruction.
+  std::vector<char> buffer(std::size_t{1} << 20);
+  std::vector<std::string> said;
+  if (folder) {
+    ToolTraceParser parser(root);
+    while (const std::size_t n = trace.read(buffer)) parser.feed(std::span<const char>(buffer.data(), n), family);
+    parser.finish(family);
+    result.instructions = parser.instructions();
+    result.bad_lines = parser.bad_frames();
+  } else {
+    LackeyTraceParser parser;
+    auto on_instruction = [&](const TraceInstruction& ins) { family.instruction(root, root, ins); };
+    while (const std::size_t n = trace.read(buffer))
+      parser.feed(std::span<const char>(buffer.data(), n), on_instruction);
+    parser.finish(on_instruction);
+    result.instructions = parser.instructions();
+    result.bad_lines = parser.bad_lines();
+    said = parser.messages();
+  }
   result.exit_status = trace.wait();
-  result.instructions = parser.instructions();
-  result.unresolved = code.unresolved();
-  result.distinct_instructions = code.distinct_instructions();
-  result.bad_lines = parser.bad_lines();
-  result.fast_string_iterations = strings.folded_iterations();
+  family.finish(result);
   if (result.instructions == 0) {
-    std::string said;
-    for (const std::string& m : parser.messages()) said += "\n  " + m;
+    std::string told;
+    for (const std::string& m : said) told += "\n  " + m;
     throw Error(fmt::format("valgrind traced no instruction of '{}' (exit status {}){}", o.command.front(),
-                            result.exit_status, said.empty() ? "" : ": it said" + said));
+                            result.exit_status, told.empty() ? "" : ": it said" + told));
   }
   for (auto& r : runs) result.models.push_back(r->finish());
   return result;

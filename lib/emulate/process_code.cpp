@@ -5,7 +5,7 @@
 #include <sys/stat.h>  // fstat
 #include <unistd.h>    // pread, close
 
-#include <algorithm>  // std::sort, std::upper_bound
+#include <algorithm>  // std::sort, std::upper_bound, std::any_of
 #include <cstdio>     // std::FILE, std::fopen, getline
 #include <cstring>    // std::memcpy
 
@@ -61,6 +61,20 @@ const CodeMapping* ProcessCode::mapping_of(std::uint64_t ip) const {
   return ip < it->end ? &*it : nullptr;
 }
 
+void ProcessCode::add_mapping(const CodeMapping& m) {
+  told_ = true;
+  const auto overlaps = [&](const CodeMapping& k) { return k.start < m.end && m.start < k.end; };
+  if (std::erase_if(mappings_, overlaps) != 0) {
+    // Other code at known addresses: what was decoded there may be stale.
+    decoded_.clear();
+    for (Slot& s : recent_) s.ip = 0;
+  }
+  mappings_.insert(std::upper_bound(mappings_.begin(), mappings_.end(), m.start,
+                                    [](std::uint64_t a, const CodeMapping& k) { return a < k.start; }),
+                   m);
+  if (!m.path.empty()) new_mappings_.push_back(m);
+}
+
 // Lines of /proc/PID/maps: "start-end perms offset dev inode   path".
 void ProcessCode::read_maps() {
   std::FILE* f = std::fopen(maps_path_.c_str(), "re");
@@ -82,6 +96,20 @@ void ProcessCode::read_maps() {
   std::free(line);
   std::fclose(f);
   std::sort(found.begin(), found.end(), [](const CodeMapping& a, const CodeMapping& b) { return a.start < b.start; });
+  if (told_) {
+    // The trace's mappings stand; /proc adds only what they leave out
+    // (the vDSO, anonymous code).
+    for (const CodeMapping& m : found) {
+      const bool overlaps = std::any_of(mappings_.begin(), mappings_.end(),
+                                        [&](const CodeMapping& k) { return k.start < m.end && m.start < k.end; });
+      if (overlaps) continue;
+      mappings_.insert(std::upper_bound(mappings_.begin(), mappings_.end(), m.start,
+                                        [](std::uint64_t a, const CodeMapping& k) { return a < k.start; }),
+                       m);
+      if (!m.path.empty()) new_mappings_.push_back(m);
+    }
+    return;
+  }
   for (const CodeMapping& m : found) {
     const CodeMapping* known = mapping_of(m.start);
     const bool same = known && known->start == m.start && known->end == m.end && known->path == m.path;

@@ -5,8 +5,14 @@
 namespace tagop::emulate {
 
 namespace {
+// The table takes the low bits: the products' high bits folded down, as a
+// product's low bits depend on its factor's low bits only (signatures that
+// differ in high conditions would otherwise share a probe chain).
 std::size_t hash_of(const ConditionSet& c) {
-  return static_cast<std::size_t>((c.words[0] * 0x9E3779B97F4A7C15ull) ^ (c.words[1] * 0xC2B2AE3D27D4EB4Full));
+  std::uint64_t h = (c.words[0] * 0x9E3779B97F4A7C15ull) ^ (c.words[1] * 0xC2B2AE3D27D4EB4Full);
+  h ^= h >> 32;
+  h ^= h >> 16;
+  return static_cast<std::size_t>(h);
 }
 }  // namespace
 
@@ -30,7 +36,7 @@ SignatureCount& SignatureTally::find(const ConditionSet& c) {
     }
   }
   std::size_t at = hash_of(c) & (table_.size() - 1);
-  while (used_[at] && !(table_[at].conditions == c)) at = (at + 1) & (table_.size() - 1);
+  while (used_[at] && !same(table_[at].conditions, c)) at = (at + 1) & (table_.size() - 1);
   if (!used_[at]) {
     used_[at] = true;
     table_[at].conditions = c;

@@ -6,6 +6,7 @@
 #include <unistd.h>    // pipe, fork, execvp
 
 #include <cerrno>   // errno
+#include <cstdlib>  // setenv
 #include <cstring>  // std::strerror
 #include <ctime>    // nanosleep
 
@@ -20,11 +21,13 @@ namespace {
 constexpr int child_log_fd = 100;
 }  // namespace
 
-std::vector<std::string> ValgrindTrace::valgrind_arguments(int log_fd) {
-  return {"-q", "--tool=lackey", "--trace-mem=yes", fmt::format("--log-fd={}", log_fd)};
+std::vector<std::string> ValgrindTrace::valgrind_arguments(int fd, bool tagop_tool) {
+  if (tagop_tool) return {"-q", "--tool=tagop", "--trace-children=yes", fmt::format("--tagop-fd={}", fd)};
+  return {"-q", "--tool=lackey", "--trace-mem=yes", fmt::format("--log-fd={}", fd)};
 }
 
-ValgrindTrace::ValgrindTrace(const std::string& valgrind, const std::vector<std::string>& command) {
+ValgrindTrace::ValgrindTrace(const std::string& valgrind, const std::vector<std::string>& command,
+                             const std::string& tool_folder) {
   if (command.empty()) throw Error("no command to emulate: give it after --");
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(fmt::format("cannot make a pipe: {}", std::strerror(errno)));
@@ -32,7 +35,7 @@ ValgrindTrace::ValgrindTrace(const std::string& valgrind, const std::vector<std:
   ::fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
 
   std::vector<std::string> args{valgrind};
-  for (std::string& a : valgrind_arguments(child_log_fd)) args.push_back(std::move(a));
+  for (std::string& a : valgrind_arguments(child_log_fd, !tool_folder.empty())) args.push_back(std::move(a));
   args.emplace_back("--");
   args.insert(args.end(), command.begin(), command.end());
   std::vector<char*> argv;
@@ -46,6 +49,7 @@ ValgrindTrace::ValgrindTrace(const std::string& valgrind, const std::vector<std:
   if (pid_ == 0) {
     // The write end at a fixed number, open across exec; nothing else of ours.
     if (::dup2(fds[1], child_log_fd) < 0) ::_exit(127);
+    if (!tool_folder.empty() && ::setenv("VALGRIND_LIB", tool_folder.c_str(), 1) != 0) ::_exit(127);
     ::execvp(argv[0], argv.data());
     const int e = errno;
     [[maybe_unused]] const ssize_t n = ::write(exec_error[1], &e, sizeof e);

@@ -75,8 +75,35 @@ struct ModelResult {
   std::vector<EventCount> events;  ///< every event of the model's backend
 };
 
+/// One thread of a traced process.
+struct ThreadResult {
+  std::uint32_t tid = 0;            ///< the kernel's thread id (gettid)
+  std::uint64_t instructions = 0;   ///< the thread's own
+};
+
+/// One program a process of the traced family ran: the command's, each
+/// forked child's, and each exec's (an exec keeps the pid and starts a new
+/// entry). Each has its own model state (caches, TLBs, predictors: the
+/// threads of a process share one core's); a forked child starts from a
+/// copy of its parent's at the fork, as its memory does.
+struct ProcessResult {
+  std::uint32_t pid = 0;   ///< the process's id
+  std::uint32_t ppid = 0;  ///< its parent's (0 where the trace did not say)
+  std::string program;  ///< the path Valgrind ran (the command's first word under Lackey)
+  bool forked = false;  ///< begun by a fork (else by exec, or as the command)
+  /// Instructions as Cachegrind counts a process's: a forked child's
+  /// count starts from its parent's at the fork (`inherited`), copied with
+  /// its memory.
+  std::uint64_t instructions = 0;
+  std::uint64_t inherited = 0;  ///< of `instructions`, the parent's before the fork
+  std::vector<ThreadResult> threads;  ///< by tid, each its own instructions
+};
+
 struct EmulateResult {
   std::vector<std::string> command;
+  /// What traced the program: tagop's own Valgrind tool (the whole family)
+  /// or, where that was not built, Lackey (the command's process only).
+  std::string engine;
   int exit_status = 0;           ///< the command's
   std::uint64_t instructions = 0;
   std::uint64_t unresolved = 0;  ///< instructions whose bytes could not be decoded
@@ -85,6 +112,7 @@ struct EmulateResult {
   /// REP MOVS/STOS iterations the models saw as fast-string chunks.
   std::uint64_t fast_string_iterations = 0;
   std::vector<ModelResult> models;
+  std::vector<ProcessResult> processes;  ///< in the order they started
 };
 
 /// The capture path of one model (see EmulateOptions::output).

@@ -1,8 +1,9 @@
 #pragma once
-// The code of the traced process: its executable mappings (from
-// /proc/PID/maps, read again whenever the trace reaches an address outside
-// the known ones) and each instruction's bytes (from the mapped file, or
-// /proc/PID/mem for anonymous code), decoded once per address.
+// The code of the traced process: its executable mappings (as the trace
+// tells them, or from /proc/PID/maps, read again whenever the trace reaches
+// an address outside the known ones) and each instruction's bytes (from the
+// mapped file, or /proc/PID/mem for anonymous code), decoded once per
+// address.
 // Not thread-safe: a ProcessCode caches what it reads and decodes, for one
 // thread.
 
@@ -42,9 +43,20 @@ class ProcessCode {
     return s.info;
   }
 
+  /// An executable mapping the trace told of (tagop's Valgrind tool sees
+  /// every mmap): it replaces what it overlaps, and /proc/PID/maps is then
+  /// asked only for addresses outside every told mapping (so that a
+  /// process that has exited, or exec'd another program, is still decoded
+  /// from its own files).
+  void add_mapping(const CodeMapping& mapping);
+  /// The executable mappings known, in address order.
+  const std::vector<CodeMapping>& mappings() const { return mappings_; }
+
   /// Executable file mappings found since the last call, in address order
   /// (for the captures' MMAP2 records).
   std::vector<CodeMapping> take_new_mappings();
+  /// Whether take_new_mappings has any (a check per instruction, cheaper than the call).
+  bool has_new_mappings() const { return !new_mappings_.empty(); }
   /// Addresses whose bytes could not be read or decoded.
   std::uint64_t unresolved() const { return unresolved_; }
   std::uint64_t distinct_instructions() const { return decoded_.size(); }
@@ -64,6 +76,7 @@ class ProcessCode {
 
   std::string maps_path_, mem_path_;
   int mem_fd_ = -1;
+  bool told_ = false;  ///< mappings come from the trace (add_mapping)
   std::vector<CodeMapping> mappings_;  ///< sorted by start
   std::vector<CodeMapping> new_mappings_;
   std::unordered_map<std::string, std::unique_ptr<MappedFile>> files_;

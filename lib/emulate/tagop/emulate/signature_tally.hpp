@@ -41,8 +41,12 @@ class SignatureTally {
 
  private:
   SignatureCount& slot(const ConditionSet& c) {
-    if (last_ && last_->conditions == c) return ++total_, *last_;
+    if (last_ && same(last_->conditions, c)) return ++total_, *last_;
     return find(c);
+  }
+  // Word by word: ConditionSet's == goes through memcmp, a call per op.
+  static bool same(const ConditionSet& a, const ConditionSet& b) {
+    return ((a.words[0] ^ b.words[0]) | (a.words[1] ^ b.words[1])) == 0;
   }
   SignatureCount& find(const ConditionSet& c);
   std::vector<SignatureCount> table_;

@@ -1,7 +1,9 @@
 #pragma once
-// Runs a command under Valgrind's lackey tool with its instruction and
-// memory trace sent down a pipe (--log-fd), never to a file. The command's
-// own standard streams are left as they are.
+// Runs a command under Valgrind with its instruction and memory trace sent
+// down a pipe, never to a file: tagop's own tool's binary frames
+// (tool_trace.hpp), for the command and every process it starts
+// (--trace-children=yes), or Lackey's text (--log-fd; the command's process
+// only). The command's own standard streams are left as they are.
 // Not thread-safe: one traced child, read and waited for from one thread.
 
 #include <sys/types.h>  // pid_t
@@ -17,9 +19,12 @@ namespace emulate {
 
 class ValgrindTrace {
  public:
-  /// Starts `valgrind` (a path or a name on PATH) on `command`. Throws
-  /// tagop::Error when it cannot be started.
-  ValgrindTrace(const std::string& valgrind, const std::vector<std::string>& command);
+  /// Starts `valgrind` (a path or a name on PATH) on `command`: with
+  /// tagop's tool loaded from `tool_folder` (given as VALGRIND_LIB; see
+  /// ValgrindToolDir), or with Lackey when it is "". Throws tagop::Error
+  /// when it cannot be started.
+  ValgrindTrace(const std::string& valgrind, const std::vector<std::string>& command,
+                const std::string& tool_folder = {});
   /// Kills the child if it is still running.
   ~ValgrindTrace();
   ValgrindTrace(const ValgrindTrace&) = delete;
@@ -33,8 +38,9 @@ class ValgrindTrace {
   /// when a signal ended it).
   int wait();
 
-  /// The arguments Valgrind is started with before the command.
-  static std::vector<std::string> valgrind_arguments(int log_fd);
+  /// The arguments Valgrind is started with before the command, the
+  /// trace going to descriptor `fd`: tagop's tool's, or Lackey's.
+  static std::vector<std::string> valgrind_arguments(int fd, bool tagop_tool = false);
 
  private:
   pid_t pid_ = -1;
