@@ -13,7 +13,7 @@ packages=(
   nlohmann-json3-dev    # JSON output
   libdw-dev libelf-dev  # ELF symbols and DWARF lines (elfutils)
   libiberty-dev         # the demangler with an output callback: a crafted name is cut short
-  valgrind              # tagop emulate: the trace engine (lackey)
+  valgrind              # tagop emulate: its tool headers and static core build tagop's Valgrind tool (lackey the fallback)
   libcapstone-dev       # tagop emulate: which traced instructions are branches
   catch2                # tests (Catch2 v2)
   clang libclang-rt-14-dev  # sanitizer and fuzzer runtimes
