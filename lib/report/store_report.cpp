@@ -27,7 +27,8 @@ std::string quoted(std::string_view text) {
 std::string store_key_column(GroupBy by) {
   switch (by) {
     case GroupBy::function: return "function";
-    case GroupBy::module: return "module";
+    // The file's name without its folder, as a local report names a module.
+    case GroupBy::module: return "replaceRegexpOne(module, '^.*/', '')";
     case GroupBy::process: return "pid";
     case GroupBy::thread: return "tid";
     case GroupBy::cpu: return "cpu";

@@ -28,7 +28,8 @@ namespace report {
 
 /// What to report from the store.
 struct StoreReportOptions {
-  /// The rows: function, module, process (by pid), thread (tid), cpu;
+  /// The rows: function, module (its file name), process (by pid), thread
+  /// (tid), cpu;
   /// others throw tagop::Error (store_key_column).
   GroupBy by = GroupBy::function;
   /// Only the samples of this machine ("": every host).
