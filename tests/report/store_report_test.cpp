@@ -508,6 +508,16 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   }
   CHECK(nlohmann::json::parse(both.out).at("totals").at("0xF100") == ops);
 
+  // --since: captures by their ingest time (just now), the text table.
+  const RunResult since = run_shell(fmt::format("{} report --source {} --since 2000-01-01 --events 0xF100 --by module", tagop, url));
+  INFO(since.err);
+  REQUIRE(since.exit_code == 0);
+  CHECK(since.out.find("ibs-example") != std::string::npos);
+  CHECK(since.out.find("6900") != std::string::npos);  // the local report's ops in ibs-example (above)
+  const RunResult future = run_shell(fmt::format("{} report --source {} --since 2100-01-01", tagop, url));
+  CHECK(future.exit_code == 1);
+  CHECK(future.err.find("no samples") != std::string::npos);
+
   // Options that need the capture: a usage error naming them.
   const RunResult children = run_shell(fmt::format("{} report --source {} --children --html x.html", tagop, url));
   CHECK(children.exit_code == 2);
