@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
+#include <nlohmann/json.hpp>  // the reports' --json
 
 #include <linux/perf_event.h>  // perf_event_attr
 
@@ -435,4 +436,95 @@ TEST_CASE("a perf record -g capture: each row's call chain without the context m
   CHECK(number(server, "SELECT sum(period) FROM chain_samples WHERE event = 'cpu-clock' AND cpu = 2") == 2500000);
   CHECK(number(server, "SELECT count() FROM chain_samples WHERE length(chain) = 3") == 10);
   fs::remove(file);
+}
+
+namespace {
+
+// A --json report's rows: each row's key (its pid, or its name) -> its values
+// by column id.
+std::map<std::string, nlohmann::json> json_rows(const std::string& text, const char* key) {
+  std::map<std::string, nlohmann::json> out;
+  const nlohmann::json document = nlohmann::json::parse(text);  // kept: the loop reads into it
+  for (const nlohmann::json& row : document.at("rows")) {
+    const nlohmann::json& k = row.at(key);
+    const std::string name = k.is_string() ? k.get<std::string>() : k.dump();
+    INFO(name);
+    CHECK(out.count(name) == 0);
+    out[name] = row.at("values");
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tagop report --source prints the local report's rows of the same capture", "[store][cli][source]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string tagop = std::getenv("TAGOP_EXE");
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS source_report");
+  const std::string url = "'" + local->url() + "/?database=source_report'";
+  const std::string zen = zen_capture("zen-source.data", 4141);
+  for (const auto& [file, host] : {std::pair{zen, "zen-a"}, std::pair{example, "k10-a"}}) {
+    const RunResult ingest = run_shell(fmt::format("{} ingest {} {} --host {}", tagop, url, file, host));
+    INFO(ingest.err);
+    REQUIRE(ingest.exit_code == 0);
+  }
+
+  // Every derived event and ratio (--view all), every row, by process and by
+  // function, with and without --where: the local report of the capture
+  // (its own path: the raw payloads) and the store's rows of its host.
+  struct Case {
+    std::string file, host, by, key, where;
+  };
+  // (By function: the bundled capture's binaries are not on this machine, so
+  // its local rows are addresses, module+offset, which the store does not
+  // keep; the function key is not compared here.)
+  for (const Case& c : {Case{zen, "zen-a", "process", "pid", ""}, Case{example, "k10-a", "process", "pid", ""},
+                        Case{example, "k10-a", "module", "name", ""},
+                        Case{zen, "zen-a", "process", "pid", "load & dc.miss & !dtlb.l1_miss"},
+                        Case{example, "k10-a", "module", "name", "(load | store) & !dc.miss"}}) {
+    INFO(c.file << " --by " << c.by << " --where " << c.where);
+    const std::string where = c.where.empty() ? "" : fmt::format(" --where '{}'", c.where);
+    const RunResult file = run_shell(fmt::format("{} report {} --by {} --view all --top 0 --json{}", tagop, c.file, c.by, where));
+    INFO(file.err);
+    REQUIRE(file.exit_code == 0);
+    const RunResult store = run_shell(fmt::format("{} report --source {} --host {} --by {} --view all --top 0 --json{}",
+                                                  tagop, url, c.host, c.by, where));
+    INFO(store.err);
+    REQUIRE(store.exit_code == 0);
+    const auto expected = json_rows(file.out, c.key.c_str());
+    CHECK(!expected.empty());
+    CHECK(json_rows(store.out, "name") == expected);
+  }
+
+  // Both hosts at once: the totals are the two captures' sums.
+  const RunResult both = run_shell(fmt::format("{} report --source {} --by process --events 0xF100,0xF000 --json", tagop, url));
+  REQUIRE(both.exit_code == 0);
+  std::uint64_t ops = 0;
+  for (const std::string& file : {zen, example}) {
+    perf_data::PerfDataReader reader(file);
+    ops += report::Report(reader, {}).counts().kept_op;
+  }
+  CHECK(nlohmann::json::parse(both.out).at("totals").at("0xF100") == ops);
+
+  // --since: captures by their ingest time (just now), the text table.
+  const RunResult since = run_shell(fmt::format("{} report --source {} --since 2000-01-01 --events 0xF100 --by module", tagop, url));
+  INFO(since.err);
+  REQUIRE(since.exit_code == 0);
+  CHECK(since.out.find("ibs-example") != std::string::npos);
+  CHECK(since.out.find("6900") != std::string::npos);  // the local report's ops in ibs-example (above)
+  const RunResult future = run_shell(fmt::format("{} report --source {} --since 2100-01-01", tagop, url));
+  CHECK(future.exit_code == 1);
+  CHECK(future.err.find("no samples") != std::string::npos);
+
+  // Options that need the capture: a usage error naming them.
+  const RunResult children = run_shell(fmt::format("{} report --source {} --children --html x.html", tagop, url));
+  CHECK(children.exit_code == 2);
+  CHECK(children.err.find("--children") != std::string::npos);
+  CHECK(children.err.find("--html") != std::string::npos);
+  const RunResult line = run_shell(fmt::format("{} report --source {} --by line", tagop, url));
+  CHECK(line.exit_code == 2);
+  CHECK(line.err.find("--by line") != std::string::npos);
+  fs::remove(zen);
 }

@@ -70,7 +70,7 @@ _tagop() {
         COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-children --call-graph --no-demangle --signatures --width
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict --max-stack --max-values
                                  --vmlinux --kallsyms --symfs
-                                 --format --json --output --html --help" -- "$cur"))
+                                 --format --json --output --html --source --host --since --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
       fi ;;
