@@ -1,13 +1,7 @@
 #include <tagop/emulate/emulator.hpp>
 
 #include <algorithm>      // std::sort
-#include <condition_variable>  // std::condition_variable
-#include <deque>          // std::deque
-#include <exception>      // std::exception_ptr
 #include <memory>         // std::unique_ptr
-#include <mutex>          // std::mutex
-#include <thread>         // std::thread
-#include <utility>        // std::exchange
 #include <unordered_map>  // live processes by pid
 #include <optional>  // std::optional
 #include <random>    // std::mt19937_64
@@ -235,124 +229,12 @@ struct Image {
   std::vector<ThreadResult> threads;
 };
 
-// One op for the model runs: what ModelRun::retire takes, copied (the
-// decode cache's slot it came from may be reused before the model gets it).
-struct Retired {
-  Image* image = nullptr;
-  TraceInstruction op;
-  InstructionInfo info;
-  std::uint32_t pid = 0, tid = 0;
-  std::uint64_t time = 0;
-};
-
-// The model runs in a thread of their own, fed batches of ops in trace
-// order, while the first thread reads, parses and decodes the trace: with
-// Valgrind on one core, the two halves of tagop's work share the other
-// cores. The model sees the same ops in the same order as when called
-// directly, so every count and sample is the same. Whatever else touches a
-// model or a capture (a fork copying a process's models, a mapping's or a
-// name's record) first waits for the ops before it (drain).
-class ModelThread {
- public:
-  explicit ModelThread(std::vector<std::unique_ptr<ModelRun>>& runs) : runs_(runs) {
-    filling_.reserve(batch_size);
-    worker_ = std::thread([this] { work(); });
-  }
-  ~ModelThread() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    ready_.notify_all();
-    worker_.join();
-  }
-  ModelThread(const ModelThread&) = delete;
-  ModelThread& operator=(const ModelThread&) = delete;
-
-  /// The next op's place in the batch being filled.
-  Retired& next() {
-    if (filling_.size() == batch_size) hand_on();
-    return filling_.emplace_back();
-  }
-  /// Waits until every op given so far has gone through the models; a
-  /// model's error (a capture that cannot be written) is thrown here.
-  void drain() {
-    if (!filling_.empty()) hand_on();
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return queue_.empty() && !busy_; });
-    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-  }
-
- private:
-  static constexpr std::size_t batch_size = 4096, max_batches = 16;
-
-  void hand_on() {
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return queue_.size() < max_batches; });
-    queue_.push_back(std::move(filling_));
-    if (spare_.empty()) {
-      filling_ = {};
-      filling_.reserve(batch_size);
-    } else {
-      filling_ = std::move(spare_.back());
-      spare_.pop_back();
-    }
-    lock.unlock();
-    ready_.notify_one();
-  }
-
-  void work() {
-    for (;;) {
-      std::vector<Retired> batch;
-      {
-        std::unique_lock lock(mutex_);
-        ready_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-        if (queue_.empty()) return;
-        batch = std::move(queue_.front());
-        queue_.pop_front();
-        busy_ = true;
-      }
-      if (!failed_) {
-        try {
-          for (const Retired& r : batch)
-            for (std::size_t i = 0; i < runs_.size(); ++i)
-              runs_[i]->retire(r.image->models[i], r.op, r.info, r.pid, r.tid, r.time);
-        } catch (...) {
-          failed_ = true;
-          std::lock_guard lock(mutex_);
-          error_ = std::current_exception();
-        }
-      }
-      batch.clear();
-      {
-        std::lock_guard lock(mutex_);
-        spare_.push_back(std::move(batch));
-        busy_ = false;
-      }
-      done_.notify_all();
-    }
-  }
-
-  std::vector<std::unique_ptr<ModelRun>>& runs_;
-  std::vector<Retired> filling_;  // the first thread's only
-  std::mutex mutex_;
-  std::condition_variable ready_, done_;
-  std::deque<std::vector<Retired>> queue_;
-  std::vector<std::vector<Retired>> spare_;
-  bool busy_ = false, stopping_ = false;
-  bool failed_ = false;  // the worker's only
-  std::exception_ptr error_;
-  std::thread worker_;
-};
-
 // The trace's instructions, processes and mappings, to each process's
 // models and the model runs' captures.
 class Family final : public ToolTraceSink {
  public:
   Family(std::vector<std::unique_ptr<ModelRun>>& runs, const EmulateOptions& o, std::uint32_t root)
       : runs_(runs), options_(o) {
-    // A thread for the models only where another core can run it.
-    if (std::thread::hardware_concurrency() > 1) model_thread_.emplace(runs);
     Image& im = start(root, 0, o.command.front(), false);
     im.comm = comm_of(o.command);
     for (auto& r : runs_) r->comm(root, im.comm, true, 0);
@@ -366,14 +248,12 @@ class Family final : public ToolTraceSink {
       live->result.ppid = ppid;
       return;
     }
-    drain();
     Image& im = start(pid, ppid, path, false);
     im.comm = comm_of_path(path);
     for (auto& r : runs_) r->comm(pid, im.comm, true, time_);
   }
 
   void forked(std::uint32_t parent, std::uint32_t child) override {
-    drain();  // the parent's models as the fork found them
     Image& p = image(parent);
     auto im = std::make_unique<Image>();
     im->result = {.pid = child, .ppid = parent, .program = p.result.program, .forked = true,
@@ -398,23 +278,11 @@ class Family final : public ToolTraceSink {
     Image& im = *last_;
     if (!last_thread_ || last_thread_->tid != tid) last_thread_ = &thread(im, tid);
     const InstructionInfo& info = im.code->instruction(ins.ip);
-    if (im.code->has_new_mappings()) {
-      drain();
+    if (im.code->has_new_mappings())
       for (const CodeMapping& m : im.code->take_new_mappings())
         for (auto& r : runs_) r->mapping(m, pid, time_ + 1);
-    }
     auto retire = [&](const TraceInstruction& op) {
       ++time_;
-      if (model_thread_) {
-        Retired& r = model_thread_->next();
-        r.image = &im;
-        r.op = op;
-        r.info = info;
-        r.pid = pid;
-        r.tid = tid;
-        r.time = time_;
-        return;
-      }
       for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->retire(im.models[i], op, info, pid, tid, time_);
     };
     if (options_.fast_strings) im.strings.feed(ins, info, retire);
@@ -424,7 +292,6 @@ class Family final : public ToolTraceSink {
   }
 
   void finish(EmulateResult& out) {
-    drain();
     for (auto& im : images_) {
       out.unresolved += im->code->unresolved();
       out.distinct_instructions += im->code->distinct_instructions();
@@ -437,11 +304,7 @@ class Family final : public ToolTraceSink {
   }
 
  private:
-  void drain() {
-    if (model_thread_) model_thread_->drain();
-  }
   Image& start(std::uint32_t pid, std::uint32_t ppid, const std::string& program, bool forked) {
-    drain();  // the models' captures take the new process's records in trace order
     auto im = std::make_unique<Image>();
     im->result = {.pid = pid, .ppid = ppid, .program = program, .forked = forked, .instructions = 0, .inherited = 0,
                   .threads = {}};
@@ -482,7 +345,6 @@ class Family final : public ToolTraceSink {
   Image* last_ = nullptr;
   ThreadResult* last_thread_ = nullptr;
   std::uint64_t time_ = 0;
-  std::optional<ModelThread> model_thread_;  // last: stopped first, before the images it reads go
 };
 
 }  // namespace
