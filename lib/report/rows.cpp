@@ -34,8 +34,8 @@ constexpr std::uint32_t frame_bit = 0x80000000u;
 // user's, so "[unknown]".
 bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
 
-// A distinct (space, address) of the samples and frames (tag: its
-// PairIds id), sorted into the order that names the report's addresses.
+// An address of a sample (tag: its entry) or of a call chain's frame (tag:
+// the frame's slot | frame_bit).
 struct AddressRef {
   std::uint64_t ip;
   std::uint32_t space, tag;
@@ -47,59 +47,6 @@ struct Placed {
   std::uint32_t identity;
   std::uint64_t offset;
   std::uint32_t address;
-};
-
-// (ip, space) pairs -> dense ids in the order first met, by open
-// addressing (the table holds ids; the pairs lie in their own arrays, in
-// id order); at most half full.
-class PairIds {
- public:
-  explicit PairIds(std::size_t expected) {
-    std::size_t capacity = 1024;
-    while (capacity < 2 * expected) capacity *= 2;
-    slots_.assign(capacity, none);
-  }
-
-  std::uint32_t id(std::uint64_t ip, std::uint32_t space) {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t at = hash(ip, space) & mask;; at = (at + 1) & mask) {
-      const std::uint32_t id = slots_[at];
-      if (id == none) {
-        const auto fresh = static_cast<std::uint32_t>(ips_.size());
-        if (fresh == none) throw Error(ErrorCode::resource, "more than 2^32 distinct addresses in one report");
-        slots_[at] = fresh;
-        ips_.push_back(ip);
-        spaces_.push_back(space);
-        if (2 * ips_.size() > slots_.size()) grow();
-        return fresh;
-      }
-      if (ips_[id] == ip && spaces_[id] == space) return id;
-    }
-  }
-
-  std::uint32_t size() const { return static_cast<std::uint32_t>(ips_.size()); }
-  std::uint64_t ip(std::uint32_t id) const { return ips_[id]; }
-  std::uint32_t space(std::uint32_t id) const { return spaces_[id]; }
-
- private:
-  static std::size_t hash(std::uint64_t ip, std::uint32_t space) {
-    std::uint64_t h = (ip ^ (std::uint64_t{space} << 48 | std::uint64_t{space} >> 16)) * 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>(h ^ (h >> 29));
-  }
-
-  void grow() {
-    slots_.assign(slots_.size() * 2, none);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::uint32_t id = 0; id < ips_.size(); ++id) {
-      std::size_t at = hash(ips_[id], spaces_[id]) & mask;
-      while (slots_[at] != none) at = (at + 1) & mask;
-      slots_[at] = id;
-    }
-  }
-
-  std::vector<std::uint32_t> slots_;
-  std::vector<std::uint64_t> ips_;
-  std::vector<std::uint32_t> spaces_;
 };
 
 std::string identity_key(const MappedModule& m) {
@@ -212,14 +159,11 @@ class RowMaker {
   bool chains_needed() const { return (s_.children || s_.by == GroupBy::callchain) && s_.chains.size() > 1; }
 
   // Every distinct (space, ip): entry_address_ and frame_address_ name them.
-  // Each reference is first named by its pair's first meeting (a hash
-  // lookup); only the distinct pairs are sorted, then the references
-  // renamed by their pair's place. Sorting every frame of every distinct
-  // chain (3 M of a build's ~100 k chains) was most of a --children report.
   void collect_addresses() {
-    PairIds ids(s_.entries.size());
-    entry_address_.resize(s_.entries.size());
-    for (std::uint32_t i = 0; i < s_.entries.size(); ++i) entry_address_[i] = ids.id(s_.entries[i].ip, s_.entries[i].space);
+    // Huge pages: the faults of 4 KiB pages were a third of this step's time.
+    std::vector<AddressRef, HugePageAllocator<AddressRef>> refs;
+    refs.reserve(s_.entries.size());
+    for (std::uint32_t i = 0; i < s_.entries.size(); ++i) refs.push_back({s_.entries[i].ip, s_.entries[i].space, i});
     if (chains_needed()) {
       std::unordered_map<std::uint64_t, std::uint32_t> uses;  // space << 32 | chain
       use_start_.push_back(0);
@@ -231,14 +175,15 @@ class RowMaker {
                                             static_cast<std::uint32_t>(use_start_.size() - 1));
         use_of_entry_[i] = it->second;
         if (!fresh) continue;
+        std::uint32_t slot = use_start_.back();
         for (std::uint64_t ip : s_.chains.frames(e.chain)) {
           if (ip >= context_max) continue;
-          if (frame_address_.size() + 1 >= frame_bit)
-            throw Error(ErrorCode::resource, "more than 2^31 call chain frames in one report");
-          frame_address_.push_back(ids.id(ip, e.space));
+          if (slot + 1 >= frame_bit) throw Error(ErrorCode::resource, "more than 2^31 call chain frames in one report");
+          refs.push_back({ip, e.space, slot++ | frame_bit});
         }
-        use_start_.push_back(static_cast<std::uint32_t>(frame_address_.size()));
+        use_start_.push_back(slot);
       }
+      frame_address_.assign(use_start_.back(), 0);
     }
     if (data_view()) {
       // Each entry's code address (the walk's pair: code, access), a
@@ -249,7 +194,7 @@ class RowMaker {
         const std::span<const std::uint64_t> pair = s_.chains.frames(s_.entries[i].chain);
         if (pair.size() != 2) continue;
         has_code_[i] = true;
-        frame_address_[i] = ids.id(pair[0], s_.entries[i].space);
+        refs.push_back({pair[0], s_.entries[i].space, i | frame_bit});
       }
     }
     // By space, in the order the replay meets the spaces' states, then by
@@ -261,25 +206,18 @@ class RowMaker {
       return pa != pb ? pa < pb : a < b;
     });
     for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
-    std::vector<AddressRef, HugePageAllocator<AddressRef>> refs;  // tag: the pair's first-meeting id
-    refs.reserve(ids.size());
-    for (std::uint32_t u = 0; u < ids.size(); ++u) refs.push_back({ids.ip(u), ids.space(u), u});
     radix_sort(refs, [](const AddressRef& r) { return r.ip; });
     radix_sort(refs, [&](const AddressRef& r) { return rank[r.space]; });
-    std::vector<std::uint32_t> place(refs.size());
-    address_ip_.resize(refs.size());
-    address_space_.resize(refs.size());
-    for (std::uint32_t a = 0; a < refs.size(); ++a) {
-      address_ip_[a] = refs[a].ip;
-      address_space_[a] = refs[a].space;
-      place[refs[a].tag] = a;
-    }
-    for (std::uint32_t& a : entry_address_) a = place[a];
-    if (data_view()) {
-      for (std::uint32_t i = 0; i < frame_address_.size(); ++i)
-        if (has_code_[i]) frame_address_[i] = place[frame_address_[i]];
-    } else {
-      for (std::uint32_t& a : frame_address_) a = place[a];
+    entry_address_.assign(s_.entries.size(), 0);
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      const AddressRef& r = refs[i];
+      if (i == 0 || r.space != refs[i - 1].space || r.ip != refs[i - 1].ip) {
+        address_ip_.push_back(r.ip);
+        address_space_.push_back(r.space);
+      }
+      const auto a = static_cast<std::uint32_t>(address_ip_.size() - 1);
+      if (r.tag & frame_bit) frame_address_[r.tag & ~frame_bit] = a;
+      else entry_address_[r.tag] = a;
     }
   }
 
