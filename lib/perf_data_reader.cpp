@@ -625,6 +625,11 @@ ReadSummary PerfDataReader::finish(Walk& w, RecordHandler& handler, std::uint64_
     sum.warnings.push_back(fmt::format("{} of the {} bytes of the data section were not read as records",
                                        sum.unread_bytes, w.end - w.begin));
   handler.progress(w.end - w.begin, w.end - w.begin);
+  // The walk is over: the mapped file's pages are given back, as the page
+  // keeper gives back those behind the reader, so that a report's later
+  // tables (the kernel's symbols, its rows) do not sit on top of them in
+  // RSS. They stay readable: a later read faults them in from the file.
+  if (mapping_ && mapping_->address) madvise(mapping_->address, mapping_->size, MADV_DONTNEED);
   return std::move(sum);
 }
 
