@@ -17,9 +17,8 @@ std::uint64_t hash(const Signature& s) {
   return h ^ (h >> 31);
 }
 
-// The kind conditions (fetch, op) every term of the predicate requires: a
-// sample of another kind can never match, so it says nothing about whether
-// the predicate is available.
+}  // namespace
+
 ConditionSet required_kinds(const Predicate& p) {
   const ConditionSet kinds{condition("fetch"), condition("op")};
   if (p.terms().empty()) return {};
@@ -27,8 +26,6 @@ ConditionSet required_kinds(const Predicate& p) {
   for (const Term& t : p.terms()) common = common & t.require;
   return common;
 }
-
-}  // namespace
 
 Decision decide(const Predicate& predicate, const ConditionSet& conditions, const ConditionSet& observed) {
   const ConditionSet known_true = conditions & observed;

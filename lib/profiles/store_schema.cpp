@@ -13,6 +13,7 @@
 #include <fmt/format.h>              // fmt::format
 #include <fmt/ranges.h>              // fmt::join
 
+#include <tagop/engine.hpp>    // required_kinds
 #include <tagop/error.hpp>     // tagop::Error
 #include <tagop/measures.hpp>  // measure_table
 
@@ -184,15 +185,6 @@ std::string term_fails(const Term& t) {
   if (!t.require.empty()) parts.push_back(observed_with(t.require, false));
   if (!t.forbid.empty()) parts.push_back(observed_with(t.forbid, true));
   return any_of(parts);
-}
-
-// The kind conditions every term requires (engine.cpp required_kinds()).
-ConditionSet required_kinds(const Predicate& p) {
-  const ConditionSet kinds{condition("fetch"), condition("op")};
-  if (p.terms().empty()) return {};
-  ConditionSet common = kinds;
-  for (const Term& t : p.terms()) common = common & t.require;
-  return common;
 }
 
 }  // namespace

@@ -57,6 +57,11 @@ struct QueryResult {
 
 enum class Decision : std::uint8_t { no, yes, unknown };
 
+/// The kind conditions (fetch, op) that every term of `p` requires: a
+/// sample of another kind can never match it, so it says nothing about
+/// whether the predicate is available. Empty for a predicate of no terms.
+ConditionSet required_kinds(const Predicate& p);
+
 /// Whether a sample meets a predicate, from the conditions it observed
 /// (`conditions` holds those of them that are true): yes or no when the
 /// observed ones decide it, unknown when the answer depends on one the

@@ -166,3 +166,13 @@ TEST_CASE("a sample that decides a predicate without a condition it lacks does n
   CHECK(c.evaluate(owned)[0].available());
   CHECK(c.evaluate(owned)[0].count == 0);
 }
+
+TEST_CASE("required_kinds(): the kinds every term of a predicate asks for", "[engine]") {
+  const auto op = condition("op"), fetch = condition("fetch");
+  auto kinds = [](const char* t) { return required_kinds(Predicate::parse(t)); };
+  CHECK(kinds("op & load") == ConditionSet{op});
+  CHECK(kinds("(op & load) | (op & store)") == ConditionSet{op});
+  CHECK(kinds("fetch & ic.miss") == ConditionSet{fetch});
+  CHECK(kinds("(op & load) | (fetch & ic.miss)").empty());  // either kind may match
+  CHECK(kinds("load").empty());  // no kind asked for: a sample of any kind may match
+}
