@@ -150,15 +150,18 @@ TEST_CASE("by process and by event: perf report's numbers, on a capture of perf 
     }
   }
   // sha1sum and yes run as processes of their own names, after their
-  // timeouts forked them (as "timeout").
-  bool sha1sum = false, yes = false;
-  for (const json& row : t["rows"]) {
-    const std::string name = row["name"];
-    sha1sum = sha1sum || name.starts_with("sha1sum [");
-    yes = yes || name.starts_with("yes [");
+  // timeouts forked them (as "timeout"): where perf names them, tagop must.
+  // Some kernels (6.18 with two inherited events) give no sample after the
+  // exec at all, so perf's rows, not the script, say whether they ran.
+  for (const std::string program : {"sha1sum", "yes"}) {
+    bool in_perf = false, in_tagop = false;
+    for (const auto& [event, section] : sections)
+      for (const auto& [key, n] : section.samples) in_perf = in_perf || key.starts_with(program + " ");
+    for (const json& row : t["rows"]) in_tagop = in_tagop || row["name"].get<std::string>().starts_with(program + " [");
+    INFO(program);
+    CHECK(in_tagop == in_perf);
+    if (!in_perf) WARN("perf record saw no sample of " << program << " after its exec: its COMM is not compared");
   }
-  CHECK(sha1sum);
-  CHECK(yes);
 
   // The same capture cut in its data: warned, marked, and --strict fails.
   std::ifstream in(file, std::ios::binary);
