@@ -186,10 +186,34 @@ class RowMaker {
     s_.comms = spaces_.comms();
   }
 
+  // The row of `key`, a new one when it has none: a flat open-addressing
+  // table of row ids (std::unordered_map, a node each, was a tenth of a
+  // report --children of a build's capture, 129 k addresses).
   std::uint32_t row(const RowKey& key) {
-    auto [it, fresh] = row_ids_.try_emplace(key, static_cast<std::uint32_t>(s_.rows.size()));
-    if (fresh) s_.rows.push_back(key);
-    return it->second;
+    const std::size_t h = RowKeyHash{}(key);
+    for (std::size_t i = h & row_mask_;; i = (i + 1) & row_mask_) {
+      RowSlot& slot = row_slots_[i];
+      if (slot.id_plus_one == 0) {
+        const auto id = static_cast<std::uint32_t>(s_.rows.size());
+        slot = {static_cast<std::uint32_t>(h), id + 1};
+        s_.rows.push_back(key);
+        if (s_.rows.size() * 2 > row_slots_.size()) grow_rows();
+        return id;
+      }
+      if (slot.hash == static_cast<std::uint32_t>(h) && s_.rows[slot.id_plus_one - 1] == key) return slot.id_plus_one - 1;
+    }
+  }
+  void grow_rows() {
+    std::vector<RowSlot> old(row_slots_.size() * 2);
+    old.swap(row_slots_);
+    row_mask_ = row_slots_.size() - 1;
+    for (const RowSlot& slot : old) {
+      if (!slot.id_plus_one) continue;
+      // The stored hash is the low 32 bits: enough for masks below 2^32 slots.
+      std::size_t i = RowKeyHash{}(s_.rows[slot.id_plus_one - 1]) & row_mask_;
+      while (row_slots_[i].id_plus_one) i = (i + 1) & row_mask_;
+      row_slots_[i] = slot;
+    }
   }
 
   // Rows -> items as offsets and a list (compressed rows): `each(add)`
@@ -577,7 +601,11 @@ class RowMaker {
   Report::State& s_;
   const SpaceLog& spaces_;
   std::span<const std::shared_ptr<SymbolSource>> sources_;
-  std::unordered_map<RowKey, std::uint32_t, RowKeyHash> row_ids_;
+  struct RowSlot {
+    std::uint32_t hash = 0, id_plus_one = 0;  // 0: empty
+  };
+  std::vector<RowSlot> row_slots_ = std::vector<RowSlot>(1024);
+  std::size_t row_mask_ = 1023;
   std::vector<std::uint32_t> entry_address_, frame_address_;
   std::vector<std::uint32_t> use_of_entry_, use_start_;  // an entry's (space, chain), and its frames' slots
   std::vector<std::uint64_t> address_ip_;
