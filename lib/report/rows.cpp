@@ -209,7 +209,6 @@ class RowMaker {
     row_mask_ = row_slots_.size() - 1;
     for (const RowSlot& slot : old) {
       if (!slot.id_plus_one) continue;
-      // The stored hash is the low 32 bits: enough for masks below 2^32 slots.
       std::size_t i = RowKeyHash{}(s_.rows[slot.id_plus_one - 1]) & row_mask_;
       while (row_slots_[i].id_plus_one) i = (i + 1) & row_mask_;
       row_slots_[i] = slot;
@@ -570,19 +569,42 @@ class RowMaker {
     }
   }
 
-  // The row of the entry's chain of rows, root first: looked up in a hash
-  // table without a copy, copied only when new (a std::map of copies was a
-  // fifth of a report --by callchain of a build's capture, 116 k samples).
+  // The row of the entry's chain of rows, root first: looked up without a
+  // copy, in a flat open-addressing table of chain_rows' indexes, copied
+  // only when new (a std::map of copies was a fifth of a report --by
+  // callchain of a build's capture, 116 k samples; a std::unordered_map of
+  // copies, its nodes' mallocs and frees, a sixth).
   std::uint32_t chain_row(std::uint32_t entry) {
     chain_of(entry, scratch_);
     std::reverse(scratch_.begin(), scratch_.end());
-    auto it = chain_ids_.find(scratch_);
-    if (it == chain_ids_.end()) {
-      it = chain_ids_.emplace(scratch_, static_cast<std::uint32_t>(s_.chain_rows.size())).first;
-      s_.chain_rows.push_back(scratch_);
-      chain_row_ids_.push_back(row({RowKey::Type::chain, 0, it->second}));
+    std::uint64_t h = scratch_.size() * 0x9E3779B97F4A7C15ull;
+    for (std::uint32_t r : scratch_) h = (h ^ r) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    for (std::size_t i = h & chain_mask_;; i = (i + 1) & chain_mask_) {
+      RowSlot& slot = chain_slots_[i];
+      if (slot.id_plus_one == 0) {
+        const auto id = static_cast<std::uint32_t>(s_.chain_rows.size());
+        slot = {static_cast<std::uint32_t>(h), id + 1};
+        chain_hashes_.push_back(h);
+        s_.chain_rows.push_back(scratch_);
+        chain_row_ids_.push_back(row({RowKey::Type::chain, 0, id}));
+        if (s_.chain_rows.size() * 2 > chain_slots_.size()) grow_chains();
+        return chain_row_ids_[id];
+      }
+      if (slot.hash == static_cast<std::uint32_t>(h) && s_.chain_rows[slot.id_plus_one - 1] == scratch_)
+        return chain_row_ids_[slot.id_plus_one - 1];
     }
-    return chain_row_ids_[it->second];
+  }
+  void grow_chains() {
+    std::vector<RowSlot> old(chain_slots_.size() * 2);
+    old.swap(chain_slots_);
+    chain_mask_ = chain_slots_.size() - 1;
+    for (const RowSlot& slot : old) {
+      if (!slot.id_plus_one) continue;
+      std::size_t i = chain_hashes_[slot.id_plus_one - 1] & chain_mask_;
+      while (chain_slots_[i].id_plus_one) i = (i + 1) & chain_mask_;
+      chain_slots_[i] = slot;
+    }
   }
 
   // Each row's entries whose call chains pass through it, each once.
@@ -613,14 +635,9 @@ class RowMaker {
   std::vector<std::uint32_t> module_;  // by address; none: unmapped
   std::vector<std::uint64_t> offset_;  // by address: in its module, or the ip
   std::vector<std::uint32_t> address_row_;
-  struct RowsHash {
-    std::size_t operator()(const std::vector<std::uint32_t>& rows) const {
-      std::uint64_t h = rows.size() * 0x9E3779B97F4A7C15ull;
-      for (std::uint32_t r : rows) h = (h ^ r) * 0xBF58476D1CE4E5B9ull;
-      return static_cast<std::size_t>(h ^ (h >> 31));
-    }
-  };
-  std::unordered_map<std::vector<std::uint32_t>, std::uint32_t, RowsHash> chain_ids_;  // chain_rows' index
+  std::vector<RowSlot> chain_slots_ = std::vector<RowSlot>(1024);  // chain_rows' indexes
+  std::size_t chain_mask_ = 1023;
+  std::vector<std::uint64_t> chain_hashes_;  // by chain_rows' index
   std::vector<std::uint32_t> chain_row_ids_;  // by chain_rows' index: its row
   std::vector<std::uint32_t> scratch_;
   std::vector<bool> tried_objects_;  // by identity: data_objects() looked
