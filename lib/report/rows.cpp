@@ -63,7 +63,7 @@ class KeyIds {
   explicit KeyIds(std::size_t expected) {
     std::size_t n = 1024;
     while (n < expected * 2) n *= 2;
-    slots_.assign(n, Slot{});
+    slots_ = Slots(n);
     mask_ = n - 1;
   }
   std::uint32_t id(std::uint64_t key) {
@@ -95,7 +95,7 @@ class KeyIds {
     return static_cast<std::size_t>(h ^ (h >> 29));
   }
   void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
+    Slots old(slots_.size() * 2);
     old.swap(slots_);
     mask_ = slots_.size() - 1;
     for (const Slot& s : old) {
@@ -105,7 +105,10 @@ class KeyIds {
       slots_[i] = s;
     }
   }
-  std::vector<Slot> slots_;
+  // Huge pages: a table of 4 MiB in fresh 4 KiB pages, a fault each, was
+  // a third of this step's time.
+  using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
+  Slots slots_;
   std::size_t mask_ = 0;
   std::uint32_t size_ = 0;
 };
