@@ -44,7 +44,7 @@ std::uint32_t ChainTable::intern(const std::byte* frames, std::uint64_t nr) {
 }
 
 void ChainTable::grow() {
-  std::vector<Slot> old(slots_.size() * 2);
+  std::vector<Slot, HugePageAllocator<Slot>> old(slots_.size() * 2);
   old.swap(slots_);
   mask_ = slots_.size() - 1;
   for (const Slot& s : old) {

@@ -8,6 +8,8 @@
 #include <span>     // std::span
 #include <vector>   // std::vector
 
+#include "huge_pages.hpp"
+
 namespace tagop::report {
 
 class ChainTable {
@@ -30,7 +32,8 @@ class ChainTable {
   };
   void grow();
 
-  std::vector<Slot> slots_;
+  // Huge pages above 4 MiB: each doubling fills fresh pages, a fault each in 4 KiB ones.
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   std::size_t mask_;
   std::vector<std::uint64_t> arena_;
   std::vector<std::uint64_t> starts_;  // by id, and one past the last

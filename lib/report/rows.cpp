@@ -34,13 +34,6 @@ constexpr std::uint32_t frame_bit = 0x80000000u;
 // user's, so "[unknown]".
 bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
 
-// An address of a sample (tag: its entry) or of a call chain's frame (tag:
-// the frame's slot | frame_bit).
-struct AddressRef {
-  std::uint64_t ip;
-  std::uint32_t space, tag;
-};
-
 // An address placed in its module (identity_key's index): sorted by
 // module and offset, so that each module's symbols are read in one sweep.
 struct Placed {
@@ -61,6 +54,64 @@ std::string identity_key(const MappedModule& m) {
     return fmt::format("i{}:{}", st.st_dev, st.st_ino);
   return (m.kernel ? "k" : "p") + m.filename;
 }
+
+// Distinct 64-bit keys to dense ids, in the order they are first met: a
+// flat open-addressing table (std::unordered_map allocated a node per
+// key, 93 k of them for a build's call chains).
+class KeyIds {
+ public:
+  explicit KeyIds(std::size_t expected) {
+    std::size_t n = 1024;
+    while (n < expected * 2) n *= 2;
+    slots_ = Slots(n);
+    mask_ = n - 1;
+  }
+  std::uint32_t id(std::uint64_t key) {
+    for (std::size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.id_plus_one == 0) {
+        s = {key, ++size_};
+        if (std::size_t{size_} * 2 > slots_.size()) grow();
+        return size_ - 1;
+      }
+      if (s.key == key) return s.id_plus_one - 1;
+    }
+  }
+  std::uint32_t size() const { return size_; }
+  /// Calls f(key, id) for every key.
+  template <typename F>
+  void each(F f) const {
+    for (const Slot& s : slots_)
+      if (s.id_plus_one) f(s.key, s.id_plus_one - 1);
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t id_plus_one = 0;  // 0: empty
+  };
+  static std::size_t hash(std::uint64_t key) {
+    const std::uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  void grow() {
+    Slots old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (!s.id_plus_one) continue;
+      std::size_t i = hash(s.key) & mask_;
+      while (slots_[i].id_plus_one) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  // Huge pages: a table of 4 MiB in fresh 4 KiB pages, a fault each, was
+  // a third of this step's time.
+  using Slots = std::vector<Slot, HugePageAllocator<Slot>>;
+  Slots slots_;
+  std::size_t mask_ = 0;
+  std::uint32_t size_ = 0;
+};
 
 class RowMaker {
  public:
@@ -138,10 +189,33 @@ class RowMaker {
     s_.comms = spaces_.comms();
   }
 
+  // The row of `key`, a new one when it has none: a flat open-addressing
+  // table of row ids (std::unordered_map, a node each, was a tenth of a
+  // report --children of a build's capture, 129 k addresses).
   std::uint32_t row(const RowKey& key) {
-    auto [it, fresh] = row_ids_.try_emplace(key, static_cast<std::uint32_t>(s_.rows.size()));
-    if (fresh) s_.rows.push_back(key);
-    return it->second;
+    const std::size_t h = RowKeyHash{}(key);
+    for (std::size_t i = h & row_mask_;; i = (i + 1) & row_mask_) {
+      RowSlot& slot = row_slots_[i];
+      if (slot.id_plus_one == 0) {
+        const auto id = static_cast<std::uint32_t>(s_.rows.size());
+        slot = {static_cast<std::uint32_t>(h), id + 1};
+        s_.rows.push_back(key);
+        if (s_.rows.size() * 2 > row_slots_.size()) grow_rows();
+        return id;
+      }
+      if (slot.hash == static_cast<std::uint32_t>(h) && s_.rows[slot.id_plus_one - 1] == key) return slot.id_plus_one - 1;
+    }
+  }
+  void grow_rows() {
+    std::vector<RowSlot> old(row_slots_.size() * 2);
+    old.swap(row_slots_);
+    row_mask_ = row_slots_.size() - 1;
+    for (const RowSlot& slot : old) {
+      if (!slot.id_plus_one) continue;
+      std::size_t i = RowKeyHash{}(s_.rows[slot.id_plus_one - 1]) & row_mask_;
+      while (row_slots_[i].id_plus_one) i = (i + 1) & row_mask_;
+      row_slots_[i] = slot;
+    }
   }
 
   // Rows -> items as offsets and a list (compressed rows): `each(add)`
@@ -159,65 +233,141 @@ class RowMaker {
   bool chains_needed() const { return (s_.children || s_.by == GroupBy::callchain) && s_.chains.size() > 1; }
 
   // Every distinct (space, ip): entry_address_ and frame_address_ name them.
+  // The ips are named once each (an id, in ip order), and each space's
+  // distinct ids are collected by a mark per id: sorting a reference per
+  // frame of every distinct (space, chain) by (space, ip) took a fifth of
+  // a report --children of a build's capture (342 k frames, 129 k
+  // addresses, 87 k ips, 216 spaces).
   void collect_addresses() {
-    // Huge pages: the faults of 4 KiB pages were a third of this step's time.
-    std::vector<AddressRef, HugePageAllocator<AddressRef>> refs;
-    refs.reserve(s_.entries.size());
-    for (std::uint32_t i = 0; i < s_.entries.size(); ++i) refs.push_back({s_.entries[i].ip, s_.entries[i].space, i});
+    const auto entry_count = static_cast<std::uint32_t>(s_.entries.size());
+    KeyIds ips(entry_count);
+    std::vector<std::uint32_t> entry_ip(entry_count);
+    for (std::uint32_t i = 0; i < entry_count; ++i) entry_ip[i] = ips.id(s_.entries[i].ip);
+    // Each use's (distinct (space, chain)) frames' ip ids, by slot.
+    std::vector<std::uint32_t> slot_ip, use_space;
     if (chains_needed()) {
-      std::unordered_map<std::uint64_t, std::uint32_t> uses;  // space << 32 | chain
+      KeyIds uses(entry_count);
+      // A chain's first use, whose ids a use of it in another space copies.
+      std::vector<std::uint32_t> chain_use(s_.chains.size(), none);
       use_start_.push_back(0);
-      use_of_entry_.assign(s_.entries.size(), none);
-      for (std::uint32_t i = 0; i < s_.entries.size(); ++i) {
+      use_of_entry_.assign(entry_count, none);
+      for (std::uint32_t i = 0; i < entry_count; ++i) {
         const Entry& e = s_.entries[i];
         if (!e.chain) continue;
-        auto [it, fresh] = uses.try_emplace(std::uint64_t{e.space} << 32 | e.chain,
-                                            static_cast<std::uint32_t>(use_start_.size() - 1));
-        use_of_entry_[i] = it->second;
-        if (!fresh) continue;
-        std::uint32_t slot = use_start_.back();
-        for (std::uint64_t ip : s_.chains.frames(e.chain)) {
-          if (ip >= context_max) continue;
-          if (slot + 1 >= frame_bit) throw Error(ErrorCode::resource, "more than 2^31 call chain frames in one report");
-          refs.push_back({ip, e.space, slot++ | frame_bit});
+        const std::uint32_t use = uses.id(std::uint64_t{e.space} << 32 | e.chain);
+        use_of_entry_[i] = use;
+        if (use + 1 < use_start_.size()) continue;  // met before
+        use_space.push_back(e.space);
+        if (const std::uint32_t first = chain_use[e.chain]; first != none) {
+          for (std::uint32_t slot = use_start_[first]; slot < use_start_[first + 1]; ++slot)
+            slot_ip.push_back(slot_ip[slot]);
+        } else {
+          chain_use[e.chain] = use;
+          for (std::uint64_t ip : s_.chains.frames(e.chain))
+            if (ip < context_max) slot_ip.push_back(ips.id(ip));
         }
-        use_start_.push_back(slot);
+        if (slot_ip.size() >= frame_bit) throw Error(ErrorCode::resource, "more than 2^31 call chain frames in one report");
+        use_start_.push_back(static_cast<std::uint32_t>(slot_ip.size()));
       }
-      frame_address_.assign(use_start_.back(), 0);
+      frame_address_.assign(slot_ip.size(), 0);
     }
+    // Data views: each entry's code address (the walk's pair: code,
+    // access), a frame of its own: frame_address_ by entry.
+    std::vector<std::uint32_t> code_ip;
     if (data_view()) {
-      // Each entry's code address (the walk's pair: code, access), a
-      // frame of its own: frame_address_ by entry.
-      has_code_.assign(s_.entries.size(), false);
-      frame_address_.assign(s_.entries.size(), 0);
-      for (std::uint32_t i = 0; i < s_.entries.size(); ++i) {
+      has_code_.assign(entry_count, false);
+      frame_address_.assign(entry_count, 0);
+      code_ip.assign(entry_count, none);
+      for (std::uint32_t i = 0; i < entry_count; ++i) {
         const std::span<const std::uint64_t> pair = s_.chains.frames(s_.entries[i].chain);
         if (pair.size() != 2) continue;
         has_code_[i] = true;
-        refs.push_back({pair[0], s_.entries[i].space, i | frame_bit});
+        code_ip[i] = ips.id(pair[0]);
       }
     }
+    // The ids renumbered in ip order.
+    const std::uint32_t ip_count = ips.size();
+    std::vector<std::uint64_t> ip_of(ip_count);
+    {
+      struct IdIp {
+        std::uint64_t ip;
+        std::uint32_t id;
+      };
+      std::vector<IdIp> by_ip(ip_count);
+      ips.each([&](std::uint64_t ip, std::uint32_t id) { by_ip[id] = {ip, id}; });
+      radix_sort(by_ip, [](const IdIp& x) { return x.ip; });
+      std::vector<std::uint32_t> renumber(ip_count);
+      for (std::uint32_t r = 0; r < ip_count; ++r) {
+        renumber[by_ip[r].id] = r;
+        ip_of[r] = by_ip[r].ip;
+      }
+      for (std::uint32_t& id : entry_ip) id = renumber[id];
+      for (std::uint32_t& id : slot_ip) id = renumber[id];
+      for (std::uint32_t& id : code_ip)
+        if (id != none) id = renumber[id];
+    }
     // By space, in the order the replay meets the spaces' states, then by
-    // address: sorted by address first, then (stably) by the space's rank.
-    std::vector<std::uint32_t> order(spaces_.space_count()), rank(spaces_.space_count());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    // address.
+    const auto space_count = static_cast<std::uint32_t>(spaces_.space_count());
+    std::vector<std::uint32_t> order(space_count), rank(space_count);
+    for (std::uint32_t i = 0; i < space_count; ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       const std::uint32_t pa = spaces_.space(a).position, pb = spaces_.space(b).position;
       return pa != pb ? pa < pb : a < b;
     });
-    for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
-    radix_sort(refs, [](const AddressRef& r) { return r.ip; });
-    radix_sort(refs, [&](const AddressRef& r) { return rank[r.space]; });
-    entry_address_.assign(s_.entries.size(), 0);
-    for (std::size_t i = 0; i < refs.size(); ++i) {
-      const AddressRef& r = refs[i];
-      if (i == 0 || r.space != refs[i - 1].space || r.ip != refs[i - 1].ip) {
-        address_ip_.push_back(r.ip);
-        address_space_.push_back(r.space);
+    for (std::uint32_t r = 0; r < space_count; ++r) rank[order[r]] = r;
+    // The entries and the uses by their space's rank (counting sorts).
+    auto by_rank = [&](std::uint32_t n, auto space_of, std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& items) {
+      start.assign(space_count + 1, 0);
+      for (std::uint32_t i = 0; i < n; ++i) ++start[rank[space_of(i)] + 1];
+      for (std::uint32_t r = 0; r < space_count; ++r) start[r + 1] += start[r];
+      items.resize(n);
+      std::vector<std::uint32_t> at(start.begin(), start.end() - 1);
+      for (std::uint32_t i = 0; i < n; ++i) items[at[rank[space_of(i)]]++] = i;
+    };
+    std::vector<std::uint32_t> entry_start, entries_ranked, use_first, uses_ranked;
+    by_rank(entry_count, [&](std::uint32_t i) { return s_.entries[i].space; }, entry_start, entries_ranked);
+    by_rank(static_cast<std::uint32_t>(use_space.size()), [&](std::uint32_t u) { return use_space[u]; }, use_first,
+            uses_ranked);
+    // Space by space: its distinct ids (marked with the rank + 1), in
+    // order, each an address.
+    std::vector<std::uint32_t> mark(ip_count, 0), address_of(ip_count, 0), distinct;
+    entry_address_.assign(entry_count, 0);
+    for (std::uint32_t r = 0; r < space_count; ++r) {
+      const std::uint32_t stamp = r + 1;
+      distinct.clear();
+      auto take = [&](std::uint32_t id) {
+        if (mark[id] == stamp) return;
+        mark[id] = stamp;
+        distinct.push_back(id);
+      };
+      for (std::uint32_t k = entry_start[r]; k < entry_start[r + 1]; ++k) {
+        const std::uint32_t i = entries_ranked[k];
+        take(entry_ip[i]);
+        if (!code_ip.empty() && code_ip[i] != none) take(code_ip[i]);
       }
-      const auto a = static_cast<std::uint32_t>(address_ip_.size() - 1);
-      if (r.tag & frame_bit) frame_address_[r.tag & ~frame_bit] = a;
-      else entry_address_[r.tag] = a;
+      for (std::uint32_t k = use_first[r]; k < use_first[r + 1]; ++k) {
+        const std::uint32_t u = uses_ranked[k];
+        for (std::uint32_t slot = use_start_[u]; slot < use_start_[u + 1]; ++slot) take(slot_ip[slot]);
+      }
+      if (distinct.empty()) continue;
+      std::sort(distinct.begin(), distinct.end());
+      const std::uint32_t space = order[r];
+      for (std::uint32_t id : distinct) {
+        address_of[id] = static_cast<std::uint32_t>(address_ip_.size());
+        address_ip_.push_back(ip_of[id]);
+        address_space_.push_back(space);
+      }
+      for (std::uint32_t k = entry_start[r]; k < entry_start[r + 1]; ++k) {
+        const std::uint32_t i = entries_ranked[k];
+        entry_address_[i] = address_of[entry_ip[i]];
+        if (!code_ip.empty() && code_ip[i] != none) frame_address_[i] = address_of[code_ip[i]];
+      }
+      for (std::uint32_t k = use_first[r]; k < use_first[r + 1]; ++k) {
+        const std::uint32_t u = uses_ranked[k];
+        for (std::uint32_t slot = use_start_[u]; slot < use_start_[u + 1]; ++slot)
+          frame_address_[slot] = address_of[slot_ip[slot]];
+      }
     }
   }
 
@@ -422,19 +572,42 @@ class RowMaker {
     }
   }
 
-  // The row of the entry's chain of rows, root first: looked up in a hash
-  // table without a copy, copied only when new (a std::map of copies was a
-  // fifth of a report --by callchain of a build's capture, 116 k samples).
+  // The row of the entry's chain of rows, root first: looked up without a
+  // copy, in a flat open-addressing table of chain_rows' indexes, copied
+  // only when new (a std::map of copies was a fifth of a report --by
+  // callchain of a build's capture, 116 k samples; a std::unordered_map of
+  // copies, its nodes' mallocs and frees, a sixth).
   std::uint32_t chain_row(std::uint32_t entry) {
     chain_of(entry, scratch_);
     std::reverse(scratch_.begin(), scratch_.end());
-    auto it = chain_ids_.find(scratch_);
-    if (it == chain_ids_.end()) {
-      it = chain_ids_.emplace(scratch_, static_cast<std::uint32_t>(s_.chain_rows.size())).first;
-      s_.chain_rows.push_back(scratch_);
-      chain_row_ids_.push_back(row({RowKey::Type::chain, 0, it->second}));
+    std::uint64_t h = scratch_.size() * 0x9E3779B97F4A7C15ull;
+    for (std::uint32_t r : scratch_) h = (h ^ r) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    for (std::size_t i = h & chain_mask_;; i = (i + 1) & chain_mask_) {
+      RowSlot& slot = chain_slots_[i];
+      if (slot.id_plus_one == 0) {
+        const auto id = static_cast<std::uint32_t>(s_.chain_rows.size());
+        slot = {static_cast<std::uint32_t>(h), id + 1};
+        chain_hashes_.push_back(h);
+        s_.chain_rows.push_back(scratch_);
+        chain_row_ids_.push_back(row({RowKey::Type::chain, 0, id}));
+        if (s_.chain_rows.size() * 2 > chain_slots_.size()) grow_chains();
+        return chain_row_ids_[id];
+      }
+      if (slot.hash == static_cast<std::uint32_t>(h) && s_.chain_rows[slot.id_plus_one - 1] == scratch_)
+        return chain_row_ids_[slot.id_plus_one - 1];
     }
-    return chain_row_ids_[it->second];
+  }
+  void grow_chains() {
+    std::vector<RowSlot> old(chain_slots_.size() * 2);
+    old.swap(chain_slots_);
+    chain_mask_ = chain_slots_.size() - 1;
+    for (const RowSlot& slot : old) {
+      if (!slot.id_plus_one) continue;
+      std::size_t i = chain_hashes_[slot.id_plus_one - 1] & chain_mask_;
+      while (chain_slots_[i].id_plus_one) i = (i + 1) & chain_mask_;
+      chain_slots_[i] = slot;
+    }
   }
 
   // Each row's entries whose call chains pass through it, each once.
@@ -453,7 +626,11 @@ class RowMaker {
   Report::State& s_;
   const SpaceLog& spaces_;
   std::span<const std::shared_ptr<SymbolSource>> sources_;
-  std::unordered_map<RowKey, std::uint32_t, RowKeyHash> row_ids_;
+  struct RowSlot {
+    std::uint32_t hash = 0, id_plus_one = 0;  // 0: empty
+  };
+  std::vector<RowSlot> row_slots_ = std::vector<RowSlot>(1024);
+  std::size_t row_mask_ = 1023;
   std::vector<std::uint32_t> entry_address_, frame_address_;
   std::vector<std::uint32_t> use_of_entry_, use_start_;  // an entry's (space, chain), and its frames' slots
   std::vector<std::uint64_t> address_ip_;
@@ -461,14 +638,9 @@ class RowMaker {
   std::vector<std::uint32_t> module_;  // by address; none: unmapped
   std::vector<std::uint64_t> offset_;  // by address: in its module, or the ip
   std::vector<std::uint32_t> address_row_;
-  struct RowsHash {
-    std::size_t operator()(const std::vector<std::uint32_t>& rows) const {
-      std::uint64_t h = rows.size() * 0x9E3779B97F4A7C15ull;
-      for (std::uint32_t r : rows) h = (h ^ r) * 0xBF58476D1CE4E5B9ull;
-      return static_cast<std::size_t>(h ^ (h >> 31));
-    }
-  };
-  std::unordered_map<std::vector<std::uint32_t>, std::uint32_t, RowsHash> chain_ids_;  // chain_rows' index
+  std::vector<RowSlot> chain_slots_ = std::vector<RowSlot>(1024);  // chain_rows' indexes
+  std::size_t chain_mask_ = 1023;
+  std::vector<std::uint64_t> chain_hashes_;  // by chain_rows' index
   std::vector<std::uint32_t> chain_row_ids_;  // by chain_rows' index: its row
   std::vector<std::uint32_t> scratch_;
   std::vector<bool> tried_objects_;  // by identity: data_objects() looked
