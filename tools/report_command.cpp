@@ -197,7 +197,9 @@ void run_store_report(const ReportOptions& o) {
   refuse(!o.call_graph.empty(), "--call-graph");
   refuse(!o.html.empty(), "--html");
   refuse(!o.output_file.empty(), "-o");
-  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json", "--format other than text or json");
+  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json",
+         "--format other than text or json (pprof and folded stacks name every frame of a call chain; the store's "
+         "chains are addresses, and its rows name the sampled function only)");
   refuse(!o.cpus.empty() || !o.pids.empty() || !o.tids.empty() || !o.comms.empty(), "--cpu, --pid, --tid, --comm");
   refuse(!o.time.empty(), "--time (--since and --until choose captures by when they were ingested)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
