@@ -11,6 +11,7 @@
 #include <map>         // std::map
 #include <set>         // std::set
 #include <string>      // std::string
+#include <thread>      // std::this_thread
 #include <vector>      // std::vector
 
 #include <fmt/format.h>       // fmt::format
@@ -300,17 +301,24 @@ TEST_CASE("report --source by host, processor, and host and function: each captu
   for (const std::string& f : {a, b, mem, zen}) fs::remove(f);
 }
 
-TEST_CASE("diff --source of two hosts: the local diff of their captures", "[store][diff]") {
+TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of their captures", "[store][diff]") {
   test::LocalClickHouse* local = test::shared_clickhouse();
   if (!local) return;
   const std::string a = test::perf_capture("diff-a.data"), b = test::perf_capture("diff-b.data", 300);
   if (a.empty() || b.empty()) return;
   const std::string zen_a = test::zen_capture("diff-zen-a.data", 5), zen_b = test::zen_capture("diff-zen-b.data", 6);
   const std::string url = database(*local, "store_diff");
+  // The old captures a second before the new: the ingest times (whole
+  // seconds) tell them apart too.
   ingest(url, a, "old");
-  ingest(url, b, "new");
   ingest(url, zen_a, "zen-old");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ingest(url, b, "new");
   ingest(url, zen_b, "zen-new");
+  std::string new_since = profiles::ClickHouseServer(local->url() + "/?database=store_diff")
+                              .query("SELECT toString(min(ingested)) FROM tagop_captures_v1 WHERE host = 'new'");
+  new_since.erase(new_since.find_last_not_of('\n') + 1);
+  const std::string by_time = fmt::format("--until '{0}' --since-b '{0}'", new_since);
 
   // Each column's rows by name: the numbers either diff gives.
   // (Rows the local diff names by address or of the kernel's modules
@@ -329,16 +337,19 @@ TEST_CASE("diff --source of two hosts: the local diff of their captures", "[stor
     return out;
   };
   struct Case {
-    std::string a, b, host_a, host_b, by, options;
+    std::string a, b, parts, by, options;
   };
-  for (const Case& c : {Case{a, b, "old", "new", "function", ""}, Case{a, b, "old", "new", "module", ""},
-                        Case{zen_a, zen_b, "zen-old", "zen-new", "cpu", " --view all"}}) {
-    INFO(c.host_a << " " << c.by);
+  for (const Case& c : {Case{a, b, "--host old --host-b new", "function", ""},
+                        Case{a, b, "--host old --host-b new", "module", ""},
+                        Case{zen_a, zen_b, "--host zen-old --host-b zen-new", "cpu", " --view all"},
+                        Case{a, b, by_time + " --backend perf", "function", ""},
+                        Case{zen_a, zen_b, by_time + " --backend amd-ibs", "cpu", " --view dc"}}) {
+    INFO(c.parts << " --by " << c.by);
     const json file = run_json(fmt::format("diff {} {} --by {} --top 0 --json{}", c.a, c.b, c.by, c.options));
-    const json store = run_json(fmt::format("diff --source {} --host {} --host-b {} --by {} --top 0 --json{}", url,
-                                            c.host_a, c.host_b, c.by, c.options));
+    const json store =
+        run_json(fmt::format("diff --source {} {} --by {} --top 0 --json{}", url, c.parts, c.by, c.options));
     std::set<std::string> skip{""};
-    for (const json& c : file.at("columns")) skip.merge(unnamed(c));
+    for (const json& column : file.at("columns")) skip.merge(unnamed(column));
     const auto expected = columns(file, skip);
     CHECK(!expected.empty());
     CHECK(columns(store, skip) == expected);
