@@ -99,6 +99,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       ordered_json j;
       j["name"] = row.name;
       if (!row.parts.empty()) j["parts"] = row.parts;
+      if (!row.module.empty()) j["module"] = row.module;
       if (r.ibs) {
         ordered_json& values = j["values"] = ordered_json::object();
         for (const report::Column& c : columns) values[c.id] = number(c, report::column_value(c, row.results));

@@ -79,6 +79,11 @@ std::vector<StoreKey> keys_of(const StoreReportOptions& o) {
 }
 
 std::string key_sql(const StoreKey& key) {
+  // A function with its module after a record separator (0x1E), as a
+  // local report's rows are: functions of one name in two modules (ld.so's
+  // _start and the program's) are two rows; name_rows() splits it off.
+  if (key == StoreKey{GroupBy::function})
+    return fmt::format("concat({}, '\\x1E', module)", store_key_column(GroupBy::function));
   if (const GroupBy* by = std::get_if<GroupBy>(&key)) return store_key_column(*by);
   if (std::get<FleetKey>(key) == FleetKey::host) return "host";
   // As CpuId::to_string() less the stepping: hex() writes whole bytes
@@ -119,15 +124,26 @@ bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptio
   return other == 0;
 }
 
-// Splits each row's name into its keys' parts (several keys).
+// Splits each row's name into its keys' parts (several keys), and a
+// function's module off its name (key_sql).
 void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
-  if (keys < 2) return;
+  const auto module_off = [](std::string& part, std::string& module) {
+    const std::size_t separator = part.find('\x1E');
+    if (separator == std::string::npos) return;
+    module = part.substr(separator + 1);
+    part.resize(separator);
+  };
   for (StoreRow& row : rows) {
+    if (keys < 2) {
+      module_off(row.name, row.module);
+      continue;
+    }
     std::string name;
     std::size_t begin = 0;
     for (;;) {
       const std::size_t end = row.name.find('\x1F', begin);
       row.parts.push_back(row.name.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+      module_off(row.parts.back(), row.module);
       if (end == std::string::npos) break;
       begin = end + 1;
     }
@@ -288,7 +304,7 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
   out.totals = tallies.tallies.evaluate(queries);
   std::vector<std::vector<QueryResult>> by_row = tallies.tallies.evaluate_by_row(queries);
   for (std::size_t row = 0; row < tallies.rows.size(); ++row)
-    out.rows.push_back({tallies.rows[row], {}, row < by_row.size() ? std::move(by_row[row]) : std::vector<QueryResult>(queries.size()), {}});
+    out.rows.push_back({tallies.rows[row], {}, {}, row < by_row.size() ? std::move(by_row[row]) : std::vector<QueryResult>(queries.size()), {}});
   name_rows(out.rows, keys_of(options).size());
   return out;
 }
@@ -299,7 +315,7 @@ std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, c
                             a.ibs ? "of" : "not of", b.ibs ? "of" : "not of"));
   const auto side = [](const StoreReport& r) {
     DiffSide out;
-    for (const StoreRow& row : r.rows) out.rows.push_back({row.name, {}, row.results});
+    for (const StoreRow& row : r.rows) out.rows.push_back({row.name, row.module, row.results});
     out.totals = r.totals;
     out.value = [](const Column& c, std::span<const QueryResult> results) { return column_value(c, results); };
     return out;

@@ -80,28 +80,27 @@ bool named(const json& row) {
          !bracketed("module");
 }
 
-// The names of a local report's rows that named() leaves out, and those
-// of several rows (functions of one name in several modules, _start of
-// ld.so and of the program: the store's rows by function are by name).
+// The names of a local report's rows that named() leaves out.
 std::set<std::string> unnamed(const json& document) {
-  std::set<std::string> out{""}, seen;
-  for (const json& row : document.at("rows")) {
-    const std::string name = row.at("name");
-    if (!named(row) || !seen.insert(name).second) out.insert(name);
-  }
+  std::set<std::string> out{""};
+  for (const json& row : document.at("rows"))
+    if (!named(row)) out.insert(row.at("name").get<std::string>());
   return out;
 }
 
 // A --json events report's rows: key -> its events with samples; by name,
-// those named() and not in `skip` (the local report's unnamed()).
-std::map<std::string, json> event_rows(const json& document, const char* key, const std::set<std::string>& skip = {}) {
+// those named() and not in `skip` (the local report's unnamed()). Rows by
+// function are keyed by name and module: functions of one name in two
+// modules (ld.so's _start and the program's) are two rows in both.
+std::map<std::string, json> event_rows(const json& document, const char* key, const std::set<std::string>& skip = {},
+                                       bool function = false) {
   std::map<std::string, json> out;
-  const std::set<std::string> left_out = std::string(key) == "name" ? unnamed(document) : std::set<std::string>{};
   for (const json& row : document.at("rows")) {
-    if (std::string(key) == "name" && (!named(row) || skip.count(row.at("name")) || left_out.count(row.at("name"))))
-      continue;
+    if (std::string(key) == "name" && (!named(row) || skip.count(row.at("name")))) continue;
     const json& k = row.at(key);
-    out[k.is_string() ? k.get<std::string>() : k.dump()] = sampled(row.at("events"));
+    std::string name = k.is_string() ? k.get<std::string>() : k.dump();
+    if (function) name += "\n" + row.at("module").get<std::string>();
+    out[name] = sampled(row.at("events"));
   }
   return out;
 }
@@ -181,9 +180,10 @@ TEST_CASE("report --source of captures without IBS: each event's samples and per
     const json file = run_json(fmt::format("report {} --by {} --top 0 --json{}", c.file, c.by, where));
     const json store = run_json(fmt::format("report --source {} --host {} --by {} --top 0 --json{}", url, c.host, c.by, where));
     CHECK(store.at("ibs") == false);
-    const auto expected = event_rows(file, c.key.c_str());
+    const bool function = c.by == "function";
+    const auto expected = event_rows(file, c.key.c_str(), {}, function);
     CHECK(expected.size() >= (c.file == mem ? 2u : 1u));
-    CHECK(event_rows(store, "name", unnamed(file)) == expected);
+    CHECK(event_rows(store, "name", unnamed(file), function) == expected);
     CHECK(store.at("event_totals") == sampled(file.at("event_totals")));
     CHECK(store.at("samples") == file.at("kept"));
     if (!c.where.empty()) CHECK(store.at("where_undecided") == file.at("where_undecided"));
@@ -261,9 +261,9 @@ TEST_CASE("report --source by host, processor, and host and function: each captu
       CHECK(row.at("name") == fmt::format("{}  {}", host, function));
       json events = sampled(row.at("events"));
       for (auto& [name, e] : events.items()) e.erase("percent");  // of the store's total, not the capture's
-      store[function] = events;
+      store[function + "\n" + row.at("module").get<std::string>()] = events;
     }
-    auto expected = event_rows(by_function, "name");
+    auto expected = event_rows(by_function, "name", {}, true);
     for (auto& [name, events] : expected)
       for (auto& [event, e] : events.items()) e.erase("percent");
     CHECK(!expected.empty());
@@ -323,15 +323,18 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
   // Each column's rows by name: the numbers either diff gives.
   // (Rows the local diff names by address or of the kernel's modules
   // (unnamed(): its diff's rows alike) are left out on both sides.)
-  const auto columns = [](const json& diff, const std::set<std::string>& skip) {
+  const auto columns = [](const json& diff, const std::set<std::string>& skip, bool by_function) {
     std::map<std::string, std::map<std::string, json>> out;
     for (const json& c : diff.at("columns")) {
       auto& rows = out[c.at("id")];
       for (json row : c.at("rows")) {
         const std::string name = row.at("name");
         if (!named(row) || skip.count(name) || name.find("+0x") != std::string::npos) continue;
-        row.erase("module");  // the store keeps a module's file name as a module row's name, not its path
-        rows[name] = row;
+        // A function's module: two of one name are two rows. (A module row's
+        // is its path beside its file name in a local diff, "" in the store's.)
+        const std::string key = by_function ? name + "\n" + row.at("module").get<std::string>() : name;
+        row.erase("module");
+        rows[key] = row;
       }
     }
     return out;
@@ -350,9 +353,9 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
         run_json(fmt::format("diff --source {} {} --by {} --top 0 --json{}", url, c.parts, c.by, c.options));
     std::set<std::string> skip{""};
     for (const json& column : file.at("columns")) skip.merge(unnamed(column));
-    const auto expected = columns(file, skip);
+    const auto expected = columns(file, skip, c.by == "function");
     CHECK(!expected.empty());
-    CHECK(columns(store, skip) == expected);
+    CHECK(columns(store, skip, c.by == "function") == expected);
   }
   // B the same samples as A: a usage error.
   const RunResult same = run_shell(fmt::format("{} diff --source {} --host old", tagop_command(), url));

@@ -88,6 +88,9 @@ struct StoreReportOptions {
 struct StoreRow {
   std::string name;                  ///< the key's value: a function, a module, a pid ...; several keys': parts joined by two spaces
   std::vector<std::string> parts{};  ///< with several keys: each key's value, in their order
+  /// With a function key: the function's module (its path), as a local
+  /// report's row has it; functions of one name in two modules are two rows.
+  std::string module{};
   /// By StoreReport::query_names. IBS: the derived events' results; other
   /// captures: each event's samples (count) and the sum of their periods
   /// (total), as a local report's event columns.
@@ -139,7 +142,7 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
 /// both of other captures) and keys. The columns: IBS, `columns` (derived
 /// events and ratios; resolve_column()); other captures, each event that
 /// both have samples of, by name (`columns` not read). Rows are matched by
-/// name (a process by its pid: the store keeps no process names).
+/// module and name (a process by its pid: the store keeps no process names).
 /// Throws tagop::Error for reports of different kinds, or of no event in
 /// common.
 std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, const std::vector<Column>& columns);
