@@ -21,10 +21,12 @@
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader
 #include <tagop/report/diff.hpp>       // diff_reports, sort_diff_rows
 #include <tagop/report/report.hpp>     // Report
+#include <tagop/report/store_report.hpp>  // store_report, store_diff
 
 #include "commands.hpp"
 #include "kernel_symbol_options.hpp"
 #include "output.hpp"
+#include "store_output.hpp"
 
 namespace tagop::cli {
 
@@ -44,6 +46,9 @@ struct DiffOptions {
   std::size_t top = 20;
   KernelSymbolOptions kernel;
   OutputOptions output;
+  // --source: A and B are parts of the store (tagop ingest).
+  std::string source, host, host_b, since, until, since_b, until_b, where, backend;
+  bool b_times = false;  // --since-b or --until-b given: B's times are those alone
 };
 
 constexpr const char* test_note =
@@ -205,13 +210,13 @@ void print_csv(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
     }
 }
 
-void print_json_diff(const DiffOptions& o, const report::Report& a, const std::vector<DiffColumn>& columns,
+void print_json_diff(const DiffOptions& o, bool ibs, const std::string& by, const std::vector<DiffColumn>& columns,
                      const std::vector<std::string>& warnings, const std::optional<report::EventMatches>& matches) {
   json j;
   j["a"] = o.a;
   j["b"] = o.b;
-  j["ibs"] = a.ibs();
-  j["by"] = std::string(report::name_of(a.by()));
+  j["ibs"] = ibs;
+  j["by"] = by;
   j["sort"] = o.sort;
   j["test"] = test_note;
   j["warnings"] = warnings;
@@ -269,7 +274,18 @@ void print_json_diff(const DiffOptions& o, const report::Report& a, const std::v
   print_json(j);
 }
 
+void run_store_diff(DiffOptions o);
+
 void run_diff(const DiffOptions& o) {
+  const bool store = !o.source.empty() || !o.host.empty() || !o.host_b.empty() || !o.since.empty() ||
+                     !o.until.empty() || o.b_times || !o.where.empty() || !o.backend.empty();
+  if (store) {
+    if (o.source.empty())
+      usage_error("--host, --host-b, --since, --until, --since-b, --until-b, --where and --backend choose parts of "
+                  "the store: give --source URL");
+    return run_store_diff(o);
+  }
+  if (o.a.empty() || o.b.empty()) usage_error("give two captures, A and B (or --source URL and two parts of the store)");
   report::Options options;
   const std::optional<report::GroupBy> by = report::parse_group_by(o.by);
   if (!by || *by == report::GroupBy::callchain || *by == report::GroupBy::thread)
@@ -292,7 +308,91 @@ void run_diff(const DiffOptions& o) {
   switch (o.output.resolved()) {
     case Format::text: print_text(o, table, matches); break;
     case Format::csv: print_csv(o, table); break;
-    case Format::json: print_json_diff(o, a->report, table, warnings, matches); break;
+    case Format::json:
+      print_json_diff(o, a->report.ibs(), std::string(report::name_of(a->report.by())), table, warnings, matches);
+      break;
+  }
+}
+
+// "host web-1, ingested 2026-11-13 to 2026-11-20": what a side of the store is.
+std::string store_side(const report::StoreReportOptions& s) {
+  std::vector<std::string> parts;
+  if (!s.host.empty()) parts.push_back("host " + s.host);
+  if (!s.since.empty() || !s.until.empty())
+    parts.push_back(fmt::format("ingested {} to {}", s.since.empty() ? "from the first" : s.since,
+                                s.until.empty() ? "now" : s.until));
+  if (s.where) parts.push_back("where " + s.where->to_string());
+  return parts.empty() ? "the whole store" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// --source: two parts of the store, by host or by ingest time, each a
+// store report (report::store_report), diffed as two captures' reports.
+void run_store_diff(DiffOptions o) {
+  if (!o.a.empty() || !o.b.empty())
+    usage_error("--source: A and B are parts of the store (--host and --host-b, --since/--until and "
+                "--since-b/--until-b), not captures: give no FILE");
+  report::StoreReportOptions a;
+  try {
+    a.keys = report::parse_store_keys(o.by);
+  } catch (const Error& e) {
+    usage_error(e.what());
+  }
+  for (const report::StoreKey& k : a.keys)
+    if (k == report::StoreKey{report::GroupBy::process} || k == report::StoreKey{report::GroupBy::thread})
+      usage_error(fmt::format("--source --by {}: the store keeps pids and tids, not process names, and two parts "
+                              "of the store have different ones: function, module, cpu, host or processor",
+                              o.by));
+  a.host = o.host;
+  a.since = o.since;
+  a.until = o.until;
+  a.backend = store_backend(o.backend);
+  if (!o.where.empty()) {
+    try {
+      a.where = Predicate::parse(o.where);
+    } catch (const Error& e) {
+      usage_error(fmt::format("--where: {}", e.what()));
+    }
+  }
+  report::StoreReportOptions b = a;
+  if (!o.host_b.empty()) b.host = o.host_b;
+  if (o.b_times) {
+    b.since = o.since_b;
+    b.until = o.until_b;
+  }
+  if (b.host == a.host && b.since == a.since && b.until == a.until)
+    usage_error("--source: A and B are the same samples: give B's host (--host-b) or times (--since-b, --until-b)");
+  const DiffSort sort = parse_sort(o.sort);
+  const profiles::ClickHouseServer server(o.source);
+  const auto side = [&](const char* which, const report::StoreReportOptions& options) {
+    report::StoreReport r;
+    try {
+      r = report::store_report(server, options);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} ({}): {}", which, store_side(options), e.what()));
+    }
+    if (r.rows.empty()) throw Error(fmt::format("{} ({}): no samples in the store", which, store_side(options)));
+    return r;
+  };
+  const report::StoreReport ra = side("A", a), rb = side("B", b);
+  std::vector<report::Column> columns;
+  if (ra.ibs) {
+    try {
+      columns = o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events);
+    } catch (const report::ColumnError& e) {
+      usage_error(e.what());
+    }
+  } else if (!o.events.empty() || o.view != "overview") {
+    usage_error("--events and --view choose IBS derived events, and the store's samples here are of captures "
+                "without IBS: their columns are their events, by period");
+  }
+  std::vector<DiffColumn> table = report::store_diff(ra, rb, columns);
+  for (DiffColumn& c : table) sort_diff_rows(c, sort);
+  o.a = store_side(a);
+  o.b = store_side(b);
+  switch (o.output.resolved()) {
+    case Format::text: print_text(o, table, std::nullopt); break;
+    case Format::csv: print_csv(o, table); break;
+    case Format::json: print_json_diff(o, ra.ibs, o.by, table, {}, std::nullopt); break;
   }
 }
 
@@ -303,8 +403,8 @@ void add_diff_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "diff", "Two captures side by side (before/after): each row's value in A and B, the difference, and whether "
               "it is beyond the samples' noise");
-  cmd->add_option("a", o->a, "The first capture (the baseline)")->required();
-  cmd->add_option("b", o->b, "The second capture")->required();
+  cmd->add_option("a", o->a, "The first capture (the baseline)");
+  cmd->add_option("b", o->b, "The second capture");
   cmd->add_option("--by", o->by, "Rows, matched by module and name: function, module, process (by name: pids "
                                  "differ between runs), cpu, address or line")
       ->capture_default_str();
@@ -317,6 +417,22 @@ void add_diff_command(CLI::App& app) {
   cmd->add_option("--top", o->top, "Show the first N rows of each column (0: all)")->capture_default_str();
   add_kernel_symbol_options(*cmd, o->kernel);
   add_output_options(*cmd, o->output, /*with_csv=*/true);
+  cmd->add_option("--source", o->source,
+                  "Diff two parts of the ClickHouse store (tagop ingest) at this URL instead of two captures: A is "
+                  "chosen by --host, --since, --until; B by --host-b, --since-b, --until-b, each of A's where not "
+                  "given (--since-b or --until-b: B's times are those alone). --by also host or processor (not "
+                  "process or thread: the store keeps pids, not names)");
+  cmd->add_option("--host", o->host, "With --source: A is the samples of this machine");
+  cmd->add_option("--host-b", o->host_b, "With --source: B is the samples of this machine");
+  cmd->add_option("--since", o->since, "With --source: A is the captures ingested at or after this time (2026-11-13)");
+  cmd->add_option("--until", o->until, "With --source: A is the captures ingested before this time");
+  cmd->add_option("--since-b", o->since_b, "With --source: B is the captures ingested at or after this time")
+      ->each([o](const std::string&) { o->b_times = true; });
+  cmd->add_option("--until-b", o->until_b, "With --source: B is the captures ingested before this time")
+      ->each([o](const std::string&) { o->b_times = true; });
+  cmd->add_option("--where", o->where, "With --source: only the samples (of A and B) that meet this predicate");
+  cmd->add_option("--backend", o->backend,
+                  "With --source: the samples of IBS captures (amd-ibs) or of others (perf), when the store holds both");
   cmd->footer(std::string(
                   "Columns: of captures without IBS, each event by period (as perf report), A's events matched with B's "
                   "as perf diff matches them: by attr type and config, so cpu-clock:ppp is cpu-clock; events without "
@@ -327,7 +443,10 @@ void add_diff_command(CLI::App& app) {
               "Examples:\n"
               "  tagop diff before.data after.data\n"
               "  tagop diff before.data after.data --by module --sort z --json\n"
-              "  tagop diff a.data b.data --view dc --top 10");
+              "  tagop diff a.data b.data --view dc --top 10\n"
+              "  tagop diff --source http://127.0.0.1:8123 --host web-1 --host-b web-2 --by module\n"
+              "  tagop diff --source http://127.0.0.1:8123 --since 2026-11-13 --until 2026-11-20 --since-b 2026-11-20\n"
+              "      (last week's captures against this week's; --by processor: per generation)");
   cmd->callback([o] { run_diff(*o); });
 }
 

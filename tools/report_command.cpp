@@ -15,7 +15,6 @@
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
-#include <nlohmann/json.hpp>  // --source --json
 
 #include <tagop/emulate/marker.hpp>    // emulation_of
 #include <tagop/error.hpp>             // Error
@@ -31,6 +30,7 @@
 #include "output.hpp"
 #include "read_progress.hpp"
 #include "report_output.hpp"
+#include "store_output.hpp"
 #include "terminal.hpp"
 
 namespace tagop::cli {
@@ -70,7 +70,7 @@ struct ReportOptions {
   OutputOptions output;
   std::string output_file;  // -o: an export's file
   std::string html;         // --html FILE
-  std::string source, host, since;  // --source URL (the store), --host, --since
+  std::string source, host, since, until, backend;  // --source URL (the store), --host, --since, --until, --backend
 };
 
 // perf report -g's comma-separated list, of the parts tagop draws: the
@@ -184,8 +184,9 @@ std::string data_src_names(const ConditionSet& set) {
 }
 
 // --source: the report of the store (tagop ingest). The rows are the
-// store's tallies answered by the engine (report::store_report); the
-// options that need the capture itself are refused by name.
+// store's tallies (report::store_report): IBS derived events answered by
+// the engine, or other captures' events by period; the options that need
+// the capture itself are refused by name.
 void run_store_report(const ReportOptions& o) {
   std::vector<std::string> refused;
   const auto refuse = [&](bool given, const char* name) {
@@ -196,9 +197,11 @@ void run_store_report(const ReportOptions& o) {
   refuse(!o.call_graph.empty(), "--call-graph");
   refuse(!o.html.empty(), "--html");
   refuse(!o.output_file.empty(), "-o");
-  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json", "--format other than text or json");
+  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json",
+         "--format other than text or json (pprof and folded stacks name every frame of a call chain; the store's "
+         "chains are addresses, and its rows name the sampled function only)");
   refuse(!o.cpus.empty() || !o.pids.empty() || !o.tids.empty() || !o.comms.empty(), "--cpu, --pid, --tid, --comm");
-  refuse(!o.time.empty(), "--time (--since chooses captures by when they were ingested)");
+  refuse(!o.time.empty(), "--time (--since and --until choose captures by when they were ingested)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
   refuse(o.estimates, "--estimates");
   refuse(o.strict, "--strict");
@@ -207,18 +210,17 @@ void run_store_report(const ReportOptions& o) {
   if (!refused.empty())
     usage_error(fmt::format("--source: a report of the store cannot honour {} (they need the capture itself)",
                             fmt::join(refused, "; ")));
-  if (o.source.empty()) usage_error("--host and --since choose samples of the store: give --source URL");
+  if (o.source.empty()) usage_error("--host, --since, --until and --backend choose samples of the store: give --source URL");
   report::StoreReportOptions options;
-  const std::optional<report::GroupBy> by = report::parse_group_by(o.by);
-  if (!by) usage_error(fmt::format("--source --by '{}': one key of function, module, process, thread, cpu", o.by));
-  options.by = *by;
   try {
-    (void)report::store_key_column(*by);
+    options.keys = report::parse_store_keys(o.by);
   } catch (const Error& e) {
     usage_error(e.what());
   }
   options.host = o.host;
   options.since = o.since;
+  options.until = o.until;
+  options.backend = store_backend(o.backend);
   if (!o.where.empty()) {
     try {
       options.where = Predicate::parse(o.where);
@@ -226,69 +228,37 @@ void run_store_report(const ReportOptions& o) {
       usage_error(fmt::format("--where: {}", e.what()));
     }
   }
-  const std::vector<report::Column> columns =
-      columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });
+  std::vector<report::Column> columns;
+  if (options.backend != report::StoreBackend::events)
+    columns = columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });
+  const report::StoreReport r = report::store_report(profiles::ClickHouseServer(o.source), options);
+  // None that --where keeps is a report (of nothing, and of the undecided);
+  // none at all, an error.
+  if (r.rows.empty() && !options.where)
+    throw Error(fmt::format("{}: no samples in the store{}", o.source, r.where_sql.empty() ? "" : " meet " + r.where_sql));
+  if (!r.ibs) {
+    if (!o.events.empty() || o.view != "overview")
+      usage_error("--events and --view choose IBS derived events, and the store's samples here are of captures "
+                  "without IBS: their columns are their events, by period");
+    columns.clear();
+    for (const std::string& event : r.query_names) columns.push_back(report::resolve_event_column(r.query_names, event));
+  }
+  if (columns.empty()) columns.push_back(report::resolve_event_column(r.query_names, "samples"));  // no events kept
   report::Column sort = columns.front();
-  if (!o.sort.empty()) sort = columns_or_usage([&] { return report::resolve_column(o.sort); });
+  if (!o.sort.empty())
+    sort = columns_or_usage([&] { return r.ibs ? report::resolve_column(o.sort) : report::resolve_event_column(r.query_names, o.sort); });
   else
     for (const report::Column& c : columns)
       if (c.event) {
         sort = c;
         break;
       }
-  const report::StoreReport r = report::store_report(profiles::ClickHouseServer(o.source), options);
-  if (r.rows.empty()) throw Error(fmt::format("{}: no samples in the store{}", o.source, r.where_sql.empty() ? "" : " meet " + r.where_sql));
-  // Highest first by the sort column, then by name: the local report's order.
-  std::vector<std::size_t> order(r.rows.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto key = [&](std::size_t i) { return report::column_value(sort, r.rows[i].results).value_or(-1); };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) > key(b); });
-  if (o.top && order.size() > o.top) order.resize(o.top);
-  const auto number = [](const report::Column& c, const std::optional<double>& v) -> nlohmann::ordered_json {
-    if (!v) return nullptr;
-    if (c.ratio) return *v;
-    return static_cast<std::uint64_t>(std::llround(*v));
-  };
-  const std::string by_name(report::name_of(*by));
-  if (o.output.resolved() == Format::json) {
-    nlohmann::ordered_json doc;
-    doc["source"] = o.source;
-    doc["by"] = by_name;
-    if (!o.host.empty()) doc["host"] = o.host;
-    if (!o.since.empty()) doc["since"] = o.since;
-    if (options.where) doc["where"] = options.where->to_string();
-    doc["sort"] = sort.id;
-    doc["row_count"] = r.rows.size();
-    nlohmann::ordered_json& totals = doc["totals"] = nlohmann::ordered_json::object();
-    for (const report::Column& c : columns) totals[c.id] = number(c, report::column_value(c, r.totals));
-    nlohmann::ordered_json& rows = doc["rows"] = nlohmann::ordered_json::array();
-    for (std::size_t i : order) {
-      nlohmann::ordered_json row;
-      row["name"] = r.rows[i].name;
-      nlohmann::ordered_json& values = row["values"] = nlohmann::ordered_json::object();
-      for (const report::Column& c : columns) values[c.id] = number(c, report::column_value(c, r.rows[i].results));
-      rows.push_back(std::move(row));
-    }
-    print_json(doc);
-    return;
-  }
-  fmt::print("{}: {} rows by {}{}\n", o.source, r.rows.size(), by_name,
-             r.where_sql.empty() ? "" : fmt::format(" where {}", r.where_sql));
-  std::string head = fmt::format("{:>14}", "");
-  for (const report::Column& c : columns) head += fmt::format(" {:>12}", c.id);
-  fmt::print("{}  {}\n", head, by_name);
-  for (std::size_t i : order) {
-    std::string line = fmt::format("{:>14}", "");
-    for (const report::Column& c : columns) {
-      const std::optional<double> v = report::column_value(c, r.rows[i].results);
-      line += !v ? fmt::format(" {:>12}", "n/a") : c.ratio ? fmt::format(" {:>12.4f}", *v) : fmt::format(" {:>12}", std::llround(*v));
-    }
-    fmt::print("{}  {}\n", line, printable(r.rows[i].name));
-  }
+  print_store_report(r, options, columns, sort, {o.source, o.top, o.output.resolved() == Format::json});
 }
 
 void run_report(const ReportOptions& o) {
-  if (!o.source.empty() || !o.host.empty() || !o.since.empty()) return run_store_report(o);
+  if (!o.source.empty() || !o.host.empty() || !o.since.empty() || !o.until.empty() || !o.backend.empty())
+    return run_store_report(o);
   if (!o.file.empty() && !o.input.empty()) usage_error("give the capture once: -i FILE or FILE, not both");
   const std::string file = !o.input.empty() ? o.input : !o.file.empty() ? o.file : "perf.data";
   report::Options options;
@@ -635,12 +605,19 @@ void add_report_command(CLI::App& app) {
                   "The file of an export (--format pprof, folded or jsonl; default: stdout), written whole or not "
                   "at all");
   cmd->add_option("--source", o->source,
-                  "Report the ClickHouse store (tagop ingest) at this URL instead of a capture: every IBS derived "
-                  "event of its samples, by function, module, process, thread or cpu, the numbers a local report "
-                  "of the same samples gives (http://127.0.0.1:8123)");
+                  "Report the ClickHouse store (tagop ingest) at this URL instead of a capture, the numbers a local "
+                  "report of the same samples gives (http://127.0.0.1:8123): of IBS captures every derived event "
+                  "(--view, --events), of others (perf record, perf mem) each event's samples and periods, with "
+                  "the average load latency of perf mem's loads. --by: function, module, process (pid), thread "
+                  "(tid), cpu, host (the machine), processor (its vendor, family and model: a generation), or "
+                  "several, separated by commas (host,function); text or --json");
   cmd->add_option("--host", o->host, "With --source: only the samples of this machine");
   cmd->add_option("--since", o->since,
                   "With --source: only captures ingested at or after this time (2026-11-20, '2026-11-20 08:00:00')");
+  cmd->add_option("--until", o->until, "With --source: only captures ingested before this time (as --since)");
+  cmd->add_option("--backend", o->backend,
+                  "With --source: the samples of IBS captures (amd-ibs) or of others (perf), when the store holds "
+                  "both (their columns differ); by default the kind the selection holds");
   cmd->add_option("--html", o->html,
                   "Also write one self-contained HTML page: the table with intervals and bars, and a flame graph");
   cmd->footer(

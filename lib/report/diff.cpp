@@ -33,17 +33,27 @@ std::string process_name(const std::string& row) {
   return space == std::string::npos ? row : row.substr(0, space);
 }
 
-void collect(const Report& r, const Column& any, int side, std::map<std::string, Matched>& rows) {
-  const bool by_process = r.by() == GroupBy::process;
-  for (std::uint32_t id : r.select(any, 0)) {
-    const Row row = r.row(id);
-    const std::string name = by_process ? process_name(row.name) : row.name;
-    Matched& m = rows[row.module + '\n' + name];
-    m.name = name;
+void collect(const DiffSide& side_rows, int side, std::map<std::string, Matched>& rows) {
+  for (const DiffSide::Row& row : side_rows.rows) {
+    Matched& m = rows[row.module + '\n' + row.name];
+    m.name = row.name;
     m.module = row.module;
     m.present[side] = true;
     add(m.results[side], row.results);
   }
+}
+
+// A report's rows, processes by their names alone.
+DiffSide side_of(const Report& r, const Column& any) {
+  DiffSide out;
+  const bool by_process = r.by() == GroupBy::process;
+  for (std::uint32_t id : r.select(any, 0)) {
+    Row row = r.row(id);
+    out.rows.push_back({by_process ? process_name(row.name) : row.name, row.module, std::move(row.results)});
+  }
+  out.totals = r.totals();
+  out.value = [&r](const Column& c, std::span<const QueryResult> results) { return r.value(c, results); };
+  return out;
 }
 
 std::uint64_t samples_of(const Column& c, const std::vector<QueryResult>& results) {
@@ -90,19 +100,27 @@ std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std
   if (columns_a.empty() || columns_a.size() != columns_b.size())
     throw Error(fmt::format("diff_reports: {} columns of A and {} of B: expected as many, at least one",
                             columns_a.size(), columns_b.size()));
+  return diff_sides(side_of(a, columns_a.front()), side_of(b, columns_b.front()), columns_a, columns_b);
+}
+
+std::vector<DiffColumn> diff_sides(const DiffSide& a, const DiffSide& b, const std::vector<Column>& columns_a,
+                                   const std::vector<Column>& columns_b) {
+  if (columns_a.empty() || columns_a.size() != columns_b.size())
+    throw Error(fmt::format("diff_sides: {} columns of A and {} of B: expected as many, at least one",
+                            columns_a.size(), columns_b.size()));
   std::map<std::string, Matched> rows;
-  collect(a, columns_a.front(), 0, rows);
-  collect(b, columns_b.front(), 1, rows);
+  collect(a, 0, rows);
+  collect(b, 1, rows);
   std::vector<DiffColumn> out;
   for (std::size_t i = 0; i < columns_a.size(); ++i) {
     const Column &c = columns_a[i], &cb = columns_b[i];
     DiffColumn d;
     d.column = c;
     d.counted = !c.ratio;
-    d.total_a = a.value(c, a.totals());
-    d.total_b = b.value(cb, b.totals());
-    d.samples_a = samples_of(c, a.totals());
-    d.samples_b = samples_of(cb, b.totals());
+    d.total_a = a.value(c, a.totals);
+    d.total_b = b.value(cb, b.totals);
+    d.samples_a = samples_of(c, a.totals);
+    d.samples_b = samples_of(cb, b.totals);
     for (const auto& [key, m] : rows) {
       DiffRow row;
       row.name = m.name;

@@ -1,12 +1,19 @@
-// The report from the store: tally_store's tallies, answered by the engine.
+// The report from the store: of IBS captures, tally_store's tallies
+// answered by the engine; of others, each event's samples and periods
+// summed by the server.
 
 #include <tagop/report/store_report.hpp>
 
+#include <algorithm>  // std::find
+#include <map>      // std::map
+#include <sstream>  // std::istringstream
+
 #include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries, derived_event_table
 #include <tagop/error.hpp>                   // Error
-#include <tagop/profiles/store.hpp>          // predicate_sql, store_captures_table_name
+#include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
 namespace tagop::report {
 
@@ -22,6 +29,195 @@ std::string quoted(std::string_view text) {
   return out + "'";
 }
 
+// One TabSeparated field, unescaped.
+std::string unescaped(std::string_view field) {
+  std::string out;
+  for (std::size_t k = 0; k < field.size(); ++k) {
+    if (field[k] != '\\' || k + 1 >= field.size()) {
+      out += field[k];
+      continue;
+    }
+    const char c = field[++k];
+    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '0' ? '\0' : c;
+  }
+  return out;
+}
+
+// A TabSeparated answer's lines, each split at its tabs.
+std::vector<std::vector<std::string>> tab_separated(std::string_view answer) {
+  std::vector<std::vector<std::string>> out;
+  while (!answer.empty()) {
+    const std::size_t eol = answer.find('\n');
+    std::string_view line = answer.substr(0, eol);
+    answer.remove_prefix(eol == std::string_view::npos ? answer.size() : eol + 1);
+    std::vector<std::string>& fields = out.emplace_back();
+    for (;;) {
+      const std::size_t tab = line.find('\t');
+      fields.push_back(unescaped(line.substr(0, tab)));
+      if (tab == std::string_view::npos) break;
+      line.remove_prefix(tab + 1);
+    }
+  }
+  return out;
+}
+
+std::uint64_t number_of(const profiles::ClickHouseServer& server, const std::string& text) {
+  std::uint64_t value = 0;
+  std::istringstream in(text);
+  if (!(in >> value)) throw Error(fmt::format("{}: a number the store sent is not one: {}", server.url(), text));
+  return value;
+}
+
+std::string samples_table(const IngestOptions& o) { return o.table.empty() ? profiles::store_table_name() : o.table; }
+std::string captures_table(const IngestOptions& o) {
+  return o.captures_table.empty() ? profiles::store_captures_table_name() : o.captures_table;
+}
+
+// The keys a report's rows are by: `keys`, or `by` alone.
+std::vector<StoreKey> keys_of(const StoreReportOptions& o) {
+  return o.keys.empty() ? std::vector<StoreKey>{o.by} : o.keys;
+}
+
+std::string key_sql(const StoreKey& key) {
+  // A function with its module after a record separator (0x1E), as a
+  // local report's rows are: functions of one name in two modules (ld.so's
+  // _start and the program's) are two rows; name_rows() splits it off.
+  if (key == StoreKey{GroupBy::function})
+    return fmt::format("concat({}, '\\x1E', module)", store_key_column(GroupBy::function));
+  if (const GroupBy* by = std::get_if<GroupBy>(&key)) return store_key_column(*by);
+  if (std::get<FleetKey>(key) == FleetKey::host) return "host";
+  // As CpuId::to_string() less the stepping: hex() writes whole bytes
+  // ("06"), {:#x} no leading zero.
+  const auto hex = [](const char* column) {
+    return fmt::format("replaceRegexpOne(lower(hex({})), '^0(.)', '\\\\1')", column);
+  };
+  return fmt::format("concat(vendor, ' family 0x', {}, ' model 0x', {})", hex("family"), hex("model"));
+}
+
+// The condition of the selection's kind of captures.
+std::string backend_sql(bool ibs) { return ibs ? "backend = 'amd-ibs'" : "backend != 'amd-ibs'"; }
+
+std::string joined(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + " AND " + b;
+}
+
+// Which kinds of captures the selection holds: IBS or not.
+bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  if (options.backend != StoreBackend::automatic) return options.backend == StoreBackend::ibs;
+  StoreReportOptions chosen = options;
+  chosen.where.reset();  // the captures the host and times choose, whatever --where keeps
+  const std::string where = store_report_where_sql(chosen);
+  const std::string answer = server.query(fmt::format(
+      "SELECT backend = 'amd-ibs' AS ibs, count() FROM {} WHERE capture IN (SELECT capture FROM {}){} GROUP BY ibs "
+      "ORDER BY ibs FORMAT TabSeparated",
+      samples_table(options.tables), captures_table(options.tables), where.empty() ? "" : " AND (" + where + ")"));
+  std::uint64_t ibs = 0, other = 0;
+  for (const auto& line : tab_separated(answer))
+    if (line.size() == 2) (line[0] == "1" ? ibs : other) = number_of(server, line[1]);
+  if (ibs && other)
+    throw Error(fmt::format("{}: the store's samples{} are of IBS captures ({}) and of others ({}), whose columns "
+                            "differ (derived events; events by period): choose one kind (--backend amd-ibs or perf) "
+                            "or the hosts of one (--host)",
+                            server.url(), where.empty() ? "" : " where " + where, ibs, other));
+  return other == 0;
+}
+
+// Splits each row's name into its keys' parts (several keys), and a
+// function's module off its name (key_sql).
+void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
+  const auto module_off = [](std::string& part, std::string& module) {
+    const std::size_t separator = part.find('\x1E');
+    if (separator == std::string::npos) return;
+    module = part.substr(separator + 1);
+    part.resize(separator);
+  };
+  for (StoreRow& row : rows) {
+    if (keys < 2) {
+      module_off(row.name, row.module);
+      continue;
+    }
+    std::string name;
+    std::size_t begin = 0;
+    for (;;) {
+      const std::size_t end = row.name.find('\x1F', begin);
+      row.parts.push_back(row.name.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+      module_off(row.parts.back(), row.module);
+      if (end == std::string::npos) break;
+      begin = end + 1;
+    }
+    for (const std::string& part : row.parts) name += (name.empty() ? "" : "  ") + part;
+    row.name = std::move(name);
+  }
+}
+
+// Other captures: per row and event, the samples, periods and load latency.
+void events_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options, StoreReport& out) {
+  const std::uint32_t latency = 1u << measure("mem.load_latency").index;
+  const std::string column = profiles::measure_column(measure("mem.load_latency"));
+  const std::string answer = server.query(fmt::format(
+      "SELECT toString({0}) AS key, event, count(), sum(period), countIf(bitAnd(measured, {1}) != 0), "
+      "sumIf({2}, bitAnd(measured, {1}) != 0) FROM {3} WHERE capture IN (SELECT capture FROM {4}) AND ({5}) "
+      "GROUP BY key, event ORDER BY key, event FORMAT TabSeparated",
+      store_keys_sql(options), latency, column, samples_table(options.tables), captures_table(options.tables),
+      joined(backend_sql(false), out.where_sql)));
+  struct Cell {
+    QueryResult result;
+    MeasureSum latency;
+  };
+  std::map<std::string, std::size_t> events;  // name -> column, by name
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, Cell>>>> rows;
+  for (const auto& line : tab_separated(answer)) {
+    if (line.size() != 6) continue;
+    if (rows.empty() || rows.back().first != line[0]) rows.emplace_back(line[0], std::vector<std::pair<std::string, Cell>>{});
+    Cell cell;
+    cell.result.count = number_of(server, line[2]);
+    cell.result.total = number_of(server, line[3]);
+    cell.latency = {number_of(server, line[4]), number_of(server, line[5])};
+    events.emplace(line[1], 0);
+    rows.back().second.emplace_back(line[1], cell);
+  }
+  for (auto& [name, column_index] : events) {
+    column_index = out.query_names.size();
+    out.query_names.push_back(name);
+  }
+  const std::size_t n = out.query_names.size();
+  out.totals.assign(n, {});
+  out.load_latency.assign(n, std::nullopt);
+  const auto add_latency = [](std::optional<MeasureSum>& to, const MeasureSum& m) {
+    if (!m.samples) return;
+    if (!to) to.emplace();
+    to->samples += m.samples;
+    to->sum += m.sum;
+  };
+  for (const auto& [name, cells] : rows) {
+    StoreRow& row = out.rows.emplace_back();
+    row.name = name;
+    row.results.assign(n, {});
+    row.load_latency.assign(n, std::nullopt);
+    for (const auto& [event, cell] : cells) {
+      const std::size_t e = events.at(event);
+      row.results[e] += cell.result;
+      out.totals[e] += cell.result;
+      add_latency(row.load_latency[e], cell.latency);
+      add_latency(out.load_latency[e], cell.latency);
+    }
+  }
+  if (options.where) {
+    // The samples the predicate leaves open, as the engine decides it.
+    const profiles::QuerySql sql = profiles::query_sql(Query{*options.where, std::nullopt});
+    StoreReportOptions all = options;
+    all.where.reset();
+    const std::string answer_undecided = server.query(fmt::format(
+        "SELECT countIf(NOT ({}) AND NOT ({})) FROM {} WHERE capture IN (SELECT capture FROM {}) AND ({}) "
+        "FORMAT TabSeparated",
+        sql.yes, sql.no, samples_table(options.tables), captures_table(options.tables),
+        joined(backend_sql(false), store_report_where_sql(all))));
+    out.where_undecided = number_of(server, answer_undecided);
+  }
+}
+
 }  // namespace
 
 std::string store_key_column(GroupBy by) {
@@ -35,36 +231,107 @@ std::string store_key_column(GroupBy by) {
     default: break;
   }
   throw Error(fmt::format("--by {}: the store's rows are by function, module, process, thread or cpu (the store "
-                          "keeps each sample's function and module, not its line, data object or cache line)",
+                          "keeps each sample's function and module, not its line, data object or cache line), "
+                          "or by host or processor",
                           name_of(by)));
+}
+
+std::string store_key_name(const StoreKey& key) {
+  if (const GroupBy* by = std::get_if<GroupBy>(&key)) return std::string(name_of(*by));
+  return std::get<FleetKey>(key) == FleetKey::host ? "host" : "processor";
+}
+
+std::vector<StoreKey> parse_store_keys(std::string_view list) {
+  std::vector<StoreKey> out;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', begin);
+    const std::string_view name = list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+    StoreKey key;
+    if (name == "host") key = FleetKey::host;
+    else if (name == "processor") key = FleetKey::processor;
+    else if (const std::optional<GroupBy> by = parse_group_by(name)) {
+      (void)store_key_column(*by);  // throws for a key the store lacks
+      key = *by;
+    } else
+      throw Error(fmt::format("--by '{}': '{}' is not a key of the store's rows: host, processor, function, module, "
+                              "process, thread or cpu, or several separated by commas (host,function)",
+                              list, name));
+    for (const StoreKey& k : out)
+      if (k == key) throw Error(fmt::format("--by '{}': {} twice", list, name));
+    out.push_back(key);
+    if (comma == std::string_view::npos) break;
+    begin = comma + 1;
+  }
+  return out;
+}
+
+std::string store_keys_sql(const StoreReportOptions& options) {
+  const std::vector<StoreKey> keys = keys_of(options);
+  if (keys.size() == 1) return key_sql(keys.front());
+  std::string out = "concat(";
+  for (std::size_t i = 0; i < keys.size(); ++i) out += fmt::format("{}toString({})", i ? ", '\\x1F', " : "", key_sql(keys[i]));
+  return out + ")";
 }
 
 std::string store_report_where_sql(const StoreReportOptions& options) {
   std::vector<std::string> parts;
   if (!options.host.empty()) parts.push_back(fmt::format("host = {}", quoted(options.host)));
-  if (!options.since.empty()) {
-    const std::string& captures =
-        options.tables.captures_table.empty() ? profiles::store_captures_table_name() : options.tables.captures_table;
-    parts.push_back(fmt::format("capture IN (SELECT capture FROM {} WHERE ingested >= parseDateTimeBestEffort({}))",
-                                captures, quoted(options.since)));
-  }
+  const std::string captures = captures_table(options.tables);
+  for (const auto& [time, op] : {std::pair{&options.since, ">="}, std::pair{&options.until, "<"}})
+    if (!time->empty())
+      parts.push_back(fmt::format("capture IN (SELECT capture FROM {} WHERE ingested {} parseDateTimeBestEffort({}))",
+                                  captures, op, quoted(*time)));
   if (options.where) parts.push_back(fmt::format("({})", profiles::predicate_sql(*options.where)));
   std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : " AND ") + p;
+  for (const std::string& p : parts) out = joined(out, p);
   return out;
 }
 
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   StoreReport out;
   out.where_sql = store_report_where_sql(options);
-  const StoreTallies tallies = tally_store(server, store_key_column(options.by), out.where_sql, options.tables);
+  const std::string keys = store_keys_sql(options);  // throws for a key the store lacks
+  out.ibs = choose_ibs(server, options);
+  if (!out.ibs) {
+    events_report(server, options, out);
+    name_rows(out.rows, keys_of(options).size());
+    return out;
+  }
+  const StoreTallies tallies = tally_store(server, keys, joined(backend_sql(true), out.where_sql), options.tables);
   const std::span<const Query> queries = amd_ibs::derived_event_queries();
   for (const auto& e : amd_ibs::derived_event_table()) out.query_names.push_back(amd_ibs::select_string(e.select));
   out.totals = tallies.tallies.evaluate(queries);
   std::vector<std::vector<QueryResult>> by_row = tallies.tallies.evaluate_by_row(queries);
   for (std::size_t row = 0; row < tallies.rows.size(); ++row)
-    out.rows.push_back({tallies.rows[row], row < by_row.size() ? std::move(by_row[row]) : std::vector<QueryResult>(queries.size())});
+    out.rows.push_back({tallies.rows[row], {}, {}, row < by_row.size() ? std::move(by_row[row]) : std::vector<QueryResult>(queries.size()), {}});
+  name_rows(out.rows, keys_of(options).size());
   return out;
+}
+
+std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, const std::vector<Column>& columns) {
+  if (a.ibs != b.ibs)
+    throw Error(fmt::format("A's samples are {} IBS captures and B's {}: their columns cannot be compared",
+                            a.ibs ? "of" : "not of", b.ibs ? "of" : "not of"));
+  const auto side = [](const StoreReport& r) {
+    DiffSide out;
+    for (const StoreRow& row : r.rows) out.rows.push_back({row.name, row.module, row.results});
+    out.totals = r.totals;
+    out.value = [](const Column& c, std::span<const QueryResult> results) { return column_value(c, results); };
+    return out;
+  };
+  if (a.ibs) return diff_sides(side(a), side(b), columns, columns);
+  // Other captures: each event of both, by name.
+  std::vector<Column> columns_a, columns_b;
+  for (const std::string& event : a.query_names)
+    if (std::find(b.query_names.begin(), b.query_names.end(), event) != b.query_names.end()) {
+      columns_a.push_back(resolve_event_column(a.query_names, event));
+      columns_b.push_back(resolve_event_column(b.query_names, event));
+    }
+  if (columns_a.empty())
+    throw Error(fmt::format("no event of A's samples ({}) is one of B's ({}): nothing to compare",
+                            fmt::join(a.query_names, ", "), fmt::join(b.query_names, ", ")));
+  return diff_sides(side(a), side(b), columns_a, columns_b);
 }
 
 }  // namespace tagop::report

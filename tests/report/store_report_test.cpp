@@ -31,17 +31,16 @@
 #include <tagop/report/report.hpp>         // Report
 
 #include "profiles/clickhouse_fixture.hpp"
+#include "report/store_captures.hpp"
 #include "run_command.hpp"
 #include "splitmix.hpp"
 
 using namespace tagop;
 namespace fs = std::filesystem;
+using test::temp;
+using test::zen_capture;
 
 namespace {
-
-std::string temp(const std::string& name) {
-  return (fs::temp_directory_path() / fmt::format("tagop-store-{}-{}", ::getpid(), name)).string();
-}
 
 std::vector<std::vector<std::uint64_t>> rows_of(const std::string& answer) {
   std::vector<std::vector<std::uint64_t>> out;
@@ -60,36 +59,6 @@ std::uint64_t number(const profiles::ClickHouseServer& server, const std::string
   REQUIRE(rows.size() == 1);
   REQUIRE(rows[0].size() == 1);
   return rows[0][0];
-}
-
-// A Zen 4 capture of 23 processes whose IbsOpData/2/3 and IbsFetchCtl are
-// random words: every condition of the family true in some samples and
-// false in others, latencies of every size.
-std::string zen_capture(const std::string& name, std::uint64_t seed) {
-  const std::string file = temp(name);
-  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1});
-  std::uint64_t state = seed, t = 1000;
-  for (std::uint32_t pid = 200; pid < 223; ++pid) {
-    w.perf().comm(pid, pid, "worker", false, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
-    for (std::uint32_t i = 0; i < 40 + 7 * (pid - 200); ++i) {
-      amd_ibs::IbsRegisters op;
-      op.unit = amd_ibs::IbsUnit::op;
-      op.set(amd_ibs::IbsRegister::IbsOpRip, 0x401000 + (splitmix(state) & 0xFFF));
-      op.set(amd_ibs::IbsRegister::IbsOpData, splitmix(state));
-      op.set(amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
-      op.set(amd_ibs::IbsRegister::IbsOpData3, splitmix(state));
-      w.sample(op, pid, pid, pid % 4, t++);
-      if (i % 3 == 0) {
-        amd_ibs::IbsRegisters fetch;
-        fetch.unit = amd_ibs::IbsUnit::fetch;
-        fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
-        fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, 0x401000 + (splitmix(state) & 0xFFF));
-        w.sample(fetch, pid, pid, pid % 4, t++);
-      }
-    }
-  }
-  w.finish();
-  return file;
 }
 
 // Every derived event of the report, as the report asks it (its unit's

@@ -60,7 +60,8 @@ _tagop() {
       fi ;;
     report)
       case "$prev" in
-        --by) COMPREPLY=($(compgen -W "function module process thread cpu address line callchain data cacheline" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "function module process thread cpu address line callchain data cacheline host processor" -- "$cur")); return ;;
+        --backend) COMPREPLY=($(compgen -W "amd-ibs perf" -- "$cur")); return ;;
         -i|--input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "text json csv pprof folded jsonl" -- "$cur")); return ;;
@@ -70,7 +71,7 @@ _tagop() {
         COMPREPLY=($(compgen -W "--input --by --view --events --where --sort --top --percent-limit --children --no-children --call-graph --no-demangle --signatures --width
                                  --cpu --pid --tid --comm --time --family --model --estimates --threads --strict --max-stack --max-values
                                  --vmlinux --kallsyms --symfs
-                                 --format --json --output --html --source --host --since --help" -- "$cur"))
+                                 --format --json --output --html --source --host --since --until --backend --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the perf.data
       fi ;;
@@ -87,13 +88,14 @@ _tagop() {
       fi ;;
     diff)
       case "$prev" in
-        --by) COMPREPLY=($(compgen -W "function module process address line" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "function module process cpu address line host processor" -- "$cur")); return ;;
         --sort) COMPREPLY=($(compgen -W "delta diff relative z" -- "$cur")); return ;;
+        --backend) COMPREPLY=($(compgen -W "amd-ibs perf" -- "$cur")); return ;;
         --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--by --view --events --sort --top --vmlinux --kallsyms --symfs --format --json
-                                 --help" -- "$cur"))
+                                 --source --host --host-b --since --until --since-b --until-b --where --backend --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the two captures
       fi ;;

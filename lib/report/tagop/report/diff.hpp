@@ -17,7 +17,9 @@
 
 #include <cstddef>   // std::size_t
 #include <cstdint>   // std::uint64_t
+#include <functional>  // std::function
 #include <optional>  // std::optional
+#include <span>      // std::span
 #include <string>    // std::string
 #include <vector>    // std::vector
 
@@ -86,6 +88,28 @@ double two_proportion_z(std::uint64_t a, std::uint64_t n_a, std::uint64_t b, std
 /// summed), for each of `columns` (not empty; the first decides which rows
 /// there are). Both reports should be grouped the same way.
 std::vector<DiffColumn> diff_reports(const Report& a, const Report& b, const std::vector<Column>& columns);
+
+/// One side of diff_sides(): rows of any source (a report of a capture,
+/// of the store) with their results, and how a column is read of them.
+struct DiffSide {
+  /// A row: matched with the other side's by module and name; rows of the
+  /// same module and name on one side are summed.
+  struct Row {
+    std::string name;                  ///< as the report names it
+    std::string module;                ///< "" where the rows have none
+    std::vector<QueryResult> results;  ///< one per query
+  };
+  std::vector<Row> rows;             ///< in any order
+  std::vector<QueryResult> totals;   ///< over every row
+  /// A column's value of results (a row's, the totals): column_value(),
+  /// or Report::value() (which leaves out ratios a filter biased).
+  std::function<std::optional<double>(const Column&, std::span<const QueryResult>)> value;
+};
+
+/// diff_reports() of two sides of any source: A's columns and, at the same
+/// places, B's of the same events.
+std::vector<DiffColumn> diff_sides(const DiffSide& a, const DiffSide& b, const std::vector<Column>& columns_a,
+                                   const std::vector<Column>& columns_b);
 
 /// An event of A and the event of B it is compared with.
 struct EventMatch {

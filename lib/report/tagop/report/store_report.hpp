@@ -1,9 +1,11 @@
 #pragma once
-// A report from the ClickHouse store (tagop ingest): the server tallies the
-// samples of complete captures by a key and signature (tally_store), the
-// embedded engine answers every IBS derived event of those tallies, so each
-// row's numbers are those a local report of the same samples gives. What
-// `tagop report --source URL` prints.
+// A report from the ClickHouse store (tagop ingest), as a local report of
+// the same samples: of IBS captures, the server tallies the samples by a
+// key and signature (tally_store) and the embedded engine answers every
+// IBS derived event of those tallies; of other captures (perf record,
+// perf mem), the server sums each event's samples and periods by the key,
+// as a local report weights them. What `tagop report --source URL` prints,
+// and (store_diff) `tagop diff --source URL`.
 //
 //   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
 //   const auto r = report::store_report(server, {.by = report::GroupBy::process, .host = "web-1"});
@@ -12,49 +14,106 @@
 // Thread safety: each call uses its own connection.
 
 #include <optional>     // std::optional
+#include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <variant>      // std::variant
 #include <vector>       // std::vector
 
 #include <tagop/api.hpp>                  // TAGOP_API
 #include <tagop/engine.hpp>               // QueryResult
 #include <tagop/predicate.hpp>            // Predicate
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
+#include <tagop/report/diff.hpp>          // DiffColumn
 #include <tagop/report/ingest.hpp>        // IngestOptions
-#include <tagop/report/report.hpp>        // GroupBy
+#include <tagop/report/report.hpp>        // GroupBy, MeasureSum
 
 namespace tagop TAGOP_API {
 namespace report {
 
+/// The store's row keys that a capture does not have: what a fleet is
+/// split by.
+enum class FleetKey {
+  host,       ///< the machine (IngestOptions::host, or perf's hostname)
+  processor,  ///< its generation: "AuthenticAMD family 0x19 model 0x11" (vendor, family, model)
+};
+
+/// One key of a store report's rows: a local report's (GroupBy) or a
+/// fleet's.
+using StoreKey = std::variant<GroupBy, FleetKey>;
+
+/// "host", "processor", or GroupBy's name (name_of).
+std::string store_key_name(const StoreKey& key);
+
+/// Keys from a list such as "host,function" (store_key_name()s separated by
+/// commas: a row per distinct value of all, its name their values joined by
+/// two spaces, as a local report's rows of several keys). Throws
+/// tagop::Error for an unknown or repeated name, or a key the store cannot
+/// group by (store_key_column).
+std::vector<StoreKey> parse_store_keys(std::string_view list);
+
+/// Which samples of the store a report reads, and so its columns.
+enum class StoreBackend {
+  automatic,  ///< those the selection holds; an error when it holds both kinds
+  ibs,        ///< IBS captures' (backend 'amd-ibs'): the IBS derived events
+  events,     ///< other captures' (perf record, perf mem): each event by period
+};
+
 /// What to report from the store.
 struct StoreReportOptions {
   /// The rows: function, module (its file name), process (by pid), thread
-  /// (tid), cpu;
-  /// others throw tagop::Error (store_key_column).
+  /// (tid), cpu; others throw tagop::Error (store_key_column). Read when
+  /// `keys` is empty.
   GroupBy by = GroupBy::function;
+  /// The rows' keys, when not empty (parse_store_keys): by host, by
+  /// processor, or several at once.
+  std::vector<StoreKey> keys{};
   /// Only the samples of this machine ("": every host).
   std::string host{};
   /// Only captures ingested at or after this time, as ClickHouse reads a
   /// date and time ("2026-11-20", "2026-11-20 08:00:00"); "": all.
   std::string since{};
+  /// Only captures ingested before this time (as `since`); "": all.
+  std::string until{};
   /// Only samples that meet this predicate (as a local report's --where),
   /// asked of the store as predicate_sql().
   std::optional<Predicate> where{};
+  /// Which captures' samples, IBS or others.
+  StoreBackend backend = StoreBackend::automatic;
   /// The tables (IngestOptions::table, captures_table).
   IngestOptions tables{};
 };
 
-/// One row: its key's value and one result per derived event.
+/// One row: its key's value and one result per column.
 struct StoreRow {
-  std::string name;                  ///< the key's value: a function, a module, a pid ...
-  std::vector<QueryResult> results;  ///< by StoreReport::query_names
+  std::string name;                  ///< the key's value: a function, a module, a pid ...; several keys': parts joined by two spaces
+  std::vector<std::string> parts{};  ///< with several keys: each key's value, in their order
+  /// With a function key: the function's module (its path), as a local
+  /// report's row has it; functions of one name in two modules are two rows.
+  std::string module{};
+  /// By StoreReport::query_names. IBS: the derived events' results; other
+  /// captures: each event's samples (count) and the sum of their periods
+  /// (total), as a local report's event columns.
+  std::vector<QueryResult> results;
+  /// Other captures: by event, the load latency of its loads that carry
+  /// one (perf mem's weight, mem.load_latency), as Report::load_latency();
+  /// nullopt where none does. Empty for IBS.
+  std::vector<std::optional<MeasureSum>> load_latency{};
 };
 
 /// A report of the store: rows in the key's order (as the server sorted them).
 struct StoreReport {
-  std::vector<std::string> query_names;  ///< the derived events' select values, "0xF000" ...
-  std::vector<QueryResult> totals;       ///< over every row
+  /// Whether the columns are IBS derived events (else events by period).
+  bool ibs = true;
+  /// IBS: the derived events' select values, "0xF000" ...; other captures:
+  /// the events that have samples in the selection, by name.
+  std::vector<std::string> query_names;
+  std::vector<QueryResult> totals;                          ///< over every row
+  std::vector<std::optional<MeasureSum>> load_latency{};    ///< other captures: over every row, by event
   std::vector<StoreRow> rows;            ///< one per distinct key value
+  /// Other captures with a `where`: the samples it left undecided (their
+  /// data sources do not tell), as Counts::where_undecided.
+  std::uint64_t where_undecided = 0;
   std::string where_sql;                 ///< the condition sent (host, since, where)
 };
 
@@ -63,13 +122,30 @@ struct StoreReport {
 /// line, callchain, data, cacheline).
 std::string store_key_column(GroupBy by);
 
-/// The SQL condition of the options' host, since and where ("" for none).
+/// The store's expression of the options' keys (`by`, or `keys`): one
+/// key's column, or several keys' values joined by the unit separator
+/// (0x1F), which store_report() splits into StoreRow::parts.
+std::string store_keys_sql(const StoreReportOptions& options);
+
+/// The SQL condition of the options' host, since, until and where ("" for none).
 std::string store_report_where_sql(const StoreReportOptions& options);
 
-/// Tallies the store (tally_store) and answers every IBS derived event
-/// (amd_ibs::derived_event_queries()) of each row and of all. Throws
-/// tagop::Error as tally_store, or for a key the store lacks.
+/// Tallies the store and answers each row's columns: of IBS captures every
+/// IBS derived event (amd_ibs::derived_event_queries(), by tally_store),
+/// of others each event's samples and periods. Throws tagop::Error as
+/// tally_store, for a key the store lacks, or (StoreBackend::automatic)
+/// for a selection that holds samples of IBS captures and of others.
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options = {});
+
+/// Two store reports' rows side by side, as diff_reports() puts two
+/// captures' reports: `a` and `b` must be of the same kind (both IBS, or
+/// both of other captures) and keys. The columns: IBS, `columns` (derived
+/// events and ratios; resolve_column()); other captures, each event that
+/// both have samples of, by name (`columns` not read). Rows are matched by
+/// module and name (a process by its pid: the store keeps no process names).
+/// Throws tagop::Error for reports of different kinds, or of no event in
+/// common.
+std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, const std::vector<Column>& columns);
 
 }  // namespace report
 }  // namespace tagop

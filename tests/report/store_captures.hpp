@@ -1,0 +1,72 @@
+#pragma once
+// Captures the store's tests ingest: synthetic IBS captures written here
+// (every condition true in some samples and false in others), and perf
+// record -g captures of the call-graph fixture.
+
+#include <filesystem>  // std::filesystem
+#include <string>      // std::string
+
+#include <unistd.h>  // getpid
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/amd_ibs/perf_capture.hpp>  // IbsCaptureWriter
+
+#include "run_command.hpp"
+#include "splitmix.hpp"
+
+namespace tagop::test {
+
+inline std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / fmt::format("tagop-store-{}-{}", ::getpid(), name)).string();
+}
+
+// A Zen 4 capture of 23 processes whose IbsOpData/2/3 and IbsFetchCtl are
+// random words: every condition of the family true in some samples and
+// false in others, latencies of every size.
+inline std::string zen_capture(const std::string& name, std::uint64_t seed) {
+  const std::string file = temp(name);
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1});
+  std::uint64_t state = seed, t = 1000;
+  for (std::uint32_t pid = 200; pid < 223; ++pid) {
+    w.perf().comm(pid, pid, "worker", false, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
+    for (std::uint32_t i = 0; i < 40 + 7 * (pid - 200); ++i) {
+      amd_ibs::IbsRegisters op;
+      op.unit = amd_ibs::IbsUnit::op;
+      op.set(amd_ibs::IbsRegister::IbsOpRip, 0x401000 + (splitmix(state) & 0xFFF));
+      op.set(amd_ibs::IbsRegister::IbsOpData, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData3, splitmix(state));
+      w.sample(op, pid, pid, pid % 4, t++);
+      if (i % 3 == 0) {
+        amd_ibs::IbsRegisters fetch;
+        fetch.unit = amd_ibs::IbsUnit::fetch;
+        fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
+        fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, 0x401000 + (splitmix(state) & 0xFFF));
+        w.sample(fetch, pid, pid, pid % 4, t++);
+      }
+    }
+  }
+  w.finish();
+  return file;
+}
+
+// perf record -g of the call-graph fixture (TAGOP_CALLCHAIN_FIXTURE) with
+// two events, cpu-clock and task-clock, for `milliseconds`; "" (after a
+// warning) where perf cannot record here. On one CPU: ingest reads the
+// records in file order, and a sample that perf wrote from another CPU's
+// buffer before its process's MMAP record would have no symbol there
+// (README, Fleets: not yet), where the local report, which reads them in
+// time order, names it.
+inline std::string perf_capture(const std::string& name, int milliseconds = 200) {
+  const std::string file = temp(name);
+  const RunResult r = run_shell(fmt::format("taskset -c 0 perf record -q -N -g -e cpu-clock,task-clock -o {} -- {} {}", file,
+                                            std::getenv("TAGOP_CALLCHAIN_FIXTURE"), milliseconds));
+  if (r.exit_code != 0) {
+    fmt::print(stderr, "SKIP: perf record cannot record here: {}\n", r.err);
+    return "";
+  }
+  return file;
+}
+
+}  // namespace tagop::test

@@ -1,0 +1,365 @@
+// tagop report --source and tagop diff --source against the local report
+// and diff of the same captures: captures without IBS (perf record -g of
+// two events, a perf mem capture with data sources and weights), rows by
+// the fleet's keys (host, processor, host and function), and the diff of
+// two hosts. Every expected number is the local command's on the capture
+// files (its own path: the raw records), never the store's.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>  // std::filesystem
+#include <map>         // std::map
+#include <set>         // std::set
+#include <string>      // std::string
+#include <thread>      // std::this_thread
+#include <vector>      // std::vector
+
+#include <fmt/format.h>       // fmt::format
+#include <nlohmann/json.hpp>  // the commands' --json
+
+#include <linux/perf_event.h>  // perf_event_attr
+
+#include <tagop/cpu.hpp>               // CpuId
+#include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/perf_data_writer.hpp>  // PerfDataWriter
+#include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
+
+#include "profiles/clickhouse_fixture.hpp"
+#include "report/store_captures.hpp"
+#include "run_command.hpp"
+
+using namespace tagop;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string& tagop_command() {
+  static const std::string exe = std::getenv("TAGOP_EXE");
+  return exe;
+}
+
+json run_json(const std::string& arguments) {
+  const RunResult r = run_shell(fmt::format("{} {}", tagop_command(), arguments));
+  INFO(arguments << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// The store's database for one test: its URL, quoted for the shell.
+std::string database(const test::LocalClickHouse& local, const std::string& name) {
+  profiles::ClickHouseServer(local.url()).query("CREATE DATABASE IF NOT EXISTS " + name);
+  return "'" + local.url() + "/?database=" + name + "'";
+}
+
+void ingest(const std::string& url, const std::string& file, const std::string& host) {
+  const RunResult r = run_shell(fmt::format("{} ingest {} {} --host {}", tagop_command(), url, file, host));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+// An events report's entries without the events that have no samples (a
+// local report lists every event of its capture; the store knows those
+// with samples).
+json sampled(const json& events) {
+  json out = json::object();
+  for (const auto& [name, entry] : events.items())
+    if (entry.at("samples").get<std::uint64_t>() != 0) out[name] = entry;
+  return out;
+}
+
+// A row named by a symbol of a user module: not an address (module+offset,
+// "[unknown]+0x..."), which the store does not keep, nor a kernel function
+// (module [kernel.kallsyms]), which ingest does not name (it reads no
+// kallsyms): the store has those samples in its row of no name.
+bool named(const json& row) {
+  const auto bracketed = [&](const char* key) {
+    return row.contains(key) && row.at(key).get<std::string>().rfind('[', 0) == 0;
+  };
+  return !row.contains("offset") && !row.at("name").get<std::string>().empty() && !bracketed("name") &&
+         !bracketed("module");
+}
+
+// The names of a local report's rows that named() leaves out.
+std::set<std::string> unnamed(const json& document) {
+  std::set<std::string> out{""};
+  for (const json& row : document.at("rows"))
+    if (!named(row)) out.insert(row.at("name").get<std::string>());
+  return out;
+}
+
+// A --json events report's rows: key -> its events with samples; by name,
+// those named() and not in `skip` (the local report's unnamed()). Rows by
+// function are keyed by name and module: functions of one name in two
+// modules (ld.so's _start and the program's) are two rows in both.
+std::map<std::string, json> event_rows(const json& document, const char* key, const std::set<std::string>& skip = {},
+                                       bool function = false) {
+  std::map<std::string, json> out;
+  for (const json& row : document.at("rows")) {
+    if (std::string(key) == "name" && (!named(row) || skip.count(row.at("name")))) continue;
+    const json& k = row.at(key);
+    std::string name = k.is_string() ? k.get<std::string>() : k.dump();
+    if (function) name += "\n" + row.at("module").get<std::string>();
+    out[name] = sampled(row.at("events"));
+  }
+  return out;
+}
+
+// perf mem record on a Skylake server (GenuineIntel 6/85): loads that hit
+// the L1, the L3 and DRAM, with weights, stores without, over two pids and
+// CPUs; union perf_mem_data_src (include/uapi/linux/perf_event.h).
+std::string mem_capture(const std::string& name) {
+  const std::uint64_t load = 2, store = 4 /* PERF_MEM_OP_STORE */;
+  const std::uint64_t l1 = (0x2 | 0x8) << 5, l3 = (0x2 | 0x40) << 5, dram = (0x2 | 0x80) << 5;
+  const std::string file = test::temp(name);
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_RAW;
+  a.config = 0x1cd;
+  a.config1 = 30;
+  a.sample_period = 2000;
+  a.precise_ip = 2;
+  a.sample_id_all = 1;
+  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                  PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+  perf_data::PerfDataWriter w(file, {{.attr = a, .ids = {11}, .name = "cpu/mem-loads,ldlat=30/P"}},
+                              {.cpuid = "GenuineIntel,6,85,4"});
+  w.comm(100, 100, "memhog");
+  w.comm(101, 101, "memhog");
+  std::uint64_t time = 1000;
+  struct Kind {
+    std::uint64_t source;
+    int n;
+    std::uint64_t weight;
+  };
+  for (const Kind& k : {Kind{load | l1, 30, 7}, Kind{load | l3, 20, 60}, Kind{load | dram, 10, 300},
+                        Kind{store | l1, 15, 0}})
+    for (int i = 0; i < k.n; ++i) {
+      const std::uint32_t pid = 100 + static_cast<std::uint32_t>(i % 2);
+      w.sample(0, {.ip = 0x401000, .pid = pid, .tid = pid, .time = time++, .addr = 0x7f0000001000, .cpu = pid % 3,
+                   .period = 2000 + static_cast<std::uint64_t>(i), .weight = k.weight + static_cast<std::uint64_t>(i),
+                   .data_src = k.source});
+    }
+  w.finish();
+  return file;
+}
+
+// The processor a capture was taken on, as --by processor names it:
+// CpuId::to_string() less the stepping.
+std::string processor_of(const std::string& file) {
+  perf_data::PerfDataReader reader(file);
+  REQUIRE(reader.info().cpuid);
+  const std::string text = CpuId::parse(*reader.info().cpuid).to_string();
+  return text.substr(0, text.find(" stepping"));
+}
+
+}  // namespace
+
+TEST_CASE("report --source of captures without IBS: each event's samples and periods as the local report's",
+          "[store][source][events]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string a = test::perf_capture("perf-a.data"), b = test::perf_capture("perf-b.data", 300);
+  if (a.empty() || b.empty()) return;
+  const std::string mem = mem_capture("mem-source.data");
+  const std::string url = database(*local, "source_events");
+  ingest(url, a, "perf-a");
+  ingest(url, b, "perf-b");
+  ingest(url, mem, "mem-1");
+
+  struct Case {
+    std::string file, host, by, key, where;
+  };
+  for (const Case& c : {Case{a, "perf-a", "function", "name", ""}, Case{a, "perf-a", "process", "pid", ""},
+                        Case{b, "perf-b", "module", "name", ""}, Case{b, "perf-b", "thread", "tid", ""},
+                        Case{mem, "mem-1", "process", "pid", ""}, Case{mem, "mem-1", "cpu", "cpu", ""},
+                        Case{mem, "mem-1", "process", "pid", "load & dc.miss"},
+                        Case{mem, "mem-1", "cpu", "cpu", "load & l2.miss"}}) {
+    INFO(c.file << " --by " << c.by << " --where " << c.where);
+    const std::string where = c.where.empty() ? "" : fmt::format(" --where '{}'", c.where);
+    const json file = run_json(fmt::format("report {} --by {} --top 0 --json{}", c.file, c.by, where));
+    const json store = run_json(fmt::format("report --source {} --host {} --by {} --top 0 --json{}", url, c.host, c.by, where));
+    CHECK(store.at("ibs") == false);
+    const bool function = c.by == "function";
+    const auto expected = event_rows(file, c.key.c_str(), {}, function);
+    CHECK(expected.size() >= (c.file == mem ? 2u : 1u));
+    CHECK(event_rows(store, "name", unnamed(file), function) == expected);
+    CHECK(store.at("event_totals") == sampled(file.at("event_totals")));
+    CHECK(store.at("samples") == file.at("kept"));
+    if (!c.where.empty()) CHECK(store.at("where_undecided") == file.at("where_undecided"));
+  }
+  // The text table: the events' columns and perf mem's latency.
+  const RunResult text = run_shell(fmt::format("{} report --source {} --host mem-1 --by process", tagop_command(), url));
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("avg load latency") != std::string::npos);
+  // --events chooses IBS derived events: refused for these.
+  const RunResult events = run_shell(fmt::format("{} report --source {} --host perf-a --events 0xF100", tagop_command(), url));
+  CHECK(events.exit_code == 2);
+  CHECK(events.err.find("without IBS") != std::string::npos);
+  for (const std::string& f : {a, b, mem}) fs::remove(f);
+}
+
+TEST_CASE("report --source by host, processor, and host and function: each capture's local numbers",
+          "[store][source][fleet]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string a = test::perf_capture("fleet-a.data"), b = test::perf_capture("fleet-b.data", 300);
+  if (a.empty() || b.empty()) return;
+  const std::string mem = mem_capture("mem-fleet.data");
+  const std::string url = database(*local, "source_fleet");
+  ingest(url, a, "web-1");
+  ingest(url, b, "web-2");
+  ingest(url, mem, "db-1");
+  std::map<std::string, json> local_totals;  // host -> its capture's event totals
+  for (const auto& [file, host] : {std::pair{a, "web-1"}, std::pair{b, "web-2"}, std::pair{mem, "db-1"}})
+    local_totals[host] = sampled(run_json(fmt::format("report {} --json", file)).at("event_totals"));
+
+  // By host: each row is its capture's totals; the percent column is the
+  // row's share of the store's, so samples and periods are compared.
+  const auto counts = [](const json& events) {
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> out;
+    for (const auto& [name, e] : events.items())
+      if (e.at("samples").get<std::uint64_t>() != 0) out[name] = {e.at("samples"), e.at("period")};
+    return out;
+  };
+  const json by_host = run_json(fmt::format("report --source {} --by host --json", url));
+  REQUIRE(by_host.at("rows").size() == 3);
+  for (const json& row : by_host.at("rows")) {
+    INFO(row.at("name"));
+    CHECK(counts(row.at("events")) == counts(local_totals.at(row.at("name"))));
+  }
+
+  // By processor: this machine's (the two perf record captures summed)
+  // and the perf mem capture's Skylake server.
+  const std::string here = processor_of(a), skylake = processor_of(mem);
+  REQUIRE(skylake == "GenuineIntel family 0x6 model 0x55");
+  if (here != skylake) {
+    const json by_processor = run_json(fmt::format("report --source {} --by processor --json", url));
+    std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>> rows;
+    for (const json& row : by_processor.at("rows")) rows[row.at("name")] = counts(row.at("events"));
+    auto both = counts(local_totals.at("web-1"));
+    for (const auto& [name, n] : counts(local_totals.at("web-2"))) {
+      both[name].first += n.first;
+      both[name].second += n.second;
+    }
+    CHECK(rows == std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>>{
+                      {here, both}, {skylake, counts(local_totals.at("db-1"))}});
+  }
+
+  // By host and function: each host's rows are its capture's by function.
+  const json host_function = run_json(fmt::format("report --source {} --by host,function --top 0 --json", url));
+  for (const auto& [file, host] : {std::pair{a, "web-1"}, std::pair{b, "web-2"}}) {
+    INFO(host);
+    const json by_function = run_json(fmt::format("report {} --by function --top 0 --json", file));
+    const std::set<std::string> skip = unnamed(by_function);
+    std::map<std::string, json> store;
+    for (const json& row : host_function.at("rows")) {
+      REQUIRE(row.at("parts").size() == 2);
+      const std::string function = row.at("parts")[1];
+      if (row.at("parts")[0] != host || skip.count(function)) continue;
+      CHECK(row.at("name") == fmt::format("{}  {}", host, function));
+      json events = sampled(row.at("events"));
+      for (auto& [name, e] : events.items()) e.erase("percent");  // of the store's total, not the capture's
+      store[function + "\n" + row.at("module").get<std::string>()] = events;
+    }
+    auto expected = event_rows(by_function, "name", {}, true);
+    for (auto& [name, events] : expected)
+      for (auto& [event, e] : events.items()) e.erase("percent");
+    CHECK(!expected.empty());
+    CHECK(store == expected);
+  }
+
+  // IBS captures of two processors: --by processor and --by host, each row
+  // the local report's totals of its capture, every derived event.
+  const std::string zen = test::zen_capture("zen-fleet.data", 99);
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  ingest(url, zen, "zen-1");
+  ingest(url, example, "k10-1");
+  const json processors = run_json(fmt::format("report --source {} --backend amd-ibs --by processor --view all --json", url));
+  const json hosts = run_json(fmt::format("report --source {} --backend amd-ibs --by host --view all --json", url));
+  std::map<std::string, json> by_processor, by_host_ibs, expected_processor, expected_host;
+  for (const json& row : processors.at("rows")) by_processor[row.at("name")] = row.at("values");
+  for (const json& row : hosts.at("rows")) by_host_ibs[row.at("name")] = row.at("values");
+  for (const auto& [file, host] : {std::pair{zen, "zen-1"}, std::pair{example, "k10-1"}}) {
+    // The local totals: each derived event's count (or sum), each ratio.
+    const json document = run_json(fmt::format("report {} --view all --json", file));
+    json totals = json::object();
+    for (const auto& [id, value] : by_processor.begin()->second.items())
+      totals[id] = document.at("events").contains(id) ? document.at("events").at(id) : document.at("ratios").at(id);
+    expected_processor[processor_of(file)] = totals;
+    expected_host[host] = totals;
+  }
+  REQUIRE(!by_processor.empty());
+  CHECK(by_processor.begin()->second.size() >= 40);
+  CHECK(by_processor == expected_processor);
+  CHECK(by_host_ibs == expected_host);
+  // Both kinds at once: the columns differ, so the store says to choose.
+  const RunResult mixed = run_shell(fmt::format("{} report --source {} --by host", tagop_command(), url));
+  CHECK(mixed.exit_code == 1);
+  CHECK(mixed.err.find("--backend") != std::string::npos);
+  for (const std::string& f : {a, b, mem, zen}) fs::remove(f);
+}
+
+TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of their captures", "[store][diff]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string a = test::perf_capture("diff-a.data"), b = test::perf_capture("diff-b.data", 300);
+  if (a.empty() || b.empty()) return;
+  const std::string zen_a = test::zen_capture("diff-zen-a.data", 5), zen_b = test::zen_capture("diff-zen-b.data", 6);
+  const std::string url = database(*local, "store_diff");
+  // The old captures a second before the new: the ingest times (whole
+  // seconds) tell them apart too.
+  ingest(url, a, "old");
+  ingest(url, zen_a, "zen-old");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ingest(url, b, "new");
+  ingest(url, zen_b, "zen-new");
+  std::string new_since = profiles::ClickHouseServer(local->url() + "/?database=store_diff")
+                              .query("SELECT toString(min(ingested)) FROM tagop_captures_v1 WHERE host = 'new'");
+  new_since.erase(new_since.find_last_not_of('\n') + 1);
+  const std::string by_time = fmt::format("--until '{0}' --since-b '{0}'", new_since);
+
+  // Each column's rows by name: the numbers either diff gives.
+  // (Rows the local diff names by address or of the kernel's modules
+  // (unnamed(): its diff's rows alike) are left out on both sides.)
+  const auto columns = [](const json& diff, const std::set<std::string>& skip, bool by_function) {
+    std::map<std::string, std::map<std::string, json>> out;
+    for (const json& c : diff.at("columns")) {
+      auto& rows = out[c.at("id")];
+      for (json row : c.at("rows")) {
+        const std::string name = row.at("name");
+        if (!named(row) || skip.count(name) || name.find("+0x") != std::string::npos) continue;
+        // A function's module: two of one name are two rows. (A module row's
+        // is its path beside its file name in a local diff, "" in the store's.)
+        const std::string key = by_function ? name + "\n" + row.at("module").get<std::string>() : name;
+        row.erase("module");
+        rows[key] = row;
+      }
+    }
+    return out;
+  };
+  struct Case {
+    std::string a, b, parts, by, options;
+  };
+  for (const Case& c : {Case{a, b, "--host old --host-b new", "function", ""},
+                        Case{a, b, "--host old --host-b new", "module", ""},
+                        Case{zen_a, zen_b, "--host zen-old --host-b zen-new", "cpu", " --view all"},
+                        Case{a, b, by_time + " --backend perf", "function", ""},
+                        Case{zen_a, zen_b, by_time + " --backend amd-ibs", "cpu", " --view dc"}}) {
+    INFO(c.parts << " --by " << c.by);
+    const json file = run_json(fmt::format("diff {} {} --by {} --top 0 --json{}", c.a, c.b, c.by, c.options));
+    const json store =
+        run_json(fmt::format("diff --source {} {} --by {} --top 0 --json{}", url, c.parts, c.by, c.options));
+    std::set<std::string> skip{""};
+    for (const json& column : file.at("columns")) skip.merge(unnamed(column));
+    const auto expected = columns(file, skip, c.by == "function");
+    CHECK(!expected.empty());
+    CHECK(columns(store, skip, c.by == "function") == expected);
+  }
+  // B the same samples as A: a usage error.
+  const RunResult same = run_shell(fmt::format("{} diff --source {} --host old", tagop_command(), url));
+  CHECK(same.exit_code == 2);
+  CHECK(same.err.find("--host-b") != std::string::npos);
+  for (const std::string& f : {a, b, zen_a, zen_b}) fs::remove(f);
+}

@@ -1,0 +1,31 @@
+#pragma once
+// The printing of a report of the store (tagop report --source): a table or
+// JSON of report::StoreReport, in the local report's words: derived events
+// of IBS captures, events by period (share, samples, period, load latency)
+// of others.
+
+#include <cstddef>  // std::size_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include <tagop/report/columns.hpp>       // Column
+#include <tagop/report/store_report.hpp>  // StoreReport
+
+namespace tagop::cli {
+
+/// --backend's value: "" (automatic), "amd-ibs" or "perf"; a usage error for others.
+report::StoreBackend store_backend(const std::string& text);
+
+/// How to print a store report.
+struct StorePrint {
+  std::string source;  ///< the URL
+  std::size_t top = 0;  ///< the first N rows (0: all)
+  bool json = false;
+};
+
+/// Prints `r` with `columns` (IBS: derived events and ratios; others: its
+/// events), rows highest first by `sort`.
+void print_store_report(const report::StoreReport& r, const report::StoreReportOptions& options,
+                        const std::vector<report::Column>& columns, const report::Column& sort, const StorePrint& how);
+
+}  // namespace tagop::cli
