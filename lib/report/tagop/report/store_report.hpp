@@ -29,7 +29,7 @@ namespace report {
 /// What to report from the store.
 struct StoreReportOptions {
   /// The rows: function, module (its file name), process (by pid), thread
-  /// (tid), cpu;
+  /// (tid), cpu, line (file:line), data (the data object);
   /// others throw tagop::Error (store_key_column).
   GroupBy by = GroupBy::function;
   /// Only the samples of this machine ("": every host).
@@ -60,7 +60,7 @@ struct StoreReport {
 
 /// The store's column (or expression) for a row key; throws tagop::Error
 /// naming the keys it has for one the store cannot group by (address,
-/// line, callchain, data, cacheline).
+/// callchain, cacheline).
 std::string store_key_column(GroupBy by);
 
 /// The SQL condition of the options' host, since and where ("" for none).
