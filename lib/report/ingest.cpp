@@ -75,15 +75,26 @@ class Symbolizer {
   }
 
   /// The data object of a data address (0: none), as report --by data
-  /// names it.
+  /// names it (rows.cpp name_data()): a mapping without a file by its name,
+  /// a file's address by the ELF object symbol that holds it, else
+  /// module+0xoffset. Only a file's addresses are looked up and kept (per
+  /// distinct address): the others' names are constants or the mapping's.
   std::string_view data_object(std::uint32_t pid, std::uint64_t address) {
     if (address == 0) return "[no data address]";
+    const Mapping* m = processes_.find(pid, address);
+    if (!m) return kernel_address(address) ? "[kernel]" : "[unknown]";
+    const MappedModule& module = processes_.modules()[m->module];
+    const std::string& f = module.filename;
+    if (module.kernel) return "[kernel]";
+    if (f.empty() || f.starts_with("//anon") || f.starts_with("[anon")) return "[anon]";
+    if (f[0] != '/') return f;
     const std::uint64_t key = address * 0x9E3779B97F4A7C15ull ^ pid;
     if (auto it = data_at_.find(key); it != data_at_.end() && it->second.pid == pid && it->second.address == address)
       return it->second.name;
-    if (data_at_.size() >= (1u << 16)) data_at_.clear();
+    if (data_at_.size() >= (1u << 16)) data_at_.clear();  // memory stays flat
     DataAt& entry = data_at_[key];
-    entry = {pid, address, look_up_data(pid, address)};
+    entry = {pid, address, object_name(*m, address)};
+    if (entry.name.empty()) entry.name = fmt::format("{}+{:#x}", base(f), m->file_offset(address));
     return entry.name;
   }
 
@@ -158,20 +169,14 @@ class Symbolizer {
     return out;
   }
 
-  // rows.cpp name_data(): a mapping without a file by its name, a file's
-  // address by the ELF object symbol that holds it, else module+0xoffset.
-  std::string look_up_data(std::uint32_t pid, std::uint64_t address) {
-    const Mapping* m = processes_.find(pid, address);
-    if (!m) return kernel_address(address) ? "[kernel]" : "[unknown]";
-    const MappedModule& module = processes_.modules()[m->module];
-    const std::string& f = module.filename;
-    if (module.kernel) return "[kernel]";
-    if (f.empty() || f.starts_with("//anon") || f.starts_with("[anon")) return "[anon]";
-    if (f[0] != '/') return f;
-    Module& names = modules_[m->module];
+  // The ELF object symbol holding a file's address, demangled as perf
+  // names it (a C++ static: _ZL14private_buffer); "" where none does.
+  std::string object_name(const Mapping& m, std::uint64_t address) {
+    const MappedModule& module = processes_.modules()[m.module];
+    Module& names = modules_[m.module];
     if (!names.tried_objects) {
       names.tried_objects = true;
-      for (const SymbolFile& file : find_symbol_files(f, module.build_id, {}).files) {
+      for (const SymbolFile& file : find_symbol_files(module.filename, module.build_id, {}).files) {
         try {
           names.objects = DataObjects::open(file.path);
           break;
@@ -180,13 +185,13 @@ class Symbolizer {
         }
       }
     }
-    const std::uint64_t offset = m->file_offset(address);
+    if (!names.objects) return {};
+    const std::uint64_t offset = m.file_offset(address);
     std::uint32_t object = DataObjects::none;
-    if (names.objects) names.objects->find({&offset, 1}, {&object, 1});
-    if (object == DataObjects::none) return fmt::format("{}+{:#x}", base(f), offset);
+    names.objects->find({&offset, 1}, {&object, 1});
+    if (object == DataObjects::none) return {};
     auto it = names.object_names.find(object);
     if (it == names.object_names.end()) {
-      // Demangled as perf names it (a C++ static: _ZL14private_buffer).
       const std::string& symbol = names.objects->name(object);
       it = names.object_names.emplace(object, symbol.starts_with("_Z") ? demangle_short(symbol.c_str()) : symbol).first;
     }
