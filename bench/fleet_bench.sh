@@ -14,6 +14,10 @@
 # temporary folder (clickhouse-server from Debian's package). Best of
 # BENCH_REPEATS (3) for each query side; the ingest runs once (a second
 # ingest of the same capture is skipped: it is the same capture).
+# The ingest is measured in halves and whole, TabSeparated (what ingest
+# sent before) against Native (what it sends now), alternated, medians:
+# tagop's own work (bench/ingest_rows.cpp, rows to a file), the server's
+# alone (those files sent by curl; its CPU seconds from /proc), the whole.
 # The issue's targets: ingest at 5 M samples/s or more, a report from the
 # store of 100 M samples within 2x the local report's time.
 set -euo pipefail
@@ -25,7 +29,7 @@ repeats=${BENCH_REPEATS:-3}
 tagop=$build/tools/tagop
 server=${CLICKHOUSE_SERVER:-/usr/sbin/clickhouse-server}
 client=${CLICKHOUSE_CLIENT:-/usr/bin/clickhouse-client}
-for f in "$tagop" "$build/bench/make-symbol-capture" "$server" "$client"; do
+for f in "$tagop" "$build/bench/make-symbol-capture" "$build/bench/ingest-rows" "$server" "$client"; do
   [ -x "$f" ] || { echo "fleet_bench: $f is missing (configure with -Dbench=true and build; apt-get install clickhouse-server clickhouse-client)" >&2; exit 2; }
 done
 [ -r "$elf" ] || { echo "fleet_bench: $elf is missing (Debian: libllvm15), or give BENCH_ELF" >&2; exit 2; }
@@ -68,12 +72,78 @@ capture=$tmp/ibs.data
 sync "$capture"; cat "$capture" > /dev/null
 echo "fleet_bench: $samples IBS samples ($(du -m "$capture" | cut -f1) MiB) inside $elf; clickhouse-server $("$client" --port "$tcp" --query 'SELECT version()')"
 
-t0=$(now)
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# The server's CPU seconds (user + system, all threads) so far.
+server_cpu() { awk -v k="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / k }' "/proc/$server_pid/stat"; }
+echo "host load before: $(uptime | sed 's/.*load average: //')"
+
+# 1. tagop's own work: the rows written to a file, nothing sent
+# (ingest-rows: read, decode, symbolize with lines and data objects,
+# format), TabSeparated (what ingest sent before) and Native, alternated.
+for f in tsv native; do : > "$tmp/own.$f"; done
+for _ in $(seq "$repeats"); do
+  for f in tsv native; do
+    s=$(now); "$build/bench/ingest-rows" "$capture" --format "$f" > "$tmp/rows.$f" 2> /dev/null; e=$(now)
+    calc "$e - $s" 3 >> "$tmp/own.$f"; echo >> "$tmp/own.$f"
+  done
+done
+for f in tsv native; do
+  own=$(median < "$tmp/own.$f")
+  echo "tagop's side ($f, no server): $own s: $(calc "$samples / $own" 0) samples/s, $(du -m "$tmp/rows.$f" | cut -f1) MiB"
+done
+
+# 2. The server's work alone: the same rows from those files, by curl
+# (HTTP, as tagop sends them), into a table of the store's layout; and
+# INSERT ... SELECT of rows the server holds (no parsing at all).
+"$client" --port "$tcp" --query "CREATE DATABASE alone"
+"$build/bench/ingest-rows" "$capture" --url "$url/?database=alone" 2> /dev/null
+"$client" --port "$tcp" --query "CREATE TABLE alone.sink AS alone.tagop_samples_v2"
+for f in tsv native; do : > "$tmp/server.$f"; : > "$tmp/server_cpu.$f"; done
+for _ in $(seq "$repeats"); do
+  for f in tsv native; do
+    format=$([ "$f" = tsv ] && echo TabSeparated || echo Native)
+    "$client" --port "$tcp" --query "TRUNCATE TABLE alone.sink"
+    c0=$(server_cpu); s=$(now)
+    curl -sS -T - "$url/?query=INSERT%20INTO%20alone.sink%20FORMAT%20$format" < "$tmp/rows.$f"
+    e=$(now); c1=$(server_cpu)
+    calc "$e - $s" 3 >> "$tmp/server.$f"; echo >> "$tmp/server.$f"
+    calc "$c1 - $c0" 2 >> "$tmp/server_cpu.$f"; echo >> "$tmp/server_cpu.$f"
+  done
+done
+for f in tsv native; do
+  wall=$(median < "$tmp/server.$f")
+  echo "server's side ($f by curl): $wall s: $(calc "$samples / $wall" 0) samples/s, server CPU $(median < "$tmp/server_cpu.$f") s"
+done
+"$client" --port "$tcp" --query "TRUNCATE TABLE alone.sink"
+c0=$(server_cpu); s=$(now)
+"$client" --port "$tcp" --query "INSERT INTO alone.sink SELECT * FROM alone.tagop_samples_v2"
+e=$(now); c1=$(server_cpu)
+echo "server's side (INSERT SELECT, no parsing): $(calc "$e - $s" 3) s: $(calc "$samples / ($e - $s)" 0) samples/s, server CPU $(calc "$c1 - $c0" 2) s"
+rm -f "$tmp"/rows.*
+
+# 3. The whole ingest, before (TabSeparated) and now (tagop ingest:
+# Native), alternated, each into a database of its own.
+for f in tsv native; do : > "$tmp/ingest.$f"; done
+run=0
+for _ in $(seq "$repeats"); do
+  for f in tsv native; do
+    run=$((run + 1))
+    "$client" --port "$tcp" --query "CREATE DATABASE run$run"
+    s=$(now)
+    if [ "$f" = native ]; then "$tagop" ingest "$url/?database=run$run" "$capture" > /dev/null
+    else "$build/bench/ingest-rows" "$capture" --format tsv --url "$url/?database=run$run" 2> /dev/null; fi
+    e=$(now)
+    calc "$e - $s" 3 >> "$tmp/ingest.$f"; echo >> "$tmp/ingest.$f"
+    "$client" --port "$tcp" --query "DROP DATABASE run$run"
+  done
+done
 "$tagop" ingest "$url" "$capture" > /dev/null
-t1=$(now)
-rows=$("$client" --port "$tcp" --query 'SELECT count() FROM tagop_samples_v1')
-ingest_s=$(calc "$t1 - $t0" 3)
-echo "ingest: $rows rows in $ingest_s s: $(calc "$rows / ($t1 - $t0)" 0) samples/s (target 5000000)"
+rows=$("$client" --port "$tcp" --query 'SELECT count() FROM tagop_samples_v2')
+for f in tsv native; do
+  wall=$(median < "$tmp/ingest.$f")
+  echo "ingest ($f): $rows rows in $wall s: $(calc "$rows / $wall" 0) samples/s (target 5000000)"
+done
+echo "host load after the ingests: $(uptime | sed 's/.*load average: //')"
 
 # Every IBS derived event's three aggregates, by function, in one SELECT.
 columns=""
@@ -86,7 +156,7 @@ for code in $codes; do
   [ -n "$part" ] && columns="$columns${columns:+, }$part"
   i=$((i + 1))
 done
-query="SELECT function, $columns FROM tagop_samples_v1 WHERE capture IN (SELECT capture FROM tagop_captures_v1) GROUP BY function FORMAT Null"
+query="SELECT function, $columns FROM tagop_samples_v2 WHERE capture IN (SELECT capture FROM tagop_captures_v2) GROUP BY function FORMAT Null"
 
 best() {  # best wall time of $repeats runs of "$@"
   local best="" s e d
@@ -99,8 +169,8 @@ best() {  # best wall time of $repeats runs of "$@"
 }
 # The tallies report::tally_store asks for: samples by function and
 # signature, summed on the server; the engine answers every event of them.
-sums=$("$client" --port "$tcp" --query "SELECT arrayStringConcat(groupArray(concat('sum(', name, ')')), ', ') FROM system.columns WHERE database = currentDatabase() AND table = 'tagop_samples_v1' AND substring(name, 1, 2) = 'm_'")
-tally="SELECT function, conditions_lo, conditions_hi, observed_lo, observed_hi, measured, count(), $sums FROM tagop_samples_v1 WHERE capture IN (SELECT capture FROM tagop_captures_v1) GROUP BY function, conditions_lo, conditions_hi, observed_lo, observed_hi, measured FORMAT Null"
+sums=$("$client" --port "$tcp" --query "SELECT arrayStringConcat(groupArray(concat('sum(', name, ')')), ', ') FROM system.columns WHERE database = currentDatabase() AND table = 'tagop_samples_v2' AND substring(name, 1, 2) = 'm_'")
+tally="SELECT function, conditions_lo, conditions_hi, observed_lo, observed_hi, measured, count(), $sums FROM tagop_samples_v2 WHERE capture IN (SELECT capture FROM tagop_captures_v2) GROUP BY function, conditions_lo, conditions_hi, observed_lo, observed_hi, measured FORMAT Null"
 store_s=$(best "$client" --port "$tcp" --query "$query")
 tally_s=$(best "$client" --port "$tcp" --query "$tally")
 local_s=$(best "$tagop" report "$capture" --by function --format json)

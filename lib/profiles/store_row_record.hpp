@@ -55,6 +55,8 @@ struct StoreRow {
     (StoreMeasures, m),
     (StoreText, module),
     (StoreText, function),
+    (StoreText, line),
+    (StoreText, data_object),
     (StoreChain, chain));
 };
 
@@ -88,6 +90,9 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
     {"m", "the measures, one column each (m_<name>, dots as underscores); 0 where not measured"},
     {"module", "the executable or library holding ip, when known"},
     {"function", "the function holding ip, when known"},
+    {"line", "the source line of ip as report --by line names it (file:line from DWARF; module+0xoffset without)"},
+    {"data_object", "the data object of the data address as report --by data names it (a symbol of .data/.bss, "
+                    "[heap], [stack], module+0xoffset; [no data address] without one)"},
     {"chain", "the call chain's addresses, the interrupted ip first, then the callers (empty without perf record -g)"},
 };
 

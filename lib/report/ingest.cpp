@@ -21,6 +21,10 @@
 #include <tagop/profiles/store.hpp>        // StoreRowWriter
 #include <tagop/report/report.hpp>         // holds_ibs_events
 #include <tagop/report/symbols.hpp>        // elf_symbol_source
+#include <tagop/symbol_files.hpp>          // find_symbol_files
+
+#include "../demangle.hpp"  // demangle_short
+#include "data_objects.hpp"  // DataObjects
 
 namespace tagop::report {
 
@@ -40,7 +44,10 @@ std::string quoted(std::string_view text) {
   return out + "'";
 }
 
-// The names of an address, looked up once per module function.
+// The names of an address, as a local report names them by function, by
+// line and by data (rows.cpp): looked up once per distinct (pid, address)
+// while the mappings stay as they are, and once per module's function,
+// line and data object.
 class Symbolizer {
  public:
   explicit Symbolizer(const perf_data::FileInfo& info) {
@@ -48,16 +55,47 @@ class Symbolizer {
     sources_.push_back(elf_symbol_source());
   }
   ProcessTable& processes() { return processes_; }
-  void forget() { at_.clear(); }
+  void forget() {
+    at_.clear();
+    data_at_.clear();
+  }
 
-  profiles::SampleSymbol at(std::uint32_t pid, std::uint64_t ip) {
+  struct Names {
+    profiles::SampleSymbol symbol;
+    std::string_view line;
+  };
+  Names at(std::uint32_t pid, std::uint64_t ip) {
     const std::uint64_t key = ip * 0x9E3779B97F4A7C15ull ^ pid;
     if (auto it = at_.find(key); it != at_.end() && it->second.pid == pid && it->second.ip == ip)
-      return it->second.symbol;
+      return {it->second.symbol, it->second.line};
     if (at_.size() >= (1u << 16)) at_.clear();  // memory stays flat
-    const profiles::SampleSymbol symbol = look_up(pid, ip);
-    at_[key] = {pid, ip, symbol};
-    return symbol;
+    At& entry = at_[key];
+    entry = look_up(pid, ip);
+    return {entry.symbol, entry.line};
+  }
+
+  /// The data object of a data address (0: none), as report --by data
+  /// names it (rows.cpp name_data()): a mapping without a file by its name,
+  /// a file's address by the ELF object symbol that holds it, else
+  /// module+0xoffset. Only a file's addresses are looked up and kept (per
+  /// distinct address): the others' names are constants or the mapping's.
+  std::string_view data_object(std::uint32_t pid, std::uint64_t address) {
+    if (address == 0) return "[no data address]";
+    const Mapping* m = processes_.find(pid, address);
+    if (!m) return kernel_address(address) ? "[kernel]" : "[unknown]";
+    const MappedModule& module = processes_.modules()[m->module];
+    const std::string& f = module.filename;
+    if (module.kernel) return "[kernel]";
+    if (f.empty() || f.starts_with("//anon") || f.starts_with("[anon")) return "[anon]";
+    if (f[0] != '/') return f;
+    const std::uint64_t key = address * 0x9E3779B97F4A7C15ull ^ pid;
+    if (auto it = data_at_.find(key); it != data_at_.end() && it->second.pid == pid && it->second.address == address)
+      return it->second.name;
+    if (data_at_.size() >= (1u << 16)) data_at_.clear();  // memory stays flat
+    DataAt& entry = data_at_[key];
+    entry = {pid, address, object_name(*m, address)};
+    if (entry.name.empty()) entry.name = fmt::format("{}+{:#x}", base(f), m->file_offset(address));
+    return entry.name;
   }
 
  private:
@@ -65,44 +103,113 @@ class Symbolizer {
     std::unique_ptr<SymbolTable> table;
     bool tried = false;
     std::unordered_map<std::uint32_t, std::string> names;
+    std::unordered_map<std::uint64_t, std::string> lines;  // by file << 32 | line
+    std::unique_ptr<DataObjects> objects;
+    bool tried_objects = false;
+    std::unordered_map<std::uint32_t, std::string> object_names;
   };
   struct At {
-    std::uint32_t pid;
-    std::uint64_t ip;
+    std::uint32_t pid = 0;
+    std::uint64_t ip = 0;
     profiles::SampleSymbol symbol;
+    std::string line;  // the line's name, or module+0xoffset
   };
-  profiles::SampleSymbol look_up(std::uint32_t pid, std::uint64_t ip) {
-    const Mapping* m = processes_.find(pid, ip);
-    if (!m) return {};
-    const MappedModule& module = processes_.modules()[m->module];
-    Module& names = modules_[m->module];
+  struct DataAt {
+    std::uint32_t pid = 0;
+    std::uint64_t address = 0;
+    std::string name;
+  };
+  static bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
+  static std::string_view base(std::string_view path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+  }
+
+  SymbolTable* table_of(std::uint32_t module_index) {
+    const MappedModule& module = processes_.modules()[module_index];
+    Module& names = modules_[module_index];
     if (!names.tried) {
       names.tried = true;
       std::string problem;
       for (const auto& source : sources_)
         if ((names.table = source->open({module.filename, module.build_id, module.kernel}, problem))) break;
     }
-    if (!names.table) return {{}, module.filename};
+    return names.table.get();
+  }
+
+  At look_up(std::uint32_t pid, std::uint64_t ip) {
+    At out{pid, ip, {}, {}};
+    const Mapping* m = processes_.find(pid, ip);
+    if (!m) {
+      out.line = fmt::format("{}+{:#x}", kernel_address(ip) ? "[kernel]" : "[unknown]", ip);
+      return out;
+    }
+    const MappedModule& module = processes_.modules()[m->module];
+    Module& names = modules_[m->module];
     const std::uint64_t offset = m->file_offset(ip);
+    out.symbol.module = module.filename;
+    out.line = fmt::format("{}+{:#x}", base(module.filename), offset);
+    const SymbolTable* table = table_of(m->module);
+    if (!table) return out;
+    SymbolTable::Line line;
+    table->lines({&offset, 1}, {&line, 1});
+    if (line.file != SymbolTable::none) {
+      const std::uint64_t line_key = std::uint64_t{line.file} << 32 | line.line;
+      auto it = names.lines.find(line_key);
+      if (it == names.lines.end())
+        it = names.lines.emplace(line_key, fmt::format("{}:{}", table->file_name(line.file), line.line)).first;
+      out.line = it->second;
+    }
     std::uint32_t function = SymbolTable::none;
-    names.table->functions({&offset, 1}, {&function, 1});
-    if (function == SymbolTable::none) return {{}, module.filename};
+    table->functions({&offset, 1}, {&function, 1});
+    if (function == SymbolTable::none) return out;
     auto it = names.names.find(function);
-    if (it == names.names.end()) it = names.names.emplace(function, names.table->short_function_name(function)).first;
-    return {it->second, module.filename};
+    if (it == names.names.end()) it = names.names.emplace(function, table->short_function_name(function)).first;
+    out.symbol.function = it->second;
+    return out;
+  }
+
+  // The ELF object symbol holding a file's address, demangled as perf
+  // names it (a C++ static: _ZL14private_buffer); "" where none does.
+  std::string object_name(const Mapping& m, std::uint64_t address) {
+    const MappedModule& module = processes_.modules()[m.module];
+    Module& names = modules_[m.module];
+    if (!names.tried_objects) {
+      names.tried_objects = true;
+      for (const SymbolFile& file : find_symbol_files(module.filename, module.build_id, {}).files) {
+        try {
+          names.objects = DataObjects::open(file.path);
+          break;
+        } catch (const Error&) {
+          // The next candidate; none: module+offset, as the report's rows.
+        }
+      }
+    }
+    if (!names.objects) return {};
+    const std::uint64_t offset = m.file_offset(address);
+    std::uint32_t object = DataObjects::none;
+    names.objects->find({&offset, 1}, {&object, 1});
+    if (object == DataObjects::none) return {};
+    auto it = names.object_names.find(object);
+    if (it == names.object_names.end()) {
+      const std::string& symbol = names.objects->name(object);
+      it = names.object_names.emplace(object, symbol.starts_with("_Z") ? demangle_short(symbol.c_str()) : symbol).first;
+    }
+    return it->second;
   }
 
   ProcessTable processes_;
   std::vector<std::shared_ptr<SymbolSource>> sources_;
   std::unordered_map<std::uint32_t, Module> modules_;  // node-based: the names stay put
   std::unordered_map<std::uint64_t, At> at_;
+  std::unordered_map<std::uint64_t, DataAt> data_at_;
 };
 
 class RowHandler : public perf_data::RecordHandler {
  public:
-  RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, profiles::StoreCapture capture,
-             profiles::ClickHouseInsert& insert)
-      : options_(options), symbols_(reader.info()), writer_(std::move(capture)), insert_(insert),
+  RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
+             const std::function<void(std::string_view)>& write)
+      : options_(options), symbols_(reader.info()), blocks_(capture), lines_(capture), write_(write),
         events_(reader.info().event_names()) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
     for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
@@ -160,7 +267,15 @@ class RowHandler : public perf_data::RecordHandler {
                                  : r.event < fixed_periods_.size() ? fixed_periods_[r.event]
                                                                    : 0;
     const std::string_view event = r.event < events_.size() ? std::string_view(events_[r.event]) : "";
-    writer_.append(s, symbols_.at(s.pid, s.ip), batch_, {event, period});
+    const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
+    // The data view's address (walk.cpp): IBS's linear address where
+    // dc.lin_addr_valid says so, perf mem's PERF_SAMPLE_ADDR.
+    const std::uint64_t data_address =
+        ibs_ ? (s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0)
+             : (r.sample_type & PERF_SAMPLE_ADDR ? r.addr : 0);
+    const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, data_address)};
+    if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, period}, source);
+    else lines_.append(s, names.symbol, batch_, {event, period}, source);
     ++rows_;
     if (++in_batch_ >= options_.batch_rows) flush();
   }
@@ -172,15 +287,17 @@ class RowHandler : public perf_data::RecordHandler {
 
  private:
   void flush() {
-    insert_.write(batch_);
+    blocks_.flush(batch_);
+    if (!batch_.empty()) write_(batch_);
     batch_.clear();
     in_batch_ = 0;
   }
 
   const IngestOptions& options_;
   Symbolizer symbols_;
-  profiles::StoreRowWriter writer_;
-  profiles::ClickHouseInsert& insert_;
+  profiles::StoreBlockWriter blocks_;  // RowFormat::native
+  profiles::StoreRowWriter lines_;     // RowFormat::tab_separated
+  const std::function<void(std::string_view)>& write_;
   std::vector<std::string> events_;
   std::vector<std::uint64_t> fixed_periods_;
   std::optional<amd_ibs::IbsCapture> ibs_;
@@ -189,6 +306,39 @@ class RowHandler : public perf_data::RecordHandler {
   std::size_t in_batch_ = 0;
   std::uint64_t rows_ = 0;
 };
+
+// What the capture's rows say of where they came from.
+profiles::StoreCapture capture_of(const perf_data::FileInfo& info, const IngestOptions& options, std::uint64_t id) {
+  profiles::StoreCapture capture;
+  capture.id = id;
+  capture.host = options.host.empty() ? info.hostname : options.host;
+  std::optional<CpuId> cpu = options.cpu;
+  if (!cpu && info.cpuid) {
+    try {
+      cpu = CpuId::parse(*info.cpuid);
+    } catch (const Error&) {
+      // Not x86's form (an Arm MIDR): the vendor column holds it as it is.
+      capture.vendor = *info.cpuid;
+    }
+  }
+  if (cpu) {
+    capture.vendor = cpu->vendor;
+    capture.family = cpu->family;
+    capture.model = cpu->model;
+  }
+  capture.backend = holds_ibs_events(info) ? "amd-ibs" : "perf";
+  return capture;
+}
+
+std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
+                         const IngestOptions& options, std::string* host = nullptr) {
+  perf_data::PerfDataReader reader(path);
+  const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
+  if (host) *host = capture.host;
+  RowHandler handler(reader, options, capture, write);
+  reader.read(handler);
+  return handler.finish();
+}
 
 std::uint64_t number(const std::string& answer) {
   std::istringstream in(answer);
@@ -244,35 +394,21 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
                             "ALTER TABLE {} DELETE WHERE capture = {}",
                             server.url(), path, table, result.capture));
 
-  perf_data::PerfDataReader reader(path);
-  const perf_data::FileInfo& info = reader.info();
-  profiles::StoreCapture capture;
-  capture.id = result.capture;
-  capture.host = options.host.empty() ? info.hostname : options.host;
-  std::optional<CpuId> cpu = options.cpu;
-  if (!cpu && info.cpuid) {
-    try {
-      cpu = CpuId::parse(*info.cpuid);
-    } catch (const Error&) {
-      // Not x86's form (an Arm MIDR): the vendor column holds it as it is.
-      capture.vendor = *info.cpuid;
-    }
-  }
-  if (cpu) {
-    capture.vendor = cpu->vendor;
-    capture.family = cpu->family;
-    capture.model = cpu->model;
-  }
-  capture.backend = holds_ibs_events(info) ? "amd-ibs" : "perf";
-
-  profiles::ClickHouseInsert insert(server, fmt::format("INSERT INTO {} FORMAT TabSeparated", table));
-  RowHandler handler(reader, options, capture, insert);
-  reader.read(handler);
-  result.rows = handler.finish();
+  profiles::ClickHouseInsert insert(
+      server, fmt::format("INSERT INTO {} FORMAT {}", table,
+                          options.format == RowFormat::native ? "Native" : "TabSeparated"));
+  std::string host;
+  result.rows = write_rows(
+      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host);
   insert.finish();
   server.query(fmt::format("INSERT INTO {} (capture, host, file, rows, ingested) VALUES ({}, {}, {}, {}, now())",
-                           captures, result.capture, quoted(capture.host), quoted(path), result.rows));
+                           captures, result.capture, quoted(host), quoted(path), result.rows));
   return result;
+}
+
+std::uint64_t write_capture_rows(const std::string& path, const std::function<void(std::string_view)>& write,
+                                 const IngestOptions& options) {
+  return write_rows(path, profiles::capture_identity(path), write, options);
 }
 
 std::string tally_store_sql(std::string_view key, std::string_view where_sql, const IngestOptions& options) {

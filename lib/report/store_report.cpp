@@ -228,10 +228,13 @@ std::string store_key_column(GroupBy by) {
     case GroupBy::process: return "pid";
     case GroupBy::thread: return "tid";
     case GroupBy::cpu: return "cpu";
+    // Named at ingest as the local report names its rows by line and data.
+    case GroupBy::line: return "line";
+    case GroupBy::data: return "data_object";
     default: break;
   }
-  throw Error(fmt::format("--by {}: the store's rows are by function, module, process, thread or cpu (the store "
-                          "keeps each sample's function and module, not its line, data object or cache line), "
+  throw Error(fmt::format("--by {}: the store's rows are by function, module, process, thread, cpu, line or data "
+                          "(the store keeps each sample's names, not its address, cache line or call chain's rows), "
                           "or by host or processor",
                           name_of(by)));
 }

@@ -78,15 +78,15 @@ void insert_rows(const ClickHouseServer& server, const std::string& table, const
 
 TEST_CASE("the store's columns come from the row's declaration", "[profiles][store]") {
   const std::vector<StoreColumn> columns = store_columns();
-  // 24 declared fields; the two condition sets are two columns each, the
+  // 26 declared fields; the two condition sets are two columns each, the
   // measures one column per measure of the table.
-  CHECK(columns.size() == 24 - 3 + 4 + measure_count);
+  CHECK(columns.size() == 26 - 3 + 4 + measure_count);
   CHECK(columns[0].name == "capture");
   CHECK(columns.back().name == "chain");
   CHECK(columns.back().type == "Array(UInt64)");
   CHECK(measure_column(measure("dc.miss_latency")) == "m_dc_miss_latency");
   const std::string ddl = store_create_table(store_table_name());
-  CHECK(ddl.find("CREATE TABLE IF NOT EXISTS tagop_samples_v1 (") == 0);
+  CHECK(ddl.find("CREATE TABLE IF NOT EXISTS tagop_samples_v2 (") == 0);
   for (const StoreColumn& c : columns) {
     CHECK(!c.description.empty());
     CHECK(ddl.find(fmt::format("  {} {} COMMENT", c.name, c.type)) != std::string::npos);

@@ -12,6 +12,7 @@
 #include <algorithm>   // std::find
 #include <filesystem>  // std::filesystem
 #include <map>         // std::map
+#include <regex>       // the fixture's segments, from readelf
 #include <sstream>     // std::istringstream
 
 #include <fmt/format.h>  // fmt::format
@@ -212,7 +213,7 @@ TEST_CASE("two shards and a Distributed table give the answers of one server", "
   for (const std::string& f : {zen1, example, zen2}) report::ingest_capture(f, one, on_one);
   CHECK(number(server_a, "SELECT count() FROM tagop_samples_all") ==
         number(one, "SELECT count() FROM cluster_samples"));
-  CHECK(number(server_a, "SELECT count() FROM tagop_samples_v1") <
+  CHECK(number(server_a, "SELECT count() FROM tagop_samples_v2") <
         number(server_a, "SELECT count() FROM tagop_samples_all"));
 
   // Every derived event, by host and processor, through either shard's
@@ -299,7 +300,7 @@ TEST_CASE("the store's errors: wrong URL, server down, another schema, a half-wr
   const profiles::ClickHouseServer server(local->url());
   // A table of the same name with another version's columns.
   server.query("CREATE DATABASE IF NOT EXISTS older");
-  server.query("CREATE TABLE IF NOT EXISTS older.tagop_samples_v1 (capture UInt64, host String) ENGINE = "
+  server.query("CREATE TABLE IF NOT EXISTS older.tagop_samples_v2 (capture UInt64, host String) ENGINE = "
                "MergeTree() ORDER BY capture");
   const profiles::ClickHouseServer older(local->url() + "/?database=older");
   CHECK_THROWS_WITH(report::create_store_tables(older), Catch::Contains("made by another version of tagop"));
@@ -337,13 +338,13 @@ TEST_CASE("tagop ingest, and the SQL events show and compare print, asked of the
   const RunResult first = run_shell(fmt::format("{} ingest {} {} --host k10-cli", tagop, url, example));
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
-  const std::uint64_t rows = number(server, "SELECT count() FROM tagop_samples_v1 WHERE host = 'k10-cli'");
+  const std::uint64_t rows = number(server, "SELECT count() FROM tagop_samples_v2 WHERE host = 'k10-cli'");
   CHECK(rows > 1000);
   CHECK(first.out.find(fmt::format("{} samples", rows)) != std::string::npos);
   const RunResult again = run_shell(fmt::format("{} ingest {} {}", tagop, url, example));
   CHECK(again.exit_code == 0);
   CHECK(again.out.find("skipped") != std::string::npos);
-  CHECK(number(server, "SELECT count() FROM tagop_samples_v1") == rows);
+  CHECK(number(server, "SELECT count() FROM tagop_samples_v2") == rows);
 
   // The printed SELECT of 0xF219 (DC miss latency) answers the report's numbers.
   perf_data::PerfDataReader reader(example);
@@ -424,6 +425,89 @@ std::map<std::string, nlohmann::json> json_rows(const std::string& text, const c
   return out;
 }
 
+
+// The data-objects fixture (tests/report/data_objects_fixture.cpp): a
+// program with DWARF lines and named objects in .data, .bss and .rodata;
+// its symbols by nm and its loaded segments by readelf, never by tagop.
+std::string objects_fixture() {
+  const char* path = std::getenv("TAGOP_DATA_OBJECTS_FIXTURE");
+  REQUIRE(path);
+  return path;
+}
+std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> fixture_symbols() {
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> out;  // name -> (address, size)
+  const RunResult nm = run_shell("nm -S --defined-only " + objects_fixture());
+  REQUIRE(nm.exit_code == 0);
+  std::istringstream in(nm.out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string address, size, type, name;
+    if (words >> address >> size >> type >> name) out[name] = {std::stoull(address, nullptr, 16), std::stoull(size, nullptr, 16)};
+  }
+  return out;
+}
+struct Segment {
+  std::uint64_t start, len, pgoff;
+};
+std::vector<Segment> fixture_segments() {
+  const RunResult r = run_shell("readelf -lW " + objects_fixture());
+  REQUIRE(r.exit_code == 0);
+  std::vector<Segment> out;
+  const std::regex load(R"(LOAD\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+0x([0-9a-f]+))");
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), load), end; it != end; ++it) {
+    const std::uint64_t offset = std::stoull((*it)[1], nullptr, 16), vaddr = std::stoull((*it)[2], nullptr, 16);
+    const std::uint64_t start = vaddr & ~std::uint64_t{0xFFF};
+    out.push_back({start, (vaddr + std::stoull((*it)[3], nullptr, 16) - start + 0xFFF) & ~std::uint64_t{0xFFF},
+                   offset & ~std::uint64_t{0xFFF}});
+  }
+  REQUIRE(out.size() >= 2);
+  return out;
+}
+
+// A Zen 3 IBS capture of the fixture: ops across main's code (each of its
+// source lines), their random IbsOpData3 words with the linear address
+// valid or not, at the fixture's objects, a heap, a stack and addresses
+// outside every mapping; fetches beside them (no data address).
+std::string objects_capture(const std::string& name, std::uint64_t seed) {
+  const std::string file = temp(name);
+  const auto symbols = fixture_symbols();
+  const auto [main_at, main_size] = symbols.at("main");
+  REQUIRE(main_size > 0);
+  std::vector<std::uint64_t> data;
+  for (const char* object : {"cold_table", "hot_counters", "_ZL14private_buffer", "greeting"})
+    for (std::uint64_t k = 0; k < 5; ++k) data.push_back(symbols.at(object).first + k * symbols.at(object).second / 5);
+  constexpr std::uint64_t heap = 0x2000000, stack = 0x7ffc00000000;
+  for (std::uint64_t a : {heap + 0x40, stack + 0x18, std::uint64_t{0x5000}, std::uint64_t{0xffffffff81000000}})
+    data.push_back(a);
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x21, .stepping = 0});
+  constexpr std::uint32_t pid = 5151;
+  w.perf().comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
+  for (const Segment& s : fixture_segments())
+    w.perf().mmap2(pid, pid, s.start, s.len, s.pgoff, objects_fixture(), {}, {.pid = pid, .tid = pid, .time = 2});
+  w.perf().mmap2(pid, pid, heap, 0x21000, 0, "[heap]", {}, {.pid = pid, .tid = pid, .time = 3});
+  w.perf().mmap2(pid, pid, stack, 0x21000, 0, "[stack]", {}, {.pid = pid, .tid = pid, .time = 3});
+  std::uint64_t state = seed, t = 10;
+  for (std::uint32_t i = 0; i < 600; ++i) {
+    amd_ibs::IbsRegisters op;
+    op.unit = amd_ibs::IbsUnit::op;
+    op.set(amd_ibs::IbsRegister::IbsOpRip, main_at + splitmix(state) % main_size);
+    op.set(amd_ibs::IbsRegister::IbsOpData, splitmix(state));
+    op.set(amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
+    op.set(amd_ibs::IbsRegister::IbsOpData3, splitmix(state));  // bit 17: the linear address valid, or not
+    op.set(amd_ibs::IbsRegister::IbsDcLinAd, data[splitmix(state) % data.size()]);
+    op.set(amd_ibs::IbsRegister::IbsDcPhysAd, 0);
+    w.sample(op, pid, pid, i % 2, t++);
+    if (i % 4 == 0) {
+      amd_ibs::IbsRegisters fetch;
+      fetch.unit = amd_ibs::IbsUnit::fetch;
+      fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
+      fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, main_at + splitmix(state) % main_size);
+      w.sample(fetch, pid, pid, 0, t++);
+    }
+  }
+  w.finish();
+  return file;
+}
 }  // namespace
 
 TEST_CASE("tagop report --source prints the local report's rows of the same capture", "[store][cli][source]") {
@@ -492,8 +576,78 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   CHECK(children.exit_code == 2);
   CHECK(children.err.find("--children") != std::string::npos);
   CHECK(children.err.find("--html") != std::string::npos);
-  const RunResult line = run_shell(fmt::format("{} report --source {} --by line", tagop, url));
+  const RunResult line = run_shell(fmt::format("{} report --source {} --by cacheline", tagop, url));
   CHECK(line.exit_code == 2);
-  CHECK(line.err.find("--by line") != std::string::npos);
+  CHECK(line.err.find("--by cacheline") != std::string::npos);
   fs::remove(zen);
+}
+
+TEST_CASE("report --source by line and by data object gives the local report's rows", "[store][cli][source]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string tagop = std::getenv("TAGOP_EXE");
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS line_report");
+  const std::string url = "'" + local->url() + "/?database=line_report'";
+  const std::string capture = objects_capture("objects.data", 4343);
+  const RunResult ingest = run_shell(fmt::format("{} ingest {} {} --host objects-a", tagop, url, capture));
+  INFO(ingest.err);
+  REQUIRE(ingest.exit_code == 0);
+  for (const std::string by : {"line", "data"}) {
+    for (const std::string where : {"", " --where 'load & dc.miss'"}) {
+      INFO("--by " << by << where);
+      const RunResult file =
+          run_shell(fmt::format("{} report {} --by {} --view all --top 0 --json{}", tagop, capture, by, where));
+      INFO(file.err);
+      REQUIRE(file.exit_code == 0);
+      const RunResult store = run_shell(fmt::format(
+          "{} report --source {} --host objects-a --by {} --view all --top 0 --json{}", tagop, url, by, where));
+      INFO(store.err);
+      REQUIRE(store.exit_code == 0);
+      const auto expected = json_rows(file.out, "name");
+      CHECK(json_rows(store.out, "name") == expected);
+      // The capture's names, not addresses only: lines of the fixture's
+      // source, its objects and the mappings without a file.
+      std::size_t named = 0;
+      for (const auto& [name, values] : expected)
+        if (name.find("data_objects_fixture.cpp:") != std::string::npos || name == "cold_table" ||
+            name == "hot_counters" || name == "[heap]" || name == "[no data address]")
+          ++named;
+      CHECK(named >= (by == "line" ? 3u : 4u));
+    }
+  }
+  fs::remove(capture);
+}
+
+TEST_CASE("the rows sent as Native and as TabSeparated are the same rows in the store", "[store]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const profiles::ClickHouseServer server(local->url());
+  const std::string capture = objects_capture("formats.data", 4545);
+  // The server's own reading of each format, row by row (sorted: the
+  // parts' order is the server's).
+  auto rows_in = [&](report::RowFormat format, const std::string& table) {
+    const report::IngestOptions options{.format = format, .table = table + "_samples",
+                                        .captures_table = table + "_captures"};
+    report::create_store_tables(server, options);
+    const report::IngestResult r = report::ingest_capture(capture, server, options);
+    CHECK(r.rows == 750);  // 600 ops and 150 fetches, all decoded
+    std::vector<std::string> lines;
+    std::istringstream in(server.query(fmt::format("SELECT * FROM {} FORMAT TabSeparated", options.table)));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  const std::vector<std::string> native = rows_in(report::RowFormat::native, "native");
+  CHECK(native.size() == 750);
+  CHECK(native == rows_in(report::RowFormat::tab_separated, "tsv"));
+  // And the same as write_capture_rows() gives without a server.
+  std::string written;
+  CHECK(report::write_capture_rows(capture, [&](std::string_view rows) { written += rows; },
+                                   {.format = report::RowFormat::tab_separated}) == 750);
+  std::vector<std::string> lines;
+  std::istringstream in(written);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  CHECK(lines == native);
+  fs::remove(capture);
 }

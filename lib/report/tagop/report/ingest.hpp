@@ -35,6 +35,16 @@
 namespace tagop TAGOP_API {
 namespace report {
 
+/// The format of an INSERT's rows.
+enum class RowFormat {
+  /// ClickHouse's Native: blocks of columns, read by the server without
+  /// parsing (profiles::StoreBlockWriter); the default, the fastest.
+  native,
+  /// TabSeparated text, a line a row (profiles::StoreRowWriter): for a
+  /// proxy or tool between tagop and the server that reads the rows.
+  tab_separated,
+};
+
 /// How to ingest.
 struct IngestOptions {
   /// The machine's name in the store; "" for the capture's own (perf's
@@ -42,8 +52,10 @@ struct IngestOptions {
   std::string host{};
   /// The processor, when the capture's HEADER_CPUID is missing or wrong.
   std::optional<CpuId> cpu{};
-  /// Rows per chunk sent (the memory the ingest holds).
+  /// Rows per chunk sent (the memory the ingest holds): a Native block each.
   std::size_t batch_rows = 65536;
+  /// The rows' format in the INSERT.
+  RowFormat format = RowFormat::native;
   /// Called every few tens of MiB with the data bytes read and their total.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress{};
   /// The samples' table ("": profiles::store_table_name()).
@@ -69,6 +81,15 @@ void create_store_tables(const profiles::ClickHouseServer& server, const IngestO
 /// capture half-written by an earlier ingest.
 IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,
                             const IngestOptions& options = {});
+
+/// A capture's rows as ingest_capture() sends them (the body of `INSERT
+/// INTO tagop_samples_v2 FORMAT Native`, or TabSeparated as
+/// options.format says), handed to `write` a batch at a time, without a
+/// server: for clickhouse-client (`--query 'INSERT ... FORMAT Native' <
+/// rows`), or to measure ingest's own work apart from the server's.
+/// Returns the rows written. Throws tagop::Error for a file it cannot read.
+std::uint64_t write_capture_rows(const std::string& path, const std::function<void(std::string_view)>& write,
+                                 const IngestOptions& options = {});
 
 /// The store's samples tallied by signature (engine.hpp): one row per
 /// distinct value of a key column, each with its samples' count and measure

@@ -62,8 +62,8 @@ enum class StoreBackend {
 /// What to report from the store.
 struct StoreReportOptions {
   /// The rows: function, module (its file name), process (by pid), thread
-  /// (tid), cpu; others throw tagop::Error (store_key_column). Read when
-  /// `keys` is empty.
+  /// (tid), cpu, line (file:line), data (the data object); others throw
+  /// tagop::Error (store_key_column). Read when `keys` is empty.
   GroupBy by = GroupBy::function;
   /// The rows' keys, when not empty (parse_store_keys): by host, by
   /// processor, or several at once.
@@ -119,7 +119,7 @@ struct StoreReport {
 
 /// The store's column (or expression) for a row key; throws tagop::Error
 /// naming the keys it has for one the store cannot group by (address,
-/// line, callchain, data, cacheline).
+/// callchain, cacheline).
 std::string store_key_column(GroupBy by);
 
 /// The store's expression of the options' keys (`by`, or `keys`): one
