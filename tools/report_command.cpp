@@ -609,7 +609,7 @@ void add_report_command(CLI::App& app) {
                   "report of the same samples gives (http://127.0.0.1:8123): of IBS captures every derived event "
                   "(--view, --events), of others (perf record, perf mem) each event's samples and periods, with "
                   "the average load latency of perf mem's loads. --by: function, module, process (pid), thread "
-                  "(tid), cpu, host (the machine), processor (its vendor, family and model: a generation), or "
+                  "(tid), cpu, line (file:line), data (the data object), host (the machine), processor (its vendor, family and model: a generation), or "
                   "several, separated by commas (host,function); text or --json");
   cmd->add_option("--host", o->host, "With --source: only the samples of this machine");
   cmd->add_option("--since", o->since,

@@ -258,7 +258,7 @@ std::vector<StoreKey> parse_store_keys(std::string_view list) {
       key = *by;
     } else
       throw Error(fmt::format("--by '{}': '{}' is not a key of the store's rows: host, processor, function, module, "
-                              "process, thread or cpu, or several separated by commas (host,function)",
+                              "process, thread, cpu, line or data, or several separated by commas (host,function)",
                               list, name));
     for (const StoreKey& k : out)
       if (k == key) throw Error(fmt::format("--by '{}': {} twice", list, name));
