@@ -136,7 +136,13 @@ CoreModel::Translation CoreModel::translate(BlockCache& l1_small, BlockCache& l1
 }
 
 unsigned CoreModel::fetch_block(std::uint64_t address, Sample& out) {
-  out = Sample{};
+  // Field by field, not `out = Sample{}`: that clears the measures array
+  // too, a memset per fetch, and only the measures marked are read.
+  out.measured = 0;
+  out.ip_physical = out.data_linear = out.data_physical = out.branch_target = out.time = 0;
+  out.pid = out.tid = out.cpu = 0;
+  out.ip_exact = true;
+  out.chain = {};
   out.conditions = {condition("fetch"), condition("fetch.completed")};
   out.observed = fetch_observed_;
   out.ip = address;
