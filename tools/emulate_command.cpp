@@ -130,11 +130,55 @@ EmulatedModelRecord model_record(const emulate::ModelResult& m) {
   return out;
 }
 
+EmulatedProcessRecord process_record(const emulate::ProcessResult& p, const emulate::EmulateResult& r) {
+  EmulatedProcessRecord out{p.pid, p.ppid, p.program, p.forked, p.instructions, p.inherited, {}, {}};
+  for (const emulate::ThreadResult& t : p.threads) out.threads.push_back({t.tid, t.instructions});
+  for (std::size_t i = 0; i < p.models.size() && i < r.models.size(); ++i) {
+    const emulate::CoreCounts& c = p.models[i];
+    out.models.push_back({std::string(r.models[i].spec->name), c.instructions, c.i1_misses, c.il_misses, c.data_reads,
+                          c.d1_read_misses, c.ll_read_misses, c.data_writes, c.d1_write_misses, c.ll_write_misses,
+                          c.conditional_branches, c.conditional_mispredicts, c.indirect_branches,
+                          c.indirect_mispredicts});
+  }
+  return out;
+}
+
 EmulateRecord emulate_record(const emulate::EmulateResult& r) {
   EmulateRecord out{{}, {}, r.engine, fmt::format("{}", fmt::join(r.command, " ")),
-                    r.exit_status, r.instructions, r.distinct_instructions, r.unresolved, {}};
+                    r.exit_status, r.instructions, r.distinct_instructions, r.unresolved, {}, {}};
   for (const emulate::ModelResult& m : r.models) out.models.push_back(model_record(m));
+  for (const emulate::ProcessResult& p : r.processes) out.processes.push_back(process_record(p, r));
   return out;
+}
+
+std::string percent(std::uint64_t n, std::uint64_t of) {
+  return of ? fmt::format("{:.2f}%", 100.0 * static_cast<double>(n) / static_cast<double>(of)) : "-";
+}
+
+// Each process of the family with its own counts, as Cachegrind's
+// per-process files give them.
+void print_processes(const emulate::EmulateResult& r) {
+  fmt::print(stderr, "\nprocesses ({}; each its own core, a forked child's counts go on from its parent's at the fork):\n",
+             r.processes.size());
+  for (const emulate::ProcessResult& p : r.processes) {
+    fmt::print(stderr, "  pid {} {}", p.pid, p.program.empty() ? "(not told)" : p.program);
+    if (p.forked) fmt::print(stderr, " (forked from {}, {} instructions inherited)", p.ppid, p.inherited);
+    else if (p.ppid) fmt::print(stderr, " (parent {})", p.ppid);
+    fmt::print(stderr, ": {} instructions\n", p.instructions);
+    if (p.threads.size() > 1)
+      for (const emulate::ThreadResult& t : p.threads)
+        fmt::print(stderr, "    thread {}: {} instructions\n", t.tid, t.instructions);
+    for (std::size_t i = 0; i < p.models.size() && i < r.models.size(); ++i) {
+      const emulate::CoreCounts& c = p.models[i];
+      fmt::print(stderr,
+                 "    {:<10} I1 misses {} (LL {}); reads {} (D1 misses {}, LL {}); writes {} (D1 misses {}, LL {}); "
+                 "conditional branches {} ({} mispredicted, {}); indirect {} ({}, {})\n",
+                 r.models[i].spec->name, c.i1_misses, c.il_misses, c.data_reads, c.d1_read_misses, c.ll_read_misses,
+                 c.data_writes, c.d1_write_misses, c.ll_write_misses, c.conditional_branches,
+                 c.conditional_mispredicts, percent(c.conditional_mispredicts, c.conditional_branches),
+                 c.indirect_branches, c.indirect_mispredicts, percent(c.indirect_mispredicts, c.indirect_branches));
+    }
+  }
 }
 
 // On stderr, as perf record does: stdout is the program's.
@@ -181,6 +225,7 @@ void print_text(const emulate::EmulateResult& r, const EmulateRecord& counts, st
     fmt::print(stderr, "  {} of the {} events of {} counted (--json or --counts FILE lists them)\n", modelled, m.events.size(),
                m.spec->backend);
   }
+  print_processes(r);
   fmt::print(stderr, "\nThe numbers are a model's, not the hardware's: see `tagop emulate --help`.\n");
 }
 
@@ -211,6 +256,8 @@ int run(const EmulateCommandOptions& o) {
   e.seed = parse_u64(o.seed, "--seed");
   e.cache.prefetchers = !o.no_prefetch && !o.exact_cachegrind;
   e.cache.victim_l3 = !o.exact_cachegrind;
+  e.cache.cachegrind_branches = o.exact_cachegrind;
+  if (o.exact_cachegrind) e.valgrind_options.push_back("--vex-guest-chase=no");
   e.fast_strings = !o.exact_cachegrind;
   e.valgrind = o.valgrind;
   e.command = o.command;
@@ -264,8 +311,13 @@ void add_emulate_command(CLI::App& app) {
   cmd->add_flag("--no-prefetch", o->no_prefetch,
                 "Without the L1D's next-line and stride prefetchers (zen3, zen4 have them in the model)");
   cmd->add_flag("--exact-cachegrind", o->exact_cachegrind,
-                "Caches as Cachegrind simulates them, for an exact comparison: no prefetchers, an L3 filled by every "
-                "miss (not by L2 victims), and REP MOVS/STOS one op per iteration (not in 64-byte fast-string chunks)");
+                "Caches and branches as Cachegrind simulates them, for an exact comparison: no prefetchers, an L3 "
+                "filled by every miss (not by L2 victims), REP MOVS/STOS one op per iteration (not in 64-byte "
+                "fast-string chunks), Cachegrind's branch predictor (cg_branchpred.c) instead of the part's, and "
+                "Valgrind run with --vex-guest-chase=no (its default merges some short conditional jumps away). Each "
+                "process's counts (the summary's processes, --json's \"processes\") are then those of Cachegrind's "
+                "cachegrind.out file of that process, Cachegrind run with --vex-guest-chase=no and --I1, --D1 and "
+                "--LL set to the model's L1I, L1D and last level");
   cmd->add_option("--valgrind", o->valgrind, "The valgrind to run")->capture_default_str();
   cmd->add_option("command", o->command, "The command to emulate, after --")->required();
   add_output_options(*cmd, o->format, /*with_csv=*/true);
@@ -274,7 +326,8 @@ void add_emulate_command(CLI::App& app) {
       "instruction is one op of the model: L1I, L1D, L2 (L3) caches, L1/L2 ITLB and DTLB, a gshare\n"
       "branch predictor and fixed latencies, one table per processor (cited). Zen models add L1D\n"
       "next-line and stride prefetchers and a victim L3; REP MOVS/STOS run in 64-byte chunks as\n"
-      "fast-string microcode does (--exact-cachegrind turns all three off). The model ignores\n"
+      "fast-string microcode does (--exact-cachegrind turns all three off, and predicts branches\n"
+      "with Cachegrind's predictor: each process's counts are then Cachegrind's). The model ignores\n"
       "out-of-order overlap (a miss adds its whole latency), other prefetchers, SMT and other\n"
       "cores, and the memory controller; physical addresses are unknown.\n"
       "Captures say they are emulated (HEADER_CMDLINE), and tagop report says so.\n"

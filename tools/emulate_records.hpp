@@ -75,6 +75,45 @@ struct EmulatedModelRecord {
     (std::vector<EmulatedEventRecord>, events));  // every event of the backend
 };
 
+/// One model's counts of one process, in Cachegrind's words (the event
+/// names of its cachegrind.out files).
+struct EmulatedCoreCounts {
+  BOOST_HANA_DEFINE_STRUCT(EmulatedCoreCounts,
+    (std::string, model),                       // "zen3"
+    (std::uint64_t, Ir),                        // instructions (ops)
+    (std::uint64_t, I1mr),                      // instructions whose fetch missed the L1I
+    (std::uint64_t, ILmr),                      // ... and the last level (L3, else L2)
+    (std::uint64_t, Dr),                        // data reads (a modify is one read)
+    (std::uint64_t, D1mr),
+    (std::uint64_t, DLmr),
+    (std::uint64_t, Dw),                        // data writes
+    (std::uint64_t, D1mw),
+    (std::uint64_t, DLmw),
+    (std::uint64_t, Bc),                        // conditional branches
+    (std::uint64_t, Bcm),                       // ... mispredicted
+    (std::uint64_t, Bi),                        // indirect jumps and calls (not returns)
+    (std::uint64_t, Bim));
+};
+
+struct EmulatedThreadRecord {
+  BOOST_HANA_DEFINE_STRUCT(EmulatedThreadRecord,
+    (std::uint32_t, tid),
+    (std::uint64_t, instructions));
+};
+
+/// One program a process of the family ran (EmulateResult::processes).
+struct EmulatedProcessRecord {
+  BOOST_HANA_DEFINE_STRUCT(EmulatedProcessRecord,
+    (std::uint32_t, pid),
+    (std::uint32_t, ppid),                      // 0: not told
+    (std::string, program),
+    (bool, forked),                             // begun by a fork, else by exec or as the command
+    (std::uint64_t, instructions),              // a forked child's go on from its parent's
+    (std::uint64_t, inherited),                 // of them, the parent's before the fork
+    (std::vector<EmulatedThreadRecord>, threads),
+    (std::vector<EmulatedCoreCounts>, models));  // each model's counts of the process
+};
+
 /// `tagop emulate --json`, and the counts file.
 struct EmulateRecord {
   BOOST_HANA_DEFINE_STRUCT(EmulateRecord,
@@ -86,7 +125,8 @@ struct EmulateRecord {
     (std::uint64_t, instructions),
     (std::uint64_t, distinct_instructions),
     (std::uint64_t, undecoded_instructions),    // whose bytes were not found
-    (std::vector<EmulatedModelRecord>, models));
+    (std::vector<EmulatedModelRecord>, models),
+    (std::vector<EmulatedProcessRecord>, processes));  // in the order they started
 };
 inline constexpr record::Contract emulate_contract{
     "tagop.emulate/1", "tagop emulate",

@@ -14,7 +14,7 @@ BlockCache::BlockCache(std::uint32_t entries, std::uint32_t ways, unsigned block
   if (entries % ways_ != 0) throw Error(fmt::format("a cache of {} entries cannot have {} ways", entries, ways_));
   sets_ = entries / ways_;
   set_mask_ = std::has_single_bit(sets_) ? sets_ - 1 : 0;
-  tags_.assign(std::size_t{sets_} * ways_, 0);
+  tags_.resize(std::size_t{sets_} * ways_);  // zero, untouched (ZeroedAllocator)
 }
 
 bool BlockCache::lookup(std::uint64_t block, bool fill) {

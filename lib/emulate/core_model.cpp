@@ -1,6 +1,7 @@
 #include <tagop/emulate/core_model.hpp>
 
-#include <bit>  // std::countr_zero
+#include <algorithm>  // std::max
+#include <bit>        // std::countr_zero
 
 namespace tagop::emulate {
 
@@ -69,10 +70,11 @@ CoreModel::CoreModel(const MicroarchSpec& spec, PageSize data_pages, CacheBehavi
       dtlb_l1_large_(spec.dtlb_l1.entries_2m, spec.dtlb_l1.ways_2m, page_2m_shift),
       dtlb_l2_(spec.dtlb_l2.entries_4k, spec.dtlb_l2.ways_4k, page_4k_shift),
       dtlb_l2_large_(spec.dtlb_l2.entries_2m, spec.dtlb_l2.ways_2m, page_2m_shift),
-      predictor_(spec.predictor),
+      predictor_(spec.predictor, behaviour.cachegrind_branches),
       fetch_shift_(static_cast<unsigned>(std::countr_zero(unsigned{spec.fetch_block}))),
       op_observed_(modelled(SampleKind::op)),
-      fetch_observed_(modelled(SampleKind::fetch)) {}
+      fetch_observed_(modelled(SampleKind::fetch)),
+      cachegrind_branches_(behaviour.cachegrind_branches) {}
 
 CoreModel::Served CoreModel::below_l1(std::uint64_t address) {
   if (!victim_l3_) {
@@ -133,8 +135,14 @@ CoreModel::Translation CoreModel::translate(BlockCache& l1_small, BlockCache& l1
   return {true, true, static_cast<unsigned>(l2.latency + spec_.page_walk_latency)};
 }
 
-void CoreModel::fetch_block(std::uint64_t address, Sample& out) {
-  out = Sample{};
+unsigned CoreModel::fetch_block(std::uint64_t address, Sample& out) {
+  // Field by field, not `out = Sample{}`: that clears the measures array
+  // too, a memset per fetch, and only the measures marked are read.
+  out.measured = 0;
+  out.ip_physical = out.data_linear = out.data_physical = out.branch_target = out.time = 0;
+  out.pid = out.tid = out.cpu = 0;
+  out.ip_exact = true;
+  out.chain = {};
   out.conditions = {condition("fetch"), condition("fetch.completed")};
   out.observed = fetch_observed_;
   out.ip = address;
@@ -149,6 +157,7 @@ void CoreModel::fetch_block(std::uint64_t address, Sample& out) {
   if (s.level > 1) out.conditions.insert(condition("ic.miss"));
   if (s.level > 2) out.conditions.insert(condition("fetch.l2_miss"));
   out.set_measure(measure("fetch.latency"), s.latency + t.latency);
+  return s.level;
 }
 
 void CoreModel::memory(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles) {
@@ -174,6 +183,16 @@ void CoreModel::memory(const TraceInstruction& ins, const InstructionInfo& info,
       if (i == 0 && a.kind != AccessKind::store) train_stride(ins.ip, a.address);
     }
     if (i == 0) first_translation = t, first_served = s;
+    // A modify is one read (Cachegrind's Dm): the write after it cannot miss.
+    if (a.kind == AccessKind::store) {
+      ++counts_.data_writes;
+      counts_.d1_write_misses += s.level > 1;
+      counts_.ll_write_misses += s.level > 3;
+    } else {
+      ++counts_.data_reads;
+      counts_.d1_read_misses += s.level > 1;
+      counts_.ll_read_misses += s.level > 3;
+    }
   }
   // IBS reports one access per op: the first (its address, its outcome).
   const DataAccess& a = ins.accesses[0];
@@ -211,7 +230,30 @@ void CoreModel::memory(const TraceInstruction& ins, const InstructionInfo& info,
   cycles += s.latency + t.latency;
 }
 
+// Cachegrind's conditional branches that are no branch on the hardware:
+// they train its predictor and are counted, but the op stays no branch.
+void CoreModel::valgrind_exits(const TraceInstruction& ins, const InstructionInfo& info) {
+  // Taken where the exit leaves the fall-through path: a REP string's run
+  // goes round again (next is itself), a CAS retries (next is itself).
+  const bool again = ins.next_ip == ins.ip;
+  auto exit = [&](bool taken) {
+    ++counts_.conditional_branches;
+    counts_.conditional_mispredicts += predictor_.conditional(ins.ip, taken);
+  };
+  switch (info.valgrind_exit) {
+    case InstructionInfo::ValgrindExit::none: return;
+    case InstructionInfo::ValgrindExit::repeat:
+    case InstructionInfo::ValgrindExit::locked_retry: exit(again); return;
+    case InstructionInfo::ValgrindExit::repeat_compare:
+      // rcx != 0 (an iteration runs, it reads), then the compare's exit.
+      exit(ins.access_count != 0);
+      if (ins.access_count != 0) exit(again);
+      return;
+  }
+}
+
 void CoreModel::branch(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles) {
+  if (cachegrind_branches_ && info.valgrind_exit != InstructionInfo::ValgrindExit::none) valgrind_exits(ins, info);
   if (info.branch == BranchKind::none) return;
   const std::uint64_t next = ins.next_ip;
   const std::uint64_t fall_through = ins.ip + ins.size;
@@ -223,24 +265,32 @@ void CoreModel::branch(const TraceInstruction& ins, const InstructionInfo& info,
       taken = next != 0 && next != fall_through;
       mispredicted = predictor_.conditional(ins.ip, taken);
       c.insert(condition("branch.conditional"));
+      ++counts_.conditional_branches;
+      counts_.conditional_mispredicts += mispredicted;
       break;
     case BranchKind::jump: break;
     case BranchKind::indirect_jump:
       mispredicted = next != 0 && predictor_.indirect(ins.ip, next);
       c.insert(condition("branch.indirect"));
+      ++counts_.indirect_branches;
+      counts_.indirect_mispredicts += mispredicted;
       break;
     case BranchKind::call:
-      predictor_.call(fall_through);
+      if (!cachegrind_branches_) predictor_.call(fall_through);
       c.insert(condition("branch.call"));
       break;
     case BranchKind::indirect_call:
       mispredicted = next != 0 && predictor_.indirect(ins.ip, next);
-      predictor_.call(fall_through);
+      if (!cachegrind_branches_) predictor_.call(fall_through);
       c.insert(condition("branch.call"));
       c.insert(condition("branch.indirect"));
+      ++counts_.indirect_branches;
+      counts_.indirect_mispredicts += mispredicted;
       break;
     case BranchKind::ret:
-      mispredicted = next != 0 && predictor_.ret(next);
+      // Cachegrind takes returns to be predicted (a return stack that is
+      // never wrong) and counts them nowhere.
+      mispredicted = !cachegrind_branches_ && next != 0 && predictor_.ret(next);
       c.insert(condition("return"));
       if (mispredicted) c.insert(condition("return.mispredicted"));
       break;
@@ -262,9 +312,15 @@ void CoreModel::retire(const TraceInstruction& ins, const InstructionInfo& info,
   fetches.count = 0;
   const std::uint64_t first = ins.ip >> fetch_shift_;
   const std::uint64_t last = (ins.ip + (ins.size ? ins.size - 1 : 0)) >> fetch_shift_;
-  if (first != fetch_block_) fetch_block(ins.ip, fetches.fetch[fetches.count++]);
-  if (last != first) fetch_block(last << fetch_shift_, fetches.fetch[fetches.count++]);
+  // The level that served the instruction's bytes: 1 when it needed no
+  // new fetch (the block fetched last is the most recent line).
+  unsigned level = 1;
+  if (first != fetch_block_) level = fetch_block(ins.ip, fetches.fetch[fetches.count++]);
+  if (last != first) level = std::max(level, fetch_block(last << fetch_shift_, fetches.fetch[fetches.count++]));
   fetch_block_ = last;
+  ++counts_.instructions;
+  counts_.i1_misses += level > 1;
+  counts_.il_misses += level > 3;
 
   op.conditions = {condition("op")};
   op.observed = op_observed_;

@@ -257,7 +257,8 @@ class Family final : public ToolTraceSink {
     Image& p = image(parent);
     auto im = std::make_unique<Image>();
     im->result = {.pid = child, .ppid = parent, .program = p.result.program, .forked = true,
-                  .instructions = p.result.instructions, .inherited = p.result.instructions, .threads = {}};
+                  .instructions = p.result.instructions, .inherited = p.result.instructions, .threads = {},
+                  .models = {}};
     im->code = std::make_unique<ProcessCode>(static_cast<pid_t>(child));
     for (const CodeMapping& m : p.code->mappings()) im->code->add_mapping(m);
     std::vector<CoreModel> copied(p.models);  // the caches and predictors as the fork found them
@@ -299,6 +300,7 @@ class Family final : public ToolTraceSink {
       im->result.threads = std::move(im->threads);
       std::sort(im->result.threads.begin(), im->result.threads.end(),
                 [](const ThreadResult& a, const ThreadResult& b) { return a.tid < b.tid; });
+      for (const CoreModel& m : im->models) im->result.models.push_back(m.counts());
       out.processes.push_back(std::move(im->result));
     }
   }
@@ -307,7 +309,7 @@ class Family final : public ToolTraceSink {
   Image& start(std::uint32_t pid, std::uint32_t ppid, const std::string& program, bool forked) {
     auto im = std::make_unique<Image>();
     im->result = {.pid = pid, .ppid = ppid, .program = program, .forked = forked, .instructions = 0, .inherited = 0,
-                  .threads = {}};
+                  .threads = {}, .models = {}};
     im->code = std::make_unique<ProcessCode>(static_cast<pid_t>(pid));
     for (auto& r : runs_) im->models.emplace_back(r->spec(), options_.data_pages, options_.cache);
     return add(std::move(im));
@@ -401,7 +403,7 @@ EmulateResult emulate(const EmulateOptions& o) {
                             o.valgrind));
   std::optional<ValgrindToolDir> folder;
   if (!tool.empty()) folder.emplace(tool, core);
-  ValgrindTrace trace(o.valgrind, o.command, folder ? folder->path() : std::string());
+  ValgrindTrace trace(o.valgrind, o.command, folder ? folder->path() : std::string(), o.valgrind_options);
   const auto root = static_cast<std::uint32_t>(trace.pid());
   if (o.on_started) o.on_started(trace.pid());
   Family family(runs, o, root);
@@ -410,6 +412,7 @@ EmulateResult emulate(const EmulateOptions& o) {
   std::vector<std::string> engine{o.valgrind};
   for (const std::string& a : ValgrindTrace::valgrind_arguments(100, folder.has_value()))
     if (!a.starts_with("--log-fd") && !a.starts_with("--tagop-fd") && a != "-q") engine.push_back(a);
+  engine.insert(engine.end(), o.valgrind_options.begin(), o.valgrind_options.end());
   result.engine = fmt::format("{}", fmt::join(engine, " "));
   // Large reads: the trace is tens to hundreds of bytes per instruction.
   std::vector<char> buffer(std::size_t{1} << 20);

@@ -12,11 +12,11 @@ bool FastStrings::take(const TraceInstruction& ins, const InstructionInfo& info)
     TraceInstruction cut{};
     cut.ip = ip_;
     cut.next_ip = ins.ip;
-    make_ops(cut);
+    make_ops(cut, false);
     running_ = false;
   }
   if (!info.fast_string) {
-    ops_.push_back(ins);
+    ops_.push_back(Op{.fed = true});
     return true;
   }
   if (!running_) {
@@ -38,14 +38,14 @@ bool FastStrings::take(const TraceInstruction& ins, const InstructionInfo& info)
   streams_ = std::max(streams_, kept);
   // The iterations jump back to the instruction itself; the last goes on.
   if (ins.next_ip == ins.ip) return !ops_.empty();
-  make_ops(ins);
+  make_ops(ins, true);
   running_ = false;
   return true;
 }
 
-void FastStrings::make_ops(const TraceInstruction& last) {
+void FastStrings::make_ops(const TraceInstruction& last, bool fed) {
   if (iterations_ == 0) {  // RCX was 0: the instruction as it ran
-    ops_.push_back(last);
+    ops_.push_back(fed ? Op{.fed = true} : Op{.ip = last.ip, .next_ip = last.next_ip, .size = last.size});
     return;
   }
   folded_ += iterations_;
@@ -57,13 +57,9 @@ void FastStrings::make_ops(const TraceInstruction& last) {
       const Stream& s = stream_[i];
       const std::uint64_t start = s.low + c * chunk_bytes;
       if (start >= s.high) continue;
-      TraceInstruction op{};
-      op.ip = last.ip;
-      op.size = last.size;
-      op.access_count = 1;
-      op.accesses[0] = {start, static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_bytes, s.high - start)), s.kind};
-      op.next_ip = last.ip;
-      ops_.push_back(op);
+      ops_.push_back(Op{.ip = last.ip, .next_ip = last.ip, .size = last.size, .access_count = 1,
+                        .access = {start, static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_bytes, s.high - start)),
+                                   s.kind}});
     }
   if (!ops_.empty()) ops_.back().next_ip = last.next_ip;
 }

@@ -130,6 +130,39 @@ bool is_movs_or_stos(unsigned id) {
   }
 }
 
+bool is_string(unsigned id) {
+  switch (id) {
+    case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+    case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+    case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+    case X86_INS_INSB: case X86_INS_INSW: case X86_INS_INSD:
+    case X86_INS_OUTSB: case X86_INS_OUTSW: case X86_INS_OUTSD: return true;
+    default: return false;
+  }
+}
+
+bool is_compare_string(unsigned id) {
+  switch (id) {
+    case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
+    case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ: return true;
+    default: return false;
+  }
+}
+
+// VEX's amd64 front end (guest_amd64_toIR.c): dis_REP_op ends each run of
+// a REP string instruction with an exit on rcx == 0 (and REPE/REPNE CMPS
+// and SCAS with a second one on the compare); casLE, which every LOCKed
+// read-modify-write but CMPXCHG goes through, exits to retry a failed CAS.
+InstructionInfo::ValgrindExit valgrind_exit(const cs_insn& insn, bool locked) {
+  const cs_x86& x = insn.detail->x86;
+  const bool rep = x.prefix[0] == X86_PREFIX_REP || x.prefix[0] == X86_PREFIX_REPNE;
+  if (rep && is_string(insn.id)) return InstructionInfo::ValgrindExit::repeat;
+  if (rep && is_compare_string(insn.id)) return InstructionInfo::ValgrindExit::repeat_compare;
+  const bool cmpxchg = insn.id == X86_INS_CMPXCHG || insn.id == X86_INS_CMPXCHG8B || insn.id == X86_INS_CMPXCHG16B;
+  if (locked && has_memory_operand(x) && !cmpxchg) return InstructionInfo::ValgrindExit::locked_retry;
+  return InstructionInfo::ValgrindExit::none;
+}
+
 }  // namespace
 
 InstructionInfo InstructionClassifier::classify(std::span<const std::uint8_t> bytes, std::uint64_t ip) const {
@@ -145,6 +178,7 @@ InstructionInfo InstructionClassifier::classify(std::span<const std::uint8_t> by
   out.locked = x.prefix[0] == X86_PREFIX_LOCK || (insn->id == X86_INS_XCHG && has_memory_operand(x));
   out.prefetch = is_prefetch(insn->id);
   out.fast_string = x.prefix[0] == X86_PREFIX_REP && is_movs_or_stos(insn->id);
+  out.valgrind_exit = valgrind_exit(*insn, out.locked);
   out.classes = execution_class(*insn);
   if (insn->id == X86_INS_DIV || insn->id == X86_INS_IDIV) out.classes.insert(condition("op.int_divide"));
   if (is_fp_divide(insn->id)) out.classes.insert(condition("op.fp_divide"));

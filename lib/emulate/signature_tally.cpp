@@ -16,29 +16,35 @@ std::size_t hash_of(const ConditionSet& c) {
 }
 }  // namespace
 
-SignatureTally::SignatureTally() : table_(256), used_(256, false) {}
+SignatureTally::SignatureTally() : table_(256), keys_(256), used_(256, 0) {}
 
 SignatureCount& SignatureTally::find(const ConditionSet& c) {
   ++total_;
   if ((size_ + 1) * 2 > table_.size()) {
     std::vector<SignatureCount> old;
     old.swap(table_);
+    std::vector<std::uint8_t> old_used;
+    old_used.swap(used_);
     table_.assign(old.size() * 2, SignatureCount{});
-    used_.assign(table_.size(), false);
+    keys_.assign(table_.size(), ConditionSet{});
+    used_.assign(table_.size(), 0);
     size_ = 0;
     for (std::size_t i = 0; i < old.size(); ++i) {
-      if (old[i].count == 0) continue;
+      if (!old_used[i]) continue;
       std::size_t at = hash_of(old[i].conditions) & (table_.size() - 1);
       while (used_[at]) at = (at + 1) & (table_.size() - 1);
-      used_[at] = true;
+      used_[at] = 1;
+      keys_[at] = old[i].conditions;
       table_[at] = old[i];
       ++size_;
     }
   }
-  std::size_t at = hash_of(c) & (table_.size() - 1);
-  while (used_[at] && !same(table_[at].conditions, c)) at = (at + 1) & (table_.size() - 1);
+  const std::size_t mask = table_.size() - 1;
+  std::size_t at = hash_of(c) & mask;
+  while (used_[at] && !same(keys_[at], c)) at = (at + 1) & mask;
   if (!used_[at]) {
-    used_[at] = true;
+    used_[at] = 1;
+    keys_[at] = c;
     table_[at].conditions = c;
     ++size_;
   }

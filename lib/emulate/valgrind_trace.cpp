@@ -27,7 +27,7 @@ std::vector<std::string> ValgrindTrace::valgrind_arguments(int fd, bool tagop_to
 }
 
 ValgrindTrace::ValgrindTrace(const std::string& valgrind, const std::vector<std::string>& command,
-                             const std::string& tool_folder) {
+                             const std::string& tool_folder, const std::vector<std::string>& core_options) {
   if (command.empty()) throw Error("no command to emulate: give it after --");
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(fmt::format("cannot make a pipe: {}", std::strerror(errno)));
@@ -36,6 +36,7 @@ ValgrindTrace::ValgrindTrace(const std::string& valgrind, const std::vector<std:
 
   std::vector<std::string> args{valgrind};
   for (std::string& a : valgrind_arguments(child_log_fd, !tool_folder.empty())) args.push_back(std::move(a));
+  args.insert(args.end(), core_options.begin(), core_options.end());
   args.emplace_back("--");
   args.insert(args.end(), command.begin(), command.end());
   std::vector<char*> argv;

@@ -157,7 +157,10 @@ TEST_CASE("every model counts the same loads of the same trace; the caches diffe
     REQUIRE(e.exit_code == 0);
     const json exact_counts = read_json(exact);
     CHECK(model(exact_counts, "zen3")["ops"] == exact_counts["instructions"]);
-    CHECK(exact_counts["instructions"] == counts["instructions"]);
+    // Without the instructions that Valgrind's default translation traces
+    // though they did not run (a short conditional jump merged into a
+    // select): --exact-cachegrind runs Valgrind with --vex-guest-chase=no.
+    CHECK(exact_counts["instructions"] <= counts["instructions"]);
   }
   // One op sample every 64 ops on average (intervals of 56 to 71): samples x period estimates the ops.
   const double ops = zen3["ops"].get<double>();

@@ -4,6 +4,8 @@
 // direct-mapped last-target buffer for indirect jumps and calls, and a
 // return stack. Direct jumps and calls are taken to be predicted (their
 // target is in the instruction; the model has no BTB capacity misses).
+// With `cachegrind`, it is Cachegrind's predictor instead (cg_branchpred.c,
+// CacheBehaviour::cachegrind_branches), for an exact comparison.
 // Not thread-safe: one predictor's state, updated from one thread.
 
 #include <cstdint>  // std::uint64_t, std::uint8_t
@@ -17,7 +19,11 @@ namespace emulate {
 
 class BranchPredictor {
  public:
-  explicit BranchPredictor(const PredictorSpec& spec);
+  /// The part's predictor, or with `cachegrind` Cachegrind's: 2^14
+  /// counters indexed by 7 history bits above 7 address bits, all 0 (strongly
+  /// not taken) at the start, and a 512-entry target table by the low 9
+  /// address bits.
+  explicit BranchPredictor(const PredictorSpec& spec, bool cachegrind = false);
 
   /// A conditional branch at `ip` went `taken`: true when mispredicted.
   bool conditional(std::uint64_t ip, bool taken);
@@ -36,6 +42,7 @@ class BranchPredictor {
   std::vector<std::uint64_t> targets_;  ///< last target by address
   std::vector<std::uint64_t> stack_;    ///< circular return stack
   std::size_t top_ = 0;                 ///< where the next call's address goes
+  bool cachegrind_ = false;
 };
 
 }  // namespace emulate

@@ -4,12 +4,47 @@
 // Not thread-safe: one cache's state, updated from one thread.
 
 #include <cstdint>  // std::uint64_t, std::uint32_t
+#include <cstdlib>  // std::calloc, std::free
+#include <new>      // std::bad_alloc
+#include <utility>  // std::forward
 #include <vector>   // std::vector
 
 #include <tagop/api.hpp>  // TAGOP_API
 
 namespace tagop TAGOP_API {
 namespace emulate {
+
+/// Memory that is zero when allocated (calloc), and elements that a
+/// value-initialising resize leaves as they are: a large table then takes
+/// fresh pages from the kernel, zero already and faulted in only where it
+/// is touched (a 32 MiB L3's 4 MiB of tags, mostly never reached by a small
+/// program, is neither written at the start nor faulted in).
+template <typename T>
+struct ZeroedAllocator {
+  using value_type = T;  ///< what it allocates
+  ZeroedAllocator() = default;
+  /// Rebinding: stateless.
+  template <typename U>
+  ZeroedAllocator(const ZeroedAllocator<U>&) {}
+  /// `n` zeroed elements.
+  T* allocate(std::size_t n) {
+    void* p = std::calloc(n, sizeof(T));
+    if (!p) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  /// Frees what allocate gave.
+  void deallocate(T* p, std::size_t) { std::free(p); }
+  /// Value-initialisation: the memory is zero already.
+  template <typename U>
+  void construct(U*) {}
+  /// Any other construction, as usual.
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  /// Stateless: any two are equal.
+  friend bool operator==(const ZeroedAllocator&, const ZeroedAllocator&) { return true; }
+};
 
 class BlockCache {
  public:
@@ -53,7 +88,7 @@ class BlockCache {
   std::uint64_t last_ = ~std::uint64_t{0};
   std::uint64_t evicted_tag_ = 0;  ///< the tag the last missing lookup pushed out (0: none)
   // sets * ways tags, most recent first in each set; a tag is block + 1 (0: empty).
-  std::vector<std::uint64_t> tags_;
+  std::vector<std::uint64_t, ZeroedAllocator<std::uint64_t>> tags_;
 };
 
 }  // namespace emulate

@@ -49,6 +49,41 @@ struct CacheBehaviour {
   bool prefetchers = true;
   /// The L3 filled with the L2's victims, not with every miss.
   bool victim_l3 = true;
+  /// Branches predicted as Cachegrind's simulator predicts them
+  /// (cg_branchpred.c): 16K 2-bit counters, all 0 at the start, indexed by
+  /// 7 bits of global history above the branch address's low 7 bits; a
+  /// 512-entry last-target table, indexed by the address's low 9 bits, for
+  /// indirect jumps and calls; returns always predicted; and, as
+  /// conditional branches, the conditional exits of Valgrind's translation
+  /// that are not branches on the hardware (InstructionInfo::valgrind_exits).
+  /// Off, the part's own predictor (PredictorSpec).
+  bool cachegrind_branches = false;
+};
+
+/// What one core model counted, as Cachegrind counts a process's events
+/// (its cachegrind.out file's Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm
+/// Bi Bim). "LL", the last level, is the L3 where the part has one, else
+/// the L2: its misses are the accesses served by memory. An instruction
+/// misses the L1I (or the LL) once however many of its fetches missed; a
+/// modify (a read and a write of one location, `add [m], r`) is one read,
+/// as Cachegrind counts it (the write cannot miss after the read). The
+/// counts are of the model's accesses: with the prefetchers or the victim
+/// L3 on, they differ from Cachegrind's; CacheBehaviour{false, false, true}
+/// and fast strings off (`--exact-cachegrind`) count what Cachegrind does.
+struct CoreCounts {
+  std::uint64_t instructions = 0;  ///< Ir: instructions retired (ops: a fast-string chunk is one)
+  std::uint64_t i1_misses = 0;     ///< I1mr: instructions whose fetch missed the L1I
+  std::uint64_t il_misses = 0;     ///< ILmr: ... and the last level
+  std::uint64_t data_reads = 0;    ///< Dr: loads and modifies, each access
+  std::uint64_t d1_read_misses = 0;   ///< D1mr
+  std::uint64_t ll_read_misses = 0;   ///< DLmr: served by memory
+  std::uint64_t data_writes = 0;      ///< Dw: stores
+  std::uint64_t d1_write_misses = 0;  ///< D1mw
+  std::uint64_t ll_write_misses = 0;  ///< DLmw
+  std::uint64_t conditional_branches = 0;     ///< Bc (with cachegrind_branches, Valgrind's conditional exits too)
+  std::uint64_t conditional_mispredicts = 0;  ///< Bcm
+  std::uint64_t indirect_branches = 0;        ///< Bi: indirect jumps and calls (not returns)
+  std::uint64_t indirect_mispredicts = 0;     ///< Bim
 };
 
 class CoreModel {
@@ -62,6 +97,10 @@ class CoreModel {
   /// addresses (pid/tid/time are the caller's), `fetches` the fetches
   /// it started.
   void retire(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, Fetches& fetches);
+
+  /// Everything this core retired so far (a copy of a CoreModel, a
+  /// forked child's, goes on from its parent's counts, as Cachegrind's do).
+  const CoreCounts& counts() const { return counts_; }
 
   /// The conditions the model decides for ops and for fetches: each is
   /// known true or false on every sample (Sample::observed). An event
@@ -82,11 +121,12 @@ class CoreModel {
   Served below_l1(std::uint64_t address);
   Translation translate(BlockCache& l1_small, BlockCache& l1_large, BlockCache& l2_small, BlockCache& l2_large,
                         const TlbSpec& l1, const TlbSpec& l2, std::uint64_t address, bool large);
-  void fetch_block(std::uint64_t address, Sample& out);
+  unsigned fetch_block(std::uint64_t address, Sample& out);  ///< the level that served it
   void prefetch(std::uint64_t address);
   void train_stride(std::uint64_t ip, std::uint64_t address);
   void memory(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles);
   void branch(const TraceInstruction& ins, const InstructionInfo& info, Sample& op, unsigned& cycles);
+  void valgrind_exits(const TraceInstruction& ins, const InstructionInfo& info);
 
   // One entry of the stride prefetcher's table, indexed by the load's address.
   struct StrideEntry {
@@ -106,6 +146,8 @@ class CoreModel {
   std::uint64_t fetch_block_ = ~std::uint64_t{0};  ///< the block being fetched from
   unsigned fetch_shift_;
   ConditionSet op_observed_, fetch_observed_;
+  bool cachegrind_branches_;
+  CoreCounts counts_;
 };
 
 }  // namespace emulate

@@ -42,8 +42,10 @@ struct EmulateOptions {
   /// model's name before the extension (x.data -> x.zen3.data).
   std::string output = "emulated.data";
   PageSize data_pages = PageSize::small_4k;
-  /// Prefetchers and the victim L3 of the models that have them; both
-  /// off (and fast_strings off), the caches see what Cachegrind's do.
+  /// Prefetchers and the victim L3 of the models that have them, and the
+  /// predictor; prefetchers and victim L3 off, cachegrind_branches on and
+  /// fast_strings off (`--exact-cachegrind`), each process's CoreCounts are
+  /// what Cachegrind counts for it with the same geometry.
   CacheBehaviour cache{};
   /// REP MOVS/STOS as the fast-string microcode runs them, in 64-byte
   /// chunks (fast_strings.hpp); off, one op per iteration, as Valgrind
@@ -51,6 +53,13 @@ struct EmulateOptions {
   bool fast_strings = true;
   std::uint64_t seed = 1;
   std::string valgrind = "valgrind";
+  /// Options of Valgrind's core, given before the command. `tagop emulate
+  /// --exact-cachegrind` gives --vex-guest-chase=no: by default Valgrind's
+  /// translation turns a conditional jump over a few instructions into a
+  /// select, so those instructions are traced (and counted, by Cachegrind
+  /// too) whether they ran or not, and the jump is no exit that Cachegrind
+  /// counts as a branch, while the model still sees a conditional jump.
+  std::vector<std::string> valgrind_options;
   std::vector<std::string> command;
   /// Called with the traced process's id once it runs (e.g. for a signal
   /// handler that passes a stop signal on to it); may be empty.
@@ -97,6 +106,11 @@ struct ProcessResult {
   std::uint64_t instructions = 0;
   std::uint64_t inherited = 0;  ///< of `instructions`, the parent's before the fork
   std::vector<ThreadResult> threads;  ///< by tid, each its own instructions
+  /// Each model's counts of the process (its caches, TLBs and predictor),
+  /// in EmulateResult::models' order: as `instructions`, a forked child's
+  /// go on from its parent's at the fork, as Cachegrind's cachegrind.out
+  /// file of that pid does. The threads of the process share them.
+  std::vector<CoreCounts> models;
 };
 
 struct EmulateResult {

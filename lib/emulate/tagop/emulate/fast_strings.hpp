@@ -44,7 +44,20 @@ class FastStrings {
       return;
     }
     if (!take(ins, info)) return;
-    for (const TraceInstruction& op : ops_) emit(op);
+    for (const Op& op : ops_) {
+      if (op.fed) {
+        emit(ins);
+        continue;
+      }
+      // One reused instruction: a TraceInstruction holds max_accesses
+      // accesses, too many bytes to build one per chunk.
+      scratch_.ip = op.ip;
+      scratch_.size = op.size;
+      scratch_.next_ip = op.next_ip;
+      scratch_.access_count = op.access_count;
+      scratch_.accesses[0] = op.access;
+      emit(scratch_);
+    }
   }
 
   /// Iterations folded into chunk ops so far.
@@ -53,7 +66,17 @@ class FastStrings {
  private:
   // Adds one iteration; true when the run ended with it and ops_ holds its ops.
   bool take(const TraceInstruction& ins, const InstructionInfo& info);
-  void make_ops(const TraceInstruction& last);
+  // `fed`: `last` is the instruction being fed (handed on as it is when
+  // nothing was folded), not one made up for a run that was cut.
+  void make_ops(const TraceInstruction& last, bool fed);
+
+  // An op to hand on: the instruction fed itself, or one with at most one access.
+  struct Op {
+    bool fed = false;
+    std::uint64_t ip = 0, next_ip = 0;
+    std::uint32_t size = 0, access_count = 0;
+    DataAccess access{};
+  };
 
   // One memory stream of the string (MOVS: source, destination): the
   // bytes its iterations touched, lowest to highest (DF may run it down).
@@ -66,7 +89,8 @@ class FastStrings {
   std::uint32_t streams_ = 0;
   std::uint64_t iterations_ = 0, folded_ = 0;
   std::array<Stream, TraceInstruction::max_accesses> stream_{};
-  std::vector<TraceInstruction> ops_;
+  std::vector<Op> ops_;
+  TraceInstruction scratch_{};
 };
 
 }  // namespace emulate

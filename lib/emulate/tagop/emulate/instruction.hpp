@@ -32,6 +32,16 @@ struct InstructionInfo {
   bool locked = false;    ///< LOCK prefix, or XCHG with memory (implicitly locked)
   bool prefetch = false;  ///< a software prefetch
   bool fast_string = false;  ///< REP MOVS or REP STOS: run by the fast-string microcode (fast_strings.hpp)
+  /// How Valgrind's translation (VEX) runs it when it is no branch on the
+  /// hardware, yet a conditional exit there, which Cachegrind counts and
+  /// predicts as a conditional branch (CacheBehaviour::cachegrind_branches).
+  enum class ValgrindExit : std::uint8_t {
+    none,
+    repeat,          ///< REP string: one exit per run, taken while it iterates (rcx != 0)
+    repeat_compare,  ///< REPE/REPNE CMPS, SCAS: a second exit per iteration, on the compare
+    locked_retry,    ///< a LOCKed read-modify-write (not CMPXCHG): the exit that retries a failed CAS
+  };
+  ValgrindExit valgrind_exit = ValgrindExit::none;
   /// uop.* classes and op.int_divide / op.fp_divide.
   ConditionSet classes{};
 };

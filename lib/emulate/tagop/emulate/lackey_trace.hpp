@@ -32,7 +32,7 @@ struct DataAccess {
 };
 
 struct TraceInstruction {
-  static constexpr std::size_t max_accesses = 8;
+  static constexpr std::size_t max_accesses = 64;
   std::uint64_t ip = 0;
   std::uint32_t size = 0;
   std::uint32_t access_count = 0;  ///< the first max_accesses are kept

@@ -50,7 +50,10 @@ class SignatureTally {
   }
   SignatureCount& find(const ConditionSet& c);
   std::vector<SignatureCount> table_;
-  std::vector<bool> used_;
+  // The probe reads these alone (16 bytes a slot, not a SignatureCount's
+  // hundreds): table_[i].conditions, and whether slot i is taken.
+  std::vector<ConditionSet> keys_;
+  std::vector<std::uint8_t> used_;
   std::size_t size_ = 0;
   std::uint64_t total_ = 0;
   SignatureCount* last_ = nullptr;

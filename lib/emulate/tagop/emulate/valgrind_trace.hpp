@@ -24,7 +24,7 @@ class ValgrindTrace {
   /// ValgrindToolDir), or with Lackey when it is "". Throws tagop::Error
   /// when it cannot be started.
   ValgrindTrace(const std::string& valgrind, const std::vector<std::string>& command,
-                const std::string& tool_folder = {});
+                const std::string& tool_folder = {}, const std::vector<std::string>& core_options = {});
   /// Kills the child if it is still running.
   ~ValgrindTrace();
   ValgrindTrace(const ValgrindTrace&) = delete;
