@@ -23,6 +23,7 @@
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader
 #include <tagop/perf_data_writer.hpp>  // PerfDataWriter
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
+#include <tagop/profiles/store.hpp>       // store_captures_table_name
 
 #include "profiles/clickhouse_fixture.hpp"
 #include "report/store_captures.hpp"
@@ -316,7 +317,8 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
   ingest(url, b, "new");
   ingest(url, zen_b, "zen-new");
   std::string new_since = profiles::ClickHouseServer(local->url() + "/?database=store_diff")
-                              .query("SELECT toString(min(ingested)) FROM tagop_captures_v1 WHERE host = 'new'");
+                              .query(fmt::format("SELECT toString(min(ingested)) FROM {} WHERE host = 'new'",
+                                                  profiles::store_captures_table_name()));
   new_since.erase(new_since.find_last_not_of('\n') + 1);
   const std::string by_time = fmt::format("--until '{0}' --since-b '{0}'", new_since);
 
