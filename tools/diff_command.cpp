@@ -342,17 +342,7 @@ void run_store_diff(DiffOptions o) {
       usage_error(fmt::format("--source --by {}: the store keeps pids and tids, not process names, and two parts "
                               "of the store have different ones: function, module, cpu, host or processor",
                               o.by));
-  a.host = o.host;
-  a.since = o.since;
-  a.until = o.until;
-  a.backend = store_backend(o.backend);
-  if (!o.where.empty()) {
-    try {
-      a.where = Predicate::parse(o.where);
-    } catch (const Error& e) {
-      usage_error(fmt::format("--where: {}", e.what()));
-    }
-  }
+  choose_store_samples(a, {o.host, o.since, o.until, o.backend, o.where});
   report::StoreReportOptions b = a;
   if (!o.host_b.empty()) b.host = o.host_b;
   if (o.b_times) {

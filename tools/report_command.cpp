@@ -217,17 +217,7 @@ void run_store_report(const ReportOptions& o) {
   } catch (const Error& e) {
     usage_error(e.what());
   }
-  options.host = o.host;
-  options.since = o.since;
-  options.until = o.until;
-  options.backend = store_backend(o.backend);
-  if (!o.where.empty()) {
-    try {
-      options.where = Predicate::parse(o.where);
-    } catch (const Error& e) {
-      usage_error(fmt::format("--where: {}", e.what()));
-    }
-  }
+  choose_store_samples(options, {o.host, o.since, o.until, o.backend, o.where});
   std::vector<report::Column> columns;
   if (options.backend != report::StoreBackend::events)
     columns = columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });

@@ -8,6 +8,9 @@
 #include <fmt/format.h>       // fmt::format
 #include <nlohmann/json.hpp>  // ordered_json
 
+#include <tagop/error.hpp>      // Error
+#include <tagop/predicate.hpp>  // Predicate
+
 #include "output.hpp"
 
 namespace tagop::cli {
@@ -49,11 +52,21 @@ ordered_json event_entries(const report::StoreReport& r, const std::vector<Query
 
 }  // namespace
 
-report::StoreBackend store_backend(const std::string& text) {
-  if (text.empty()) return report::StoreBackend::automatic;
-  if (text == "amd-ibs") return report::StoreBackend::ibs;
-  if (text == "perf") return report::StoreBackend::events;
-  usage_error(fmt::format("--backend '{}': amd-ibs (the samples of IBS captures) or perf (of the others)", text));
+void choose_store_samples(report::StoreReportOptions& options, const StoreSelection& selection) {
+  options.host = selection.host;
+  options.since = selection.since;
+  options.until = selection.until;
+  const std::string& backend = selection.backend;
+  if (backend.empty()) options.backend = report::StoreBackend::automatic;
+  else if (backend == "amd-ibs") options.backend = report::StoreBackend::ibs;
+  else if (backend == "perf") options.backend = report::StoreBackend::events;
+  else usage_error(fmt::format("--backend '{}': amd-ibs (the samples of IBS captures) or perf (of the others)", backend));
+  if (selection.where.empty()) return;
+  try {
+    options.where = Predicate::parse(selection.where);
+  } catch (const Error& e) {
+    usage_error(fmt::format("--where: {}", e.what()));
+  }
 }
 
 void print_store_report(const report::StoreReport& r, const report::StoreReportOptions& options,

@@ -13,8 +13,16 @@
 
 namespace tagop::cli {
 
-/// --backend's value: "" (automatic), "amd-ibs" or "perf"; a usage error for others.
-report::StoreBackend store_backend(const std::string& text);
+/// The samples of the store that --host, --since, --until, --backend and
+/// --where choose, as the command line gave them.
+struct StoreSelection {
+  std::string host, since, until, backend, where;
+};
+
+/// Sets `options`' host, times, backend ("" automatic, "amd-ibs" or
+/// "perf") and where from `selection`; a usage error for a backend or a
+/// predicate that is not one.
+void choose_store_samples(report::StoreReportOptions& options, const StoreSelection& selection);
 
 /// How to print a store report.
 struct StorePrint {

@@ -10,7 +10,10 @@
 
 #include <fmt/format.h>  // fmt::format
 
+#include <linux/perf_event.h>  // perf_event_attr
+
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCaptureWriter
+#include <tagop/perf_data_writer.hpp>      // PerfDataWriter
 
 #include "run_command.hpp"
 #include "splitmix.hpp"
@@ -19,6 +22,24 @@ namespace tagop::test {
 
 inline std::string temp(const std::string& name) {
   return (std::filesystem::temp_directory_path() / fmt::format("tagop-store-{}-{}", ::getpid(), name)).string();
+}
+
+// perf mem record's event on a Skylake server: cpu/mem-loads,ldlat=30/P,
+// its samples with an address, a weight and a data source; perf's
+// PERF_SAMPLE_* and union perf_mem_data_src (include/uapi/linux/perf_event.h).
+inline perf_data::PerfDataWriter perf_mem_writer(const std::string& file) {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_RAW;
+  a.config = 0x1cd;
+  a.config1 = 30;
+  a.sample_period = 2000;
+  a.precise_ip = 2;
+  a.sample_id_all = 1;
+  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                  PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+  return perf_data::PerfDataWriter(file, {{.attr = a, .ids = {11}, .name = "cpu/mem-loads,ldlat=30/P"}},
+                                   {.cpuid = "GenuineIntel,6,85,4"});
 }
 
 // A Zen 4 capture of 23 processes whose IbsOpData/2/3 and IbsFetchCtl are

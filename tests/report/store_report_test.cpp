@@ -251,18 +251,7 @@ TEST_CASE("a perf mem capture's rows answer predicates with the samples written 
   const std::uint64_t load = 2, l1 = (0x2 | 0x8) << 5, l3 = (0x2 | 0x40) << 5, dram = (0x2 | 0x80) << 5;
   const std::string file = temp("mem.data");
   {
-    perf_event_attr a{};
-    a.size = sizeof a;
-    a.type = PERF_TYPE_RAW;
-    a.config = 0x1cd;
-    a.config1 = 30;
-    a.sample_period = 2000;
-    a.precise_ip = 2;
-    a.sample_id_all = 1;
-    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-                    PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
-    perf_data::PerfDataWriter w(file, {{.attr = a, .ids = {11}, .name = "cpu/mem-loads,ldlat=30/P"}},
-                                {.cpuid = "GenuineIntel,6,85,4"});
+    perf_data::PerfDataWriter w = test::perf_mem_writer(file);
     w.comm(100, 100, "memhog");
     std::uint64_t time = 1000;
     for (const auto& [source, n] : std::vector<std::pair<std::uint64_t, int>>{{l1, 30}, {l3, 20}, {dram, 10}})
