@@ -289,9 +289,10 @@ TEST_CASE("threads are counted and sampled each under its own tid", "[emulate][f
   REQUIRE(r.processes.size() == 1);
   const ProcessResult& p = r.processes[0];
   // Not exactly: how long a thread's join waits (and so the instructions
-  // of the wait) changes from run to run, Cachegrind's own counts of this
-  // program differ by about a hundred between runs.
-  CHECK(static_cast<double>(p.instructions) == Approx(static_cast<double>(cg[0].instructions)).epsilon(1e-4));
+  // of the wait) changes from run to run: Cachegrind's own counts of this
+  // program differ by about a hundred between runs on a quiet machine, by
+  // some five hundred (0.02%) on a loaded one under the sanitisers.
+  CHECK(static_cast<double>(p.instructions) == Approx(static_cast<double>(cg[0].instructions)).epsilon(1e-3));
   // The main thread and three more, whose ids the program wrote itself.
   REQUIRE(p.threads.size() == 4);
   std::set<std::uint32_t> written;
