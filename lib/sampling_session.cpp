@@ -139,15 +139,22 @@ std::vector<int> online_cpus() {
   return cpus;
 }
 
-bool process_running(pid_t pid) {
-  if (pid <= 0) return false;
+// The state letter of /proc/PID/stat ('R', 'S', 'Z' ...), or 0 for no such process.
+char process_state(pid_t pid) {
+  if (pid <= 0) return 0;
   // "PID (COMM) STATE ...": COMM may hold spaces and parentheses, the
   // state follows the last ')'.
   const std::string stat = read_first_line(fmt::format("/proc/{}/stat", pid));
   const auto paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
-  const char state = stat[paren + 2];
-  return state != 'Z' && state != 'X' && state != 'x';
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return 0;
+  return stat[paren + 2];
+}
+
+bool process_ended(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
+
+bool process_running(pid_t pid) {
+  const char state = process_state(pid);
+  return state != 0 && !process_ended(state);
 }
 
 std::string host_cpuid() {
@@ -179,6 +186,11 @@ SamplingSession::SamplingSession(SessionOptions options) : options_(std::move(op
   cpus_ = online_cpus();
   decoders_.resize(options_.events.size());
   samples_by_event_.resize(options_.events.size());
+  // The kernel lets a zombie be sampled, and its samples never come: say so
+  // rather than write an empty recording.
+  if (has_pid && process_ended(process_state(options_.pid)))
+    throw Error(ErrorCode::not_found,
+                fmt::format("process {} has ended (its parent has not yet reaped it): nothing to record", options_.pid));
   try {
     if (has_command) fork_command();
     open_events();

@@ -218,7 +218,9 @@ TEST_CASE("record a running process by pid: its name and mappings come from /pro
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    execl(busy.c_str(), busy.c_str(), "700", static_cast<char*>(nullptr));
+    // Far longer than the recording: under load and the sanitizers, a
+    // record slow to start found it ended (a zombie, sampled for nothing).
+    execl(busy.c_str(), busy.c_str(), "60000", static_cast<char*>(nullptr));
     _exit(127);
   }
   // Past its exec: its binary mapped (a loaded machine, or a sanitizer,
@@ -231,6 +233,7 @@ TEST_CASE("record a running process by pid: its name and mappings come from /pro
   }
   const std::string file = temp("pid.data");
   const RunResult r = run_tagop(fmt::format("record {} -p {} --duration 0.3 -o {}", event_args(), pid, file));
+  ::kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   INFO(r.err);
@@ -534,8 +537,9 @@ TEST_CASE("SIGTERM to record reaches the command first; it is killed only after 
 TEST_CASE("record -p stops when the process ends", "[record]") {
   const std::string file = temp("gone.data");
   // No --duration: only the end of the process ends the recording.
-  // Long enough to outlast record's start under a sanitizer.
-  const RunResult r = run_shell(fmt::format("({} 1000 & timeout 10 {} record -c 100000 -p $! -o {}; echo \"status $?\")",
+  // Four seconds of CPU outlast record's start under a sanitizer and a
+  // loaded machine (one, at 1 s, ended first).
+  const RunResult r = run_shell(fmt::format("({} 4000 & timeout 60 {} record -c 100000 -p $! -o {}; echo \"status $?\")",
                                             env("TAGOP_BUSY"), tagop_exe(), file));
   INFO(r.err);
   CHECK_THAT(r.out, Catch::Contains("status 0"));
@@ -544,6 +548,28 @@ TEST_CASE("record -p stops when the process ends", "[record]") {
   reader.read(c);
   CHECK(c.samples >= 3);
   fs::remove(file);
+}
+
+TEST_CASE("record -p of a process that has ended says so", "[record]") {
+  // A child that exits and is not reaped: a zombie, which the kernel lets
+  // perf_event_open sample though it will never run again.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) _exit(0);
+  std::string state;
+  for (int i = 0; i < 500 && state != "Z"; ++i) {
+    std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+    const std::string text{std::istreambuf_iterator<char>(stat), {}};
+    state = text.substr(text.rfind(')') + 2, 1);
+    if (state != "Z") usleep(10000);
+  }
+  REQUIRE(state == "Z");
+  const std::string file = temp("zombie.data");
+  const RunResult r = run_tagop(fmt::format("record -c 100000 -p {} -o {}", pid, file));
+  waitpid(pid, nullptr, 0);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains(fmt::format("process {} has ended", pid)));
+  CHECK(!fs::exists(file));
 }
 
 TEST_CASE("record refuses what makes no sense: bad pids, durations, rates, call graphs", "[record]") {
