@@ -22,6 +22,7 @@
 #include "perf_data_reader_guard.hpp"  // ZeroFillScope
 
 #include "elf_file.hpp"  // ElfFile
+#include "huge_page_advice.hpp"  // advise_huge_pages
 
 namespace tagop {
 
@@ -243,6 +244,7 @@ struct KernelSymbolsBuilder {
                           .module = view(r.module, r.module_size), .type = r.type};
     };
     table.symbols_.reserve(symbols.size());
+    advise_huge_pages(table.symbols_.data(), table.symbols_.capacity() * sizeof(KernelSymbol));
     for (const Raw& r : symbols) table.symbols_.push_back(symbol(r));
     std::vector<Raw>().swap(symbols);  // given back before the aliases are made
     table.aliases_.reserve(aliases.size());
@@ -264,6 +266,8 @@ class KallsymsParser {
     // and again; pages never written to cost nothing.
     builder_.symbols.reserve(text_size / 32);
     builder_.names.reserve(text_size);
+    advise_huge_pages(builder_.symbols.data(), builder_.symbols.capacity() * sizeof(KernelSymbolsBuilder::Raw));
+    advise_huge_pages(builder_.names.data(), builder_.names.capacity());
   }
 
   void line(std::string_view line) {
