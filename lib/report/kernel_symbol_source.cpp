@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>  // stat
 
+#include <future>  // std::async, std::future
 #include <memory>  // std::shared_ptr, std::weak_ptr
 #include <mutex>   // std::mutex
 
@@ -81,6 +82,20 @@ class KernelSymbolSource final : public SymbolSource {
  public:
   explicit KernelSymbolSource(KernelSymbolSearch search) : search_(std::move(search)) {}
 
+  void prepare(std::span<const ModuleRef> sampled, bool background) override {
+    if (!background) return;
+    for (const ModuleRef& module : sampled)
+      if (module.kernel && module.path == kernel_map) {
+        const KernelSymbolSearchResult found = find_kernel_symbols(module.build_id, search_);
+        if (!found.found) return;
+        ahead_path_ = found.found->path;
+        ahead_ = std::async(std::launch::async, [source = *found.found, search = search_] {
+          return shared_symbols(source, search);
+        });
+        return;
+      }
+  }
+
   std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) override {
     problem.clear();
     if (!module.kernel || module.path != kernel_map) return nullptr;
@@ -95,7 +110,8 @@ class KernelSymbolSource final : public SymbolSource {
       return nullptr;
     }
     try {
-      const std::shared_ptr<const KernelSymbols> symbols = shared_symbols(*found.found, search_);
+      const std::shared_ptr<const KernelSymbols> symbols =
+          ahead_.valid() && ahead_path_ == found.found->path ? ahead_.get() : shared_symbols(*found.found, search_);
       if (module.build_id.empty() && found.found->path == search_.running_kallsyms)
         problem = fmt::format("the capture records no build-id for the kernel: its samples are named by {} of the "
                               "running kernel, which is right only if the capture was made on this machine with this "
@@ -109,6 +125,8 @@ class KernelSymbolSource final : public SymbolSource {
 
  private:
   KernelSymbolSearch search_;
+  std::string ahead_path_;
+  std::future<std::shared_ptr<const KernelSymbols>> ahead_;
 };
 
 }  // namespace

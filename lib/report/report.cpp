@@ -1,6 +1,6 @@
 #include <tagop/report/report.hpp>
 
-#include <algorithm>      // std::partial_sort, std::sort
+#include <algorithm>      // std::all_of, std::partial_sort, std::sort
 #include <unordered_map>  // events by name
 
 #include <fmt/format.h>  // fmt::format
@@ -179,6 +179,20 @@ bool holds_ibs_events(const perf_data::FileInfo& info) {
   return false;
 }
 
+// The modules the capture says its samples hit: perf record lists them in
+// its build-id table (tagop record lists the kernel always); where every
+// event excludes the kernel, the kernel is left out.
+std::vector<ModuleRef> sampled_modules(const perf_data::FileInfo& info) {
+  const bool kernel_excluded = std::all_of(info.attrs.begin(), info.attrs.end(),
+                                           [](const perf_data::EventAttr& a) { return a.attr.exclude_kernel; });
+  std::vector<ModuleRef> out;
+  for (const perf_data::BuildIdEntry& b : info.build_ids) {
+    const bool kernel = b.cpumode == perf_data::misc_kernel;
+    if (!(kernel && kernel_excluded)) out.push_back({.path = b.filename, .build_id = b.build_id, .kernel = kernel});
+  }
+  return out;
+}
+
 bool holds_data_sources(const perf_data::FileInfo& info) {
   if (holds_ibs_events(info)) return false;
   for (const perf_data::EventAttr& a : info.attrs)
@@ -309,6 +323,13 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
                                        event_name(a)));
   }
 
+  std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
+  if (o.kernel_symbols) sources.push_back(kernel_symbol_source({.os_release = info.os_release}));
+  sources.push_back(elf_symbol_source());
+  {
+    const std::vector<ModuleRef> sampled = sampled_modules(info);
+    for (const std::shared_ptr<SymbolSource>& source : sources) source->prepare(sampled, o.threads != 1);
+  }
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
             {.tid = s.split_thread, .cpu = s.split_cpu, .data = data_view(s.by),
              // Only callers' sums and rows by call chain read the chains.
@@ -439,9 +460,6 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     }
   }
 
-  std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
-  if (o.kernel_symbols) sources.push_back(kernel_symbol_source({.os_release = info.os_release}));
-  sources.push_back(elf_symbol_source());
   make_rows(s, walk.spaces(), sources);
   for (const ModuleIdentity& id : s.identities)
     if (id.symbols)

@@ -9,14 +9,17 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <tagop/kernel_symbols.hpp>
 #include <tagop/perf_data_reader.hpp>
 #include <tagop/perf_data_writer.hpp>
 #include <tagop/report/columns.hpp>
@@ -146,6 +149,49 @@ TEST_CASE("kernel samples of a perf record capture: perf report's names and /pro
       if (row.module == "[kernel.kallsyms]") named_by_library[row.name] += row.results.at(0).count;
     }
     CHECK(named_by_library == expected);
+  }
+
+  // Each symbol source is told first of the modules perf's build-id table
+  // lists (as perf buildid-list prints them), the kernel's among them, and
+  // whether it may read on a thread of its own; with one thread the
+  // kernel's symbols are read after the walk, and name the same rows.
+  {
+    struct Told : tagop::report::SymbolSource {
+      std::set<std::pair<std::string, std::string>> modules;  // path, build-id
+      int calls = 0;
+      bool background = false;
+      std::unique_ptr<tagop::report::SymbolTable> open(const tagop::report::ModuleRef&, std::string&) override {
+        return nullptr;
+      }
+      void prepare(std::span<const tagop::report::ModuleRef> sampled, bool in_background) override {
+        ++calls;
+        background = in_background;
+        for (const auto& m : sampled) modules.emplace(m.path, m.build_id);
+      }
+    };
+    const RunResult listed = run_shell("perf buildid-list -i " + file);
+    REQUIRE(listed.exit_code == 0);
+    std::set<std::pair<std::string, std::string>> perf_lists;
+    std::istringstream ids(listed.out);
+    for (std::string id, path; ids >> id >> path;) perf_lists.emplace(path, id);
+    REQUIRE(perf_lists.count({"[kernel.kallsyms]", tagop::running_kernel_build_id()}) == 1);
+    for (const std::size_t threads : {0, 1}) {
+      INFO("threads " << threads);
+      auto told = std::make_shared<Told>();
+      PerfDataReader reader(file);
+      const tagop::report::Report library(reader, {.by = tagop::report::GroupBy::function, .threads = threads,
+                                                   .symbol_sources = {told}});
+      CHECK(told->calls == 1);
+      CHECK(told->background == (threads != 1));
+      CHECK(told->modules == perf_lists);
+      const tagop::report::Column samples = tagop::report::resolve_event_column(library.query_names(), "cpu-clock");
+      std::map<std::string, std::uint64_t> named;
+      for (std::uint32_t id : library.select(samples, 0)) {
+        const tagop::report::Row row = library.row(id);
+        if (row.module == "[kernel.kallsyms]") named[row.name] += row.results.at(0).count;
+      }
+      CHECK(named == expected);
+    }
   }
 
   // Each address, named by the test's own reading of /proc/kallsyms: the

@@ -26,8 +26,12 @@ namespace tagop TAGOP_API {
 namespace report {
 
 /// The kernel's symbols, looked for in `search`'s places when a report
-/// first meets the kernel's map.
+/// first meets the kernel's map; read on a thread of their own while the
+/// capture is walked when prepare() is told the kernel was sampled, in the
+/// background (the kernel's slow writing of /proc/kallsyms, some 40 ms,
+/// then overlaps the walk).
 std::shared_ptr<SymbolSource> kernel_symbol_source(KernelSymbolSearch search = {});
+
 
 }  // namespace report
 }  // namespace tagop

@@ -76,6 +76,15 @@ class SymbolSource {
   /// symbols, a `problem` is a caveat the report warns of (symbols that
   /// may not be the recorded ones).
   virtual std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) = 0;
+  /// Told once, before the report walks its capture, of the modules the
+  /// capture says its samples hit (perf's build-id table): a source may
+  /// start reading their symbols then, on a thread of its own when
+  /// `background` (the report's --threads allow a second), so that the
+  /// reading overlaps the walk. By default it does nothing.
+  virtual void prepare(std::span<const ModuleRef> sampled, bool background) {
+    (void)sampled;
+    (void)background;
+  }
 };
 
 /// ELF files where perf finds them (tagop::find_symbol_files): perf's
