@@ -12,6 +12,7 @@
 #include <tagop/predicate_relation.hpp>      // contradiction_text, implies
 #include <tagop/report/kernel_symbol_source.hpp>  // kernel_symbol_source
 
+#include "cpu_budget.hpp"  // idle_cpus
 #include "report_state.hpp"
 #include "walk.hpp"  // Walk, DataAccess
 
@@ -328,7 +329,10 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   sources.push_back(elf_symbol_source());
   {
     const std::vector<ModuleRef> sampled = sampled_modules(info);
-    for (const std::shared_ptr<SymbolSource>& source : sources) source->prepare(sampled, o.threads != 1);
+    // A thread of their own to read symbols in: where --threads allows a
+    // second, and by default where two CPUs are idle (cpu_budget.hpp).
+    const bool background = o.threads == 0 ? idle_cpus() >= 2 : o.threads > 1;
+    for (const std::shared_ptr<SymbolSource>& source : sources) source->prepare(sampled, background);
   }
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
             {.tid = s.split_thread, .cpu = s.split_cpu, .data = data_view(s.by),

@@ -1,10 +1,9 @@
 #include "walk.hpp"
 
-#include <sched.h>  // sched_getaffinity
+#include "cpu_budget.hpp"  // allowed_cpus, idle_cpus
 
 #include <algorithm>  // std::max, std::min
 #include <bit>        // std::popcount
-#include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
 
@@ -63,12 +62,10 @@ constexpr std::uint64_t small_data = std::uint64_t{64} << 20;
 std::size_t shard_count(std::size_t threads, std::uint64_t data_bytes) {
   if (threads) return threads;
   if (data_bytes < small_data) return 1;
-  unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-    cpus = std::max(1u, std::min(cpus, static_cast<unsigned>(CPU_COUNT(&allowed))));
-  return cpus <= 2 ? cpus : std::min(cpus - 1, 3u);
+  const std::size_t cpus = allowed_cpus();
+  const std::size_t wanted = cpus <= 2 ? cpus : std::min<std::size_t>(cpus - 1, 3);
+  // Only the CPUs the rest of the machine leaves idle (cpu_budget.hpp).
+  return std::max<std::size_t>(1, std::min(wanted, idle_cpus()));
 }
 
 // Whether the data holds PERF_RECORD_FINISHED_ROUND in its first 16 MiB

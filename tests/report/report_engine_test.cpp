@@ -5,9 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -23,6 +25,7 @@
 #include <tagop/perf_data_writer.hpp>
 #include <tagop/report/report.hpp>
 
+#include "../../lib/report/cpu_budget.hpp"
 #include "../run_command.hpp"
 
 using json = nlohmann::json;
@@ -773,4 +776,28 @@ TEST_CASE("keys that cannot make rows together are refused, and perf's names poi
       run_tagop("report " + source_path("examples/ibs-example.perf.data") + " --by process,function --children");
   CHECK(children.exit_code == 2);
   CHECK_THAT(children.err, Catch::Contains("--children with 2 keys"));
+}
+
+TEST_CASE("the default threads: the CPUs this process may use that the load average leaves idle", "[report]") {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  REQUIRE(::sched_getaffinity(0, sizeof mine, &mine) == 0);
+  const auto allowed = static_cast<std::size_t>(CPU_COUNT(&mine));
+  CHECK(tagop::report::allowed_cpus() == allowed);
+  const std::string file = (fs::temp_directory_path() / fmt::format("tagop-loadavg-{}", ::getpid())).string();
+  auto idle_at = [&](const std::string& text) {
+    std::ofstream(file) << text;
+    return tagop::report::idle_cpus(file);
+  };
+  // /proc/loadavg: "1-min 5-min 15-min running/threads last-pid".
+  CHECK(idle_at("0.00 0.00 0.00 1/100 42\n") == allowed);
+  CHECK(idle_at("0.40 0.10 0.00 1/100 42\n") == allowed);  // rounded: no CPU busy
+  if (allowed >= 2) CHECK(idle_at("1.30 1.00 1.00 2/100 42\n") == allowed - 1);
+  CHECK(idle_at(fmt::format("{}.00 4.00 4.00 5/100 42\n", allowed)) == 0);
+  CHECK(idle_at("1e300 4.00 4.00 5/100 42\n") == 0);
+  // Unreadable: as if idle (the user's --threads still rules).
+  CHECK(idle_at("nan 0 0\n") == allowed);
+  CHECK(idle_at("busy\n") == allowed);
+  fs::remove(file);
+  CHECK(tagop::report::idle_cpus(file) == allowed);
 }
