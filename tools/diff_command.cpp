@@ -4,6 +4,8 @@
 // difference and whether it is beyond the samples' noise. For before/after
 // comparisons; perf diff's Delta is the `delta` here.
 
+#include <future>  // std::async
+
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
 
@@ -25,6 +27,7 @@
 
 #include "commands.hpp"
 #include "kernel_symbol_options.hpp"
+#include "threads_option.hpp"
 #include "output.hpp"
 #include "store_output.hpp"
 
@@ -44,6 +47,7 @@ struct DiffOptions {
   std::string events;
   std::string sort = "delta";
   std::size_t top = 20;
+  std::size_t threads = 0;
   KernelSymbolOptions kernel;
   OutputOptions output;
   // --source: A and B are parts of the store (tagop ingest).
@@ -293,8 +297,15 @@ void run_diff(const DiffOptions& o) {
                             by == report::GroupBy::thread ? " (two captures' threads have different ids)" : ""));
   options.by = *by;
   const DiffSort sort = parse_sort(o.sort);
+  // B is read beside A where two CPUs are idle: two reports that share
+  // nothing but the kernel's symbols (read once, under a lock).
+  ask_no_debuginfod_server();  // before the threads: setenv() races getenv()
+  options.threads = o.threads;
+  std::future<std::unique_ptr<Capture>> b_beside;
+  if (o.threads == 0 ? report::two_cpus_idle() : o.threads > 1)
+    b_beside = std::async(std::launch::async, [&] { return open_capture("B", o.b, options, o.kernel); });
   const auto a = open_capture("A", o.a, options, o.kernel);
-  const auto b = open_capture("B", o.b, options, o.kernel);
+  const auto b = b_beside.valid() ? b_beside.get() : open_capture("B", o.b, options, o.kernel);
   const std::optional<report::EventMatches> matches = check_comparable(*a, *b);
   std::vector<std::string> warnings;
   for (const Capture* c : {a.get(), b.get()}) {
@@ -405,6 +416,10 @@ void add_diff_command(CLI::App& app) {
                   "Delta), diff (B - A), relative ((B - A) / A) or z (the test's statistic)")
       ->capture_default_str();
   cmd->add_option("--top", o->top, "Show the first N rows of each column (0: all)")->capture_default_str();
+  add_threads_option(*cmd, o->threads,
+                     "Threads: 1 reads A, then B, each with one; more reads them at once, each with that many; 0 (the "
+                     "default) reads them at once where two CPUs are idle (the load average leaves them), each with "
+                     "tagop report's default.");
   add_kernel_symbol_options(*cmd, o->kernel);
   add_output_options(*cmd, o->output, /*with_csv=*/true);
   cmd->add_option("--source", o->source,

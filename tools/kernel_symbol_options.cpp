@@ -18,16 +18,22 @@ void add_kernel_symbol_options(CLI::App& cmd, KernelSymbolOptions& o) {
                  "build-id cache (~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms), as perf report does");
 }
 
-std::vector<std::shared_ptr<report::SymbolSource>> symbol_sources_for(const KernelSymbolOptions& o,
-                                                                      const perf_data::FileInfo& capture) {
+void ask_no_debuginfod_server() {
   // As perf does by default (perf_debuginfod_setup), ask no debuginfod
   // server for a module's debug file: libdw would ask the servers of
   // DEBUGINFOD_URLS for each module that has no local debug file, a
   // network round trip each (a wait, offline). TAGOP_DEBUGINFOD=1 asks
   // them. Here, not in main(): report and diff start no other program,
   // whose environment this would change (record's and emulate's do).
-  if (const char* ask = std::getenv("TAGOP_DEBUGINFOD"); !ask || std::string_view(ask) != "1")
-    setenv("DEBUGINFOD_URLS", "", 1);
+  // Written only when it differs, so that a second call, from a thread,
+  // only reads.
+  if (const char* ask = std::getenv("TAGOP_DEBUGINFOD"); ask && std::string_view(ask) == "1") return;
+  if (const char* urls = std::getenv("DEBUGINFOD_URLS"); !urls || *urls) setenv("DEBUGINFOD_URLS", "", 1);
+}
+
+std::vector<std::shared_ptr<report::SymbolSource>> symbol_sources_for(const KernelSymbolOptions& o,
+                                                                      const perf_data::FileInfo& capture) {
+  ask_no_debuginfod_server();
   KernelSymbolSearch search{.vmlinux = o.vmlinux, .kallsyms = o.kallsyms};
   search.files.symfs = o.symfs;
   search.os_release = capture.os_release;

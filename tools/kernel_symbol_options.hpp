@@ -19,6 +19,11 @@ struct KernelSymbolOptions {
 
 void add_kernel_symbol_options(CLI::App& cmd, KernelSymbolOptions& o);
 
+/// Makes libdw ask no debuginfod server (DEBUGINFOD_URLS=""), as perf
+/// does by default, unless TAGOP_DEBUGINFOD=1. Call it before starting
+/// threads that read symbols: only its first call writes the environment.
+void ask_no_debuginfod_server();
+
 /// The symbol sources for a capture: the kernel's (its HEADER_OSRELEASE
 /// names perf's vmlinux paths), then the ELF files under --symfs and in
 /// the build-id cache.

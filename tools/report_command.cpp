@@ -11,7 +11,6 @@
 #include <cstdio>     // stderr
 #include <filesystem>  // the progress bar's label
 #include <optional>   // --width
-#include <thread>     // std::thread::hardware_concurrency
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
@@ -27,6 +26,7 @@
 #include "call_graph_output.hpp"
 #include "commands.hpp"
 #include "kernel_symbol_options.hpp"
+#include "threads_option.hpp"
 #include "output.hpp"
 #include "read_progress.hpp"
 #include "report_output.hpp"
@@ -171,10 +171,6 @@ std::optional<std::string> damage(const perf_data::FileInfo& info, const perf_da
   if (parts.empty()) return std::nullopt;
   return fmt::format("--strict: the capture is damaged ({})", fmt::join(parts, ", "));
 }
-
-// More threads than CPUs only wait their turn, and each takes memory: a
-// few per CPU is the most that can help.
-std::size_t max_threads() { return std::max<std::size_t>(16, 4 * std::thread::hardware_concurrency()); }
 
 // "load, store, dc.miss": the conditions a capture's data sources decide.
 std::string data_src_names(const ConditionSet& set) {
@@ -579,13 +575,11 @@ void add_report_command(CLI::App& app) {
                   "A call chain is cut in the middle, its leaf (the last frame) kept whole")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
-  cmd->add_option("--threads", o->threads,
-                  fmt::format("Threads that tally, up to {} (4 per CPU, at least 16; 0: 1 for a capture under 64 MiB, "
-                              "else by the CPUs it may use: 1 on 1, 2 on 2, else one per CPU but one, up to 3); the "
-                              "result does not depend on it",
-                              max_threads()))
-      ->check(CLI::Range(std::size_t{0}, max_threads()))
-      ->capture_default_str();
+  add_threads_option(*cmd, o->threads,
+                     "Threads that tally (0: 1 for a capture under 64 MiB, else by the CPUs it may use that the load "
+                     "average leaves idle: on 2, 2 when both are idle, else 1; on more, one per idle CPU but one, up to "
+                     "3); with 0 or more than 1, the kernel's symbols are read on a thread of their own meanwhile, by "
+                     "default where two CPUs are idle.");
   cmd->add_flag("--strict", o->strict,
                 "Exit with status 1 when the capture is damaged: a record skipped, data not read, the file truncated "
                 "or shrinking while it was read, a feature section damaged");

@@ -331,7 +331,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     const std::vector<ModuleRef> sampled = sampled_modules(info);
     // A thread of their own to read symbols in: where --threads allows a
     // second, and by default where two CPUs are idle (cpu_budget.hpp).
-    const bool background = o.threads == 0 ? idle_cpus() >= 2 : o.threads > 1;
+    const bool background = o.threads == 0 ? two_cpus_idle() : o.threads > 1;
     for (const std::shared_ptr<SymbolSource>& source : sources) source->prepare(sampled, background);
   }
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
@@ -509,6 +509,8 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.warnings.push_back("the samples carry branch stacks (PERF_SAMPLE_BRANCH_STACK): they are not used yet");
   if (s.lost) s.warnings.push_back(fmt::format("the kernel lost {} samples while recording", s.lost));
 }
+
+bool two_cpus_idle() { return idle_cpus() >= 2; }
 
 std::optional<MeasureSum> Report::load_latency(std::size_t event, std::optional<std::uint32_t> row) const {
   const State& s = *state_;

@@ -243,37 +243,42 @@ TEST_CASE("diff against perf diff's Baseline and Delta on two perf record captur
   }
   const RunResult perf = run_shell("perf diff " + a + " " + b + " --sort dso,sym");
   REQUIRE(perf.exit_code == 0);
-  const RunResult t = run_tagop("diff " + a + " " + b + " --json --top 0");
-  INFO(t.err);
-  REQUIRE(t.exit_code == 0);
-  const json j = json::parse(t.out);
-  std::map<std::pair<std::string, std::string>, json> rows;  // (module's base name, name)
-  for (const json& row : j["columns"][0]["rows"]) {
-    std::string module = row["module"];
-    module = module.substr(module.rfind('/') + 1);
-    rows[{module, row["name"]}] = row;
+  // A then B on one thread, and both at once (as by default on an idle
+  // machine): the same answer, perf diff's.
+  for (const char* threads : {"1", "2"}) {
+    INFO("--threads " << threads);
+    const RunResult t = run_tagop("diff " + a + " " + b + " --json --top 0 --threads " + threads);
+    INFO(t.err);
+    REQUIRE(t.exit_code == 0);
+    const json j = json::parse(t.out);
+    std::map<std::pair<std::string, std::string>, json> rows;  // (module's base name, name)
+    for (const json& row : j["columns"][0]["rows"]) {
+      std::string module = row["module"];
+      module = module.substr(module.rfind('/') + 1);
+      rows[{module, row["name"]}] = row;
+    }
+    // "    55.45%    -14.34%  sha1sum     [.] name": perf leaves the Baseline
+    // blank for a row only B has. Its unnamed addresses (0x...) are left out,
+    // and so are PLT stubs ("sigemptyset@plt"): perf 6.1 names them in the
+    // order of their relocations, which in libc is not theirs (its ifuncs'
+    // stubs come first), where tagop reads each stub's jump as objdump does
+    // (user_symbols_report_test.cpp compares the stubs).
+    const std::regex line(R"(^ +(?:([\d.]+)%)? +([+-][\d.]+)% +(\S+) +\[.\] (.*\S) *$)");
+    std::istringstream lines(perf.out);
+    std::smatch m;
+    std::size_t compared = 0;
+    for (std::string l; std::getline(lines, l);) {
+      if (!std::regex_match(l, m, line) || std::string(m[4]).starts_with("0x") || std::string(m[4]).ends_with("@plt"))
+        continue;
+      INFO(l);
+      const auto it = rows.find({m[3], m[4]});
+      REQUIRE(it != rows.end());
+      CHECK(it->second["delta"].get<double>() == Approx(std::stod(m[2])).margin(0.0051));
+      if (m[1].matched) CHECK(it->second["share_a"].get<double>() == Approx(std::stod(m[1])).margin(0.0051));
+      ++compared;
+    }
+    CHECK(compared >= 5);
   }
-  // "    55.45%    -14.34%  sha1sum     [.] name": perf leaves the Baseline
-  // blank for a row only B has. Its unnamed addresses (0x...) are left out,
-  // and so are PLT stubs ("sigemptyset@plt"): perf 6.1 names them in the
-  // order of their relocations, which in libc is not theirs (its ifuncs'
-  // stubs come first), where tagop reads each stub's jump as objdump does
-  // (user_symbols_report_test.cpp compares the stubs).
-  const std::regex line(R"(^ +(?:([\d.]+)%)? +([+-][\d.]+)% +(\S+) +\[.\] (.*\S) *$)");
-  std::istringstream lines(perf.out);
-  std::smatch m;
-  std::size_t compared = 0;
-  for (std::string l; std::getline(lines, l);) {
-    if (!std::regex_match(l, m, line) || std::string(m[4]).starts_with("0x") || std::string(m[4]).ends_with("@plt"))
-      continue;
-    INFO(l);
-    const auto it = rows.find({m[3], m[4]});
-    REQUIRE(it != rows.end());
-    CHECK(it->second["delta"].get<double>() == Approx(std::stod(m[2])).margin(0.0051));
-    if (m[1].matched) CHECK(it->second["share_a"].get<double>() == Approx(std::stod(m[1])).margin(0.0051));
-    ++compared;
-  }
-  CHECK(compared >= 5);
   fs::remove(a);
   fs::remove(b);
 }

@@ -94,7 +94,7 @@ _tagop() {
         --view) COMPREPLY=($(compgen -W "overview fetch op branch dc dtlb nb all" -- "$cur")); return ;;
       esac
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--by --view --events --sort --top --vmlinux --kallsyms --symfs --format --json
+        COMPREPLY=($(compgen -W "--by --view --events --sort --top --threads --vmlinux --kallsyms --symfs --format --json
                                  --source --host --host-b --since --until --since-b --until-b --where --backend --help" -- "$cur"))
       else
         COMPREPLY=($(compgen -f -- "$cur"))  # the two captures

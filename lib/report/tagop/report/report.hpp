@@ -135,6 +135,7 @@ struct Options {
   /// check_group_keys() says which lists the report takes. A thread or
   /// cpu key tallies each sample by its tid or CPU too: only then.
   std::vector<GroupBy> keys{};
+
   Filters filters{};
   /// IBS: the processor, when the file's HEADER_CPUID is missing or wrong.
   std::optional<CpuId> cpu{};
@@ -179,6 +180,13 @@ struct Options {
   /// build-id cache, the debug directory (tagop/user_stack_unwind.hpp).
   SymbolFileSearch unwind_files{};
 };
+
+/// Whether two CPUs that this process may use are idle (the 1-minute load
+/// average leaves them), so that a second thread pays: the default
+/// threads of a report, and `tagop diff`'s reading of its two captures at
+/// once, go by it. On a loaded 2-CPU host a second thread was 1.2-1.5x
+/// slower than one.
+bool two_cpus_idle();
 
 /// The sampling period of one IBS unit's samples, as read from them.
 struct PeriodSeen {
