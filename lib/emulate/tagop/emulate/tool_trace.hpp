@@ -5,7 +5,10 @@
 // written whole by one process (one write(2) of at most PIPE_BUF bytes, so
 // that frames of processes running at once never mix):
 //   header  u32 magic "TGP1", u32 length (header included), u32 pid, u32 tid
-//   records 'I' u8 size, u64 ip              an instruction executed
+//   records 'I' u8 size_exits, u64 ip        an instruction executed: its size
+//                                            in the low 5 bits, the conditional
+//                                            exits its translation kept in the
+//                                            top 3 (TraceInstruction::valgrind_exits)
 //           'L', 'S', 'M' u16 size, u64 addr its load, store, modify
 //           'T' u32 tid                      another thread runs from here
 //           'X' u32 ppid, u16 n, n bytes     a program starts in this process (exec)
