@@ -341,7 +341,7 @@ struct FrameWriter {
     bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
   void header(std::uint32_t pid, std::uint32_t tid) {
-    put<std::uint32_t>(0x31504754);
+    put<std::uint32_t>(ToolTraceParser::magic);
     put<std::uint32_t>(0);  // the length, filled by end()
     put(pid);
     put(tid);

@@ -14,7 +14,7 @@
    most PIPE_BUF bytes, so that processes of one family writing to the one
    pipe never interleave inside a frame. The layout is declared in
    lib/emulate/tagop/emulate/tool_trace.hpp (the reader), frame by frame:
-     header  u32 magic "TGP1", u32 length (header included), u32 pid, u32 tid
+     header  u32 magic "TGP2", u32 length (header included), u32 pid, u32 tid
      records 'I' u8 size_exits, u64 ip        an instruction executed: its
                                               size in the low 5 bits, its
                                               translation's conditional
@@ -73,7 +73,7 @@ static void put64(UChar* p, ULong v) { *(ULong*)p = v; }
 
 static void flush(void) {
   if (used == HEADER_SIZE || clo_fd < 0) return;
-  put32(frame, 0x31504754); /* "TGP1" */
+  put32(frame, 0x32504754); /* "TGP2" */
   put32(frame + 4, used);
   put32(frame + 8, pid);
   put32(frame + 12, frame_tid);
