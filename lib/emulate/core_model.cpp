@@ -232,6 +232,17 @@ void CoreModel::memory(const TraceInstruction& ins, const InstructionInfo& info,
 
 // Cachegrind's conditional branches that are no branch on the hardware:
 // they train its predictor and are counted, but the op stays no branch.
+//
+// Fewer where VEX's optimiser decided a guard before Cachegrind saw the
+// superblock (the trace says how many exits the translation kept,
+// ins.valgrind_exits): the exit on rcx == 0 that begins each run of a REP
+// string tests a constant when an earlier instruction of the same
+// superblock set rcx to one (ld.so's `mov $52,%ecx; rep stosq`): the
+// optimiser removes it (rcx != 0) or makes it the superblock's end (rcx ==
+// 0). The runs that go round again start a superblock of their own, where
+// rcx is unknown and the exit stays. The compare's exit of REPE/REPNE
+// CMPS and SCAS tests what memory held and always stays; a CAS's retry
+// exit tests what the CAS found and always stays.
 void CoreModel::valgrind_exits(const TraceInstruction& ins, const InstructionInfo& info) {
   // Taken where the exit leaves the fall-through path: a REP string's run
   // goes round again (next is itself), a CAS retries (next is itself).
@@ -240,13 +251,16 @@ void CoreModel::valgrind_exits(const TraceInstruction& ins, const InstructionInf
     ++counts_.conditional_branches;
     counts_.conditional_mispredicts += predictor_.conditional(ins.ip, taken);
   };
+  const int kept = ins.valgrind_exits;  // -1: not known, all kept
+  if (kept == 0) return;
   switch (info.valgrind_exit) {
     case InstructionInfo::ValgrindExit::none: return;
     case InstructionInfo::ValgrindExit::repeat:
     case InstructionInfo::ValgrindExit::locked_retry: exit(again); return;
     case InstructionInfo::ValgrindExit::repeat_compare:
-      // rcx != 0 (an iteration runs, it reads), then the compare's exit.
-      exit(ins.access_count != 0);
+      // rcx != 0 (an iteration runs, it reads), then the compare's exit;
+      // the compare's alone where rcx's was decided (one kept).
+      if (kept != 1) exit(ins.access_count != 0);
       if (ins.access_count != 0) exit(again);
       return;
   }
@@ -263,8 +277,15 @@ void CoreModel::branch(const TraceInstruction& ins, const InstructionInfo& info,
     case BranchKind::none: return;
     case BranchKind::conditional:
       taken = next != 0 && next != fall_through;
-      mispredicted = predictor_.conditional(ins.ip, taken);
       c.insert(condition("branch.conditional"));
+      // Cachegrind sees no branch where the translation kept no exit for
+      // it (Valgrind's default chasing merges a short jump over a few
+      // instructions into a select). Flags from constants in the
+      // superblock do not remove it: the first optimisation leaves the
+      // flags helper's specialisation unfolded (`xor %eax,%eax; test
+      // %eax,%eax; je` keeps its exit).
+      if (cachegrind_branches_ && ins.valgrind_exits == 0) break;
+      mispredicted = predictor_.conditional(ins.ip, taken);
       ++counts_.conditional_branches;
       counts_.conditional_mispredicts += mispredicted;
       break;

@@ -101,7 +101,8 @@ void ToolTraceParser::records(std::uint32_t pid, std::uint32_t tid, const unsign
         const auto ip = read_at<std::uint64_t>(p + 2);
         if (t->have) hand_on(pid, tid, *t, ip, sink);
         t->pending.ip = ip;
-        t->pending.size = p[1];
+        t->pending.size = p[1] & 0x1fU;
+        t->pending.valgrind_exits = static_cast<std::int8_t>(p[1] >> 5);
         t->pending.access_count = 0;
         t->have = true;
         ++instructions_;

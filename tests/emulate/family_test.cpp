@@ -165,20 +165,17 @@ void check_counts(const EmulateResult& r, std::size_t index, const std::vector<C
       return c.instructions == p.instructions;
     });
     REQUIRE(file != cg.end());
-    // The events that differ, each "name: ours (Cachegrind's)": none. But
-    // for Bc, within 0.01%: the model counts a few more conditional
-    // branches than Cachegrind (1 to 4 of 50 to 375 thousand on these
-    // programs, each in the start-up both share, none mispredicted: Bcm is
-    // exact), an instruction Valgrind's translation runs without the
-    // conditional exit that InstructionClassifier expects of it; which one
-    // is not found yet.
+    // The events that differ, each "name: ours (Cachegrind's)": none. Bc
+    // among them: the conditional exits that VEX's optimiser removed before
+    // Cachegrind saw them (the start-up's `mov $52,%ecx; rep stosq` in ld.so
+    // begins its first run without the exit on rcx == 0) are left out as
+    // the tool's trace says (TraceInstruction::valgrind_exits).
     std::string differ;
     const auto ours = cachegrind_events(p.models[index]);
     for (const auto& [name, count] : file->events) {
       const auto it = ours.find(name);
       const std::uint64_t n = it == ours.end() ? 0 : it->second;
-      const bool same = name == "Bc" ? n >= count && n - count <= count / 10000 : n == count;
-      if (!same) differ += fmt::format("{}: {} ({}) ", name, n, count);
+      if (n != count) differ += fmt::format("{}: {} ({}) ", name, n, count);
     }
     INFO(differ);
     CHECK(differ.empty());
@@ -279,6 +276,19 @@ TEST_CASE("an exec'd program is followed with Cachegrind's count", "[emulate][fa
   check_counts(r, 0, cg);
 }
 
+TEST_CASE("a REP string whose count its superblock set is Cachegrind's count", "[emulate][family]") {
+  // `mov $4096,%ecx; rep stosb` in one superblock: VEX's optimiser folds
+  // the first run's exit on rcx == 0 away, and Cachegrind counts 4096
+  // conditional branches at the rep for its 4097 runs, not 4097.
+  Folder folder("fixed");
+  const std::vector<std::string> command{program("TAGOP_EMULATE_STRING_OPS"), "stos-fixed"};
+  const std::vector<CachegrindProcess> cg = cachegrind(command, folder.path, simulating(*find_microarchitecture("zen3")));
+  REQUIRE(cg.size() == 1);
+  const EmulateResult r = emulate_zen3(command, folder.path / "fixed.data");
+  REQUIRE(r.processes.size() == 1);
+  check_counts(r, 0, cg);
+}
+
 TEST_CASE("threads are counted and sampled each under its own tid", "[emulate][family]") {
   Folder folder("threads");
   const std::string tids_file = (folder.path / "tids").string();
@@ -331,7 +341,7 @@ struct FrameWriter {
     bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
   void header(std::uint32_t pid, std::uint32_t tid) {
-    put<std::uint32_t>(0x31504754);
+    put<std::uint32_t>(ToolTraceParser::magic);
     put<std::uint32_t>(0);  // the length, filled by end()
     put(pid);
     put(tid);
@@ -421,4 +431,29 @@ TEST_CASE("the tool trace parser follows each thread and holds a child until its
   CHECK(seen.events == expected);
   CHECK(parser.instructions() == 6);
   CHECK(parser.bad_frames() == 0);
+}
+
+TEST_CASE("the tool trace's instruction record carries the exits its translation kept", "[emulate][family]") {
+  // The size byte: the size in the low 5 bits, the conditional exits of
+  // the instruction's translation in the top 3 (tool_trace.hpp).
+  struct Kept : ToolTraceSink {
+    std::vector<std::string> events;
+    void program(std::uint32_t, std::uint32_t, const std::string&) override {}
+    void forked(std::uint32_t, std::uint32_t) override {}
+    void mapping(std::uint32_t, const CodeMapping&) override {}
+    void instruction(std::uint32_t, std::uint32_t, const TraceInstruction& i) override {
+      events.push_back(fmt::format("{:x} size {} exits {}", i.ip, i.size, i.valgrind_exits));
+    }
+  } kept;
+  FrameWriter w;
+  w.header(10, 10);
+  w.instruction(0x1000, 0x0f);             // 15 bytes, no exit (a move)
+  w.instruction(0x100f, 0x02 | 1 << 5);    // 2 bytes, 1 exit (a jcc)
+  w.instruction(0x1011, 0x03 | 2 << 5);    // 3 bytes, 2 exits (a repe cmpsb)
+  const std::string frame = w.end();
+  ToolTraceParser parser(10);
+  parser.feed(std::span<const char>(frame.data(), frame.size()), kept);
+  parser.finish(kept);
+  const std::vector<std::string> expected{"1000 size 15 exits 0", "100f size 2 exits 1", "1011 size 3 exits 2"};
+  CHECK(kept.events == expected);
 }

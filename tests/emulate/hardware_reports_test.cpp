@@ -337,3 +337,50 @@ TEST_CASE("a program's rep movsb and rep stosb are counted in fast-string chunks
     CHECK(exact.store_misses == 64);
   }
 }
+
+TEST_CASE("Cachegrind's count leaves out the conditional exits that VEX's optimiser removed", "[emulate]") {
+  const MicroarchSpec& zen3 = *find_microarchitecture("zen3");
+  const CacheBehaviour exact{.prefetchers = false, .victim_l3 = false, .cachegrind_branches = true};
+  auto conditional_branches = [&](const std::vector<TraceInstruction>& trace, const InstructionInfo& info,
+                                  CacheBehaviour behaviour) {
+    CoreModel model(zen3, PageSize::small_4k, behaviour);
+    Sample op;
+    Fetches fetches;
+    for (const TraceInstruction& t : trace) model.retire(t, info, op, fetches);
+    return model.counts().conditional_branches;
+  };
+  SECTION("a REP string whose count the superblock set") {
+    // `mov $4,%ecx; rep movsb` in one superblock: 5 runs (4 iterations,
+    // then the one that finds rcx 0), each with an exit on rcx == 0 in
+    // VEX's translation, but the first run's tests the constant 4: the
+    // optimiser removed it (the tool saw 0 exits kept). The 4 runs after it
+    // start superblocks of their own at the rep (rcx unknown, 1 exit kept).
+    const InstructionInfo rep_movsb{.known = true, .fast_string = true,
+                                    .valgrind_exit = InstructionInfo::ValgrindExit::repeat};
+    std::vector<TraceInstruction> trace = movsb_trace(0x5000, 0x6000, 4);
+    for (TraceInstruction& t : trace) t.valgrind_exits = 1;
+    trace[0].valgrind_exits = 0;
+    CHECK(conditional_branches(trace, rep_movsb, exact) == 4);
+    // A trace that does not say (Lackey's): every run has its exit.
+    for (TraceInstruction& t : trace) t.valgrind_exits = -1;
+    CHECK(conditional_branches(trace, rep_movsb, exact) == 5);
+  }
+  SECTION("a conditional jump that its translation has no exit for") {
+    // Valgrind's default chasing merges a jump over a few instructions
+    // into a select: no exit kept, no branch to Cachegrind.
+    const InstructionInfo je{.branch = BranchKind::conditional, .known = true};
+    TraceInstruction jump = instruction(0x3000, 2, 0x3040);
+    jump.valgrind_exits = 0;
+    CHECK(conditional_branches({jump}, je, exact) == 0);
+    // The hardware branches all the same.
+    CHECK(conditional_branches({jump}, je, CacheBehaviour{}) == 1);
+    CoreModel model(zen3, PageSize::small_4k, exact);
+    Sample op;
+    Fetches fetches;
+    model.retire(jump, je, op, fetches);
+    CHECK(op.conditions.contains(condition("branch.conditional")));
+    CHECK(op.conditions.contains(condition("branch.taken")));
+    jump.valgrind_exits = 1;
+    CHECK(conditional_branches({jump}, je, exact) == 1);
+  }
+}

@@ -14,8 +14,11 @@
    most PIPE_BUF bytes, so that processes of one family writing to the one
    pipe never interleave inside a frame. The layout is declared in
    lib/emulate/tagop/emulate/tool_trace.hpp (the reader), frame by frame:
-     header  u32 magic "TGP1", u32 length (header included), u32 pid, u32 tid
-     records 'I' u8 size, u64 ip              an instruction executed
+     header  u32 magic "TGP2", u32 length (header included), u32 pid, u32 tid
+     records 'I' u8 size_exits, u64 ip        an instruction executed: its
+                                              size in the low 5 bits, its
+                                              translation's conditional
+                                              exits in the top 3
              'L'/'S'/'M' u16 size, u64 addr   its load, store, modify
              'T' u32 tid                      another thread runs from here
              'X' u32 ppid, u16 n, n bytes     a program starts (its path)
@@ -70,7 +73,7 @@ static void put64(UChar* p, ULong v) { *(ULong*)p = v; }
 
 static void flush(void) {
   if (used == HEADER_SIZE || clo_fd < 0) return;
-  put32(frame, 0x31504754); /* "TGP1" */
+  put32(frame, 0x32504754); /* "TGP2" */
   put32(frame + 4, used);
   put32(frame + 8, pid);
   put32(frame + 12, frame_tid);
@@ -304,6 +307,30 @@ static void add_store(IRSB* sb, IRExpr* addr, Int size, IRExpr* guard) {
   add_event(sb, EV_STORE, addr, size, guard);
 }
 
+/* The instruction of the mark at `mark`: its size, and in the top 3 bits
+   the conditional exits its translation kept, the side exits that
+   Cachegrind counts as conditional branches (Boring, Call, Ret: not the
+   exits to signals, emulation warnings or the like). The tool sees the
+   superblock after VEX's first optimisation, as Cachegrind does: an exit
+   whose guard the optimiser decided is gone (`mov $52,%ecx; rep stosq` in
+   one superblock: the first iteration's exit on rcx == 0 folds to false
+   and is removed; were rcx 0, it would become the superblock's end), and
+   the instruction runs no conditional branch there for Cachegrind,
+   though the classifier, seeing only its bytes, expects one. */
+static Int size_exits(const IRSB* in, Int mark) {
+  Int len = (Int)in->stmts[mark]->Ist.IMark.len;
+  Int exits = 0;
+  for (Int j = mark + 1; j < in->stmts_used; ++j) {
+    const IRStmt* st = in->stmts[j];
+    if (st && st->tag == Ist_IMark) break;
+    if (!st || st->tag != Ist_Exit) continue;
+    IRJumpKind jk = st->Ist.Exit.jk;
+    exits += jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret;
+  }
+  tl_assert(len < 32); /* an x86 instruction is at most 15 bytes */
+  return len | (exits < 7 ? exits : 7) << 5;
+}
+
 static IRSB* tg_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayout* layout,
                            const VexGuestExtents* vge, const VexArchInfo* archinfo, IRType gWordTy,
                            IRType hWordTy) {
@@ -323,7 +350,7 @@ static IRSB* tg_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestL
     if (!st || st->tag == Ist_NoOp) continue;
     switch (st->tag) {
       case Ist_IMark:
-        add_ins(out, mkIRExpr_HWord((HWord)st->Ist.IMark.addr), (Int)st->Ist.IMark.len);
+        add_ins(out, mkIRExpr_HWord((HWord)st->Ist.IMark.addr), size_exits(in, i));
         break;
       case Ist_WrTmp:
         if (st->Ist.WrTmp.data->tag == Iex_Load) {

@@ -40,6 +40,12 @@ struct TraceInstruction {
   /// The address of the instruction executed next (0 at the end of the
   /// trace): where a branch went.
   std::uint64_t next_ip = 0;
+  /// The conditional exits that Valgrind's translation of the instruction
+  /// kept after VEX's optimiser (Cachegrind counts each one reached as a
+  /// conditional branch), as tagop's tool saw them; -1 where the trace
+  /// does not say (Lackey's). Fewer than the instruction's kind implies
+  /// where the optimiser decided a guard: see CoreModel::valgrind_exits.
+  std::int8_t valgrind_exits = -1;
 };
 
 class LackeyTraceParser {

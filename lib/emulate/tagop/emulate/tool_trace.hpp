@@ -4,8 +4,11 @@
 // the traced family writes to. The stream is a sequence of frames, each
 // written whole by one process (one write(2) of at most PIPE_BUF bytes, so
 // that frames of processes running at once never mix):
-//   header  u32 magic "TGP1", u32 length (header included), u32 pid, u32 tid
-//   records 'I' u8 size, u64 ip              an instruction executed
+//   header  u32 magic "TGP2", u32 length (header included), u32 pid, u32 tid
+//   records 'I' u8 size_exits, u64 ip        an instruction executed: its size
+//                                            in the low 5 bits, the conditional
+//                                            exits its translation kept in the
+//                                            top 3 (TraceInstruction::valgrind_exits)
 //           'L', 'S', 'M' u16 size, u64 addr its load, store, modify
 //           'T' u32 tid                      another thread runs from here
 //           'X' u32 ppid, u16 n, n bytes     a program starts in this process (exec)
@@ -68,8 +71,10 @@ class ToolTraceParser {
   /// Frames or records that did not parse (damage).
   std::uint64_t bad_frames() const { return bad_frames_; }
 
-  /// The frame magic, "TGP1" read as a little-endian u32.
-  static constexpr std::uint32_t magic = 0x31504754;
+  /// The frame magic, "TGP2" read as a little-endian u32 (2: the 'I'
+  /// record's size byte carries the kept exits; a tool of the first
+  /// layout is refused, its frames damaged, not misread).
+  static constexpr std::uint32_t magic = 0x32504754;
   /// A frame's header: magic, length, pid, tid.
   static constexpr std::size_t header_size = 16;
 
