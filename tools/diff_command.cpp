@@ -418,7 +418,7 @@ void add_diff_command(CLI::App& app) {
   cmd->add_option("--top", o->top, "Show the first N rows of each column (0: all)")->capture_default_str();
   add_threads_option(*cmd, o->threads,
                      "Threads: 1 reads A, then B, each with one; more reads them at once, each with that many; 0 (the "
-                     "default) reads them at once where two CPUs are idle (the load average leaves them), each with "
+                     "default) reads them at once where two CPUs are idle (nothing else runnable now), each with "
                      "tagop report's default.");
   add_kernel_symbol_options(*cmd, o->kernel);
   add_output_options(*cmd, o->output, /*with_csv=*/true);

@@ -576,10 +576,10 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
   cmd->add_flag("--estimates", o->estimates, "Text: show each row's estimated ops with a 95% interval");
   add_threads_option(*cmd, o->threads,
-                     "Threads that tally (0: 1 for a capture under 64 MiB, else by the CPUs it may use that the load "
-                     "average leaves idle: on 2, 2 when both are idle, else 1; on more, one per idle CPU but one, up to "
-                     "3); with 0 or more than 1, the kernel's symbols are read on a thread of their own meanwhile, by "
-                     "default where two CPUs are idle.");
+                     "Threads that tally (0: 1 for a capture under 64 MiB, else by the CPUs it may use that nothing "
+                     "else runs on now: on 2, 2 when both are idle, else 1; on more, one per CPU but one, up to 3, and "
+                     "no more than are idle); with 0 or more than 1, the kernel's symbols are read on a thread of "
+                     "their own meanwhile, by default where two CPUs are idle.");
   cmd->add_flag("--strict", o->strict,
                 "Exit with status 1 when the capture is damaged: a record skipped, data not read, the file truncated "
                 "or shrinking while it was read, a feature section damaged");

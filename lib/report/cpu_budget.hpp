@@ -1,7 +1,7 @@
 #pragma once
 // How many CPUs a report may use by default: those this process may run
 // on (taskset, a container's cpuset), less those the rest of the machine
-// keeps busy. On a loaded 2-CPU host a second thread only waits its turn,
+// keeps busy now. On a loaded 2-CPU host a second thread only waits its turn,
 // and its page faults contend with the first's: the default report with a
 // thread to read the kernel's symbols took 1.2-1.5x the time of one thread
 // at a load of 4 (alternated runs), and 0.8x on an idle host.
@@ -9,7 +9,6 @@
 #include <sched.h>  // sched_getaffinity
 
 #include <algorithm>  // std::max, std::min
-#include <cmath>      // std::lround
 #include <cstddef>    // std::size_t
 #include <fstream>    // std::ifstream
 #include <string>     // std::string
@@ -27,18 +26,21 @@ inline std::size_t allowed_cpus() {
   return cpus;
 }
 
-/// Of allowed_cpus(), those the last minute left idle: fewer by the
-/// 1-minute load average of `loadavg` (/proc/loadavg), rounded; all of
-/// them when it cannot be read. This process's own short run barely
-/// moves the average, so on an idle machine all are idle.
+/// Of allowed_cpus(), those that nothing else runs on now: fewer by the
+/// threads that `loadavg` (/proc/loadavg, its fourth field "RUNNING/ALL")
+/// counts runnable, this one left out; all of them when it cannot be read.
+/// Now, not the 1-minute average: the average still counted a load that
+/// had ended a minute before (1.7 on an idle machine), and a report takes
+/// a fraction of a second.
 inline std::size_t idle_cpus(const std::string& loadavg = "/proc/loadavg") {
   const std::size_t cpus = allowed_cpus();
   std::ifstream in(loadavg);
-  double load = 0;
-  if (!(in >> load) || !(load >= 0)) return cpus;
-  if (load >= static_cast<double>(cpus)) return 0;
-  const auto busy = static_cast<std::size_t>(std::lround(load));
-  return busy >= cpus ? 0 : cpus - busy;
+  std::string one, five, fifteen;
+  std::size_t running = 0;
+  char slash = 0;
+  if (!(in >> one >> five >> fifteen >> running >> slash) || slash != '/' || running == 0) return cpus;
+  const std::size_t others = running - 1;
+  return others >= cpus ? 0 : cpus - others;
 }
 
 }  // namespace tagop::report

@@ -778,7 +778,7 @@ TEST_CASE("keys that cannot make rows together are refused, and perf's names poi
   CHECK_THAT(children.err, Catch::Contains("--children with 2 keys"));
 }
 
-TEST_CASE("the default threads: the CPUs this process may use that the load average leaves idle", "[report]") {
+TEST_CASE("the default threads: the CPUs this process may use that no other thread runs on now", "[report]") {
   cpu_set_t mine;
   CPU_ZERO(&mine);
   REQUIRE(::sched_getaffinity(0, sizeof mine, &mine) == 0);
@@ -789,14 +789,16 @@ TEST_CASE("the default threads: the CPUs this process may use that the load aver
     std::ofstream(file) << text;
     return tagop::report::idle_cpus(file);
   };
-  // /proc/loadavg: "1-min 5-min 15-min running/threads last-pid".
+  // /proc/loadavg: "1-min 5-min 15-min running/threads last-pid"; the
+  // running threads count this one.
   CHECK(idle_at("0.00 0.00 0.00 1/100 42\n") == allowed);
-  CHECK(idle_at("0.40 0.10 0.00 1/100 42\n") == allowed);  // rounded: no CPU busy
-  if (allowed >= 2) CHECK(idle_at("1.30 1.00 1.00 2/100 42\n") == allowed - 1);
-  CHECK(idle_at(fmt::format("{}.00 4.00 4.00 5/100 42\n", allowed)) == 0);
-  CHECK(idle_at("1e300 4.00 4.00 5/100 42\n") == 0);
+  CHECK(idle_at("3.70 3.00 2.00 1/100 42\n") == allowed);  // a load that has ended: idle now
+  if (allowed >= 2) CHECK(idle_at("0.00 1.00 1.00 2/100 42\n") == allowed - 1);
+  CHECK(idle_at(fmt::format("0.00 4.00 4.00 {}/100 42\n", allowed + 1)) == 0);
+  CHECK(idle_at("9.00 4.00 4.00 99999/100000 42\n") == 0);
   // Unreadable: as if idle (the user's --threads still rules).
-  CHECK(idle_at("nan 0 0\n") == allowed);
+  CHECK(idle_at("0.00 0.00 0.00 0/100 42\n") == allowed);
+  CHECK(idle_at("0.00 0.00 0.00\n") == allowed);
   CHECK(idle_at("busy\n") == allowed);
   fs::remove(file);
   CHECK(tagop::report::idle_cpus(file) == allowed);

@@ -181,8 +181,8 @@ struct Options {
   SymbolFileSearch unwind_files{};
 };
 
-/// Whether two CPUs that this process may use are idle (the 1-minute load
-/// average leaves them), so that a second thread pays: the default
+/// Whether two CPUs that this process may use are idle (no other thread
+/// is runnable on them now, /proc/loadavg), so that a second thread pays: the default
 /// threads of a report, and `tagop diff`'s reading of its two captures at
 /// once, go by it. On a loaded 2-CPU host a second thread was 1.2-1.5x
 /// slower than one.
