@@ -448,10 +448,23 @@ std::vector<std::optional<KernelSymbolHit>> KernelSymbols::find_sorted(std::span
   if (!std::is_sorted(addresses.begin(), addresses.end()))
     throw Error("kernel symbols: find_sorted() needs the addresses in ascending order");
   std::vector<std::optional<KernelSymbolHit>> out(addresses.size());
+  const auto starts_past = [](std::uint64_t a, const KernelSymbol& s) { return a < s.start; };
   std::size_t next = 0;  // the first symbol that starts past the address
   for (std::size_t i = 0; i < addresses.size(); ++i) {
     const std::uint64_t a = addresses[i];
-    while (next < symbols_.size() && symbols_[next].start <= a) ++next;
+    // Galloping: a report's few kernel addresses skip most of a table of
+    // 100-300 k symbols (a step at a time, that walk was 3% of a flat
+    // report); many addresses close together cost a step or two each.
+    std::size_t step = 1, from = next;
+    while (next < symbols_.size() && symbols_[next].start <= a) {
+      from = next;
+      next = std::min(symbols_.size(), next + step);
+      step *= 2;
+    }
+    next = static_cast<std::size_t>(
+        std::upper_bound(symbols_.begin() + static_cast<std::ptrdiff_t>(from),
+                         symbols_.begin() + static_cast<std::ptrdiff_t>(next), a, starts_past) -
+        symbols_.begin());
     if (next == 0) continue;
     const KernelSymbol& s = symbols_[next - 1];
     if (a < s.end || a == s.start) out[i] = KernelSymbolHit{&s, a - s.start};

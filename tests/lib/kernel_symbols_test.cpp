@@ -153,6 +153,35 @@ TEST_CASE("kallsyms: the batch lookup agrees with one at a time, and refuses uns
   CHECK_THROWS_WITH(t.find_sorted(unsorted), Catch::Contains("ascending"));
 }
 
+TEST_CASE("find_sorted over a large table: few far-apart addresses and many close ones, as find()", "[kernel]") {
+  // 100 k symbols 0x40 apart from 0x100000 (the size of a kernel's kallsyms).
+  std::string text;
+  for (std::uint64_t i = 0; i < 100000; ++i) text += fmt::format("{:016x} T f{}\n", 0x100000 + i * 0x40, i);
+  const KernelSymbols t = KernelSymbols::parse_kallsyms(text, "large");
+  REQUIRE(t.symbols().size() == 100000);
+  for (const std::uint64_t gap : {std::uint64_t{0x3}, std::uint64_t{0x41}, std::uint64_t{0x9c41}, std::uint64_t{0x3fffff}}) {
+    INFO(fmt::format("gap {:#x}", gap));
+    std::vector<std::uint64_t> addresses{0x0, 0xfffff, 0x100000};
+    for (std::uint64_t a = 0x100001; a < 0x100000 + 100000 * 0x40 + 0x2000; a += gap) addresses.push_back(a);
+    const auto batch = t.find_sorted(addresses);
+    std::size_t found = 0;
+    for (std::size_t i = 0; i < addresses.size(); ++i) {
+      const auto one = t.find(addresses[i]);
+      INFO(fmt::format("{:#x}", addresses[i]));
+      REQUIRE(one.has_value() == batch[i].has_value());
+      if (one) {
+        // By hand: the symbol 0x40-aligned at or below, 0x40 bytes long.
+        const std::uint64_t index = (addresses[i] - 0x100000) / 0x40;
+        CHECK(batch[i]->symbol->name == fmt::format("f{}", std::min<std::uint64_t>(index, 99999)));
+        CHECK(batch[i]->symbol == one->symbol);
+        CHECK(batch[i]->offset == one->offset);
+        ++found;
+      }
+    }
+    CHECK(found >= 3);
+  }
+}
+
 TEST_CASE("kallsyms: hidden addresses, malformed lines and unreadable files are named", "[kernel]") {
   CHECK_THROWS_WITH(KernelSymbols::parse_kallsyms("0000000000000000 T _text\n0000000000000000 T x\n", "hidden"),
                     Catch::Contains("hidden: every address is 0") && Catch::Contains("kptr_restrict"));

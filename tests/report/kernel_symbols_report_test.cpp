@@ -175,14 +175,15 @@ TEST_CASE("kernel samples of a perf record capture: perf report's names and /pro
     std::istringstream ids(listed.out);
     for (std::string id, path; ids >> id >> path;) perf_lists.emplace(path, id);
     REQUIRE(perf_lists.count({"[kernel.kallsyms]", tagop::running_kernel_build_id()}) == 1);
-    for (const std::size_t threads : {0, 1}) {
+    for (const std::size_t threads : {0, 1, 2}) {
       INFO("threads " << threads);
       auto told = std::make_shared<Told>();
       PerfDataReader reader(file);
       const tagop::report::Report library(reader, {.by = tagop::report::GroupBy::function, .threads = threads,
                                                    .symbol_sources = {told}});
       CHECK(told->calls == 1);
-      CHECK(told->background == (threads != 1));
+      // 0: as two_cpus_idle() says at the time, which the load decides.
+      if (threads != 0) CHECK(told->background == (threads > 1));
       CHECK(told->modules == perf_lists);
       const tagop::report::Column samples = tagop::report::resolve_event_column(library.query_names(), "cpu-clock");
       std::map<std::string, std::uint64_t> named;
