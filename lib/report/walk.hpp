@@ -26,6 +26,7 @@
 #include <tagop/user_stack_unwind.hpp>     // UserStackUnwinder
 
 #include "chain_table.hpp"
+#include "huge_pages.hpp"
 #include "sample_layout.hpp"
 #include "shard_pool.hpp"
 #include "space_log.hpp"
@@ -239,8 +240,13 @@ class Walk final : public perf_data::RecordHandler {
   // Doubles a ring that holds the entries numbered `oldest` to `count`
   // (up to max_delay_depth), each at its place in the new one; false,
   // counted in early_, at the most.
+  template <typename Slots>
+  bool make_room(Slots& ring, std::uint64_t& mask, std::uint64_t oldest, std::uint64_t count);
+  // The rings are filled whole after their first 16 k samples: their
+  // pages come zeroed, in huge pages from 2 MiB (a memset of each
+  // page, then a fault for it, was 2% of a flat report).
   template <typename T>
-  bool make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t oldest, std::uint64_t count);
+  using Ring = std::vector<T, HugePageAllocator<T>>;
   // A sample with a user stack waits in a ring of its own, its chain not
   // yet interned: at its release, its time's mappings are known (the
   // records up to its time taken: SpaceLog::live()), and the unwinding
@@ -303,11 +309,11 @@ class Walk final : public perf_data::RecordHandler {
   std::vector<std::uint8_t> run_units_;  bool timed_;
   SpaceLog spaces_;
   ChainTable chains_;
-  std::vector<Delayed> delayed_;
+  Ring<Delayed> delayed_;
   // A ring holds the samples numbered from its oldest to its count.
   std::uint64_t delayed_count_ = 0, delayed_oldest_ = 0, delayed_mask_ = delay_depth - 1;
   Delayed undelayed_{};
-  std::vector<DelayedRecord> delayed_records_;
+  Ring<DelayedRecord> delayed_records_;
   std::uint64_t delayed_record_count_ = 0, record_oldest_ = 0, record_mask_ = delay_depth - 1;
   // Samples numbered below a ring's floor may leave it: those of the rounds
   // before the last that ended (all, in a file without rounds).
@@ -375,14 +381,14 @@ inline bool Walk::passes(const Fields& f) const {
   return delayed_[delayed_count_++ & delayed_mask_];
 }
 
-template <typename T>
-bool Walk::make_room(std::vector<T>& ring, std::uint64_t& mask, std::uint64_t oldest, std::uint64_t count) {
+template <typename Slots>
+bool Walk::make_room(Slots& ring, std::uint64_t& mask, std::uint64_t oldest, std::uint64_t count) {
   if (mask + 1 >= max_delay_depth) {
     ++early_;
     return false;
   }
   const std::uint64_t wider = 2 * mask + 1;
-  std::vector<T> bigger(wider + 1);
+  Slots bigger(wider + 1);
   for (std::uint64_t i = oldest; i < count; ++i) bigger[i & wider] = ring[i & mask];
   ring = std::move(bigger);
   mask = wider;
