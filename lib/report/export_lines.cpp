@@ -74,6 +74,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
     processes_.add_build_ids(reader.info().build_ids);
     sources_ = options.symbol_sources;
     sources_.push_back(elf_symbol_source());
+    prepare_symbol_sources(sources_, reader.info(), options.threads);
     if (timed_) lines_.resize(window);
   }
 

@@ -327,13 +327,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
   std::vector<std::shared_ptr<SymbolSource>> sources = o.symbol_sources;
   if (o.kernel_symbols) sources.push_back(kernel_symbol_source({.os_release = info.os_release}));
   sources.push_back(elf_symbol_source());
-  {
-    const std::vector<ModuleRef> sampled = sampled_modules(info);
-    // A thread of their own to read symbols in: where --threads allows a
-    // second, and by default where two CPUs are idle (cpu_budget.hpp).
-    const bool background = o.threads == 0 ? two_cpus_idle() : o.threads > 1;
-    for (const std::shared_ptr<SymbolSource>& source : sources) source->prepare(sampled, background);
-  }
+  prepare_symbol_sources(sources, info, o.threads);
   Walk walk(reader, s.capture ? &*s.capture : nullptr, o.filters, needed, o.threads, o.max_stack, o.progress,
             {.tid = s.split_thread, .cpu = s.split_cpu, .data = data_view(s.by),
              // Only callers' sums and rows by call chain read the chains.
@@ -511,6 +505,15 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
 }
 
 bool two_cpus_idle() { return idle_cpus() >= 2; }
+
+void prepare_symbol_sources(std::span<const std::shared_ptr<SymbolSource>> sources,
+                            const perf_data::FileInfo& capture, std::size_t threads) {
+  const std::vector<ModuleRef> sampled = sampled_modules(capture);
+  // A thread of their own to read symbols in: where threads allow a
+  // second, and by default where two CPUs are idle (cpu_budget.hpp).
+  const bool background = threads == 0 ? two_cpus_idle() : threads > 1;
+  for (const std::shared_ptr<SymbolSource>& source : sources) source->prepare(sampled, background);
+}
 
 std::optional<MeasureSum> Report::load_latency(std::size_t event, std::optional<std::uint32_t> row) const {
   const State& s = *state_;

@@ -8,17 +8,22 @@
 // Thread safety: the report asks a SymbolSource and its SymbolTables from one thread at a time; an
 // implementation need not lock.
 
+#include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <memory>       // std::unique_ptr, std::shared_ptr
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/symbol_files.hpp>  // SymbolFileSearch
 
 namespace tagop TAGOP_API {
+namespace perf_data {
+struct FileInfo;
+}
 namespace report {
 
 /// A module as the capture names it (a MMAP record's file).
@@ -86,6 +91,14 @@ class SymbolSource {
     (void)background;
   }
 };
+
+/// Tells each of `sources` (SymbolSource::prepare) the modules the
+/// capture says its samples hit: its build-id table (perf record lists the
+/// modules its samples hit there; tagop record, the kernel always), the
+/// kernel left out where every event excludes it. In the background where
+/// `threads` allows a second (0: where two CPUs are idle, two_cpus_idle()).
+void prepare_symbol_sources(std::span<const std::shared_ptr<SymbolSource>> sources,
+                            const perf_data::FileInfo& capture, std::size_t threads);
 
 /// ELF files where perf finds them (tagop::find_symbol_files): perf's
 /// build-id cache (which also holds the [vdso] image perf record saved),
