@@ -56,6 +56,17 @@ std::map<std::string, std::uint64_t> kernel_rows(const json& report, const std::
 
 // The kernel image's symbols in a kallsyms text (module symbols left out):
 // start -> names.
+// A library report's cpu-clock samples of the kernel's map, by function.
+std::map<std::string, std::uint64_t> kernel_rows(const tagop::report::Report& report) {
+  const tagop::report::Column samples = tagop::report::resolve_event_column(report.query_names(), "cpu-clock");
+  std::map<std::string, std::uint64_t> named;
+  for (std::uint32_t id : report.select(samples, 0)) {
+    const tagop::report::Row row = report.row(id);
+    if (row.module == "[kernel.kallsyms]") named[row.name] += row.results.at(0).count;
+  }
+  return named;
+}
+
 std::map<std::uint64_t, std::set<std::string>> kallsyms_starts(const std::string& path) {
   std::map<std::uint64_t, std::set<std::string>> starts;
   std::ifstream in(path);
@@ -142,13 +153,7 @@ TEST_CASE("kernel samples of a perf record capture: perf report's names and /pro
   {
     PerfDataReader reader(file);
     const tagop::report::Report library(reader, {.by = tagop::report::GroupBy::function});
-    const tagop::report::Column samples = tagop::report::resolve_event_column(library.query_names(), "cpu-clock");
-    std::map<std::string, std::uint64_t> named_by_library;
-    for (std::uint32_t id : library.select(samples, 0)) {
-      const tagop::report::Row row = library.row(id);
-      if (row.module == "[kernel.kallsyms]") named_by_library[row.name] += row.results.at(0).count;
-    }
-    CHECK(named_by_library == expected);
+    CHECK(kernel_rows(library) == expected);
   }
 
   // Each symbol source is told first of the modules perf's build-id table
@@ -185,13 +190,7 @@ TEST_CASE("kernel samples of a perf record capture: perf report's names and /pro
       // 0: as two_cpus_idle() says at the time, which the load decides.
       if (threads != 0) CHECK(told->background == (threads > 1));
       CHECK(told->modules == perf_lists);
-      const tagop::report::Column samples = tagop::report::resolve_event_column(library.query_names(), "cpu-clock");
-      std::map<std::string, std::uint64_t> named;
-      for (std::uint32_t id : library.select(samples, 0)) {
-        const tagop::report::Row row = library.row(id);
-        if (row.module == "[kernel.kallsyms]") named[row.name] += row.results.at(0).count;
-      }
-      CHECK(named == expected);
+      CHECK(kernel_rows(library) == expected);
     }
   }
 
