@@ -130,16 +130,24 @@ EmulatedModelRecord model_record(const emulate::ModelResult& m) {
   return out;
 }
 
-EmulatedProcessRecord process_record(const emulate::ProcessResult& p, const emulate::EmulateResult& r) {
-  EmulatedProcessRecord out{p.pid, p.ppid, p.program, p.forked, p.instructions, p.inherited, {}, {}};
-  for (const emulate::ThreadResult& t : p.threads) out.threads.push_back({t.tid, t.instructions});
-  for (std::size_t i = 0; i < p.models.size() && i < r.models.size(); ++i) {
-    const emulate::CoreCounts& c = p.models[i];
-    out.models.push_back({std::string(r.models[i].spec->name), c.instructions, c.i1_misses, c.il_misses, c.data_reads,
-                          c.d1_read_misses, c.ll_read_misses, c.data_writes, c.d1_write_misses, c.ll_write_misses,
-                          c.conditional_branches, c.conditional_mispredicts, c.indirect_branches,
-                          c.indirect_mispredicts});
+// Each model's counts, by Cachegrind's names.
+std::vector<EmulatedCoreCounts> core_counts_records(const std::vector<emulate::CoreCounts>& counts,
+                                                    const emulate::EmulateResult& r) {
+  std::vector<EmulatedCoreCounts> out;
+  for (std::size_t i = 0; i < counts.size() && i < r.models.size(); ++i) {
+    const emulate::CoreCounts& c = counts[i];
+    out.push_back({std::string(r.models[i].spec->name), c.instructions, c.i1_misses, c.il_misses, c.data_reads,
+                   c.d1_read_misses, c.ll_read_misses, c.data_writes, c.d1_write_misses, c.ll_write_misses,
+                   c.conditional_branches, c.conditional_mispredicts, c.indirect_branches, c.indirect_mispredicts});
   }
+  return out;
+}
+
+EmulatedProcessRecord process_record(const emulate::ProcessResult& p, const emulate::EmulateResult& r) {
+  EmulatedProcessRecord out{p.pid, p.ppid, p.program, p.forked, p.instructions, p.inherited, {},
+                            core_counts_records(p.models, r)};
+  for (const emulate::ThreadResult& t : p.threads)
+    out.threads.push_back({t.tid, t.instructions, core_counts_records(t.models, r)});
   return out;
 }
 
@@ -155,6 +163,21 @@ std::string percent(std::uint64_t n, std::uint64_t of) {
   return of ? fmt::format("{:.2f}%", 100.0 * static_cast<double>(n) / static_cast<double>(of)) : "-";
 }
 
+// A line per model of a process's or a thread's counts.
+void print_counts(const std::vector<emulate::CoreCounts>& counts, const emulate::EmulateResult& r,
+                  std::string_view indent) {
+  for (std::size_t i = 0; i < counts.size() && i < r.models.size(); ++i) {
+    const emulate::CoreCounts& c = counts[i];
+    fmt::print(stderr,
+               "{}{:<10} I1 misses {} (LL {}); reads {} (D1 misses {}, LL {}); writes {} (D1 misses {}, LL {}); "
+               "conditional branches {} ({} mispredicted, {}); indirect {} ({}, {})\n",
+               indent, r.models[i].spec->name, c.i1_misses, c.il_misses, c.data_reads, c.d1_read_misses,
+               c.ll_read_misses, c.data_writes, c.d1_write_misses, c.ll_write_misses, c.conditional_branches,
+               c.conditional_mispredicts, percent(c.conditional_mispredicts, c.conditional_branches),
+               c.indirect_branches, c.indirect_mispredicts, percent(c.indirect_mispredicts, c.indirect_branches));
+  }
+}
+
 // Each process of the family with its own counts, as Cachegrind's
 // per-process files give them.
 void print_processes(const emulate::EmulateResult& r) {
@@ -165,19 +188,12 @@ void print_processes(const emulate::EmulateResult& r) {
     if (p.forked) fmt::print(stderr, " (forked from {}, {} instructions inherited)", p.ppid, p.inherited);
     else if (p.ppid) fmt::print(stderr, " (parent {})", p.ppid);
     fmt::print(stderr, ": {} instructions\n", p.instructions);
+    print_counts(p.models, r, "    ");
     if (p.threads.size() > 1)
-      for (const emulate::ThreadResult& t : p.threads)
+      for (const emulate::ThreadResult& t : p.threads) {
         fmt::print(stderr, "    thread {}: {} instructions\n", t.tid, t.instructions);
-    for (std::size_t i = 0; i < p.models.size() && i < r.models.size(); ++i) {
-      const emulate::CoreCounts& c = p.models[i];
-      fmt::print(stderr,
-                 "    {:<10} I1 misses {} (LL {}); reads {} (D1 misses {}, LL {}); writes {} (D1 misses {}, LL {}); "
-                 "conditional branches {} ({} mispredicted, {}); indirect {} ({}, {})\n",
-                 r.models[i].spec->name, c.i1_misses, c.il_misses, c.data_reads, c.d1_read_misses, c.ll_read_misses,
-                 c.data_writes, c.d1_write_misses, c.ll_write_misses, c.conditional_branches,
-                 c.conditional_mispredicts, percent(c.conditional_mispredicts, c.conditional_branches),
-                 c.indirect_branches, c.indirect_mispredicts, percent(c.indirect_mispredicts, c.indirect_branches));
-    }
+        print_counts(t.models, r, "      ");
+      }
   }
 }
 

@@ -98,7 +98,8 @@ struct EmulatedCoreCounts {
 struct EmulatedThreadRecord {
   BOOST_HANA_DEFINE_STRUCT(EmulatedThreadRecord,
     (std::uint32_t, tid),
-    (std::uint64_t, instructions));
+    (std::uint64_t, instructions),
+    (std::vector<EmulatedCoreCounts>, models));  // what each model's core counted while the thread ran
 };
 
 /// One program a process of the family ran (EmulateResult::processes).

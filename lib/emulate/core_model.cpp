@@ -3,6 +3,16 @@
 #include <algorithm>  // std::max
 #include <bit>        // std::countr_zero
 
+#include <boost/hana/adapt_struct.hpp>  // BOOST_HANA_ADAPT_STRUCT
+#include <boost/hana/at_key.hpp>        // hana::at_key
+#include <boost/hana/for_each.hpp>      // hana::for_each
+#include <boost/hana/keys.hpp>          // hana::keys
+
+// The counts' fields, named once: the arithmetic below goes over them.
+BOOST_HANA_ADAPT_STRUCT(tagop::emulate::CoreCounts, instructions, i1_misses, il_misses, data_reads, d1_read_misses,
+                        ll_read_misses, data_writes, d1_write_misses, ll_write_misses, conditional_branches,
+                        conditional_mispredicts, indirect_branches, indirect_mispredicts);
+
 namespace tagop::emulate {
 
 namespace {
@@ -358,6 +368,18 @@ void CoreModel::retire(const TraceInstruction& ins, const InstructionInfo& info,
   op.set_measure(measure("op.comp_to_retire"), 1);
   // A taken branch sends the front end to a new fetch.
   if (op.conditions.contains(condition("branch.taken"))) fetch_block_ = ~std::uint64_t{0};
+}
+
+CoreCounts& operator+=(CoreCounts& a, const CoreCounts& b) {
+  boost::hana::for_each(boost::hana::keys(a), [&](auto key) { boost::hana::at_key(a, key) += boost::hana::at_key(b, key); });
+  return a;
+}
+
+CoreCounts operator-(const CoreCounts& a, const CoreCounts& b) {
+  CoreCounts out = a;
+  boost::hana::for_each(boost::hana::keys(out),
+                        [&](auto key) { boost::hana::at_key(out, key) -= boost::hana::at_key(b, key); });
+  return out;
 }
 
 }  // namespace tagop::emulate

@@ -227,6 +227,30 @@ struct Image {
   FastStrings strings;             // the process's string instruction under way
   std::string comm;
   std::vector<ThreadResult> threads;
+  // The thread whose instructions the models count now, and their counts
+  // when it began to: what they count until the next thread runs is its.
+  std::size_t running = no_thread;
+  std::vector<CoreCounts> at_switch;
+  static constexpr std::size_t no_thread = ~std::size_t{0};
+
+  // The counts since the last switch go to the thread that ran.
+  void settle() {
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const CoreCounts now = models[i].counts();
+      if (running != no_thread) threads[running].models[i] += now - at_switch[i];
+      at_switch[i] = now;
+    }
+  }
+  ThreadResult& run(std::uint32_t tid) {
+    std::size_t k = 0;
+    while (k < threads.size() && threads[k].tid != tid) ++k;
+    if (k == threads.size()) threads.push_back(ThreadResult{tid, 0, std::vector<CoreCounts>(models.size())});
+    if (k != running) {
+      settle();
+      running = k;
+    }
+    return threads[k];
+  }
 };
 
 // The trace's instructions, processes and mappings, to each process's
@@ -263,6 +287,7 @@ class Family final : public ToolTraceSink {
     for (const CodeMapping& m : p.code->mappings()) im->code->add_mapping(m);
     std::vector<CoreModel> copied(p.models);  // the caches and predictors as the fork found them
     im->models.swap(copied);
+    for (const CoreModel& m : im->models) im->at_switch.push_back(m.counts());  // its threads count from here
     im->comm = p.comm;
     for (auto& r : runs_) r->comm(child, im->comm, false, time_);
     add(std::move(im));
@@ -277,7 +302,7 @@ class Family final : public ToolTraceSink {
       last_thread_ = nullptr;
     }
     Image& im = *last_;
-    if (!last_thread_ || last_thread_->tid != tid) last_thread_ = &thread(im, tid);
+    if (!last_thread_ || last_thread_->tid != tid) last_thread_ = &im.run(tid);
     const InstructionInfo& info = im.code->instruction(ins.ip);
     if (im.code->has_new_mappings())
       for (const CodeMapping& m : im.code->take_new_mappings())
@@ -297,6 +322,7 @@ class Family final : public ToolTraceSink {
       out.unresolved += im->code->unresolved();
       out.distinct_instructions += im->code->distinct_instructions();
       out.fast_string_iterations += im->strings.folded_iterations();
+      im->settle();
       im->result.threads = std::move(im->threads);
       std::sort(im->result.threads.begin(), im->result.threads.end(),
                 [](const ThreadResult& a, const ThreadResult& b) { return a.tid < b.tid; });
@@ -312,6 +338,7 @@ class Family final : public ToolTraceSink {
                   .threads = {}, .models = {}};
     im->code = std::make_unique<ProcessCode>(static_cast<pid_t>(pid));
     for (auto& r : runs_) im->models.emplace_back(r->spec(), options_.data_pages, options_.cache);
+    im->at_switch.resize(im->models.size());
     return add(std::move(im));
   }
   Image& add(std::unique_ptr<Image> im) {
@@ -333,12 +360,6 @@ class Family final : public ToolTraceSink {
     im.comm = fmt::format("{}", pid);
     return im;
   }
-  static ThreadResult& thread(Image& im, std::uint32_t tid) {
-    for (ThreadResult& t : im.threads)
-      if (t.tid == tid) return t;
-    return im.threads.emplace_back(ThreadResult{tid, 0});
-  }
-
   std::vector<std::unique_ptr<ModelRun>>& runs_;
   const EmulateOptions& options_;
   std::vector<std::unique_ptr<Image>> images_;

@@ -327,6 +327,24 @@ TEST_CASE("threads are counted and sampled each under its own tid", "[emulate][f
   CHECK(workers[1] < workers[2]);
   CHECK(static_cast<double>(workers[2] - workers[1]) == Approx(static_cast<double>(workers[1] - workers[0])).epsilon(0.1));
   // Samples under four tids.
+  // Each thread's counts are what the process's core counted while it ran:
+  // they add up to the process's (a process of its own, nothing inherited),
+  // and the workers' reads step as their turns do, as their instructions.
+  REQUIRE(p.models.size() == 1);
+  CoreCounts total;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> worker_reads;  // instructions, reads
+  for (const ThreadResult& t : p.threads) {
+    REQUIRE(t.models.size() == 1);
+    total += t.models[0];
+    if (t.tid != p.pid) worker_reads.emplace_back(t.instructions, t.models[0].data_reads);
+  }
+  CHECK(cachegrind_events(total) == cachegrind_events(p.models[0]));
+  std::sort(worker_reads.begin(), worker_reads.end());
+  REQUIRE(worker_reads.size() == 3);
+  CHECK(worker_reads[0].second < worker_reads[1].second);
+  CHECK(worker_reads[1].second < worker_reads[2].second);
+  CHECK(static_cast<double>(worker_reads[2].second - worker_reads[1].second) ==
+        Approx(static_cast<double>(worker_reads[1].second - worker_reads[0].second)).epsilon(0.1));
   const nlohmann::json rows = report_rows(folder.path / "threads.data", "thread");
   CHECK(rows.size() == 4);
 }

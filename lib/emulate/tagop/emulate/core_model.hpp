@@ -86,6 +86,12 @@ struct CoreCounts {
   std::uint64_t indirect_mispredicts = 0;     ///< Bim
 };
 
+/// Field by field: the counts added while a thread ran are the difference
+/// of the core's counts at its start and at its end.
+CoreCounts operator-(const CoreCounts& a, const CoreCounts& b);
+/// Field by field.
+CoreCounts& operator+=(CoreCounts& a, const CoreCounts& b);
+
 class CoreModel {
  public:
   explicit CoreModel(const MicroarchSpec& spec, PageSize data_pages = PageSize::small_4k,

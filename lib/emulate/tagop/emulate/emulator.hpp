@@ -88,6 +88,11 @@ struct ModelResult {
 struct ThreadResult {
   std::uint32_t tid = 0;            ///< the kernel's thread id (gettid)
   std::uint64_t instructions = 0;   ///< the thread's own
+  /// Per model (in EmulateResult::models' order), what the process's core
+  /// counted while this thread ran: the threads' counts add up to the
+  /// process's (less, in a forked child, the parent's before the fork).
+  /// Cachegrind counts a process, not its threads: these have no peer.
+  std::vector<CoreCounts> models{};
 };
 
 /// One program a process of the traced family ran: the command's, each
