@@ -548,23 +548,30 @@ KernelSymbolSearchResult find_kernel_symbols(std::string_view build_id, const Ke
                                           "with --symfs", search.files.symfs));
     return result;
   }
+  // The kallsyms perf record kept of the capture's kernel.
+  const auto cached = [&]() -> std::optional<KernelSymbolSource> {
+    if (build_id.empty() || search.files.build_id_dir.empty()) return std::nullopt;
+    std::string path = fmt::format("{}/[kernel.kallsyms]/{}/kallsyms", search.files.build_id_dir, build_id);
+    if (!exists(path)) return std::nullopt;
+    return KernelSymbolSource{std::move(path), false, "perf's build-id cache"};
+  };
   const std::string running = running_kernel_build_id(search.running_notes);
   if (build_id.empty() || same_build_id(running, build_id)) {
-    result.found = KernelSymbolSource{
-        search.running_kallsyms, false,
-        build_id.empty() ? "the running kernel's (the capture records no kernel build-id)"
-                         : "the running kernel's (the same build-id)"};
+    const KernelSymbolSource proc{search.running_kallsyms, false,
+                                  build_id.empty() ? "the running kernel's (the capture records no kernel build-id)"
+                                                   : "the running kernel's (the same build-id)"};
+    if (auto copy = cached()) {
+      result.found = std::move(copy);
+      result.found->why = "perf's build-id cache (the running kernel's build-id)";
+      result.fallback = proc;
+    } else {
+      result.found = proc;
+    }
     return result;
   }
   result.rejected.push_back(fmt::format("{}: the running kernel's build-id is {}, not the recorded {}",
                                         search.running_kallsyms, running.empty() ? "unknown" : running, build_id));
-  if (!search.files.build_id_dir.empty()) {
-    const std::string cached = fmt::format("{}/[kernel.kallsyms]/{}/kallsyms", search.files.build_id_dir, build_id);
-    if (exists(cached)) {
-      result.found = KernelSymbolSource{cached, false, "perf's build-id cache"};
-      return result;
-    }
-  }
+  result.found = cached();
   return result;
 }
 

@@ -36,7 +36,7 @@ std::uint32_t ProcessTable::module_of(std::string_view filename, std::string_vie
     if (auto it = header_build_ids_.find(std::string(filename)); it != header_build_ids_.end()) id = it->second;
   auto key = std::make_pair(std::string(filename), id);
   if (auto it = module_index_.find(key); it != module_index_.end()) return it->second;
-  modules_.push_back({key.first, key.second, kernel});
+  modules_.push_back({.filename = key.first, .build_id = key.second, .kernel = kernel});
   const auto index = static_cast<std::uint32_t>(modules_.size() - 1);
   module_index_.emplace(std::move(key), index);
   return index;
@@ -63,7 +63,14 @@ void ProcessTable::mmap(const perf_data::MmapRecord& r) {
     if (before->second.start + before->second.len > r.start) it = before;
   }
   while (it != maps.end() && it->second.start < end) it = maps.erase(it);
-  maps[r.start] = Mapping{r.start, r.len, r.pgoff, module_of(module_name(r.filename, kernel), r.build_id, kernel)};
+  const std::string_view name = module_name(r.filename, kernel);
+  const std::uint32_t module = module_of(name, r.build_id, kernel);
+  maps[r.start] = Mapping{r.start, r.len, r.pgoff, module};
+  // "[kernel.kallsyms]_text": pgoff is _text's address (machine.c).
+  if (kernel && name.size() < r.filename.size()) {
+    modules_[module].reloc_symbol = std::string(r.filename.substr(name.size()));
+    modules_[module].reloc_address = r.pgoff;
+  }
 }
 
 void ProcessTable::task(const perf_data::TaskRecord& r) {

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>  // stat
 
+#include <algorithm>  // std::is_sorted
 #include <future>  // std::async, std::future
 #include <memory>  // std::shared_ptr, std::weak_ptr
 #include <mutex>   // std::mutex
@@ -18,27 +19,55 @@ namespace {
 
 constexpr std::string_view kernel_map = "[kernel.kallsyms]";
 
+// The kernel's symbols seen from a capture: its addresses are the table's
+// less `delta` (the table's _text - the capture's: another boot's KASLR,
+// as perf's kallsyms__delta moves them).
 class KernelSymbolTable final : public SymbolTable {
  public:
-  explicit KernelSymbolTable(std::shared_ptr<const KernelSymbols> symbols) : symbols_(std::move(symbols)) {}
+  KernelSymbolTable(std::shared_ptr<const KernelSymbols> symbols, std::uint64_t delta)
+      : symbols_(std::move(symbols)), delta_(delta) {}
   // The kernel map's offsets are addresses: perf's MMAP gives it pgoff = start.
   void functions(std::span<const std::uint64_t> offsets, std::span<std::uint32_t> out) const override {
-    const auto hits = symbols_->find_sorted(offsets);
+    std::vector<std::uint64_t> moved;
+    if (delta_ != 0) {
+      moved.reserve(offsets.size());
+      for (const std::uint64_t offset : offsets) moved.push_back(offset + delta_);
+    }
+    const std::span<const std::uint64_t> addresses = delta_ != 0 ? std::span<const std::uint64_t>(moved) : offsets;
     const KernelSymbol* first = symbols_->symbols().data();
-    for (std::size_t i = 0; i < hits.size(); ++i)
-      out[i] = hits[i] ? static_cast<std::uint32_t>(hits[i]->symbol - first) : none;
+    const auto index = [&](const std::optional<KernelSymbolHit>& hit) {
+      return hit ? static_cast<std::uint32_t>(hit->symbol - first) : none;
+    };
+    // Moved past 2^64, the addresses are no longer in order: one at a time.
+    if (!std::is_sorted(addresses.begin(), addresses.end())) {
+      for (std::size_t i = 0; i < addresses.size(); ++i) out[i] = index(symbols_->find(addresses[i]));
+      return;
+    }
+    const auto hits = symbols_->find_sorted(addresses);
+    for (std::size_t i = 0; i < hits.size(); ++i) out[i] = index(hits[i]);
   }
   std::string function_name(std::uint32_t function) const override {
     return std::string(symbols_->symbols()[function].name);
   }
   // The kernel map's offsets are addresses.
   std::optional<std::uint64_t> function_start(std::uint32_t function) const override {
-    return symbols_->symbols()[function].start;
+    return symbols_->symbols()[function].start - delta_;
   }
 
  private:
   std::shared_ptr<const KernelSymbols> symbols_;
+  std::uint64_t delta_ = 0;
 };
+
+// How far the table's kernel is from the capture's: the table's address of
+// the symbol the capture's kernel map names (_text) less the recorded one;
+// 0 when the capture or the table does not say.
+std::optional<std::uint64_t> relocation(const KernelSymbols& symbols, const ModuleRef& module) {
+  if (module.reloc_symbol.empty()) return std::nullopt;
+  const std::optional<std::uint64_t> at = symbols.address_of(module.reloc_symbol);
+  if (!at) return std::nullopt;
+  return *at - module.reloc_address;
+}
 
 // A vmlinux has link-time addresses; a kernel moved by KASLR is found by
 // the running kernel's _text, when it is the running kernel.
@@ -109,16 +138,25 @@ class KernelSymbolSource final : public SymbolSource {
                              module.build_id.empty() ? "BUILD-ID" : std::string(module.build_id));
       return nullptr;
     }
+    tagop::KernelSymbolSource source = *found.found;
     try {
-      const std::shared_ptr<const KernelSymbols> symbols =
-          ahead_.valid() && ahead_path_ == found.found->path ? ahead_.get() : shared_symbols(*found.found, search_);
-      if (module.build_id.empty() && found.found->path == search_.running_kallsyms)
+      std::shared_ptr<const KernelSymbols> symbols =
+          ahead_.valid() && ahead_path_ == source.path ? ahead_.get() : shared_symbols(source, search_);
+      std::optional<std::uint64_t> delta = relocation(*symbols, module);
+      // A build-id cache copy that cannot be moved to the capture's kernel
+      // may be another boot's: the running kernel's, as perf.
+      if (!delta && found.fallback) {
+        source = *found.fallback;
+        symbols = shared_symbols(source, search_);
+        delta = relocation(*symbols, module);
+      }
+      if (module.build_id.empty() && source.path == search_.running_kallsyms)
         problem = fmt::format("the capture records no build-id for the kernel: its samples are named by {} of the "
                               "running kernel, which is right only if the capture was made on this machine with this "
-                              "kernel", found.found->path);
-      return std::make_unique<KernelSymbolTable>(std::move(symbols));
+                              "kernel", source.path);
+      return std::make_unique<KernelSymbolTable>(std::move(symbols), delta.value_or(0));
     } catch (const Error& e) {
-      problem = fmt::format("{} ({}): {}", found.found->path, found.found->why, e.what());
+      problem = fmt::format("{} ({}): {}", source.path, source.why, e.what());
       return nullptr;
     }
   }

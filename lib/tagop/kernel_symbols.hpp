@@ -147,6 +147,11 @@ struct KernelSymbolSource {
 
 struct KernelSymbolSearchResult {
   std::optional<KernelSymbolSource> found;
+  /// Where `found` is perf's build-id cache copy chosen ahead of the
+  /// running kernel's kallsyms (the same build-id): that kallsyms, for a
+  /// capture that does not record where its kernel was (no "_text" in its
+  /// kernel map, so a copy from another boot could not be moved to it).
+  std::optional<KernelSymbolSource> fallback{};
   /// "PATH: why not" for each place that was tried and refused.
   std::vector<std::string> rejected;
 };
@@ -156,7 +161,12 @@ struct KernelSymbolSearchResult {
 /// (dso__load_kernel_sym): --kallsyms; --vmlinux; the vmlinux paths of the
 /// release; then, without symfs, the running kernel's kallsyms when its
 /// build-id is the capture's (or the capture has none), else the copy in
-/// the build-id cache.
+/// the build-id cache. One change from perf: where the running kernel is
+/// the capture's and the build-id cache holds the kallsyms perf record kept
+/// of it, that copy is chosen (a file read as it is, where /proc/kallsyms
+/// costs the kernel 40-70 ms to write on every read), with the running
+/// kernel's as `fallback`; moved by the capture's "_text" (see
+/// report::kernel_symbol_source), both name the kernel's symbols alike.
 KernelSymbolSearchResult find_kernel_symbols(std::string_view build_id, const KernelSymbolSearch& search);
 
 /// Reads what find_kernel_symbols() chose.

@@ -24,6 +24,13 @@ struct MappedModule {
   std::string filename;
   std::string build_id;  ///< lowercase hex from MMAP2 or HEADER_BUILD_ID, "" unknown
   bool kernel = false;
+  /// The kernel's map only: the symbol its MMAP record names after
+  /// "[kernel.kallsyms]" ("_text") and that symbol's address when the
+  /// capture was recorded (the record's pgoff), perf's ref_reloc_sym: a
+  /// kernel laid out elsewhere (another boot's KASLR) is moved by it.
+  /// "" and 0 when the capture does not say.
+  std::string reloc_symbol{};
+  std::uint64_t reloc_address = 0;  ///< see reloc_symbol
 };
 
 struct Mapping {

@@ -372,6 +372,18 @@ TEST_CASE("finding the kernel's symbols for a capture, in perf's order", "[kerne
     REQUIRE(same.found);
     CHECK(same.found->path == "/proc/kallsyms");
     CHECK_THAT(same.found->why, Catch::Contains("same build-id"));
+    CHECK(!same.fallback);
+    // The copy perf record kept of it comes first, this machine's kallsyms
+    // behind it (for a capture that does not say where its kernel was).
+    const std::string copy = fmt::format("{}/.debug/[kernel.kallsyms]/{}/kallsyms", dir, running);
+    fs::create_directories(fs::path(copy).parent_path());
+    std::ofstream(copy) << "ffffffff81000000 T _text\n";
+    const auto cached = tagop::find_kernel_symbols(running, search);
+    REQUIRE(cached.found);
+    CHECK(cached.found->path == copy);
+    REQUIRE(cached.fallback);
+    CHECK(cached.fallback->path == "/proc/kallsyms");
+    fs::remove(copy);
   }
   // Another kernel: not this one's kallsyms, but perf's cache when it has it.
   const std::string other = "00112233445566778899aabbccddeeff00112233";

@@ -15,6 +15,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -85,14 +86,17 @@ constexpr std::uint64_t text = 0xffffffff81000000;
 // A cpu-clock capture of kernel samples at hand-placed addresses, whose
 // kernel had the build-id `kernel_id` (20 bytes of 0xaa: no real kernel's).
 const std::string kernel_id(40, 'a');
-std::string synthetic_capture() {
-  const std::string path = temp("synthetic.data");
+// The kernel's map as perf names it, "[kernel.kallsyms]_text" (its pgoff
+// _text's address), or without the symbol ("[kernel.kallsyms]").
+std::string synthetic_capture(const std::string& name = "synthetic.data", const std::string& build_id = kernel_id,
+                              std::uint64_t text = ::text, const std::string& map = "[kernel.kallsyms]_text") {
+  const std::string path = temp(name);
   PerfDataWriter w(path,
                    {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}},
-                   {.build_ids = {{.pid = -1, .cpumode = misc_kernel, .build_id = kernel_id,
+                   {.build_ids = {{.pid = -1, .cpumode = misc_kernel, .build_id = build_id,
                                    .filename = "[kernel.kallsyms]"}},
                     .hostname = "elsewhere"});
-  w.mmap(static_cast<std::uint32_t>(-1), 0, text, 0x2000, text, "[kernel.kallsyms]_text");
+  w.mmap(static_cast<std::uint32_t>(-1), 0, text, 0x2000, text, map);
   w.comm(10, 10, "worker");
   // alpha: 0x100..0x200; beta: 0x200..0x400; gamma: 0x400.._etext (0x1000).
   const std::pair<std::uint64_t, int> samples[] = {{0x150, 3}, {0x200, 2}, {0x3ff, 1}, {0x400, 1}, {0xfff, 3}};
@@ -110,6 +114,15 @@ const char* synthetic_kallsyms =
     "ffffffff81000200 t beta\n"
     "ffffffff81000400 T gamma\n"
     "ffffffff81001000 T _etext\n";
+
+// The same kernel laid out at `at` (another boot's KASLR).
+std::string kallsyms_at(std::uint64_t at) {
+  std::string out;
+  for (const auto& [offset, type, name] : {std::tuple{0x0, 'T', "_text"}, {0x100, 'T', "alpha"}, {0x200, 't', "beta"},
+                                           {0x400, 'T', "gamma"}, {0x1000, 'T', "_etext"}})
+    out += fmt::format("{:016x} {} {}\n", at + offset, type, name);
+  return out;
+}
 
 }  // namespace
 
@@ -270,6 +283,28 @@ TEST_CASE("kernel symbols from --kallsyms and the build-id cache, at hand-placed
     CHECK(kernel_rows(json::parse(r.out), "cpu-clock") == named);
     fs::remove_all(cache);
   }
+  SECTION("a kallsyms of another boot (KASLR) is moved by the capture's _text, as perf moves it") {
+    const std::string moved = temp("moved.kallsyms");
+    std::ofstream(moved) << kallsyms_at(text + 0x2a00000);
+    RunResult r;
+    CHECK(kernel_rows(report_json("--kallsyms " + moved + " " + file, &r), "cpu-clock") == named);
+    CHECK(r.err.empty());
+    // perf report's names (kallsyms__delta), where it can read the capture.
+    const RunResult perf = run_shell("perf report -i " + file + " --kallsyms " + moved +
+                                     " --stdio --no-children -g none -n --sort sym 2>/dev/null");
+    if (perf.exit_code == 0) {
+      std::map<std::string, std::uint64_t> perf_named;
+      const std::regex row(R"(^ +[\d.]+% +(\d+) +\[k\] (.*\S) *$)");
+      std::istringstream lines(perf.out);
+      std::smatch m;
+      for (std::string line; std::getline(lines, line);)
+        if (std::regex_match(line, m, row)) perf_named[m[2]] += std::stoull(m[1]);
+      CHECK(perf_named == named);
+    } else {
+      WARN("perf report cannot read the synthetic capture: the moved names are not compared with perf's");
+    }
+    fs::remove(moved);
+  }
   SECTION("--symfs without a vmlinux there") {
     const RunResult r = run_shell(env + tagop_exe() + " report --symfs " + empty_cache + " " + file);
     REQUIRE(r.exit_code == 0);
@@ -291,4 +326,59 @@ TEST_CASE("kernel symbols from --kallsyms and the build-id cache, at hand-placed
   fs::remove_all(empty_cache);
   fs::remove(kallsyms);
   fs::remove(file);
+}
+
+
+TEST_CASE("the running kernel's capture: perf's build-id cache copy of its kallsyms, moved to the capture's _text; "
+          "without a _text, /proc/kallsyms", "[report][kernel]") {
+  const std::string running = tagop::running_kernel_build_id();
+  const auto starts = kallsyms_starts("/proc/kallsyms");
+  if (running.empty() || starts.empty() || starts.begin()->first == 0) {
+    WARN("no running kernel's build-id, or /proc/kallsyms hides its addresses: the choice is not checked");
+    return;
+  }
+  // The capture's kernel is where /proc/kallsyms says it is now; the
+  // cache's copy was kept in another boot, 0x2a00000 higher.
+  const std::optional<tagop::KernelText> now = tagop::running_kernel_text();
+  REQUIRE(now);
+  const std::string cache = temp("running-cache");
+  fs::create_directories(cache + "/[kernel.kallsyms]/" + running);
+  std::ofstream(cache + "/[kernel.kallsyms]/" + running + "/kallsyms") << kallsyms_at(now->start + 0x2a00000);
+  const std::string env = "PERF_BUILDID_DIR=" + cache + " ";
+
+  const std::string with_text = synthetic_capture("running.data", running, now->start);
+  RunResult r = run_shell(env + tagop_exe() + " report " + with_text + " --json --top 0");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const std::map<std::string, std::uint64_t> named = {{"alpha", 3}, {"beta", 3}, {"gamma", 4}};
+  CHECK(kernel_rows(json::parse(r.out), "cpu-clock") == named);
+
+  // A capture that does not say where its kernel was cannot be moved: the
+  // copy may be another boot's, so the running kernel's names, as the
+  // test reads them from /proc/kallsyms (any name at the start below).
+  const std::string without_text = synthetic_capture("no-text.data", running, now->start, "[kernel.kallsyms]");
+  r = run_shell(env + tagop_exe() + " report " + without_text + " --json --top 0 --by address");
+  REQUIRE(r.exit_code == 0);
+  const json by_address = json::parse(r.out);
+  r = run_shell(env + tagop_exe() + " report " + without_text + " --json --top 0");
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::uint64_t> proc_named;
+  for (const auto& [name, n] : kernel_rows(json::parse(r.out), "cpu-clock")) {
+    CHECK(named.count(name) == 0);
+    proc_named[name] += n;
+  }
+  std::uint64_t checked = 0;
+  for (const json& row : by_address["rows"]) {
+    const std::uint64_t address = std::stoull(row["offset"].get<std::string>(), nullptr, 16);
+    const auto it = starts.upper_bound(address);
+    REQUIRE(it != starts.begin());
+    bool found = false;
+    for (const std::string& name : std::prev(it)->second) found |= proc_named.count(name) > 0;
+    CHECK(found);
+    checked += row["events"]["cpu-clock"]["samples"].get<std::uint64_t>();
+  }
+  CHECK(checked == 10);
+  fs::remove_all(cache);
+  fs::remove(with_text);
+  fs::remove(without_text);
 }

@@ -31,6 +31,11 @@ struct ModuleRef {
   std::string_view path;      ///< "/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]"
   std::string_view build_id;  ///< lowercase hex, as perf records it; "" when unknown
   bool kernel = false;        ///< mapped by the kernel (pid -1, kernel cpumode)
+  /// The kernel's map: the symbol ("_text") whose address the capture
+  /// recorded, and that address (MappedModule::reloc_symbol); "" and 0
+  /// when unknown (before the walk, or a capture that does not say).
+  std::string_view reloc_symbol{};
+  std::uint64_t reloc_address = 0;  ///< see reloc_symbol
 };
 
 class SymbolTable {
