@@ -180,7 +180,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
       tried_.insert({m->module, true});
       std::string problem;
       for (const auto& source : sources_)
-        if ((names.table = source->open({module.filename, module.build_id, module.kernel}, problem))) break;
+        if ((names.table = source->open(ModuleRef::of(module), problem))) break;
     }
     if (!names.table) return out;
     const std::uint64_t offset = m->file_offset(ip);

@@ -132,7 +132,7 @@ class Symbolizer {
       names.tried = true;
       std::string problem;
       for (const auto& source : sources_)
-        if ((names.table = source->open({module.filename, module.build_id, module.kernel}, problem))) break;
+        if ((names.table = source->open(ModuleRef::of(module), problem))) break;
     }
     return names.table.get();
   }

@@ -405,7 +405,7 @@ class RowMaker {
     std::string said;
     for (std::uint32_t m : id.modules) {
       const MappedModule& mm = s_.modules[m];
-      const ModuleRef ref{mm.filename, mm.build_id, mm.kernel, mm.reloc_symbol, mm.reloc_address};
+      const ModuleRef ref = ModuleRef::of(mm);
       for (const auto& source : sources_) {
         std::string problem;
         id.symbols = source->open(ref, problem);

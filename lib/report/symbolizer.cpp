@@ -54,7 +54,7 @@ struct Symbolizer::State {
   const SymbolTable* symbols(const MappedModule& module) {
     auto [it, fresh] = tables.try_emplace({module.filename, module.build_id, module.kernel});
     if (!fresh) return it->second.get();
-    const ModuleRef ref{module.filename, module.build_id, module.kernel, module.reloc_symbol, module.reloc_address};
+    const ModuleRef ref = ModuleRef::of(module);
     std::vector<std::string> problems;
     for (const std::shared_ptr<SymbolSource>& source : sources) {
       std::string problem;

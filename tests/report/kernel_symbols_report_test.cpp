@@ -289,6 +289,14 @@ TEST_CASE("kernel symbols from --kallsyms and the build-id cache, at hand-placed
     RunResult r;
     CHECK(kernel_rows(report_json("--kallsyms " + moved + " " + file, &r), "cpu-clock") == named);
     CHECK(r.err.empty());
+    // The JSON lines name each sample by the same moved table.
+    const std::string lines = temp("moved.jsonl");
+    REQUIRE(run_tagop("report --kallsyms " + moved + " " + file + " --format jsonl -o " + lines).exit_code == 0);
+    std::map<std::string, std::uint64_t> line_named;
+    std::ifstream in(lines);
+    for (std::string line; std::getline(in, line);) ++line_named[json::parse(line)["symbol"].get<std::string>()];
+    CHECK(line_named == named);
+    fs::remove(lines);
     // perf report's names (kallsyms__delta), where it can read the capture.
     const RunResult perf = run_shell("perf report -i " + file + " --kallsyms " + moved +
                                      " --stdio --no-children -g none -n --sort sym 2>/dev/null");

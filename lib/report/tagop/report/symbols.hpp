@@ -18,6 +18,7 @@
 #include <vector>       // std::vector
 
 #include <tagop/api.hpp>  // TAGOP_API
+#include <tagop/process_table.hpp>  // MappedModule
 #include <tagop/symbol_files.hpp>  // SymbolFileSearch
 
 namespace tagop TAGOP_API {
@@ -36,6 +37,11 @@ struct ModuleRef {
   /// when unknown (before the walk, or a capture that does not say).
   std::string_view reloc_symbol{};
   std::uint64_t reloc_address = 0;  ///< see reloc_symbol
+
+  /// A module of a capture's process table (it views `m`'s strings).
+  static ModuleRef of(const MappedModule& m) {
+    return {m.filename, m.build_id, m.kernel, m.reloc_symbol, m.reloc_address};
+  }
 };
 
 class SymbolTable {
