@@ -16,6 +16,7 @@
 #include <tagop/error.hpp>           // Error
 #include <tagop/kernel_symbols.hpp>  // running_kernel_text, running_kernel_build_id
 #include <tagop/symbol_files.hpp>    // file_build_id, SymbolFileSearch
+#include <tagop/build_id_cache.hpp>  // keep_kallsyms_in_build_id_cache
 #include <tagop/vdso_image.hpp>      // this_process_vdso, save_in_build_id_cache
 
 namespace tagop {
@@ -238,8 +239,10 @@ std::size_t SessionRecorder::drain(SamplingSession& session) {
 void SessionRecorder::finish() {
   {
     std::vector<perf_data::BuildIdEntry>& ids = writer_.features().build_ids;
-    if (const std::string kernel = running_kernel_build_id(); !kernel.empty())
+    if (const std::string kernel = running_kernel_build_id(); !kernel.empty()) {
       ids.push_back({.pid = -1, .cpumode = perf_data::misc_kernel, .build_id = kernel, .filename = "[kernel.kallsyms]"});
+      keep_kallsyms(kernel);
+    }
     add_vdso_build_id(ids);
     std::set<std::string> named;
     for (const auto& [file, id] : mapped_build_ids_)
@@ -254,6 +257,18 @@ void SessionRecorder::finish() {
     }
   }
   writer_.finish();
+}
+
+// As perf record: a report reads the copy, not /proc/kallsyms, which the
+// kernel writes anew at each read (tens of milliseconds).
+void SessionRecorder::keep_kallsyms(const std::string& build_id) {
+  if (build_id_cache_.empty()) return;
+  try {
+    keep_kallsyms_in_build_id_cache(build_id_cache_, build_id);
+  } catch (const Error& e) {
+    warnings_.push_back(fmt::format("the kernel's kallsyms was not kept in the build-id cache (its reports read "
+                                    "/proc/kallsyms): {}", e.what()));
+  }
 }
 
 void SessionRecorder::add_vdso_build_id(std::vector<perf_data::BuildIdEntry>& ids) {

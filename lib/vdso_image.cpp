@@ -1,21 +1,17 @@
 #include <tagop/vdso_image.hpp>
 
+#include <tagop/build_id_cache.hpp>  // keep_in_build_id_cache
+
 #include <elfutils/libdwelf.h>  // dwelf_elf_gnu_build_id
 #include <libelf.h>             // elf_memory
 
-#include <cstring>     // std::memcpy, std::strerror
-#include <filesystem>  // create_directories, create_directory_symlink, rename
-#include <fstream>     // std::ifstream, std::ofstream
-#include <sstream>     // std::istringstream
-#include <unistd.h>    // getpid
+#include <cstring>  // std::memcpy
+#include <fstream>  // std::ifstream
+#include <sstream>  // std::istringstream
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/error.hpp>  // Error
-
 namespace tagop {
-
-namespace fs = std::filesystem;
 
 std::optional<VdsoImage> this_process_vdso(std::string& problem) {
   std::ifstream maps("/proc/self/maps");
@@ -52,38 +48,7 @@ std::optional<VdsoImage> this_process_vdso(std::string& problem) {
 }
 
 std::string save_in_build_id_cache(const VdsoImage& image, const std::string& dir) {
-  const fs::path home = fs::path(dir) / "[vdso]" / image.build_id;
-  const fs::path file = home / "vdso";
-  std::error_code ec;
-  if (!fs::exists(file, ec)) {
-    fs::create_directories(home, ec);
-    if (ec) throw Error(fmt::format("cannot create {}: {}", home.string(), ec.message()));
-    // Written aside and renamed: a reader never sees half an image.
-    const fs::path part = home / fmt::format(".vdso.{}", ::getpid());
-    {
-      std::ofstream out(part, std::ios::binary | std::ios::trunc);
-      out.write(reinterpret_cast<const char*>(image.bytes.data()), static_cast<std::streamsize>(image.bytes.size()));
-      if (!out.flush()) {
-        fs::remove(part, ec);
-        throw Error(fmt::format("cannot write {}: {}", part.string(), std::strerror(errno)));
-      }
-    }
-    fs::rename(part, file, ec);
-    if (ec) {
-      std::error_code ignored;
-      fs::remove(part, ignored);
-      throw Error(fmt::format("cannot write {}: {}", file.string(), ec.message()));
-    }
-  }
-  // perf's link: .build-id/xx/rest -> ../../[vdso]/ID (a directory).
-  const fs::path links = fs::path(dir) / ".build-id" / image.build_id.substr(0, 2);
-  const fs::path link = links / image.build_id.substr(2);
-  if (!fs::is_symlink(fs::symlink_status(link, ec))) {
-    fs::create_directories(links, ec);
-    if (!ec) fs::create_directory_symlink(fs::path("../..") / "[vdso]" / image.build_id, link, ec);
-    if (ec && !fs::exists(link)) throw Error(fmt::format("cannot create {}: {}", link.string(), ec.message()));
-  }
-  return file.string();
+  return keep_in_build_id_cache(dir, "[vdso]", image.build_id, "vdso", image.bytes);
 }
 
 }  // namespace tagop

@@ -373,8 +373,10 @@ void add_record_command(CLI::App& app) {
                               "A running process (and the children it starts); recording stops when it ends");
   all->excludes(pid);
   cmd->add_flag("-N,--no-buildid-cache", o->no_buildid_cache,
-                "Do not keep the [vdso]'s image in perf's build-id cache ($PERF_BUILDID_DIR, else ~/.debug), "
-                "where tagop report and perf report find it to name the vDSO's samples (clock_gettime ...)");
+                "Do not keep the [vdso]'s image and a copy of /proc/kallsyms in perf's build-id cache "
+                "($PERF_BUILDID_DIR, else ~/.debug), where tagop report and perf report find them to name the "
+                "vDSO's samples (clock_gettime ...) and, without the kernel's slow writing of /proc/kallsyms, "
+                "the kernel's");
   cmd->add_option("--duration", o->duration,
                   "Stop after this many seconds (default: when the command or process ends, or at Ctrl-C)");
   cmd->add_option("-o,--output", o->output,

@@ -60,8 +60,9 @@ class SessionRecorder {
   /// the file readable).
   std::size_t drain(SamplingSession& session);
 
-  /// Where finish() keeps the [vdso] image when a process mapped it, as
-  /// perf record does (vdso_image.hpp): perf's build-id cache,
+  /// Where finish() keeps the [vdso] image when a process mapped it and a
+  /// copy of the running kernel's kallsyms, as perf record does
+  /// (build_id_cache.hpp): perf's build-id cache,
   /// SymbolFileSearch::default_build_id_dir() unless set; "" keeps none
   /// (perf's --no-buildid-cache), and the vDSO's samples are named only
   /// where a cache already holds its image.
@@ -69,7 +70,8 @@ class SessionRecorder {
 
   /// Adds the build-ids (of the kernel, of the vDSO, and of each file a
   /// MMAP record named, read from the file now), keeps the vDSO's image
-  /// (set_build_id_cache), then writes the features and header.
+  /// and the kernel's kallsyms (set_build_id_cache), then writes the
+  /// features and header.
   void finish();
 
   perf_data::PerfDataWriter& writer() { return writer_; }
@@ -79,6 +81,7 @@ class SessionRecorder {
  private:
   void note_mapping(const SessionRecord& r);
   void add_vdso_build_id(std::vector<perf_data::BuildIdEntry>& ids);
+  void keep_kallsyms(const std::string& build_id);
 
   perf_data::PerfDataWriter writer_;
   std::set<std::string> mapped_files_;

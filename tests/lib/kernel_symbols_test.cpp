@@ -4,6 +4,7 @@
 // addresses of a real perf capture; the running kernel's build-id against
 // `perf buildid-list -k`; a vmlinux-like ELF file against binutils' readelf.
 
+#include <tagop/build_id_cache.hpp>
 #include <tagop/kernel_symbols.hpp>
 
 #include <catch2/catch.hpp>
@@ -15,6 +16,7 @@
 #include <cstdlib>     // std::getenv
 #include <filesystem>  // std::filesystem
 #include <fstream>     // std::ofstream
+#include <iterator>    // std::istreambuf_iterator
 #include <map>         // std::map
 #include <optional>    // std::optional
 #include <regex>       // std::regex
@@ -431,5 +433,30 @@ TEST_CASE("finding the kernel's symbols for a capture, in perf's order", "[kerne
   auto escaped = tagop::find_kernel_symbols("", search);
   CHECK(!escaped.found);
   CHECK_THAT(escaped.rejected.front(), Catch::Contains("is not a release's name"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a kallsyms kept in perf's build-id cache: once, whole, and not when its addresses are hidden", "[kernel]") {
+  const std::string dir = temp_dir("keep");
+  const std::string id = "00112233445566778899aabbccddeeff00112233";
+  const std::string hidden = dir + "/hidden", shown = dir + "/shown";
+  std::ofstream(hidden) << "0000000000000000 A fixed_percpu_data\n0000000000000000 T _text\n";
+  std::ofstream(shown) << "0000000000000000 A fixed_percpu_data\nffffffff81000000 T _text\n";
+  const std::string cache = dir + "/cache";
+  CHECK(tagop::keep_kallsyms_in_build_id_cache(cache, id, hidden).empty());
+  CHECK(!fs::exists(cache + "/[kernel.kallsyms]"));
+  const std::string kept = tagop::keep_kallsyms_in_build_id_cache(cache, id, shown);
+  CHECK(kept == cache + "/[kernel.kallsyms]/" + id + "/kallsyms");
+  std::ifstream in(kept);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) ==
+        "0000000000000000 A fixed_percpu_data\nffffffff81000000 T _text\n");
+  CHECK(fs::read_symlink(cache + "/.build-id/00/112233445566778899aabbccddeeff00112233") ==
+        fs::path("../../[kernel.kallsyms]") / id);
+  // A copy already there is the one kept: not read again, not replaced.
+  std::ofstream(shown) << "ffffffff82000000 T _text\n";
+  CHECK(tagop::keep_kallsyms_in_build_id_cache(cache, id, shown) == kept);
+  CHECK(tagop::load_kernel_symbols({kept, false, ""}).address_of("_text") == 0xffffffff81000000);
+  CHECK_THROWS_WITH(tagop::keep_kallsyms_in_build_id_cache(cache, "ffee" + id.substr(4), dir + "/missing"),
+                    Catch::Contains(dir + "/missing"));
   fs::remove_all(dir);
 }

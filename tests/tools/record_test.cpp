@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <tagop/kernel_symbols.hpp>
 #include <tagop/perf_data_reader.hpp>
 
 #include "run_command.hpp"
@@ -174,6 +175,33 @@ TEST_CASE("record keeps the vDSO's image where perf report and tagop report find
   CHECK(fs::read_symlink(cache + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2)) ==
         fs::path("../../[vdso]") / id);
 
+  // And the kernel's kallsyms, byte for byte the copy perf record keeps
+  // (in a cache of its own), with perf's link.
+  const std::string kernel = tagop::running_kernel_build_id();
+  if (!kernel.empty() && run_shell("command -v perf").exit_code == 0) {
+    const std::string kept = cache + "/[kernel.kallsyms]/" + kernel + "/kallsyms";
+    REQUIRE(fs::is_regular_file(kept));
+    CHECK(fs::read_symlink(cache + "/.build-id/" + kernel.substr(0, 2) + "/" + kernel.substr(2)) ==
+          fs::path("../../[kernel.kallsyms]") / kernel);
+    const std::string perf_cache = temp("perf-buildid-cache");
+    fs::remove_all(perf_cache);
+    const RunResult perf_record = run_shell("perf --buildid-dir " + perf_cache + " record -q -e cpu-clock -o " +
+                                            temp("perf-kallsyms.data") + " -- true 2>&1");
+    INFO(perf_record.out);
+    const std::string perf_kept = perf_cache + "/[kernel.kallsyms]/" + kernel + "/kallsyms";
+    if (perf_record.exit_code == 0 && fs::exists(perf_kept)) {
+      const auto bytes = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+      };
+      CHECK(bytes(kept) == bytes(perf_kept));
+    } else {
+      WARN("perf record kept no kallsyms here: the copy is not compared with perf's");
+    }
+    fs::remove_all(perf_cache);
+    fs::remove(temp("perf-kallsyms.data"));
+  }
+
   // perf report, given that cache, and tagop report name the vDSO's
   // samples alike: the function and its count (perf's first named row:
   // some kernels' vDSOs have code outside their symbols, which perf
@@ -208,6 +236,7 @@ TEST_CASE("record keeps the vDSO's image where perf report and tagop report find
   fs::remove_all(cache);
   CHECK(run_tagop("record -N --event cpu-clock -o " + file + " -- " + env("TAGOP_BUSY") + " 50 vdso").exit_code == 0);
   CHECK(!fs::exists(cache + "/[vdso]"));
+  CHECK(!fs::exists(cache + "/[kernel.kallsyms]"));
   ::unsetenv("PERF_BUILDID_DIR");
   fs::remove_all(cache);
   fs::remove(file);
