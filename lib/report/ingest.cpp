@@ -19,8 +19,9 @@
 #include <tagop/perf_data_reader.hpp>      // PerfDataReader
 #include <tagop/process_table.hpp>         // ProcessTable
 #include <tagop/profiles/store.hpp>        // StoreRowWriter
+#include <tagop/report/kernel_symbol_source.hpp>  // capture_symbol_sources
 #include <tagop/report/report.hpp>         // holds_ibs_events
-#include <tagop/report/symbols.hpp>        // elf_symbol_source
+#include <tagop/report/symbols.hpp>        // prepare_symbol_sources
 #include <tagop/symbol_files.hpp>          // find_symbol_files
 
 #include "../demangle.hpp"  // demangle_short
@@ -47,14 +48,18 @@ std::string quoted(std::string_view text) {
 // The names of an address, as a local report names them by function, by
 // line and by data (rows.cpp): looked up once per distinct (pid, address)
 // while the mappings stay as they are, and once per module's function,
-// line and data object.
+// line and data object. The symbol sources are the local report's
+// (capture_symbol_sources(): the kernel's symbols, then the ELF files).
 class Symbolizer {
  public:
-  explicit Symbolizer(const perf_data::FileInfo& info) {
+  Symbolizer(const perf_data::FileInfo& info, const KernelSymbolSearch& search)
+      : files_(search.files), sources_(capture_symbol_sources(search, info)) {
     processes_.add_build_ids(info.build_ids);
-    sources_.push_back(elf_symbol_source());
+    prepare_symbol_sources(sources_, info, 0);
   }
   ProcessTable& processes() { return processes_; }
+  /// Why modules had no names, once each (as the local report warns).
+  const std::vector<std::string>& warnings() const { return warnings_; }
   void forget() {
     at_.clear();
     data_at_.clear();
@@ -130,9 +135,16 @@ class Symbolizer {
     Module& names = modules_[module_index];
     if (!names.tried) {
       names.tried = true;
-      std::string problem;
-      for (const auto& source : sources_)
-        if ((names.table = source->open({module.filename, module.build_id, module.kernel}, problem))) break;
+      std::vector<std::string> problems;
+      for (const auto& source : sources_) {
+        std::string problem;
+        names.table = source->open({module.filename, module.build_id, module.kernel}, problem);
+        if (!problem.empty()) problems.push_back(module.filename + ": " + problem);
+        if (names.table) break;
+      }
+      // A caveat of the table used, or why none was.
+      if (names.table && !problems.empty()) warnings_.push_back(problems.back());
+      else if (!names.table) warnings_.insert(warnings_.end(), problems.begin(), problems.end());
     }
     return names.table.get();
   }
@@ -176,7 +188,7 @@ class Symbolizer {
     Module& names = modules_[m.module];
     if (!names.tried_objects) {
       names.tried_objects = true;
-      for (const SymbolFile& file : find_symbol_files(module.filename, module.build_id, {}).files) {
+      for (const SymbolFile& file : find_symbol_files(module.filename, module.build_id, files_).files) {
         try {
           names.objects = DataObjects::open(file.path);
           break;
@@ -199,7 +211,9 @@ class Symbolizer {
   }
 
   ProcessTable processes_;
+  SymbolFileSearch files_;  // the data objects' ELF files, as the report's
   std::vector<std::shared_ptr<SymbolSource>> sources_;
+  std::vector<std::string> warnings_;
   std::unordered_map<std::uint32_t, Module> modules_;  // node-based: the names stay put
   std::unordered_map<std::uint64_t, At> at_;
   std::unordered_map<std::uint64_t, DataAt> data_at_;
@@ -209,7 +223,7 @@ class RowHandler : public perf_data::RecordHandler {
  public:
   RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
              const std::function<void(std::string_view)>& write)
-      : options_(options), symbols_(reader.info()), blocks_(capture), lines_(capture), write_(write),
+      : options_(options), symbols_(reader.info(), options.symbols), blocks_(capture), lines_(capture), write_(write),
         events_(reader.info().event_names()) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
     for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
@@ -284,6 +298,7 @@ class RowHandler : public perf_data::RecordHandler {
     flush();
     return rows_;
   }
+  const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
   void flush() {
@@ -331,13 +346,16 @@ profiles::StoreCapture capture_of(const perf_data::FileInfo& info, const IngestO
 }
 
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
-                         const IngestOptions& options, std::string* host = nullptr) {
+                         const IngestOptions& options, std::string* host = nullptr,
+                         std::vector<std::string>* warnings = nullptr) {
   perf_data::PerfDataReader reader(path);
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
   RowHandler handler(reader, options, capture, write);
   reader.read(handler);
-  return handler.finish();
+  const std::uint64_t rows = handler.finish();
+  if (warnings) *warnings = handler.warnings();
+  return rows;
 }
 
 std::uint64_t number(const std::string& answer) {
@@ -399,7 +417,7 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
                           options.format == RowFormat::native ? "Native" : "TabSeparated"));
   std::string host;
   result.rows = write_rows(
-      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host);
+      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host, &result.warnings);
   insert.finish();
   server.query(fmt::format("INSERT INTO {} (capture, host, file, rows, ingested) VALUES ({}, {}, {}, {}, now())",
                            captures, result.capture, quoted(host), quoted(path), result.rows));

@@ -30,6 +30,7 @@
 #include <tagop/api.hpp>                  // TAGOP_API
 #include <tagop/cpu.hpp>                  // CpuId
 #include <tagop/engine.hpp>               // Aggregator
+#include <tagop/kernel_symbols.hpp>       // KernelSymbolSearch
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
 
 namespace tagop TAGOP_API {
@@ -62,6 +63,13 @@ struct IngestOptions {
   std::string table{};
   /// The captures' table ("": profiles::store_captures_table_name()).
   std::string captures_table{};
+  /// Where the samples' functions, lines and data objects are looked for,
+  /// as `tagop report` looks (report::capture_symbol_sources()): the
+  /// kernel's symbols (--kallsyms, --vmlinux; by default this machine's
+  /// /proc/kallsyms when it runs the recorded kernel, else perf's build-id
+  /// cache) and, by its `files` (--symfs, the build-id cache), the ELF
+  /// files. An empty `os_release` is the capture's.
+  KernelSymbolSearch symbols{};
 };
 
 /// What an ingest did.
@@ -69,6 +77,10 @@ struct IngestResult {
   std::uint64_t capture = 0;  ///< the capture's identity (profiles::capture_identity)
   std::uint64_t rows = 0;     ///< rows written (0 when skipped)
   bool skipped = false;       ///< the store holds this capture already
+  /// Why some modules' samples have no function names, once per module
+  /// (kernel symbols not found, a symbol file of another build-id), or a
+  /// caveat of the symbols used, as the local report warns of them.
+  std::vector<std::string> warnings{};
 };
 
 /// Creates the store's tables where missing, and checks that a table that
