@@ -22,6 +22,7 @@
 #include <tagop/report/kernel_symbol_source.hpp>  // capture_symbol_sources
 #include <tagop/report/report.hpp>         // holds_ibs_events
 #include <tagop/report/symbols.hpp>        // prepare_symbol_sources
+#include <tagop/sample_reads.hpp>          // SampleReads
 #include <tagop/symbol_files.hpp>          // find_symbol_files
 
 #include "../demangle.hpp"  // demangle_short
@@ -224,7 +225,7 @@ class RowHandler : public perf_data::RecordHandler {
   RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
              const std::function<void(std::string_view)>& write)
       : options_(options), symbols_(reader.info(), options.symbols), blocks_(capture), lines_(capture), write_(write),
-        events_(reader.info().event_names()) {
+        events_(reader.info().event_names()), reads_(reader.info()) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
     for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
   }
@@ -280,7 +281,6 @@ class RowHandler : public perf_data::RecordHandler {
     const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period
                                  : r.event < fixed_periods_.size() ? fixed_periods_[r.event]
                                                                    : 0;
-    const std::string_view event = r.event < events_.size() ? std::string_view(events_[r.event]) : "";
     const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
     // The data view's address (walk.cpp): IBS's linear address where
     // dc.lin_addr_valid says so, perf mem's PERF_SAMPLE_ADDR.
@@ -288,10 +288,14 @@ class RowHandler : public perf_data::RecordHandler {
         ibs_ ? (s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0)
              : (r.sample_type & PERF_SAMPLE_ADDR ? r.addr : 0);
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, data_address)};
-    if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, period}, source);
-    else lines_.append(s, names.symbol, batch_, {event, period}, source);
-    ++rows_;
-    if (++in_batch_ >= options_.batch_rows) flush();
+    // A sample that read its group's counters (PERF_SAMPLE_READ) stands,
+    // as in the local report (walk.cpp), for a sample of each counter that
+    // moved, its period how far it moved; its own period is not used.
+    if (!ibs_ && reads_.reads(r.event)) {
+      for (const perf_data::ReadShare& share : reads_.shares(r)) append(s, names.symbol, share.event, share.period, source);
+      return;
+    }
+    append(s, names.symbol, r.event, period, source);
   }
 
   std::uint64_t finish() {
@@ -301,6 +305,16 @@ class RowHandler : public perf_data::RecordHandler {
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
+  // A row of event `event` (an index in the capture's attrs).
+  void append(const Sample& s, const profiles::SampleSymbol& symbol, std::uint32_t event, std::uint64_t period,
+              const profiles::StoreSource& source) {
+    const std::string_view name = event < events_.size() ? std::string_view(events_[event]) : "";
+    if (options_.format == RowFormat::native) blocks_.append(s, symbol, {name, period}, source);
+    else lines_.append(s, symbol, batch_, {name, period}, source);
+    ++rows_;
+    if (++in_batch_ >= options_.batch_rows) flush();
+  }
+
   void flush() {
     blocks_.flush(batch_);
     if (!batch_.empty()) write_(batch_);
@@ -315,6 +329,7 @@ class RowHandler : public perf_data::RecordHandler {
   const std::function<void(std::string_view)>& write_;
   std::vector<std::string> events_;
   std::vector<std::uint64_t> fixed_periods_;
+  perf_data::SampleReads reads_;
   std::optional<amd_ibs::IbsCapture> ibs_;
   std::vector<ChainFrame> chain_;
   std::string batch_, problem_;

@@ -215,3 +215,33 @@ TEST_CASE("ingest --kallsyms names another kernel's samples; without it, they ar
   fs::remove(kallsyms);
   fs::remove_all(empty_cache);
 }
+
+TEST_CASE("a group that read its counters: a row per counter that moved, as the local report counts them",
+          "[store][names][group]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  if (!perf_records()) {
+    WARN("perf cannot record here: group reads are not compared");
+    return;
+  }
+  // The leader samples, and each sample carries both counters
+  // (PERF_SAMPLE_READ); the local report counts a sample of each counter
+  // that moved, its period how far it moved (perf's own counting,
+  // perf_peer_test.cpp). `ls` faults pages in, so that page-faults moves.
+  const std::string file = test::temp("group.data");
+  const RunResult rec = run_shell(fmt::format(
+      "perf record -q -o {} -e '{{cpu-clock,page-faults}}:S' -c 100000 -- sh -c 'i=0; while [ $i -lt 100000 ]; do "
+      "i=$((i+1)); done; ls -R /usr/share/doc > /dev/null'",
+      file));
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  const std::string url = database(*local, "group_reads");
+  ingest(url, file, "group-a");
+  const json by_process = run_json(fmt::format("report {} --by process --top 0 --json", file));
+  // Both events counted locally: the leader's samples alone, each once,
+  // would be cpu-clock's only.
+  CHECK(by_process.at("event_totals").at("page-faults").at("samples").get<std::uint64_t>() > 0);
+  CHECK(by_process.at("event_totals").at("cpu-clock").at("samples").get<std::uint64_t>() > 0);
+  check_as_local(url, file, "group-a");
+  fs::remove(file);
+}

@@ -1,6 +1,8 @@
 #pragma once
 // Ingest: a capture's samples into a ClickHouse store (tagop/profiles/
-// store.hpp), one row per sample: the model's conditions, observed bits and
+// store.hpp), one row per sample (a sample that read its group's counters,
+// PERF_SAMPLE_READ, a row per counter that moved, its period how far it
+// moved, as the local report counts it): the model's conditions, observed bits and
 // measures (IBS samples decoded; a `perf mem` sample's data source read as
 // conditions, its weight as mem.load_latency), the event and its period,
 // the function and module of the address, the call chain, and the
