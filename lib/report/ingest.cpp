@@ -1,13 +1,14 @@
 // tagop ingest: a capture's samples as store rows (profiles/store.hpp),
-// streamed to ClickHouse. Processes and their mappings follow the records
-// in file order (a sample before its process's MMAP record, which perf may
-// write from another CPU's buffer, gets no symbol; the JSON lines' window,
-// export_lines.cpp, would fix that).
+// streamed to ClickHouse. A sample waits in a window for the records of
+// its time (record_window.hpp, as the JSON lines' and the report's): perf
+// may write a sample before its process's MMAP record, from another CPU's
+// buffer, and the local report names it all the same.
 
 #include <tagop/report/ingest.hpp>
 
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // symbol tables, names
+#include <variant>        // std::visit
 #include <vector>         // std::vector
 
 #include <fmt/format.h>  // fmt::format
@@ -27,6 +28,7 @@
 
 #include "../demangle.hpp"  // demangle_short
 #include "data_objects.hpp"  // DataObjects
+#include "record_window.hpp"  // RecordWindow
 
 namespace tagop::report {
 
@@ -220,24 +222,36 @@ class Symbolizer {
   std::unordered_map<std::uint64_t, DataAt> data_at_;
 };
 
+// A row that waits in the window for the records of its time.
+struct RowLine {
+  Sample sample;                  // its chain is set from `chain` when written
+  std::vector<ChainFrame> chain;  // the sample's own frames
+  std::uint32_t event = 0;        // an index in the capture's attrs
+  std::uint64_t period = 0;
+  std::uint64_t data_address = 0;  // the data view's (0: none)
+  std::uint64_t time() const { return sample.time; }
+};
+
 class RowHandler : public perf_data::RecordHandler {
  public:
   RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
              const std::function<void(std::string_view)>& write)
       : options_(options), symbols_(reader.info(), options.symbols), blocks_(capture), lines_(capture), write_(write),
-        events_(reader.info().event_names()), reads_(reader.info()) {
+        events_(reader.info().event_names()), reads_(reader.info()), window_(reader.info().timed(), *this) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
     for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
   }
 
-  void mmap(const perf_data::MmapRecord& r) override {
-    symbols_.processes().mmap(r);
-    symbols_.forget();
-  }
-  void comm(const perf_data::CommRecord& r) override { symbols_.processes().comm(r); }
-  void task(const perf_data::TaskRecord& r) override {
-    symbols_.processes().task(r);
-    symbols_.forget();
+  // The records wait for the samples' times (record_window.hpp); their
+  // strings are the reader's mapping's, which outlives finish().
+  void mmap(const perf_data::MmapRecord& r) override { window_.record(r, r.id.time); }
+  void comm(const perf_data::CommRecord& r) override { window_.record(r, r.id.time); }
+  void task(const perf_data::TaskRecord& r) override { window_.record(r, r.time); }
+
+  /// A record the window released: a new mapping or process can change
+  /// what an address holds.
+  void apply(const ProcessRecord& record) {
+    std::visit([&](const auto& r) { take(r); }, record);
   }
   void progress(std::uint64_t done, std::uint64_t total) override {
     if (options_.progress) options_.progress(done, total);
@@ -271,48 +285,64 @@ class RowHandler : public perf_data::RecordHandler {
         if (r.addr) s.conditions.insert(condition("dc.lin_addr_valid"));
       }
     }
-    chain_.clear();
+    RowLine line{s, {}, r.event, 0, 0};
     for (std::size_t i = 0; i + 8 <= r.callchain.size(); i += 8) {
       std::uint64_t address = 0;
       std::memcpy(&address, r.callchain.data() + i, 8);
-      if (!is_context_marker(address)) chain_.push_back({address, FrameContext::unknown});
+      if (!is_context_marker(address)) line.chain.push_back({address, FrameContext::unknown});
     }
-    s.chain = chain_;
-    const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period
-                                 : r.event < fixed_periods_.size() ? fixed_periods_[r.event]
-                                                                   : 0;
-    const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
     // The data view's address (walk.cpp): IBS's linear address where
     // dc.lin_addr_valid says so, perf mem's PERF_SAMPLE_ADDR.
-    const std::uint64_t data_address =
-        ibs_ ? (s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0)
-             : (r.sample_type & PERF_SAMPLE_ADDR ? r.addr : 0);
-    const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, data_address)};
+    line.data_address = ibs_ ? (s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0)
+                             : (r.sample_type & PERF_SAMPLE_ADDR ? r.addr : 0);
     // A sample that read its group's counters (PERF_SAMPLE_READ) stands,
     // as in the local report (walk.cpp), for a sample of each counter that
     // moved, its period how far it moved; its own period is not used.
     if (!ibs_ && reads_.reads(r.event)) {
-      for (const perf_data::ReadShare& share : reads_.shares(r)) append(s, names.symbol, share.event, share.period, source);
+      const std::span<const perf_data::ReadShare> shares = reads_.shares(r);
+      for (std::size_t k = 0; k < shares.size(); ++k) {
+        RowLine share = k + 1 < shares.size() ? line : std::move(line);
+        share.event = shares[k].event;
+        share.period = shares[k].period;
+        window_.queue(std::move(share));
+      }
       return;
     }
-    append(s, names.symbol, r.event, period, source);
+    line.period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period
+                  : r.event < fixed_periods_.size() ? fixed_periods_[r.event]
+                                                    : 0;
+    window_.queue(std::move(line));
+  }
+
+  /// Writes a row the window released, named by the mappings of its time.
+  void write(const RowLine& line) {
+    Sample s = line.sample;
+    s.chain = line.chain;
+    const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
+    const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address)};
+    const std::string_view event = line.event < events_.size() ? std::string_view(events_[line.event]) : "";
+    if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, line.period}, source);
+    else lines_.append(s, names.symbol, batch_, {event, line.period}, source);
+    ++rows_;
+    if (++in_batch_ >= options_.batch_rows) flush();
   }
 
   std::uint64_t finish() {
+    window_.finish();
     flush();
     return rows_;
   }
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
-  // A row of event `event` (an index in the capture's attrs).
-  void append(const Sample& s, const profiles::SampleSymbol& symbol, std::uint32_t event, std::uint64_t period,
-              const profiles::StoreSource& source) {
-    const std::string_view name = event < events_.size() ? std::string_view(events_[event]) : "";
-    if (options_.format == RowFormat::native) blocks_.append(s, symbol, {name, period}, source);
-    else lines_.append(s, symbol, batch_, {name, period}, source);
-    ++rows_;
-    if (++in_batch_ >= options_.batch_rows) flush();
+  void take(const perf_data::MmapRecord& r) {
+    symbols_.processes().mmap(r);
+    symbols_.forget();
+  }
+  void take(const perf_data::CommRecord& r) { symbols_.processes().comm(r); }
+  void take(const perf_data::TaskRecord& r) {
+    symbols_.processes().task(r);
+    symbols_.forget();
   }
 
   void flush() {
@@ -331,10 +361,10 @@ class RowHandler : public perf_data::RecordHandler {
   std::vector<std::uint64_t> fixed_periods_;
   perf_data::SampleReads reads_;
   std::optional<amd_ibs::IbsCapture> ibs_;
-  std::vector<ChainFrame> chain_;
   std::string batch_, problem_;
   std::size_t in_batch_ = 0;
   std::uint64_t rows_ = 0;
+  RecordWindow<RowLine, RowHandler> window_;  // last: its rows are written with the members above
 };
 
 // What the capture's rows say of where they came from.

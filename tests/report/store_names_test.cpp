@@ -245,3 +245,36 @@ TEST_CASE("a group that read its counters: a row per counter that moved, as the 
   check_as_local(url, file, "group-a");
   fs::remove(file);
 }
+
+TEST_CASE("a sample written before its process's MMAP record is named, as the local report names it",
+          "[store][names][order]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  // perf record writes each CPU's buffer in turn: an exec's MMAP (time 20)
+  // can follow in the file a sample of that process from another CPU
+  // (time 30). The local report, in time order, names it.
+  const std::string fixture = std::getenv("TAGOP_SYMBOLS_NOPIE_FIXTURE");
+  std::istringstream printed(run_shell(fixture).out);
+  unsigned long offset = 0;
+  REQUIRE(printed >> std::hex >> offset);  // tagop_nopie_probe's, in the file mapped at 0x10000000
+  const std::string file = test::temp("mmap-after-sample.data");
+  {
+    perf_data::PerfDataWriter w(
+        file, {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {7}, .name = "cpu-clock"}});
+    w.comm(7, 7, "user", true, {.pid = 7, .tid = 7, .cpu = 0, .time = 10});
+    w.sample(0, {.ip = 0x10000000 + offset, .pid = 7, .tid = 7, .time = 30, .cpu = 1, .period = 1000});
+    w.mmap2(7, 7, 0x10000000, 0x100000, 0, fixture, "", {.pid = 7, .tid = 7, .cpu = 0, .time = 20});
+    w.sample(0, {.ip = 0x10000000 + offset, .pid = 7, .tid = 7, .time = 40, .cpu = 0, .period = 1000});
+    w.finish();
+  }
+  const std::string url = database(*local, "mmap_order");
+  ingest(url, file, "order-a");
+  // By hand: both samples in the probe.
+  const auto rows = function_rows(run_json(fmt::format("report {} --by function --top 0 --json", file)));
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.begin()->first.starts_with("tagop_nopie_probe\n"));
+  CHECK(rows.begin()->second.at("cpu-clock").at("samples") == 2);
+  CHECK(rows.begin()->second.at("cpu-clock").at("period") == 2000);
+  check_as_local(url, file, "order-a");
+  fs::remove(file);
+}

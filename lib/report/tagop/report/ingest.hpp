@@ -6,7 +6,10 @@
 // measures (IBS samples decoded; a `perf mem` sample's data source read as
 // conditions, its weight as mem.load_latency), the event and its period,
 // the function and module of the address, the call chain, and the
-// capture's host and processor. What `tagop ingest URL FILE...` does.
+// capture's host and processor. Each sample is named as `tagop report`
+// names it: by the mappings of its time (a sample perf wrote before its
+// process's MMAP record too) and the same symbol sources (the kernel's
+// functions too). What `tagop ingest URL FILE...` does.
 //
 //   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
 //   report::create_store_tables(server);
