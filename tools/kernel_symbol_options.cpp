@@ -31,14 +31,16 @@ void ask_no_debuginfod_server() {
   if (const char* urls = std::getenv("DEBUGINFOD_URLS"); !urls || *urls) setenv("DEBUGINFOD_URLS", "", 1);
 }
 
+KernelSymbolSearch kernel_symbol_search(const KernelSymbolOptions& o) {
+  KernelSymbolSearch search{.vmlinux = o.vmlinux, .kallsyms = o.kallsyms};
+  search.files.symfs = o.symfs;
+  return search;
+}
+
 std::vector<std::shared_ptr<report::SymbolSource>> symbol_sources_for(const KernelSymbolOptions& o,
                                                                       const perf_data::FileInfo& capture) {
   ask_no_debuginfod_server();
-  KernelSymbolSearch search{.vmlinux = o.vmlinux, .kallsyms = o.kallsyms};
-  search.files.symfs = o.symfs;
-  search.os_release = capture.os_release;
-  const SymbolFileSearch files = search.files;
-  return {report::kernel_symbol_source(std::move(search)), report::elf_symbol_source(files)};
+  return report::capture_symbol_sources(kernel_symbol_search(o), capture);
 }
 
 }  // namespace tagop::cli

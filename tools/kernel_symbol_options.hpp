@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>  // CLI::App
 
+#include <tagop/kernel_symbols.hpp>    // KernelSymbolSearch
 #include <tagop/perf_data_reader.hpp>  // FileInfo
 #include <tagop/report/symbols.hpp>    // SymbolSource
 
@@ -23,6 +24,9 @@ void add_kernel_symbol_options(CLI::App& cmd, KernelSymbolOptions& o);
 /// does by default, unless TAGOP_DEBUGINFOD=1. Call it before starting
 /// threads that read symbols: only its first call writes the environment.
 void ask_no_debuginfod_server();
+
+/// The places the options name, for report::capture_symbol_sources().
+KernelSymbolSearch kernel_symbol_search(const KernelSymbolOptions& o);
 
 /// The symbol sources for a capture: the kernel's (its HEADER_OSRELEASE
 /// names perf's vmlinux paths), then the ELF files under --symfs and in

@@ -5,19 +5,15 @@
 // capture without IBS gets a line per sample of its events (event, place,
 // period, symbol).
 //
-// perf record writes each CPU's buffer in turn, so a sample can come in
-// the file before the MMAP or COMM record of its time (an exec's, written
-// from another CPU's buffer), and perf, which sorts records by time, names
-// it all the same. So here, as in the report (space_log.hpp), a
-// sample waits until the records of the next `window` samples are read,
-// and the records that change processes wait for the samples' times:
-// when a sample is written, the records up to its time are taken first.
+// A sample waits in a window for the records of its time (record_window.hpp:
+// perf may write a sample before the MMAP record of its process), as in
+// the report.
 
-#include <algorithm>      // std::find, std::push_heap, std::pop_heap
+#include <algorithm>      // std::find
 #include <array>          // std::array
 #include <memory>         // std::unique_ptr
 #include <unordered_map>  // symbol tables, names
-#include <variant>        // std::variant
+#include <variant>        // std::visit
 #include <vector>         // std::vector
 
 #include <fmt/format.h>  // fmt::format
@@ -30,6 +26,8 @@
 #include <tagop/profiles/sample_lines.hpp>  // SampleLineWriter
 #include <tagop/report/export.hpp>      // write_sample_lines
 #include <tagop/sample_reads.hpp>          // SampleReads
+
+#include "record_window.hpp"  // RecordWindow
 
 
 namespace tagop::report {
@@ -63,48 +61,44 @@ struct AddressKeyHash {
 
 // What the lines of both kinds of capture share: the process table, the
 // filters but --where, each address's symbol, looked up once, and the
-// window in which samples and records wait (the file's comment). Handler
+// window in which samples and records wait (record_window.hpp). Handler
 // has `write(const Line&)`, which filters and writes a line, and Line a
 // `time()`.
 template <typename Handler, typename Line>
 class LineHandlerBase : public perf_data::RecordHandler {
  public:
   LineHandlerBase(const perf_data::PerfDataReader& reader, const Options& options, std::ostream& out)
-      : options_(options), writer_(out), timed_(reader.info().timed()) {
+      : options_(options), writer_(out), window_(reader.info().timed(), static_cast<Handler&>(*this)) {
     processes_.add_build_ids(reader.info().build_ids);
     sources_ = options.symbol_sources;
     sources_.push_back(elf_symbol_source());
     prepare_symbol_sources(sources_, reader.info(), options.threads);
-    if (timed_) lines_.resize(window);
   }
 
   // The records' strings are the mapping's: readable until read() returns.
-  void mmap(const perf_data::MmapRecord& r) override { wait(r, r.id.time); }
-  void comm(const perf_data::CommRecord& r) override { wait(r, r.id.time); }
-  void task(const perf_data::TaskRecord& r) override { wait(r, r.time); }
+  void mmap(const perf_data::MmapRecord& r) override { window_.record(r, r.id.time); }
+  void comm(const perf_data::CommRecord& r) override { window_.record(r, r.id.time); }
+  void task(const perf_data::TaskRecord& r) override { window_.record(r, r.time); }
   void progress(std::uint64_t done, std::uint64_t total) override {
     if (options_.progress) options_.progress(done, total);
   }
 
   std::uint64_t finish() {
-    for (std::uint64_t i = queued_ > window ? queued_ - window : 0; i < queued_; ++i) release(lines_[i % window]);
-    queued_ = 0;
-    take_up_to(~std::uint64_t{0});
+    window_.finish();
     writer_.flush();
     return writer_.lines();
   }
 
- protected:
-  static constexpr std::size_t window = 16384;  // samples, as the report's (walk.hpp)
+  /// Takes a record the window released: a new mapping or process can
+  /// change what an address holds.
+  void apply(const ProcessRecord& record) {
+    std::visit([&](const auto& r) { take(r); }, record);
+  }
 
+ protected:
   /// Hands on a sample's line, which the derived class's write(line) writes
   /// when its time comes.
-  void queue(Line&& line) {
-    if (!timed_) return handler().write(line);
-    Line& slot = lines_[queued_++ % window];
-    if (queued_ > window) release(slot);
-    slot = std::move(line);
-  }
+  void queue(Line&& line) { window_.queue(std::move(line)); }
 
   bool passes(std::uint32_t cpu, std::uint32_t pid, std::uint32_t tid, std::uint64_t time) const {
     const Filters& f = options_.filters;
@@ -129,30 +123,6 @@ class LineHandlerBase : public perf_data::RecordHandler {
   profiles::SampleLineWriter writer_;
 
  private:
-  using Record = std::variant<perf_data::MmapRecord, perf_data::CommRecord, perf_data::TaskRecord>;
-  struct Waiting {
-    std::uint64_t time, order;
-    Record record;
-    // The heap's order: the earliest first, the file's order among equals.
-    bool operator<(const Waiting& o) const { return time != o.time ? time > o.time : order > o.order; }
-  };
-  template <typename R>
-  void wait(const R& r, std::uint64_t time) {
-    if (!timed_) return apply(Record(r));
-    waiting_.push_back({time, order_++, Record(r)});
-    std::push_heap(waiting_.begin(), waiting_.end());
-  }
-  void take_up_to(std::uint64_t time) {
-    while (!waiting_.empty() && waiting_.front().time <= time) {
-      std::pop_heap(waiting_.begin(), waiting_.end());
-      apply(waiting_.back().record);
-      waiting_.pop_back();
-    }
-  }
-  // A new mapping or process can change what an address holds.
-  void apply(const Record& record) {
-    std::visit([&](const auto& r) { take(r); }, record);
-  }
   void take(const perf_data::MmapRecord& r) {
     processes_.mmap(r);
     symbols_at_.clear();
@@ -162,12 +132,6 @@ class LineHandlerBase : public perf_data::RecordHandler {
     processes_.task(r);
     symbols_at_.clear();
   }
-  void release(const Line& line) {
-    take_up_to(line.time());
-    handler().write(line);
-  }
-  Handler& handler() { return static_cast<Handler&>(*this); }
-
   const profiles::EscapedSymbol& symbol_of(std::uint32_t pid, std::uint64_t ip) {
     const Mapping* m = processes_.find(pid, ip);
     if (!m) return unknown_;
@@ -204,11 +168,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
   std::unordered_map<std::uint32_t, bool> tried_;
   std::unordered_map<AddressKey, const profiles::EscapedSymbol*, AddressKeyHash> symbols_at_;
   const profiles::EscapedSymbol unknown_;
-  bool timed_;
-  std::vector<Line> lines_;  // a ring of `window`, when timed
-  std::uint64_t queued_ = 0;
-  std::vector<Waiting> waiting_;  // a heap
-  std::uint64_t order_ = 0;
+  RecordWindow<Line, Handler> window_;
 };
 
 // IBS: each sample decoded, with its conditions and measures.

@@ -1,13 +1,14 @@
 // tagop ingest: a capture's samples as store rows (profiles/store.hpp),
-// streamed to ClickHouse. Processes and their mappings follow the records
-// in file order (a sample before its process's MMAP record, which perf may
-// write from another CPU's buffer, gets no symbol; the JSON lines' window,
-// export_lines.cpp, would fix that).
+// streamed to ClickHouse. A sample waits in a window for the records of
+// its time (record_window.hpp, as the JSON lines' and the report's): perf
+// may write a sample before its process's MMAP record, from another CPU's
+// buffer, and the local report names it all the same.
 
 #include <tagop/report/ingest.hpp>
 
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // symbol tables, names
+#include <variant>        // std::visit
 #include <vector>         // std::vector
 
 #include <fmt/format.h>  // fmt::format
@@ -19,12 +20,15 @@
 #include <tagop/perf_data_reader.hpp>      // PerfDataReader
 #include <tagop/process_table.hpp>         // ProcessTable
 #include <tagop/profiles/store.hpp>        // StoreRowWriter
+#include <tagop/report/kernel_symbol_source.hpp>  // capture_symbol_sources
 #include <tagop/report/report.hpp>         // holds_ibs_events
-#include <tagop/report/symbols.hpp>        // elf_symbol_source
+#include <tagop/report/symbols.hpp>        // prepare_symbol_sources
+#include <tagop/sample_reads.hpp>          // SampleReads
 #include <tagop/symbol_files.hpp>          // find_symbol_files
 
 #include "../demangle.hpp"  // demangle_short
 #include "data_objects.hpp"  // DataObjects
+#include "record_window.hpp"  // RecordWindow
 
 namespace tagop::report {
 
@@ -47,14 +51,18 @@ std::string quoted(std::string_view text) {
 // The names of an address, as a local report names them by function, by
 // line and by data (rows.cpp): looked up once per distinct (pid, address)
 // while the mappings stay as they are, and once per module's function,
-// line and data object.
+// line and data object. The symbol sources are the local report's
+// (capture_symbol_sources(): the kernel's symbols, then the ELF files).
 class Symbolizer {
  public:
-  explicit Symbolizer(const perf_data::FileInfo& info) {
+  Symbolizer(const perf_data::FileInfo& info, const KernelSymbolSearch& search)
+      : files_(search.files), sources_(capture_symbol_sources(search, info)) {
     processes_.add_build_ids(info.build_ids);
-    sources_.push_back(elf_symbol_source());
+    prepare_symbol_sources(sources_, info, 0);
   }
   ProcessTable& processes() { return processes_; }
+  /// Why modules had no names, once each (as the local report warns).
+  const std::vector<std::string>& warnings() const { return warnings_; }
   void forget() {
     at_.clear();
     data_at_.clear();
@@ -130,9 +138,16 @@ class Symbolizer {
     Module& names = modules_[module_index];
     if (!names.tried) {
       names.tried = true;
-      std::string problem;
-      for (const auto& source : sources_)
-        if ((names.table = source->open(ModuleRef::of(module), problem))) break;
+      std::vector<std::string> problems;
+      for (const auto& source : sources_) {
+        std::string problem;
+        names.table = source->open(ModuleRef::of(module), problem);
+        if (!problem.empty()) problems.push_back(module.filename + ": " + problem);
+        if (names.table) break;
+      }
+      // A caveat of the table used, or why none was.
+      if (names.table && !problems.empty()) warnings_.push_back(problems.back());
+      else if (!names.table) warnings_.insert(warnings_.end(), problems.begin(), problems.end());
     }
     return names.table.get();
   }
@@ -176,7 +191,7 @@ class Symbolizer {
     Module& names = modules_[m.module];
     if (!names.tried_objects) {
       names.tried_objects = true;
-      for (const SymbolFile& file : find_symbol_files(module.filename, module.build_id, {}).files) {
+      for (const SymbolFile& file : find_symbol_files(module.filename, module.build_id, files_).files) {
         try {
           names.objects = DataObjects::open(file.path);
           break;
@@ -199,30 +214,44 @@ class Symbolizer {
   }
 
   ProcessTable processes_;
+  SymbolFileSearch files_;  // the data objects' ELF files, as the report's
   std::vector<std::shared_ptr<SymbolSource>> sources_;
+  std::vector<std::string> warnings_;
   std::unordered_map<std::uint32_t, Module> modules_;  // node-based: the names stay put
   std::unordered_map<std::uint64_t, At> at_;
   std::unordered_map<std::uint64_t, DataAt> data_at_;
+};
+
+// A row that waits in the window for the records of its time.
+struct RowLine {
+  Sample sample;                  // its chain is set from `chain` when written
+  std::vector<ChainFrame> chain;  // the sample's own frames
+  std::uint32_t event = 0;        // an index in the capture's attrs
+  std::uint64_t period = 0;
+  std::uint64_t data_address = 0;  // the data view's (0: none)
+  std::uint64_t time() const { return sample.time; }
 };
 
 class RowHandler : public perf_data::RecordHandler {
  public:
   RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
              const std::function<void(std::string_view)>& write)
-      : options_(options), symbols_(reader.info()), blocks_(capture), lines_(capture), write_(write),
-        events_(reader.info().event_names()) {
+      : options_(options), symbols_(reader.info(), options.symbols), blocks_(capture), lines_(capture), write_(write),
+        events_(reader.info().event_names()), reads_(reader.info()), window_(reader.info().timed(), *this) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
     for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
   }
 
-  void mmap(const perf_data::MmapRecord& r) override {
-    symbols_.processes().mmap(r);
-    symbols_.forget();
-  }
-  void comm(const perf_data::CommRecord& r) override { symbols_.processes().comm(r); }
-  void task(const perf_data::TaskRecord& r) override {
-    symbols_.processes().task(r);
-    symbols_.forget();
+  // The records wait for the samples' times (record_window.hpp); their
+  // strings are the reader's mapping's, which outlives finish().
+  void mmap(const perf_data::MmapRecord& r) override { window_.record(r, r.id.time); }
+  void comm(const perf_data::CommRecord& r) override { window_.record(r, r.id.time); }
+  void task(const perf_data::TaskRecord& r) override { window_.record(r, r.time); }
+
+  /// A record the window released: a new mapping or process can change
+  /// what an address holds.
+  void apply(const ProcessRecord& record) {
+    std::visit([&](const auto& r) { take(r); }, record);
   }
   void progress(std::uint64_t done, std::uint64_t total) override {
     if (options_.progress) options_.progress(done, total);
@@ -256,36 +285,66 @@ class RowHandler : public perf_data::RecordHandler {
         if (r.addr) s.conditions.insert(condition("dc.lin_addr_valid"));
       }
     }
-    chain_.clear();
+    RowLine line{s, {}, r.event, 0, 0};
     for (std::size_t i = 0; i + 8 <= r.callchain.size(); i += 8) {
       std::uint64_t address = 0;
       std::memcpy(&address, r.callchain.data() + i, 8);
-      if (!is_context_marker(address)) chain_.push_back({address, FrameContext::unknown});
+      if (!is_context_marker(address)) line.chain.push_back({address, FrameContext::unknown});
     }
-    s.chain = chain_;
-    const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period
-                                 : r.event < fixed_periods_.size() ? fixed_periods_[r.event]
-                                                                   : 0;
-    const std::string_view event = r.event < events_.size() ? std::string_view(events_[r.event]) : "";
-    const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
     // The data view's address (walk.cpp): IBS's linear address where
     // dc.lin_addr_valid says so, perf mem's PERF_SAMPLE_ADDR.
-    const std::uint64_t data_address =
-        ibs_ ? (s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0)
-             : (r.sample_type & PERF_SAMPLE_ADDR ? r.addr : 0);
-    const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, data_address)};
-    if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, period}, source);
-    else lines_.append(s, names.symbol, batch_, {event, period}, source);
+    line.data_address = ibs_ ? (s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0)
+                             : (r.sample_type & PERF_SAMPLE_ADDR ? r.addr : 0);
+    // A sample that read its group's counters (PERF_SAMPLE_READ) stands,
+    // as in the local report (walk.cpp), for a sample of each counter that
+    // moved, its period how far it moved; its own period is not used.
+    if (!ibs_ && reads_.reads(r.event)) {
+      const std::span<const perf_data::ReadShare> shares = reads_.shares(r);
+      for (std::size_t k = 0; k < shares.size(); ++k) {
+        RowLine share = k + 1 < shares.size() ? line : std::move(line);
+        share.event = shares[k].event;
+        share.period = shares[k].period;
+        window_.queue(std::move(share));
+      }
+      return;
+    }
+    line.period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period
+                  : r.event < fixed_periods_.size() ? fixed_periods_[r.event]
+                                                    : 0;
+    window_.queue(std::move(line));
+  }
+
+  /// Writes a row the window released, named by the mappings of its time.
+  void write(const RowLine& line) {
+    Sample s = line.sample;
+    s.chain = line.chain;
+    const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
+    const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address)};
+    const std::string_view event = line.event < events_.size() ? std::string_view(events_[line.event]) : "";
+    if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, line.period}, source);
+    else lines_.append(s, names.symbol, batch_, {event, line.period}, source);
     ++rows_;
     if (++in_batch_ >= options_.batch_rows) flush();
   }
 
   std::uint64_t finish() {
+    window_.finish();
     flush();
     return rows_;
   }
+  const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
  private:
+  void take(const perf_data::MmapRecord& r) {
+    symbols_.processes().mmap(r);
+    symbols_.forget();
+  }
+  void take(const perf_data::CommRecord& r) { symbols_.processes().comm(r); }
+  void take(const perf_data::TaskRecord& r) {
+    symbols_.processes().task(r);
+    symbols_.forget();
+  }
+
   void flush() {
     blocks_.flush(batch_);
     if (!batch_.empty()) write_(batch_);
@@ -300,11 +359,12 @@ class RowHandler : public perf_data::RecordHandler {
   const std::function<void(std::string_view)>& write_;
   std::vector<std::string> events_;
   std::vector<std::uint64_t> fixed_periods_;
+  perf_data::SampleReads reads_;
   std::optional<amd_ibs::IbsCapture> ibs_;
-  std::vector<ChainFrame> chain_;
   std::string batch_, problem_;
   std::size_t in_batch_ = 0;
   std::uint64_t rows_ = 0;
+  RecordWindow<RowLine, RowHandler> window_;  // last: its rows are written with the members above
 };
 
 // What the capture's rows say of where they came from.
@@ -331,13 +391,16 @@ profiles::StoreCapture capture_of(const perf_data::FileInfo& info, const IngestO
 }
 
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
-                         const IngestOptions& options, std::string* host = nullptr) {
+                         const IngestOptions& options, std::string* host = nullptr,
+                         std::vector<std::string>* warnings = nullptr) {
   perf_data::PerfDataReader reader(path);
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
   RowHandler handler(reader, options, capture, write);
   reader.read(handler);
-  return handler.finish();
+  const std::uint64_t rows = handler.finish();
+  if (warnings) *warnings = handler.warnings();
+  return rows;
 }
 
 std::uint64_t number(const std::string& answer) {
@@ -399,7 +462,7 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
                           options.format == RowFormat::native ? "Native" : "TabSeparated"));
   std::string host;
   result.rows = write_rows(
-      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host);
+      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host, &result.warnings);
   insert.finish();
   server.query(fmt::format("INSERT INTO {} (capture, host, file, rows, ingested) VALUES ({}, {}, {}, {}, now())",
                            captures, result.capture, quoted(host), quoted(path), result.rows));

@@ -11,7 +11,8 @@
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/error.hpp>  // Error
+#include <tagop/error.hpp>             // Error
+#include <tagop/perf_data_reader.hpp>  // FileInfo
 
 namespace tagop::report {
 
@@ -171,6 +172,13 @@ class KernelSymbolSource final : public SymbolSource {
 
 std::shared_ptr<SymbolSource> kernel_symbol_source(KernelSymbolSearch search) {
   return std::make_shared<KernelSymbolSource>(std::move(search));
+}
+
+std::vector<std::shared_ptr<SymbolSource>> capture_symbol_sources(KernelSymbolSearch search,
+                                                                  const perf_data::FileInfo& capture) {
+  if (search.os_release.empty()) search.os_release = capture.os_release;
+  const SymbolFileSearch files = search.files;
+  return {kernel_symbol_source(std::move(search)), elf_symbol_source(files)};
 }
 
 }  // namespace tagop::report

@@ -54,7 +54,7 @@ _tagop() {
       COMPREPLY=($(compgen -W "--format --json --help" -- "$cur")) ;;
     ingest)
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--host --cpu --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "--host --cpu --vmlinux --kallsyms --symfs --help" -- "$cur"))
       elif [[ $COMP_CWORD -gt 2 ]]; then
         COMPREPLY=($(compgen -f -- "$cur"))  # the captures, after the URL
       fi ;;

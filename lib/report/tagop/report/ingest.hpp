@@ -1,10 +1,15 @@
 #pragma once
 // Ingest: a capture's samples into a ClickHouse store (tagop/profiles/
-// store.hpp), one row per sample: the model's conditions, observed bits and
+// store.hpp), one row per sample (a sample that read its group's counters,
+// PERF_SAMPLE_READ, a row per counter that moved, its period how far it
+// moved, as the local report counts it): the model's conditions, observed bits and
 // measures (IBS samples decoded; a `perf mem` sample's data source read as
 // conditions, its weight as mem.load_latency), the event and its period,
 // the function and module of the address, the call chain, and the
-// capture's host and processor. What `tagop ingest URL FILE...` does.
+// capture's host and processor. Each sample is named as `tagop report`
+// names it: by the mappings of its time (a sample perf wrote before its
+// process's MMAP record too) and the same symbol sources (the kernel's
+// functions too). What `tagop ingest URL FILE...` does.
 //
 //   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
 //   report::create_store_tables(server);
@@ -30,6 +35,7 @@
 #include <tagop/api.hpp>                  // TAGOP_API
 #include <tagop/cpu.hpp>                  // CpuId
 #include <tagop/engine.hpp>               // Aggregator
+#include <tagop/kernel_symbols.hpp>       // KernelSymbolSearch
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
 
 namespace tagop TAGOP_API {
@@ -62,6 +68,13 @@ struct IngestOptions {
   std::string table{};
   /// The captures' table ("": profiles::store_captures_table_name()).
   std::string captures_table{};
+  /// Where the samples' functions, lines and data objects are looked for,
+  /// as `tagop report` looks (report::capture_symbol_sources()): the
+  /// kernel's symbols (--kallsyms, --vmlinux; by default this machine's
+  /// /proc/kallsyms when it runs the recorded kernel, else perf's build-id
+  /// cache) and, by its `files` (--symfs, the build-id cache), the ELF
+  /// files. An empty `os_release` is the capture's.
+  KernelSymbolSearch symbols{};
 };
 
 /// What an ingest did.
@@ -69,6 +82,10 @@ struct IngestResult {
   std::uint64_t capture = 0;  ///< the capture's identity (profiles::capture_identity)
   std::uint64_t rows = 0;     ///< rows written (0 when skipped)
   bool skipped = false;       ///< the store holds this capture already
+  /// Why some modules' samples have no function names, once per module
+  /// (kernel symbols not found, a symbol file of another build-id), or a
+  /// caveat of the symbols used, as the local report warns of them.
+  std::vector<std::string> warnings{};
 };
 
 /// Creates the store's tables where missing, and checks that a table that

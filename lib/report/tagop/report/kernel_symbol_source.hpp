@@ -17,6 +17,7 @@
 // a time.
 
 #include <memory>  // std::shared_ptr
+#include <vector>  // std::vector
 
 #include <tagop/api.hpp>  // TAGOP_API
 #include <tagop/kernel_symbols.hpp>  // KernelSymbolSearch
@@ -32,6 +33,15 @@ namespace report {
 /// then overlaps the walk).
 std::shared_ptr<SymbolSource> kernel_symbol_source(KernelSymbolSearch search = {});
 
+/// The symbol sources that name a capture's samples as `tagop report
+/// --vmlinux --kallsyms --symfs` names them: the kernel's, looked for in
+/// `search`'s places (an empty `os_release` is the capture's
+/// HEADER_OSRELEASE, which names perf's vmlinux paths), then the ELF
+/// files of `search.files` (--symfs, perf's build-id cache, the debug
+/// directory). What `tagop ingest` names its rows with, and `tagop
+/// report`, `diff` and `annotate` their captures' samples.
+std::vector<std::shared_ptr<SymbolSource>> capture_symbol_sources(KernelSymbolSearch search,
+                                                                  const perf_data::FileInfo& capture);
 
 }  // namespace report
 }  // namespace tagop
