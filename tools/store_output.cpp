@@ -262,13 +262,15 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       if (!row.parts.empty()) j["parts"] = row.parts;
       if (!row.module.empty()) j["module"] = row.module;
       if (r.ibs) {
-        j["overhead"] = report::store_overhead(r, row.results);
-        ordered_json& values = j["values"] = ordered_json::object();
-        ordered_json& estimates = j["estimates"] = ordered_json::object();
+        // Made apart: a reference into an ordered_json's members moves when one is added.
+        ordered_json values = ordered_json::object(), estimates = ordered_json::object();
         for (const report::Column& c : columns) {
           values[c.id] = number(c, report::column_value(c, row.results));
           if (c.event && !c.sums()) estimates[c.id] = estimate_json(row.estimates.at(*c.event));
         }
+        j["overhead"] = report::store_overhead(r, row.results);
+        j["values"] = std::move(values);
+        j["estimates"] = std::move(estimates);
       } else {
         std::uint64_t samples = 0;
         for (const QueryResult& q : row.results) samples += q.count;

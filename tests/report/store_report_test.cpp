@@ -738,7 +738,16 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
                                                       tagop, url("ibs_estimates"), c.host, c.by, where));
       const auto expected = ibs_rows(file.out, c.key.c_str());
       CHECK(!expected.empty());
-      CHECK(ibs_rows(store.out, "name") == expected);
+      auto rows = ibs_rows(store.out, "name");
+      // The samples of no function (IbsRipInvalid's at address 0 here): the
+      // local report names their row by the address, the store's has no
+      // name (it keeps no row per address).
+      if (c.by == "function" && rows.count("")) {
+        CHECK(expected.count("[unknown]+0x0") == 1);
+        rows["[unknown]+0x0"] = rows.at("");
+        rows.erase("");
+      }
+      CHECK(rows == expected);
       // The totals' estimates and the periods too.
       const nlohmann::json f = nlohmann::json::parse(file.out), s = nlohmann::json::parse(store.out);
       CHECK(s.at("estimates") == f.at("estimates"));
@@ -797,8 +806,11 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
         const nlohmann::json &ea = ra.at("estimates").at(id), &eb = rb.at("estimates").at(id);
         const double ka = ea.is_null() ? 0 : ea.at("samples").get<double>();
         const double kb = eb.is_null() ? 0 : eb.at("samples").get<double>();
-        if (ea.is_null() && eb.is_null()) {
+        // Nothing counted of both and some samples undecided: not available
+        // over both either (QueryResult::available()).
+        if ((ea.is_null() && eb.is_null()) || row.at("values").at(id).is_null()) {
           CHECK(e.is_null());
+          CHECK(row.at("values").at(id).is_null());
           continue;
         }
         REQUIRE(!e.is_null());
