@@ -683,6 +683,38 @@ std::vector<std::string> text_lines(const std::string& text, const std::string& 
   return out;
 }
 
+// A Zen 4 capture sampled by frequency (attr.sample_period 0): the local
+// report reads each unit's period as the mean of its samples' MaxCnt x 16,
+// which vary here from 0x1000 to 0x4000 (as the kernel moves them).
+std::string varying_capture(const std::string& name, std::uint64_t seed) {
+  const std::string file = temp(name);
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1, .fetch_period = 0, .op_period = 0});
+  std::uint64_t state = seed, t = 1000;
+  for (std::uint32_t pid = 300; pid < 310; ++pid) {
+    w.perf().comm(pid, pid, "varying", false, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
+    for (std::uint32_t i = 0; i < 60; ++i) {
+      const std::uint64_t max_count = 0x100 << (splitmix(state) % 3);  // MaxCnt: periods 0x1000, 0x2000, 0x4000
+      amd_ibs::IbsRegisters op;
+      op.unit = amd_ibs::IbsUnit::op;
+      op.set(amd_ibs::IbsRegister::IbsOpCtl, max_count | std::uint64_t{3} << 17 | std::uint64_t{1} << 19);  // En, Val, CntCtl
+      op.set(amd_ibs::IbsRegister::IbsOpRip, 0x401000 + (splitmix(state) & 0xFFF));
+      op.set(amd_ibs::IbsRegister::IbsOpData, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData3, splitmix(state));
+      w.sample(op, pid, pid, pid % 4, t++);
+      if (i % 3 == 0) {
+        amd_ibs::IbsRegisters fetch;
+        fetch.unit = amd_ibs::IbsUnit::fetch;
+        fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, (splitmix(state) & ~0xFFFFull) | max_count | std::uint64_t{3} << 48);
+        fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, 0x401000 + (splitmix(state) & 0xFFF));
+        w.sample(fetch, pid, pid, pid % 4, t++);
+      }
+    }
+  }
+  w.finish();
+  return file;
+}
+
 // The moment-matched score interval of parts sampled at different periods
 // (tagop/estimate.hpp's estimate_from_parts, written again here from its
 // definition): mean sum(p k), variance sum(p^2 k), an effective period
@@ -715,8 +747,9 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
   const std::string zen_cycles = zen_capture("zen-est-c.data", 5353, 0x10000, false);
   const std::string objects_a = objects_capture("objects-est-a.data", 5454, 0x10000);
   const std::string objects_b = objects_capture("objects-est-b.data", 5555, 0x2000);
+  const std::string varying = varying_capture("varying-est.data", 5656);
   for (const auto& [file, host] : {std::pair{zen_a, "zen-a"}, std::pair{zen_b, "zen-b"}, std::pair{objects_a, "obj-a"},
-                                   std::pair{objects_b, "obj-b"}, std::pair{example, "k10"}})
+                                   std::pair{objects_b, "obj-b"}, std::pair{example, "k10"}, std::pair{varying, "vary"}})
     checked_run(fmt::format("{} ingest {} {} --host {}", tagop, url("ibs_estimates"), file, host));
 
   // One capture: every row's overhead, values (every derived event and
@@ -730,7 +763,8 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
   for (const Case& c : {Case{zen_a, "zen-a", "process", "pid"}, Case{zen_b, "zen-b", "process", "pid"},
                         Case{objects_a, "obj-a", "function", "name"}, Case{objects_b, "obj-b", "function", "name"},
                         Case{objects_b, "obj-b", "line", "name"}, Case{objects_a, "obj-a", "data", "name"},
-                        Case{example, "k10", "process", "pid"}, Case{example, "k10", "module", "name"}})
+                        Case{example, "k10", "process", "pid"}, Case{example, "k10", "module", "name"},
+                        Case{varying, "vary", "process", "pid"}, Case{varying, "vary", "cpu", "cpu"}})
     for (const std::string where : {"", " --where 'load & dc.miss'"}) {
       INFO(c.host << " --by " << c.by << where);
       const RunResult file = checked_run(fmt::format("{} report {} --by {} --view all --top 0 --json{}", tagop, c.file, c.by, where));
@@ -752,6 +786,7 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
       const nlohmann::json f = nlohmann::json::parse(file.out), s = nlohmann::json::parse(store.out);
       CHECK(s.at("estimates") == f.at("estimates"));
       CHECK(s.at("period") == f.at("period"));
+      if (c.host == "vary") CHECK(f.at("period").at("op").at("source").get<std::string>().find("the mean") != std::string::npos);
       std::size_t estimated = 0;
       for (const auto& [name, row] : expected)
         for (const auto& [id, e] : row.at("estimates").items()) estimated += !e.is_null() && e.at("samples") != 0;
@@ -865,5 +900,5 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
     CHECK(row.at("estimates").at("0xF100").is_null());
     CHECK(!row.at("estimates").at("0xF000").is_null());
   }
-  for (const std::string& file : {zen_a, zen_b, zen_cycles, objects_a, objects_b}) fs::remove(file);
+  for (const std::string& file : {zen_a, zen_b, zen_cycles, objects_a, objects_b, varying}) fs::remove(file);
 }
