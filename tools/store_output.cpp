@@ -104,6 +104,9 @@ void ibs_json(const report::StoreReport& r, const std::vector<report::Column>& c
   const auto table = amd_ibs::derived_event_table();
   for (std::size_t q = 0; q < table.size() && q < r.estimates.size(); ++q)
     if (table[q].sums.empty()) estimates[r.query_names[q]] = estimate_json(r.estimates[q]);
+  ordered_json& biased = doc["estimates_biased"] = ordered_json::object();
+  for (std::size_t q = 0; q < r.estimate_bias.size(); ++q)
+    if (table[q].sums.empty() && !r.estimate_bias[q].empty()) biased[r.query_names[q]] = r.estimate_bias[q];
   doc["estimate_note"] = report_estimate_note;
   ordered_json& list = doc["columns"] = ordered_json::array();
   for (const report::Column& c : columns) list.push_back({{"id", c.id}, {"title", c.title}});
@@ -140,7 +143,7 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
   for (const report::Column& c : columns) header.push_back(c.title);
   const auto cells = [&](const std::string& name, const std::vector<QueryResult>& results) {
     std::vector<std::string> line{name, fmt::format("{:.2f}%", report::store_overhead(r, results))};
-    for (const report::Column& c : columns) line.push_back(report_text_value(c, report::column_value(c, results)));
+    for (const report::Column& c : columns) line.push_back(report_text_value(c, report::store_value(r, c, results)));
     return line;
   };
   print_report_table(header, order.size(), [&](std::size_t i) { return cells(r.rows[order[i]].name, r.rows[order[i]].results); },
@@ -151,6 +154,11 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
   for (const report::Column& c : columns) {
     if (!c.event || c.sums()) continue;
     const std::optional<report::StoreEstimate>& e = r.estimates.at(*c.event);
+    if (!r.estimate_bias.at(*c.event).empty()) {
+      const char* unit = amd_ibs::derived_event_table()[*c.event].unit == amd_ibs::IbsUnit::fetch ? "fetch" : "op";
+      fmt::print("  {} {}: n/a, the {} filter sampled only some of its {}s\n", c.id, c.title, unit, unit);
+      continue;
+    }
     if (!e) {
       fmt::print("  {} {}: n/a\n", c.id, c.title);
       continue;
@@ -170,7 +178,11 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
   }
   fmt::print("{}\n", report_estimate_note);
   for (const report::Column& c : columns)
-    if (c.ratio) fmt::print("{}: {}\n", c.ratio->id, c.ratio->definition);
+    if (c.ratio)
+      fmt::print("{}: {}{}\n", c.ratio->id, c.ratio->definition,
+                 report::store_value(r, c, r.totals) || !report::column_value(c, r.totals)
+                     ? ""
+                     : " (n/a: the filter sampled only some of its ops)");
   // As the local report's, less the reasons (each processor's layout says
   // them: `tagop events show` of the event).
   std::vector<std::size_t> read;  // the derived events the columns read, each once
@@ -217,7 +229,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
   // Highest first by the sort column, then by name: the local report's order.
   std::vector<std::size_t> order(r.rows.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto key = [&](std::size_t i) { return report::column_value(sort, r.rows[i].results).value_or(-1); };
+  const auto key = [&](std::size_t i) { return report::store_value(r, sort, r.rows[i].results).value_or(-1); };
   // Ties by name, as Report::select() orders them.
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const double ka = key(a), kb = key(b);
@@ -251,7 +263,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
     doc["row_count"] = r.rows.size();
     if (r.ibs) {
       ordered_json& totals = doc["totals"] = ordered_json::object();
-      for (const report::Column& c : columns) totals[c.id] = number(c, report::column_value(c, r.totals));
+      for (const report::Column& c : columns) totals[c.id] = number(c, report::store_value(r, c, r.totals));
       ibs_json(r, columns, doc);
     }
     ordered_json& rows = doc["rows"] = ordered_json::array();
@@ -265,7 +277,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
         // Made apart: a reference into an ordered_json's members moves when one is added.
         ordered_json values = ordered_json::object(), estimates = ordered_json::object();
         for (const report::Column& c : columns) {
-          values[c.id] = number(c, report::column_value(c, row.results));
+          values[c.id] = number(c, report::store_value(r, c, row.results));
           if (c.event && !c.sums()) estimates[c.id] = estimate_json(row.estimates.at(*c.event));
         }
         j["overhead"] = report::store_overhead(r, row.results);

@@ -283,6 +283,12 @@ std::vector<StoreColumn> store_captures_columns() {
                      fmt::format("IBS: the {} of the unit's samples' MaxCnt x 16", what == std::string_view("samples") ? "count" : what)});
   }
   out.push_back({"op_counts_ops", "UInt8", "IBS: 1 when the op samples' IbsOpCntCtl counted dispatched ops (else cycles)"});
+  for (const char* unit : {"fetch", "op"}) {
+    out.push_back({fmt::format("{}_filter_population", unit), "String",
+                   "IBS: a predicate every sample of the unit meets under its sampling filter (L3MissOnly, ldlat); '' "
+                   "without one"});
+    out.push_back({fmt::format("{}_filter_load_latency", unit), "UInt32", "IBS: the unit's ldlat filter, cycles; 0 without"});
+  }
   return out;
 }
 

@@ -291,6 +291,7 @@ class RowHandler : public perf_data::RecordHandler {
   // IBS: each unit's periods as a local report reads them (empty otherwise).
   const std::array<PeriodSeen, 2>& periods() const { return periods_; }
   std::uint64_t requested_period(amd_ibs::IbsUnit unit) const { return ibs_ ? ibs_->requested_period(unit) : 0; }
+  const amd_ibs::SamplingFilter* filter(amd_ibs::IbsUnit unit) const { return ibs_ ? &ibs_->filter(unit) : nullptr; }
 
  private:
   void flush() {
@@ -338,7 +339,7 @@ profiles::StoreCapture capture_of(const perf_data::FileInfo& info, const IngestO
   return capture;
 }
 
-// The captures' table's period columns of a capture (store_captures_columns()
+// The captures' table's period and filter columns of a capture (store_captures_columns()
 // after `ingested`), as SQL values: what report::unit_period() reads.
 std::string period_values(const RowHandler& handler) {
   std::string out;
@@ -347,7 +348,13 @@ std::string period_values(const RowHandler& handler) {
     out += fmt::format(", {}, {}, {}, {}, {}", handler.requested_period(unit), seen.samples, seen.sum,
                        seen.samples ? seen.min : 0, seen.max);
   }
-  return out + fmt::format(", {}", handler.periods()[static_cast<std::size_t>(amd_ibs::IbsUnit::op)].counts_ops ? 1 : 0);
+  out += fmt::format(", {}", handler.periods()[static_cast<std::size_t>(amd_ibs::IbsUnit::op)].counts_ops ? 1 : 0);
+  for (amd_ibs::IbsUnit unit : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
+    const amd_ibs::SamplingFilter* f = handler.filter(unit);
+    const bool any = f && f->any();
+    out += fmt::format(", {}, {}", quoted(any ? f->population.to_string() : ""), any ? f->load_latency : 0);
+  }
+  return out;
 }
 
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,

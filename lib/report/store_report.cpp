@@ -15,6 +15,7 @@
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries, derived_event_table
 #include <tagop/error.hpp>                   // Error
 #include <tagop/estimate.hpp>                // estimate_from_parts, SampledPart
+#include <tagop/predicate_relation.hpp>      // implies
 #include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
 namespace tagop::report {
@@ -231,19 +232,20 @@ std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServe
   const std::string captures = captures_table(tables);
   // A store whose captures' table predates the period columns (ingest adds them).
   if (number_of(server, server.query(fmt::format("SELECT count() FROM system.columns WHERE database = "
-                                                 "currentDatabase() AND table = {} AND name = 'op_counts_ops' "
-                                                 "FORMAT TabSeparated",
+                                                 "currentDatabase() AND table = {} AND name = "
+                                                 "'op_filter_load_latency' FORMAT TabSeparated",
                                                  quoted(captures)))) == 0)
     return out;
   std::string list, columns;
   for (std::uint64_t id : ids) list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
   for (const char* unit : {"fetch", "op"})
     for (const char* what : {"requested", "samples", "sum", "min", "max"}) columns += fmt::format(", {}_period_{}", unit, what);
-  const std::string answer = server.query(fmt::format("SELECT capture{}, op_counts_ops FROM {} WHERE capture IN ({}) "
-                                                      "FORMAT TabSeparated",
-                                                      columns, captures, list));
+  const std::string answer = server.query(fmt::format(
+      "SELECT capture{}, op_counts_ops, fetch_filter_population, fetch_filter_load_latency, op_filter_population, "
+      "op_filter_load_latency FROM {} WHERE capture IN ({}) FORMAT TabSeparated",
+      columns, captures, list));
   for (const auto& line : tab_separated(answer)) {
-    if (line.size() != 12) continue;
+    if (line.size() != 16) continue;
     const auto at = std::find_if(out.begin(), out.end(), [&](const StoreCapturePeriods& c) {
       return c.capture == number_of(server, line[0]);
     });
@@ -258,6 +260,13 @@ std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServe
       }
       seen.counts_ops = u == 1 && line[11] == "1";
       at->units[u] = unit_period(static_cast<amd_ibs::IbsUnit>(u), seen, number_of(server, line[1 + 5 * u]));
+      // The filter: its population (what l3_miss_only adds to it; any()
+      // reads the two fields) and its load latency.
+      amd_ibs::SamplingFilter& f = at->filters[u];
+      const std::string& population = line[12 + 2 * u];
+      f.load_latency = static_cast<std::uint32_t>(number_of(server, line[13 + 2 * u]));
+      f.l3_miss_only = !population.empty() && f.load_latency == 0;
+      if (!population.empty()) f.population = Predicate::parse(population);
     }
   }
   return out;
@@ -275,11 +284,11 @@ struct CaptureResults {
 // query's unit there, each by its own period; none: a count of 0 over every
 // capture of the report whose period is known.
 std::optional<StoreEstimate> estimate_of(std::size_t q, const QueryResult& merged,
-                                         const std::vector<CaptureResults>& parts,
-                                         const std::vector<StoreCapturePeriods>& captures,
+                                         const std::vector<CaptureResults>& parts, const StoreReport& report,
                                          const std::array<std::size_t, 2>& unit_samples) {
+  const std::vector<StoreCapturePeriods>& captures = report.captures;
   const auto& event = amd_ibs::derived_event_table()[q];
-  if (!event.sums.empty() || !merged.available()) return std::nullopt;
+  if (!event.sums.empty() || !merged.available() || !report.estimate_bias[q].empty()) return std::nullopt;
   const auto u = static_cast<std::size_t>(event.unit);
   std::vector<SampledPart> sampled;
   std::vector<const UnitPeriod*> periods;
@@ -330,6 +339,22 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
     parts[row->second].push_back({static_cast<std::size_t>(at - ids.begin()), std::move(by_row[t])});
   }
   out.captures = capture_periods(server, options.tables, ids);
+  // Which counts the captures' sampling filters bias, as a local report of
+  // each finds them.
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const auto& e = amd_ibs::derived_event_table()[q];
+    std::string& bias = out.estimate_bias.emplace_back();
+    for (const StoreCapturePeriods& c : out.captures) {
+      const amd_ibs::SamplingFilter& f = c.filters[static_cast<std::size_t>(e.unit)];
+      if (!bias.empty() || !f.any()) continue;
+      if (f.load_latency)
+        bias = fmt::format("capture {:016x} samples loads with ldlat={}: no count of {}'s ops follows from them",
+                           c.capture, f.load_latency, amd_ibs::select_string(e.select));
+      else if (!implies(queries[q].predicate, f.population))
+        bias = fmt::format("capture {:016x} samples only {}: {}'s ops outside them were not sampled", c.capture,
+                           f.population.to_string(), amd_ibs::select_string(e.select));
+    }
+  }
 
   // The samples of each unit: 0xF000 counts every fetch sample, 0xF100 every op sample.
   const std::array<std::size_t, 2> unit_samples{*resolve_column("0xF000").event, *resolve_column("0xF100").event};
@@ -338,12 +363,12 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
   for (std::size_t r = 0; r < out.rows.size(); ++r) {
     StoreRow& row = out.rows[r];
     for (std::size_t q = 0; q < queries.size(); ++q)
-      row.estimates.push_back(estimate_of(q, row.results[q], parts[r], out.captures, unit_samples));
+      row.estimates.push_back(estimate_of(q, row.results[q], parts[r], out, unit_samples));
     for (const CaptureResults& part : parts[r])
       for (std::size_t q = 0; q < queries.size(); ++q) totals[part.capture].results[q] += part.results[q];
   }
   for (std::size_t q = 0; q < queries.size(); ++q)
-    out.estimates.push_back(estimate_of(q, out.totals[q], totals, out.captures, unit_samples));
+    out.estimates.push_back(estimate_of(q, out.totals[q], totals, out, unit_samples));
 }
 
 }  // namespace
@@ -357,6 +382,13 @@ double store_overhead(const StoreReport& report, std::span<const QueryResult> re
   // As Report::overhead(): the "samples" column's value, fetch and op samples.
   const Column samples = resolve_column("samples");
   return share(*column_value(samples, results), *column_value(samples, report.totals));
+}
+
+std::optional<double> store_value(const StoreReport& report, const Column& column, std::span<const QueryResult> results) {
+  if (column.ratio)
+    for (std::size_t q : column.queries())
+      if (q < report.estimate_bias.size() && !report.estimate_bias[q].empty()) return std::nullopt;
+  return column_value(column, results);
 }
 
 std::string store_key_column(GroupBy by) {

@@ -748,8 +748,10 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
   const std::string objects_a = objects_capture("objects-est-a.data", 5454, 0x10000);
   const std::string objects_b = objects_capture("objects-est-b.data", 5555, 0x2000);
   const std::string varying = varying_capture("varying-est.data", 5656);
+  const std::string filtered = zen_capture("zen-est-l3.data", 5757, 0x10000, true, true);
   for (const auto& [file, host] : {std::pair{zen_a, "zen-a"}, std::pair{zen_b, "zen-b"}, std::pair{objects_a, "obj-a"},
-                                   std::pair{objects_b, "obj-b"}, std::pair{example, "k10"}, std::pair{varying, "vary"}})
+                                   std::pair{objects_b, "obj-b"}, std::pair{example, "k10"}, std::pair{varying, "vary"},
+                                   std::pair{filtered, "l3"}})
     checked_run(fmt::format("{} ingest {} {} --host {}", tagop, url("ibs_estimates"), file, host));
 
   // One capture: every row's overhead, values (every derived event and
@@ -764,7 +766,8 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
                         Case{objects_a, "obj-a", "function", "name"}, Case{objects_b, "obj-b", "function", "name"},
                         Case{objects_b, "obj-b", "line", "name"}, Case{objects_a, "obj-a", "data", "name"},
                         Case{example, "k10", "process", "pid"}, Case{example, "k10", "module", "name"},
-                        Case{varying, "vary", "process", "pid"}, Case{varying, "vary", "cpu", "cpu"}})
+                        Case{varying, "vary", "process", "pid"}, Case{varying, "vary", "cpu", "cpu"},
+                        Case{filtered, "l3", "process", "pid"}})
     for (const std::string where : {"", " --where 'load & dc.miss'"}) {
       INFO(c.host << " --by " << c.by << where);
       const RunResult file = checked_run(fmt::format("{} report {} --by {} --view all --top 0 --json{}", tagop, c.file, c.by, where));
@@ -787,6 +790,13 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
       CHECK(s.at("estimates") == f.at("estimates"));
       CHECK(s.at("period") == f.at("period"));
       if (c.host == "vary") CHECK(f.at("period").at("op").at("source").get<std::string>().find("the mean") != std::string::npos);
+      // L3MissOnly: the counts of ops it did not sample all of have no
+      // estimate, the ratios with them no value, as locally.
+      std::vector<std::string> biased_file, biased_store;
+      for (const auto& [id, why] : f.at("estimates_biased").items()) biased_file.push_back(id);
+      for (const auto& [id, why] : s.at("estimates_biased").items()) biased_store.push_back(id);
+      CHECK(biased_store == biased_file);
+      CHECK(biased_file.empty() == (c.host != "l3"));
       std::size_t estimated = 0;
       for (const auto& [name, row] : expected)
         for (const auto& [id, e] : row.at("estimates").items()) estimated += !e.is_null() && e.at("samples") != 0;
@@ -900,5 +910,5 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
     CHECK(row.at("estimates").at("0xF100").is_null());
     CHECK(!row.at("estimates").at("0xF000").is_null());
   }
-  for (const std::string& file : {zen_a, zen_b, zen_cycles, objects_a, objects_b, varying}) fs::remove(file);
+  for (const std::string& file : {zen_a, zen_b, zen_cycles, objects_a, objects_b, varying, filtered}) fs::remove(file);
 }

@@ -77,8 +77,11 @@ std::string store_create_distributed_table(std::string_view table, std::string_v
 /// by frequency) and its samples' MaxCnt x 16 (period_samples, _sum, _min,
 /// _max), and whether its ops' IbsOpCntCtl counted dispatched ops
 /// (op_counts_ops): report::PeriodSeen's fields, from which
-/// report::unit_period() gives the local report's period. 0 for captures
-/// without IBS, and for captures ingested before these columns were added.
+/// report::unit_period() gives the local report's period; and each unit's
+/// sampling filter (amd_ibs::SamplingFilter's population, as text, and
+/// load latency), which says which counts no estimate follows from. 0 (and
+/// '') for captures without IBS, and for captures ingested before these
+/// columns were added.
 std::vector<StoreColumn> store_captures_columns();
 
 /// CREATE TABLE IF NOT EXISTS for the captures' table

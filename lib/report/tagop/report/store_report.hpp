@@ -101,6 +101,9 @@ struct StoreEstimate {
 struct StoreCapturePeriods {
   std::uint64_t capture = 0;         ///< its identity (the samples' capture column)
   std::array<UnitPeriod, 2> units{};  ///< by amd_ibs::IbsUnit (fetch, op); value 0: not known
+  /// By amd_ibs::IbsUnit: its sampling filter's population and load
+  /// latency (`text` empty); any() false: every fetch or op was sampled.
+  std::array<amd_ibs::SamplingFilter, 2> filters{};
 };
 
 /// One row: its key's value and one result per column.
@@ -141,6 +144,10 @@ struct StoreReport {
   /// IBS: the captures whose samples the report holds, with their periods,
   /// by identity.
   std::vector<StoreCapturePeriods> captures{};
+  /// IBS: by query, why no estimate follows from its count, as
+  /// Report::estimate_bias(): a capture's sampling filter sampled only some
+  /// ops, and not all of the event's are among them; "" where none did.
+  std::vector<std::string> estimate_bias{};
   /// Other captures with a `where`: the samples it left undecided (their
   /// data sources do not tell), as Counts::where_undecided.
   std::uint64_t where_undecided = 0;
@@ -175,6 +182,11 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
 /// totals) hold, in percent, as Report::overhead(): of IBS captures, of
 /// their fetch and op samples; of others, of the first event's periods.
 double store_overhead(const StoreReport& report, std::span<const QueryResult> results);
+
+/// A column's value (column_value()), and none for a ratio with a part
+/// that StoreReport::estimate_bias names, as Report::value(): a ratio of
+/// filtered samples is not the ratio of the ops.
+std::optional<double> store_value(const StoreReport& report, const Column& column, std::span<const QueryResult> results);
 
 /// Two store reports' rows side by side, as diff_reports() puts two
 /// captures' reports: `a` and `b` must be of the same kind (both IBS, or
