@@ -620,6 +620,8 @@ void add_report_command(CLI::App& app) {
       "  tagop report mem.data --where 'load & dc.miss & !l2.miss'  (perf mem record: loads that hit the L2,\n"
       "      as perf mem report's 'L2 hit' row; 'src.cache_modified' its HITM; each row's average load\n"
       "      latency, the samples' weight, in an 'avg load latency' column)\n"
+      "  tagop report --source http://127.0.0.1:8123 --by process --estimates   (the store, tagop ingest: IBS\n"
+      "      captures' rows as a local report's, each capture's samples x its own period, 95% intervals)\n"
       "\n"
       "Exports (values are samples x period: tagop's estimates; call chains where perf record -g took them):\n"
       "  tagop report perf.data --format pprof -o prof.pb.gz && go tool pprof -http=: prof.pb.gz\n"

@@ -31,6 +31,7 @@
 #include <tagop/report/columns.hpp>        // resolve_column
 #include <tagop/report/ingest.hpp>         // ingest_capture
 #include <tagop/report/report.hpp>         // Report
+#include <tagop/report/store_report.hpp>   // store_report
 
 #include "profiles/clickhouse_fixture.hpp"
 #include "report/store_captures.hpp"
@@ -911,4 +912,52 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
     CHECK(!row.at("estimates").at("0xF000").is_null());
   }
   for (const std::string& file : {zen_a, zen_b, zen_cycles, objects_a, objects_b, varying, filtered}) fs::remove(file);
+}
+
+TEST_CASE("a captures' table made before the periods gains them; its captures have no estimates", "[store][ibs]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS old_captures");
+  const profiles::ClickHouseServer server(local->url() + "/?database=old_captures");
+  const report::IngestOptions options{.host = "old", .table = "old_samples", .captures_table = "old_list"};
+  // The table as the store's first schema made it: five columns.
+  server.query("CREATE TABLE old_list (capture UInt64, host String, file String, rows UInt64, ingested DateTime) "
+               "ENGINE = MergeTree() ORDER BY (host, capture)");
+  const std::string zen = zen_capture("zen-old.data", 6161);
+  // A capture listed by an ingest of then: its rows, and its line of five columns.
+  server.query(profiles::store_create_table("old_samples"));
+  profiles::ClickHouseInsert insert(server, "INSERT INTO old_samples FORMAT Native");
+  const std::uint64_t rows = report::write_capture_rows(zen, [&](std::string_view b) { insert.write(b); }, options);
+  insert.finish();
+  server.query(fmt::format("INSERT INTO old_list (capture, host, file, rows, ingested) VALUES ({}, 'old', 'zen', {}, now())",
+                           profiles::capture_identity(zen), rows));
+  // Before ingest adds the columns, and after: the counts, no estimates.
+  for (int pass = 0; pass < 2; ++pass) {
+    INFO("pass " << pass);
+    if (pass == 1) report::create_store_tables(server, options);
+    const report::StoreReport r = report::store_report(server, {.by = report::GroupBy::process, .tables = options});
+    CHECK(r.rows.size() == 23);
+    REQUIRE(r.captures.size() == 1);
+    CHECK(r.captures[0].units[1].value == 0);
+    CHECK(r.totals[*report::resolve_column("0xF100").event].count > 0);
+    for (const auto& e : r.estimates) CHECK(!e);
+  }
+  const auto columns = server.query("SELECT name FROM system.columns WHERE database = 'old_captures' AND table = "
+                                    "'old_list' FORMAT TabSeparated");
+  for (const profiles::StoreColumn& c : profiles::store_captures_columns()) CHECK(columns.find(c.name + "\n") != std::string::npos);
+  // A capture ingested now has its periods: the local report's estimates.
+  const std::string zen_new = zen_capture("zen-new.data", 6262);
+  report::ingest_capture(zen_new, server, options);
+  const report::StoreReport r = report::store_report(server, {.by = report::GroupBy::process, .host = "old", .tables = options});
+  REQUIRE(r.captures.size() == 2);
+  perf_data::PerfDataReader reader(zen_new);
+  const report::Report local_report(reader, {.by = report::GroupBy::process});
+  const auto with_period = std::find_if(r.captures.begin(), r.captures.end(), [](const auto& c) { return c.units[1].value != 0; });
+  REQUIRE(with_period != r.captures.end());
+  CHECK(with_period->units[1].value == local_report.period(amd_ibs::IbsUnit::op).value);
+  CHECK(with_period->units[1].unit == local_report.period(amd_ibs::IbsUnit::op).unit);
+  // Over both, the old capture's period unknown: no estimate.
+  for (const auto& e : r.estimates) CHECK(!e);
+  fs::remove(zen);
+  fs::remove(zen_new);
 }
