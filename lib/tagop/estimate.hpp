@@ -23,10 +23,11 @@
 
 namespace tagop TAGOP_API {
 
+/// How many operations some samples stand for, with a confidence interval.
 struct Estimate {
-  double value = 0;
-  double low = 0;
-  double high = 0;
+  double value = 0;  ///< samples x period
+  double low = 0;    ///< the interval's low end
+  double high = 0;   ///< the interval's high end
 };
 
 /// z for a two-sided 95% interval.
