@@ -123,7 +123,7 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
   const auto count = [&](std::uint16_t select) { return r.totals[*report::resolve_column(fmt::format("0x{:04X}", select)).event].count; };
   fmt::print("IBS report of the store at {}\n", printable(how.source));
   fmt::print("IBS samples: {} fetch, {} op", count(0xF000), count(0xF100));
-  if (!r.where_sql.empty()) fmt::print(" (of those {})", printable(r.where_sql));
+  if (!r.where_sql.empty()) fmt::print(" where {}", printable(r.where_sql));
   fmt::print(" in {} capture{}\n", r.captures.size(), r.captures.size() == 1 ? "" : "s");
   for (std::size_t u = 0; u < 2; ++u) {
     const char* name = u == 0 ? "fetch" : "op";
