@@ -199,7 +199,6 @@ void run_store_report(const ReportOptions& o) {
   refuse(!o.cpus.empty() || !o.pids.empty() || !o.tids.empty() || !o.comms.empty(), "--cpu, --pid, --tid, --comm");
   refuse(!o.time.empty(), "--time (--since and --until choose captures by when they were ingested)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
-  refuse(o.estimates, "--estimates");
   refuse(o.strict, "--strict");
   refuse(o.signatures || o.no_demangle, "--signatures, --no-demangle (the store keeps the names ingest gave)");
   refuse(o.percent_limit != 0, "--percent-limit");
@@ -239,7 +238,9 @@ void run_store_report(const ReportOptions& o) {
         sort = c;
         break;
       }
-  print_store_report(r, options, columns, sort, {o.source, o.top, o.output.resolved() == Format::json});
+  print_store_report(r, options, columns, sort,
+                     {o.source, o.top, o.output.resolved() == Format::json, o.estimates,
+                      o.width ? *o.width : terminal_width() != 0 ? 60 : 0});
 }
 
 void run_report(const ReportOptions& o) {
@@ -591,7 +592,8 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--source", o->source,
                   "Report the ClickHouse store (tagop ingest) at this URL instead of a capture, the numbers a local "
                   "report of the same samples gives (http://127.0.0.1:8123): of IBS captures every derived event "
-                  "(--view, --events), of others (perf record, perf mem) each event's samples and periods, with "
+                  "(--view, --events) with its overhead and estimates (each capture's samples by its own period; "
+                  "--estimates: each row's), of others (perf record, perf mem) each event's samples and periods, with "
                   "the average load latency of perf mem's loads. --by: function, module, process (pid), thread "
                   "(tid), cpu, line (file:line), data (the data object), host (the machine), processor (its vendor, family and model: a generation), or "
                   "several, separated by commas (host,function); text or --json");
@@ -618,6 +620,8 @@ void add_report_command(CLI::App& app) {
       "  tagop report mem.data --where 'load & dc.miss & !l2.miss'  (perf mem record: loads that hit the L2,\n"
       "      as perf mem report's 'L2 hit' row; 'src.cache_modified' its HITM; each row's average load\n"
       "      latency, the samples' weight, in an 'avg load latency' column)\n"
+      "  tagop report --source http://127.0.0.1:8123 --by process --estimates   (the store, tagop ingest: IBS\n"
+      "      captures' rows as a local report's, each capture's samples x its own period, 95% intervals)\n"
       "\n"
       "Exports (values are samples x period: tagop's estimates; call chains where perf record -g took them):\n"
       "  tagop report perf.data --format pprof -o prof.pb.gz && go tool pprof -http=: prof.pb.gz\n"

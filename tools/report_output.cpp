@@ -27,10 +27,14 @@ using amd_ibs::IbsUnit;
 using report::Column;
 using report::Report;
 
-constexpr const char* estimate_note =
+}  // namespace
+
+const char* const report_estimate_note =
     "Estimates are IBS sample counts times the sampling period, with a 95% Poisson score interval; they count "
     "sampled ops (or fetches), and are never to be added to, subtracted from or compared with event counts "
     "(CodeAnalyst: arithmetic between IBS derived events and event-based samples is not meaningful).";
+
+namespace {
 
 // With --children, a row's values with its callees'. The engine leaves
 // Row::children empty where there is nothing to add, by process or by call
@@ -359,7 +363,7 @@ void ibs_text(const Report& r, const ReportView& v) {
       fmt::print("      {}: {} [{}, {}]\n", printable(row.name), human(re.value), human(re.low), human(re.high));
     }
   }
-  fmt::print("{}\n", estimate_note);
+  fmt::print("{}\n", report_estimate_note);
   for (const Column& c : v.columns)
     if (c.ratio)
       fmt::print("{}: {}{}\n", c.ratio->id, c.ratio->definition,
@@ -444,7 +448,7 @@ void ibs_json(const Report& r, const ReportView& v) {
     const Column c{std::string(ratio.id), std::string(ratio.title), std::nullopt, &ratio, false, {}};
     j.ratios.emplace_back(c.id, r.value(c, r.totals()));
   }
-  j.estimate_note = estimate_note;
+  j.estimate_note = report_estimate_note;
   for (const Column& c : v.columns) j.columns.push_back({c.id, c.title});
   j.common = {common_record(r, v)};
   print_json_rows(j, v.rows.size(), [&](std::size_t i) {
@@ -667,6 +671,14 @@ void cache_line_text(const Report& r, const ReportView& v) {
 }
 
 }  // namespace
+
+std::string report_text_value(const Column& c, const std::optional<double>& v) { return text_value(c, v); }
+std::string report_human(double v) { return human(v); }
+void print_report_table(const std::vector<std::string>& header, std::size_t rows,
+                        const std::function<std::vector<std::string>(std::size_t)>& line,
+                        const std::vector<std::string>& total, std::size_t name_width) {
+  print_table(header, rows, line, total, name_width, false);
+}
 
 void print_text(const Report& r, const ReportView& v) {
   report::check_values("the table", v.rows.size(), table_columns(r, v), v.max_values);

@@ -4,7 +4,10 @@
 // ratios by row; of any other, each event's samples and periods by row.
 // Rows are named and summed as they are printed, one at a time.
 
-#include <vector>  // std::vector
+#include <functional>  // std::function
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <vector>      // std::vector
 
 #include <tagop/report/export.hpp>  // ExportView, check_values
 #include <tagop/report/report.hpp>  // Report, Column
@@ -24,5 +27,21 @@ struct ReportView : report::ExportView {
 void print_text(const report::Report& r, const ReportView& v);
 void print_csv(const report::Report& r, const ReportView& v);
 void print_json(const report::Report& r, const ReportView& v);
+
+// The pieces of the local report's text that a report of the store prints
+// the same way (store_output.cpp).
+
+/// What the text says under its estimates.
+extern const char* const report_estimate_note;
+/// A column's value as a table cell: "12", "3.45%", "12.3", "n/a".
+std::string report_text_value(const report::Column& c, const std::optional<double>& v);
+/// 1234567 -> "1.23M".
+std::string report_human(double v);
+/// The report's table: the first column left-aligned, cut to `name_width`
+/// (0: whole), the others right-aligned, `line(i)` the i-th row's cells,
+/// the total under a rule.
+void print_report_table(const std::vector<std::string>& header, std::size_t rows,
+                        const std::function<std::vector<std::string>(std::size_t)>& line,
+                        const std::vector<std::string>& total, std::size_t name_width);
 
 }  // namespace tagop::cli

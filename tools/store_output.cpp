@@ -11,7 +11,11 @@
 #include <tagop/error.hpp>      // Error
 #include <tagop/predicate.hpp>  // Predicate
 
+#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
+
 #include "output.hpp"
+#include "report_output.hpp"   // the local report's table and words
+#include "report_records.hpp"  // EstimateRecord, UnitPeriodRecord
 
 namespace tagop::cli {
 
@@ -50,6 +54,157 @@ ordered_json event_entries(const report::StoreReport& r, const std::vector<Query
   return out;
 }
 
+// The rows' keys as the local report's table names them: "source line",
+// "host, function".
+std::string keys_title(const report::StoreReportOptions& options) {
+  std::string out;
+  const std::vector<report::StoreKey> keys = options.keys.empty() ? std::vector<report::StoreKey>{options.by} : options.keys;
+  for (const report::StoreKey& k : keys)
+    out += (out.empty() ? "" : ", ") +
+           (k == report::StoreKey{report::GroupBy::line} ? std::string("source line") : report::store_key_name(k));
+  return out;
+}
+
+// An IBS estimate as the local report's JSON has it (EstimateRecord).
+ordered_json estimate_json(const std::optional<report::StoreEstimate>& e) {
+  if (!e) return nullptr;
+  return record::to_json(EstimateRecord{e->samples, e->estimate.value, e->estimate.low, e->estimate.high, e->unit});
+}
+
+ordered_json period_json(const report::UnitPeriod& p) {
+  if (p.value == 0) return nullptr;
+  return record::to_json(UnitPeriodRecord{p.value, p.unit, p.source});
+}
+
+// The unit's period that every capture of the report shares, or nullopt.
+std::optional<report::UnitPeriod> shared_period(const report::StoreReport& r, std::size_t unit) {
+  std::optional<report::UnitPeriod> out;
+  for (const report::StoreCapturePeriods& c : r.captures) {
+    const report::UnitPeriod& p = c.units[unit];
+    if (p.value == 0) continue;  // no samples of the unit
+    if (out && (out->value != p.value || out->unit != p.unit || out->source != p.source)) return std::nullopt;
+    out = p;
+  }
+  return out;
+}
+
+// IBS: the local report's JSON fields of the totals (period, estimates)
+// and of each row (overhead, values, estimates), as report_output.cpp's
+// IbsReport and IbsReportRow.
+void ibs_json(const report::StoreReport& r, const std::vector<report::Column>& columns, ordered_json& doc) {
+  ordered_json& period = doc["period"] = ordered_json::object();
+  for (std::size_t u = 0; u < 2; ++u) {
+    const auto p = shared_period(r, u);
+    period[u == 0 ? "fetch" : "op"] = p ? period_json(*p) : ordered_json(nullptr);
+  }
+  ordered_json& captures = doc["captures"] = ordered_json::array();
+  for (const report::StoreCapturePeriods& c : r.captures)
+    captures.push_back({{"capture", c.capture}, {"period", {{"fetch", period_json(c.units[0])}, {"op", period_json(c.units[1])}}}});
+  ordered_json& estimates = doc["estimates"] = ordered_json::object();
+  const auto table = amd_ibs::derived_event_table();
+  for (std::size_t q = 0; q < table.size() && q < r.estimates.size(); ++q)
+    if (table[q].sums.empty()) estimates[r.query_names[q]] = estimate_json(r.estimates[q]);
+  ordered_json& biased = doc["estimates_biased"] = ordered_json::object();
+  for (std::size_t q = 0; q < r.estimate_bias.size(); ++q)
+    if (table[q].sums.empty() && !r.estimate_bias[q].empty()) biased[r.query_names[q]] = r.estimate_bias[q];
+  doc["estimate_note"] = report_estimate_note;
+  ordered_json& list = doc["columns"] = ordered_json::array();
+  for (const report::Column& c : columns) list.push_back({{"id", c.id}, {"title", c.title}});
+}
+
+// IBS: the local report's text (report_output.cpp's ibs_text): the
+// samples and periods, the table (Overhead and the columns, the total
+// under a rule), the estimates of the count columns (each row's with
+// --estimates), the note and the ratios' definitions.
+void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptions& options,
+                    const std::vector<report::Column>& columns, const report::Column& sort, const StorePrint& how,
+                    const std::vector<std::size_t>& order) {
+  const std::string by = keys_title(options);
+  const auto count = [&](std::uint16_t select) { return r.totals[*report::resolve_column(fmt::format("0x{:04X}", select)).event].count; };
+  fmt::print("IBS report of the store at {}\n", printable(how.source));
+  fmt::print("IBS samples: {} fetch, {} op", count(0xF000), count(0xF100));
+  if (!r.where_sql.empty()) fmt::print(" where {}", printable(r.where_sql));
+  fmt::print(" in {} capture{}\n", r.captures.size(), r.captures.size() == 1 ? "" : "s");
+  for (std::size_t u = 0; u < 2; ++u) {
+    const char* name = u == 0 ? "fetch" : "op";
+    if (const auto p = shared_period(r, u)) {
+      fmt::print("{} period: {:.0f} {} ({})\n", name, p->value, p->unit, p->source);
+      continue;
+    }
+    for (const report::StoreCapturePeriods& c : r.captures)
+      if (c.units[u].value != 0)
+        fmt::print("{} period of capture {}: {:.0f} {} ({})\n", name, c.capture, c.units[u].value, c.units[u].unit,
+                   c.units[u].source);
+  }
+  fmt::print("\n{} rows by {}{}, sorted by {} ({})\n\n", r.rows.size(), by,
+             order.size() < r.rows.size() ? fmt::format(", the first {}", order.size()) : "", printable(sort.id),
+             sort.title);
+  std::vector<std::string> header{keys_title(options), "Overhead"};
+  for (const report::Column& c : columns) header.push_back(c.title);
+  const auto cells = [&](const std::string& name, const std::vector<QueryResult>& results) {
+    std::vector<std::string> line{name, fmt::format("{:.2f}%", report::store_overhead(r, results))};
+    for (const report::Column& c : columns) line.push_back(report_text_value(c, report::store_value(r, c, results)));
+    return line;
+  };
+  print_report_table(header, order.size(), [&](std::size_t i) { return cells(r.rows[order[i]].name, r.rows[order[i]].results); },
+                     cells("[total]", r.totals), how.name_width);
+
+  fmt::print("\nEstimated ops (samples x period, 95% interval{}):\n",
+             r.captures.size() > 1 ? "; each capture's samples by its own period" : "");
+  for (const report::Column& c : columns) {
+    if (!c.event || c.sums()) continue;
+    const std::optional<report::StoreEstimate>& e = r.estimates.at(*c.event);
+    if (!r.estimate_bias.at(*c.event).empty()) {
+      const char* unit = amd_ibs::derived_event_table()[*c.event].unit == amd_ibs::IbsUnit::fetch ? "fetch" : "op";
+      fmt::print("  {} {}: n/a, the {} filter sampled only some of its {}s\n", c.id, c.title, unit, unit);
+      continue;
+    }
+    if (!e) {
+      fmt::print("  {} {}: n/a\n", c.id, c.title);
+      continue;
+    }
+    const QueryResult& q = r.totals[*c.event];
+    fmt::print("  {} {}: {} samples -> {} {} [{}, {}]{}\n", c.id, c.title, e->samples, report_human(e->estimate.value),
+               e->unit, report_human(e->estimate.low), report_human(e->estimate.high),
+               q.undecided ? fmt::format(", and {} undecided samples (below)", q.undecided) : "");
+    if (!how.estimates) continue;
+    for (std::size_t i : order) {
+      const report::StoreRow& row = r.rows[i];
+      const std::optional<report::StoreEstimate>& re = row.estimates.at(*c.event);
+      if (!re || re->samples == 0) continue;
+      fmt::print("      {}: {} [{}, {}]\n", printable(row.name), report_human(re->estimate.value),
+                 report_human(re->estimate.low), report_human(re->estimate.high));
+    }
+  }
+  fmt::print("{}\n", report_estimate_note);
+  for (const report::Column& c : columns)
+    if (c.ratio)
+      fmt::print("{}: {}{}\n", c.ratio->id, c.ratio->definition,
+                 report::store_value(r, c, r.totals) || !report::column_value(c, r.totals)
+                     ? ""
+                     : " (n/a: the filter sampled only some of its ops)");
+  // As the local report's, less the reasons (each processor's layout says
+  // them: `tagop events show` of the event).
+  std::vector<std::size_t> read;  // the derived events the columns read, each once
+  for (const report::Column& c : columns)
+    if (c.samples_of.empty())
+      for (std::size_t q : c.queries())
+        if (std::find(read.begin(), read.end(), q) == read.end()) read.push_back(q);
+  bool first = true;
+  for (std::size_t q : read) {
+    const QueryResult& t = r.totals[q];
+    if (t.undecided == 0) continue;
+    if (first)
+      fmt::print("\nUndecided samples, not in the counts above (each count is of the samples that decided its "
+                 "event):\n");
+    first = false;
+    const auto& e = amd_ibs::derived_event_table()[q];
+    fmt::print("  {} {}: {}{} {} sample{}\n", amd_ibs::select_string(e.select), e.abbreviation,
+               t.available() ? "" : "n/a, none counted of ", t.undecided, e.unit == amd_ibs::IbsUnit::fetch ? "fetch" : "op",
+               t.undecided == 1 ? "" : "s");
+  }
+}
+
 }  // namespace
 
 void choose_store_samples(report::StoreReportOptions& options, const StoreSelection& selection) {
@@ -74,8 +229,12 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
   // Highest first by the sort column, then by name: the local report's order.
   std::vector<std::size_t> order(r.rows.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto key = [&](std::size_t i) { return report::column_value(sort, r.rows[i].results).value_or(-1); };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) > key(b); });
+  const auto key = [&](std::size_t i) { return report::store_value(r, sort, r.rows[i].results).value_or(-1); };
+  // Ties by name, as Report::select() orders them.
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const double ka = key(a), kb = key(b);
+    return ka != kb ? ka > kb : r.rows[a].name < r.rows[b].name;
+  });
   if (how.top && order.size() > how.top) order.resize(how.top);
   const auto number = [](const report::Column& c, const std::optional<double>& v) -> ordered_json {
     if (!v) return nullptr;
@@ -104,7 +263,8 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
     doc["row_count"] = r.rows.size();
     if (r.ibs) {
       ordered_json& totals = doc["totals"] = ordered_json::object();
-      for (const report::Column& c : columns) totals[c.id] = number(c, report::column_value(c, r.totals));
+      for (const report::Column& c : columns) totals[c.id] = number(c, report::store_value(r, c, r.totals));
+      ibs_json(r, columns, doc);
     }
     ordered_json& rows = doc["rows"] = ordered_json::array();
     for (std::size_t i : order) {
@@ -114,8 +274,15 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       if (!row.parts.empty()) j["parts"] = row.parts;
       if (!row.module.empty()) j["module"] = row.module;
       if (r.ibs) {
-        ordered_json& values = j["values"] = ordered_json::object();
-        for (const report::Column& c : columns) values[c.id] = number(c, report::column_value(c, row.results));
+        // Made apart: a reference into an ordered_json's members moves when one is added.
+        ordered_json values = ordered_json::object(), estimates = ordered_json::object();
+        for (const report::Column& c : columns) {
+          values[c.id] = number(c, report::store_value(r, c, row.results));
+          if (c.event && !c.sums()) estimates[c.id] = estimate_json(row.estimates.at(*c.event));
+        }
+        j["overhead"] = report::store_overhead(r, row.results);
+        j["values"] = std::move(values);
+        j["estimates"] = std::move(estimates);
       } else {
         std::uint64_t samples = 0;
         for (const QueryResult& q : row.results) samples += q.count;
@@ -127,6 +294,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
     print_json(doc);
     return;
   }
+  if (r.ibs) return print_ibs_text(r, options, columns, sort, how, order);
   fmt::print("{}: {} rows by {}{}{}\n", how.source, r.rows.size(), by,
              r.where_sql.empty() ? "" : fmt::format(" where {}", r.where_sql),
              r.ibs ? "" : ", each event by period as perf report counts them");
@@ -155,17 +323,6 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       fmt::print("{}  {}\n", line, printable(row.name));
     }
     return;
-  }
-  std::string head = fmt::format("{:>14}", "");
-  for (const report::Column& c : columns) head += fmt::format(" {:>12}", c.id);
-  fmt::print("{}  {}\n", head, by);
-  for (std::size_t i : order) {
-    std::string line = fmt::format("{:>14}", "");
-    for (const report::Column& c : columns) {
-      const std::optional<double> v = report::column_value(c, r.rows[i].results);
-      line += !v ? fmt::format(" {:>12}", "n/a") : c.ratio ? fmt::format(" {:>12.4f}", *v) : fmt::format(" {:>12}", std::llround(*v));
-    }
-    fmt::print("{}  {}\n", line, printable(r.rows[i].name));
   }
 }
 

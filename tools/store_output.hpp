@@ -29,6 +29,8 @@ struct StorePrint {
   std::string source;  ///< the URL
   std::size_t top = 0;  ///< the first N rows (0: all)
   bool json = false;
+  bool estimates = false;      ///< IBS text: each row's estimates under the totals' (--estimates)
+  std::size_t name_width = 0;  ///< text: the widest a row's name is printed (0: whole)
 };
 
 /// Prints `r` with `columns` (IBS: derived events and ratios; others: its

@@ -267,11 +267,35 @@ std::string store_create_distributed_table(std::string_view table, std::string_v
                      column_list_ddl(), cluster, database, local_table);
 }
 
+std::vector<StoreColumn> store_captures_columns() {
+  std::vector<StoreColumn> out{
+      {"capture", "UInt64", "the capture's identity (the samples' capture column)"},
+      {"host", "String", "the machine it was taken on"},
+      {"file", "String", "the file ingested"},
+      {"rows", "UInt64", "the rows (samples) ingested"},
+      {"ingested", "DateTime", "when its ingest finished"},
+  };
+  for (const char* unit : {"fetch", "op"}) {
+    out.push_back({fmt::format("{}_period_requested", unit), "UInt64",
+                   "IBS: the unit's event's attr.sample_period (0: sampled by frequency)"});
+    for (const char* what : {"samples", "sum", "min", "max"})
+      out.push_back({fmt::format("{}_period_{}", unit, what), "UInt64",
+                     fmt::format("IBS: the {} of the unit's samples' MaxCnt x 16", what == std::string_view("samples") ? "count" : what)});
+  }
+  out.push_back({"op_counts_ops", "UInt8", "IBS: 1 when the op samples' IbsOpCntCtl counted dispatched ops (else cycles)"});
+  for (const char* unit : {"fetch", "op"}) {
+    out.push_back({fmt::format("{}_filter_population", unit), "String",
+                   "IBS: a predicate every sample of the unit meets under its sampling filter (L3MissOnly, ldlat); '' "
+                   "without one"});
+    out.push_back({fmt::format("{}_filter_load_latency", unit), "UInt32", "IBS: the unit's ldlat filter, cycles; 0 without"});
+  }
+  return out;
+}
+
 std::string store_create_captures_table(std::string_view table) {
-  return fmt::format(
-      "CREATE TABLE IF NOT EXISTS {} (capture UInt64, host String, file String, rows UInt64, ingested DateTime) "
-      "ENGINE = MergeTree() ORDER BY (host, capture)",
-      table);
+  std::string columns;
+  for (const StoreColumn& c : store_captures_columns()) columns += fmt::format("{}{} {}", columns.empty() ? "" : ", ", c.name, c.type);
+  return fmt::format("CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = MergeTree() ORDER BY (host, capture)", table, columns);
 }
 
 std::string predicate_sql(const Predicate& predicate) {

@@ -6,6 +6,8 @@
 
 #include <tagop/report/ingest.hpp>
 
+#include <algorithm>      // std::find
+#include <array>          // std::array
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // symbol tables, names
 #include <variant>        // std::visit
@@ -262,6 +264,7 @@ class RowHandler : public perf_data::RecordHandler {
     if (ibs_) {
       amd_ibs::IbsSampleInfo info;
       if (ibs_->decode(r, s, info, problem_) != amd_ibs::IbsCapture::Result::ok) return;
+      periods_[static_cast<std::size_t>(info.unit)].add({info.period, info.counts_ops});
     } else {
       s.ip = r.ip;
       s.time = r.id.time;
@@ -334,6 +337,11 @@ class RowHandler : public perf_data::RecordHandler {
   }
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
 
+  // IBS: each unit's periods as a local report reads them (empty otherwise).
+  const std::array<PeriodSeen, 2>& periods() const { return periods_; }
+  std::uint64_t requested_period(amd_ibs::IbsUnit unit) const { return ibs_ ? ibs_->requested_period(unit) : 0; }
+  const amd_ibs::SamplingFilter* filter(amd_ibs::IbsUnit unit) const { return ibs_ ? &ibs_->filter(unit) : nullptr; }
+
  private:
   void take(const perf_data::MmapRecord& r) {
     symbols_.processes().mmap(r);
@@ -361,6 +369,7 @@ class RowHandler : public perf_data::RecordHandler {
   std::vector<std::uint64_t> fixed_periods_;
   perf_data::SampleReads reads_;
   std::optional<amd_ibs::IbsCapture> ibs_;
+  std::array<PeriodSeen, 2> periods_{};  // by IbsUnit
   std::string batch_, problem_;
   std::size_t in_batch_ = 0;
   std::uint64_t rows_ = 0;
@@ -390,9 +399,27 @@ profiles::StoreCapture capture_of(const perf_data::FileInfo& info, const IngestO
   return capture;
 }
 
+// The captures' table's period and filter columns of a capture (store_captures_columns()
+// after `ingested`), as SQL values: what report::unit_period() reads.
+std::string period_values(const RowHandler& handler) {
+  std::string out;
+  for (amd_ibs::IbsUnit unit : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
+    const PeriodSeen& seen = handler.periods()[static_cast<std::size_t>(unit)];
+    out += fmt::format(", {}, {}, {}, {}, {}", handler.requested_period(unit), seen.samples, seen.sum,
+                       seen.samples ? seen.min : 0, seen.max);
+  }
+  out += fmt::format(", {}", handler.periods()[static_cast<std::size_t>(amd_ibs::IbsUnit::op)].counts_ops ? 1 : 0);
+  for (amd_ibs::IbsUnit unit : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
+    const amd_ibs::SamplingFilter* f = handler.filter(unit);
+    const bool any = f && f->any();
+    out += fmt::format(", {}, {}", quoted(any ? f->population.to_string() : ""), any ? f->load_latency : 0);
+  }
+  return out;
+}
+
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
                          const IngestOptions& options, std::string* host = nullptr,
-                         std::vector<std::string>* warnings = nullptr) {
+                         std::vector<std::string>* warnings = nullptr, std::string* periods = nullptr) {
   perf_data::PerfDataReader reader(path);
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
@@ -400,6 +427,7 @@ std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::f
   reader.read(handler);
   const std::uint64_t rows = handler.finish();
   if (warnings) *warnings = handler.warnings();
+  if (periods) *periods = period_values(handler);
   return rows;
 }
 
@@ -410,12 +438,27 @@ std::uint64_t number(const std::string& answer) {
   return value;
 }
 
+// A captures' table made before its period columns were: they are added
+// (0 in the rows it holds: those captures' estimates are not available).
+void add_missing_captures_columns(const profiles::ClickHouseServer& server, const std::string& captures) {
+  const std::string answer = server.query(fmt::format(
+      "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {} FORMAT TabSeparated",
+      quoted(captures)));
+  std::vector<std::string> have;
+  std::istringstream lines(answer);
+  for (std::string line; std::getline(lines, line);) have.push_back(line);
+  for (const profiles::StoreColumn& c : profiles::store_captures_columns())
+    if (std::find(have.begin(), have.end(), c.name) == have.end())
+      server.query(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", captures, c.name, c.type));
+}
+
 }  // namespace
 
 void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options) {
   const std::string table = table_of(options);
   server.query(profiles::store_create_table(table));
   server.query(profiles::store_create_captures_table(captures_of(options)));
+  add_missing_captures_columns(server, captures_of(options));
   // A table of this name made by another tagop (or by hand) must have this
   // version's columns, in order: rows are sent without their names.
   const std::string answer = server.query(fmt::format(
@@ -460,12 +503,15 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
   profiles::ClickHouseInsert insert(
       server, fmt::format("INSERT INTO {} FORMAT {}", table,
                           options.format == RowFormat::native ? "Native" : "TabSeparated"));
-  std::string host;
+  std::string host, periods;
   result.rows = write_rows(
-      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host, &result.warnings);
+      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host, &result.warnings,
+      &periods);
   insert.finish();
-  server.query(fmt::format("INSERT INTO {} (capture, host, file, rows, ingested) VALUES ({}, {}, {}, {}, now())",
-                           captures, result.capture, quoted(host), quoted(path), result.rows));
+  std::string names;
+  for (const profiles::StoreColumn& c : profiles::store_captures_columns()) names += (names.empty() ? "" : ", ") + c.name;
+  server.query(fmt::format("INSERT INTO {} ({}) VALUES ({}, {}, {}, {}, now(){})", captures, names, result.capture,
+                           quoted(host), quoted(path), result.rows, periods));
   return result;
 }
 

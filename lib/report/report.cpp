@@ -647,12 +647,10 @@ std::size_t Report::row_count() const {
   return n;
 }
 
-UnitPeriod Report::period(amd_ibs::IbsUnit unit) const {
-  const State& s = *state_;
-  const PeriodSeen& seen = s.periods[static_cast<std::size_t>(unit)];
+UnitPeriod unit_period(amd_ibs::IbsUnit unit, const PeriodSeen& seen, std::uint64_t requested) {
   UnitPeriod p;
   p.unit = unit == amd_ibs::IbsUnit::fetch ? "fetches" : (seen.counts_ops ? "dispatched ops" : "cycles");
-  if (const std::uint64_t requested = s.requested_period[static_cast<std::size_t>(unit)]) {
+  if (requested) {
     p.value = static_cast<double>(requested);
     p.source = "attr.sample_period";
   } else if (seen.samples) {
@@ -662,6 +660,12 @@ UnitPeriod Report::period(amd_ibs::IbsUnit unit) const {
       p.source += fmt::format(" (it varies from {} to {}: the mean is used)", seen.min, seen.max);
   }
   return p;
+}
+
+UnitPeriod Report::period(amd_ibs::IbsUnit unit) const {
+  const State& s = *state_;
+  const auto u = static_cast<std::size_t>(unit);
+  return unit_period(unit, s.periods[u], s.requested_period[u]);
 }
 
 double Report::overhead(std::span<const QueryResult> results) const {

@@ -5,6 +5,7 @@
 #include <tagop/report/store_report.hpp>
 
 #include <algorithm>  // std::find
+#include <array>    // std::array
 #include <map>      // std::map
 #include <sstream>  // std::istringstream
 
@@ -13,6 +14,8 @@
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries, derived_event_table
 #include <tagop/error.hpp>                   // Error
+#include <tagop/estimate.hpp>                // estimate_from_parts, SampledPart
+#include <tagop/predicate_relation.hpp>      // implies
 #include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
 namespace tagop::report {
@@ -218,7 +221,175 @@ void events_report(const profiles::ClickHouseServer& server, const StoreReportOp
   }
 }
 
+// IBS: the captures' periods, as a local report of each reads them
+// (unit_period() of the captures' table's period columns); value 0 for a
+// capture ingested before the table had them.
+std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServer& server, const IngestOptions& tables,
+                                                 const std::vector<std::uint64_t>& ids) {
+  std::vector<StoreCapturePeriods> out;
+  for (std::uint64_t id : ids) out.push_back({id, {}});
+  if (ids.empty()) return out;
+  const std::string captures = captures_table(tables);
+  // A store whose captures' table predates the period columns (ingest adds them).
+  if (number_of(server, server.query(fmt::format("SELECT count() FROM system.columns WHERE database = "
+                                                 "currentDatabase() AND table = {} AND name = "
+                                                 "'op_filter_load_latency' FORMAT TabSeparated",
+                                                 quoted(captures)))) == 0)
+    return out;
+  std::string list, columns;
+  for (std::uint64_t id : ids) list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
+  for (const char* unit : {"fetch", "op"})
+    for (const char* what : {"requested", "samples", "sum", "min", "max"}) columns += fmt::format(", {}_period_{}", unit, what);
+  const std::string answer = server.query(fmt::format(
+      "SELECT capture{}, op_counts_ops, fetch_filter_population, fetch_filter_load_latency, op_filter_population, "
+      "op_filter_load_latency FROM {} WHERE capture IN ({}) FORMAT TabSeparated",
+      columns, captures, list));
+  for (const auto& line : tab_separated(answer)) {
+    if (line.size() != 16) continue;
+    const auto at = std::find_if(out.begin(), out.end(), [&](const StoreCapturePeriods& c) {
+      return c.capture == number_of(server, line[0]);
+    });
+    if (at == out.end()) continue;
+    for (std::size_t u = 0; u < 2; ++u) {
+      PeriodSeen seen;
+      seen.samples = number_of(server, line[2 + 5 * u]);
+      seen.sum = number_of(server, line[3 + 5 * u]);
+      if (seen.samples) {
+        seen.min = number_of(server, line[4 + 5 * u]);
+        seen.max = number_of(server, line[5 + 5 * u]);
+      }
+      seen.counts_ops = u == 1 && line[11] == "1";
+      at->units[u] = unit_period(static_cast<amd_ibs::IbsUnit>(u), seen, number_of(server, line[1 + 5 * u]));
+      // The filter: its population (what l3_miss_only adds to it; any()
+      // reads the two fields) and its load latency.
+      amd_ibs::SamplingFilter& f = at->filters[u];
+      const std::string& population = line[12 + 2 * u];
+      f.load_latency = static_cast<std::uint32_t>(number_of(server, line[13 + 2 * u]));
+      f.l3_miss_only = !population.empty() && f.load_latency == 0;
+      if (!population.empty()) f.population = Predicate::parse(population);
+    }
+  }
+  return out;
+}
+
+// One capture's results in a row (or in all rows): its index in
+// StoreReport::captures, and one result per query.
+struct CaptureResults {
+  std::size_t capture = 0;
+  std::vector<QueryResult> results;
+};
+
+// The estimate of count query `q` of a row (or the totals), `merged` its
+// results over `parts`, each capture's: the captures with samples of the
+// query's unit there, each by its own period; none: a count of 0 over every
+// capture of the report whose period is known.
+std::optional<StoreEstimate> estimate_of(std::size_t q, const QueryResult& merged,
+                                         const std::vector<CaptureResults>& parts, const StoreReport& report,
+                                         const std::array<std::size_t, 2>& unit_samples) {
+  const std::vector<StoreCapturePeriods>& captures = report.captures;
+  const auto& event = amd_ibs::derived_event_table()[q];
+  if (!event.sums.empty() || !merged.available() || !report.estimate_bias[q].empty()) return std::nullopt;
+  const auto u = static_cast<std::size_t>(event.unit);
+  std::vector<SampledPart> sampled;
+  std::vector<const UnitPeriod*> periods;
+  for (const CaptureResults& part : parts)
+    if (part.results[unit_samples[u]].count) {
+      periods.push_back(&captures[part.capture].units[u]);
+      sampled.push_back({part.results[q].count, periods.back()->value});
+    }
+  if (sampled.empty())
+    for (const StoreCapturePeriods& c : captures)
+      if (c.units[u].value > 0) {
+        periods.push_back(&c.units[u]);
+        sampled.push_back({0, c.units[u].value});
+      }
+  if (sampled.empty()) return std::nullopt;
+  for (const UnitPeriod* p : periods)
+    if (p->value <= 0 || p->unit != periods.front()->unit) return std::nullopt;  // not known, or other units
+  return StoreEstimate{merged.count, estimate_from_parts(sampled), periods.front()->unit};
+}
+
+// IBS captures: tally_store's tallies by key and capture, answered by the
+// engine and summed by key (each capture's part kept for the estimates).
+void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options, StoreReport& out) {
+  // The key, and the capture after a group separator (0x1D).
+  const std::string key = fmt::format("concat(toString({}), '\\x1D', toString(capture))", store_keys_sql(options));
+  const StoreTallies tallies = tally_store(server, key, joined(backend_sql(true), out.where_sql), options.tables);
+  const std::span<const Query> queries = amd_ibs::derived_event_queries();
+  for (const auto& e : amd_ibs::derived_event_table()) out.query_names.push_back(amd_ibs::select_string(e.select));
+  out.totals = tallies.tallies.evaluate(queries);
+  std::vector<std::vector<QueryResult>> by_row = tallies.tallies.evaluate_by_row(queries);
+  by_row.resize(tallies.rows.size(), std::vector<QueryResult>(queries.size()));
+
+  std::vector<std::uint64_t> ids;
+  std::vector<std::vector<CaptureResults>> parts;  // by row of `out`
+  std::map<std::string, std::size_t> row_of;       // key -> row of `out`
+  for (std::size_t t = 0; t < tallies.rows.size(); ++t) {
+    const std::string& name = tallies.rows[t];
+    const std::size_t separator = name.rfind('\x1D');
+    const std::uint64_t id = number_of(server, name.substr(separator + 1));
+    auto at = std::find(ids.begin(), ids.end(), id);
+    if (at == ids.end()) at = ids.insert(ids.end(), id);
+    const auto [row, added] = row_of.emplace(name.substr(0, separator), out.rows.size());
+    if (added) {
+      out.rows.push_back({row->first, {}, {}, std::vector<QueryResult>(queries.size()), {}});
+      parts.emplace_back();
+    }
+    for (std::size_t q = 0; q < queries.size(); ++q) out.rows[row->second].results[q] += by_row[t][q];
+    parts[row->second].push_back({static_cast<std::size_t>(at - ids.begin()), std::move(by_row[t])});
+  }
+  out.captures = capture_periods(server, options.tables, ids);
+  // Which counts the captures' sampling filters bias, as a local report of
+  // each finds them.
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const auto& e = amd_ibs::derived_event_table()[q];
+    std::string& bias = out.estimate_bias.emplace_back();
+    for (const StoreCapturePeriods& c : out.captures) {
+      const amd_ibs::SamplingFilter& f = c.filters[static_cast<std::size_t>(e.unit)];
+      if (!bias.empty() || !f.any()) continue;
+      if (f.load_latency)
+        bias = fmt::format("capture {:016x} samples loads with ldlat={}: no count of {}'s ops follows from them",
+                           c.capture, f.load_latency, amd_ibs::select_string(e.select));
+      else if (!implies(queries[q].predicate, f.population))
+        bias = fmt::format("capture {:016x} samples only {}: {}'s ops outside them were not sampled", c.capture,
+                           f.population.to_string(), amd_ibs::select_string(e.select));
+    }
+  }
+
+  // The samples of each unit: 0xF000 counts every fetch sample, 0xF100 every op sample.
+  const std::array<std::size_t, 2> unit_samples{*resolve_column("0xF000").event, *resolve_column("0xF100").event};
+  std::vector<CaptureResults> totals;  // by capture
+  for (std::size_t c = 0; c < ids.size(); ++c) totals.push_back({c, std::vector<QueryResult>(queries.size())});
+  for (std::size_t r = 0; r < out.rows.size(); ++r) {
+    StoreRow& row = out.rows[r];
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      row.estimates.push_back(estimate_of(q, row.results[q], parts[r], out, unit_samples));
+    for (const CaptureResults& part : parts[r])
+      for (std::size_t q = 0; q < queries.size(); ++q) totals[part.capture].results[q] += part.results[q];
+  }
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    out.estimates.push_back(estimate_of(q, out.totals[q], totals, out, unit_samples));
+}
+
 }  // namespace
+
+double store_overhead(const StoreReport& report, std::span<const QueryResult> results) {
+  auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  if (!report.ibs)
+    return results.empty() || report.totals.empty()
+               ? 0
+               : share(static_cast<double>(results[0].total), static_cast<double>(report.totals[0].total));
+  // As Report::overhead(): the "samples" column's value, fetch and op samples.
+  const Column samples = resolve_column("samples");
+  return share(*column_value(samples, results), *column_value(samples, report.totals));
+}
+
+std::optional<double> store_value(const StoreReport& report, const Column& column, std::span<const QueryResult> results) {
+  if (column.ratio)
+    for (std::size_t q : column.queries())
+      if (q < report.estimate_bias.size() && !report.estimate_bias[q].empty()) return std::nullopt;
+  return column_value(column, results);
+}
 
 std::string store_key_column(GroupBy by) {
   switch (by) {
@@ -294,20 +465,10 @@ std::string store_report_where_sql(const StoreReportOptions& options) {
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   StoreReport out;
   out.where_sql = store_report_where_sql(options);
-  const std::string keys = store_keys_sql(options);  // throws for a key the store lacks
+  (void)store_keys_sql(options);  // throws for a key the store lacks, before any query
   out.ibs = choose_ibs(server, options);
-  if (!out.ibs) {
-    events_report(server, options, out);
-    name_rows(out.rows, keys_of(options).size());
-    return out;
-  }
-  const StoreTallies tallies = tally_store(server, keys, joined(backend_sql(true), out.where_sql), options.tables);
-  const std::span<const Query> queries = amd_ibs::derived_event_queries();
-  for (const auto& e : amd_ibs::derived_event_table()) out.query_names.push_back(amd_ibs::select_string(e.select));
-  out.totals = tallies.tallies.evaluate(queries);
-  std::vector<std::vector<QueryResult>> by_row = tallies.tallies.evaluate_by_row(queries);
-  for (std::size_t row = 0; row < tallies.rows.size(); ++row)
-    out.rows.push_back({tallies.rows[row], {}, {}, row < by_row.size() ? std::move(by_row[row]) : std::vector<QueryResult>(queries.size()), {}});
+  if (out.ibs) ibs_report(server, options, out);
+  else events_report(server, options, out);
   name_rows(out.rows, keys_of(options).size());
   return out;
 }

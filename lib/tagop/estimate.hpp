@@ -17,15 +17,17 @@
 // threads at once; anything that modifies needs one thread at a time (the standard library's rule).
 
 #include <cstdint>  // std::uint64_t
+#include <span>     // std::span
 
 #include <tagop/api.hpp>  // TAGOP_API
 
 namespace tagop TAGOP_API {
 
+/// How many operations some samples stand for, with a confidence interval.
 struct Estimate {
-  double value = 0;
-  double low = 0;
-  double high = 0;
+  double value = 0;  ///< samples x period
+  double low = 0;    ///< the interval's low end
+  double high = 0;   ///< the interval's high end
 };
 
 /// z for a two-sided 95% interval.
@@ -34,5 +36,32 @@ inline constexpr double z_95 = 1.959963984540054;
 /// The estimate of how many operations `samples` samples taken every
 /// `period` operations stand for, with its interval at `z`.
 Estimate estimate_from_samples(std::uint64_t samples, double period, double z = z_95);
+
+/// Samples taken every `period` operations: one part of a sum of parts
+/// sampled at different periods (captures of a fleet's store, each with
+/// its own).
+struct SampledPart {
+  std::uint64_t samples = 0;  ///< the samples of the part
+  double period = 0;          ///< the period they were taken at (> 0)
+};
+
+/// The estimate of how many operations the parts' samples stand for
+/// together: sum of samples x period, with an interval at `z`.
+///
+/// Parts of one period are one Poisson count: exactly
+/// estimate_from_samples(their samples' sum, the period), so a sum of
+/// captures taken at one period is estimated as one capture of all their
+/// samples. Parts of different periods are a weighted sum of Poisson
+/// counts, sum(p_i k_i), whose variance is estimated by sum(p_i^2 k_i);
+/// its interval is the score interval of the Poisson count of the same
+/// mean and variance (moment matching, as Satterthwaite's effective
+/// degrees of freedom): an effective period p = sum(p_i^2 k_i) /
+/// sum(p_i k_i) and count k = sum(p_i k_i) / p, the interval that of k
+/// samples taken every p. Parts without samples add nothing to the mean
+/// or the variance; when no part has any, the interval is [0, z^2 x the
+/// largest period] (the upper end of the least sampled part, so that no
+/// part's unseen operations are ruled out). No parts: all zero.
+/// Throws tagop::Error for a period that is not positive.
+Estimate estimate_from_parts(std::span<const SampledPart> parts, double z = z_95);
 
 }  // namespace tagop

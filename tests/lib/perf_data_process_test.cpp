@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include <tagop/error.hpp>
 #include <tagop/estimate.hpp>
 #include <tagop/process_table.hpp>
 
@@ -72,4 +73,34 @@ TEST_CASE("estimates: samples times the period, Poisson score interval", "[perfd
   CHECK(none.value == 0);
   CHECK(none.low == 0);
   CHECK(none.high == Approx(z * z * 1000));
+}
+
+TEST_CASE("estimates of parts sampled at different periods: moment-matched score interval", "[perfdata]") {
+  const double z = 1.959963984540054;
+  // One period: one Poisson count of all the samples, exactly the single estimate.
+  const SampledPart same[] = {{100, 1000}, {50, 1000}};
+  const Estimate one = estimate_from_parts(same);
+  const Estimate merged = estimate_from_samples(150, 1000);
+  CHECK(one.value == merged.value);
+  CHECK(one.low == merged.low);
+  CHECK(one.high == merged.high);
+  CHECK(one.low == Approx(127839.45).epsilon(1e-6));  // by hand: (150 + z^2/2 - z sqrt(150 + z^2/4)) x 1000
+  CHECK(one.high == Approx(176002.01).epsilon(1e-6));
+  // Two periods: mean 100 x 1000 + 50 x 3000 = 250000, variance 100 x 1000^2
+  // + 50 x 3000^2 = 5.5e8; effective period 5.5e8 / 250000 = 2200, count
+  // 250000 / 2200 = 113.64; its score interval x 2200 (computed by hand).
+  const SampledPart mixed[] = {{100, 1000}, {50, 3000}, {0, 500}};
+  const Estimate two = estimate_from_parts(mixed);
+  CHECK(two.value == 250000);
+  CHECK(two.low == Approx(208066.55).epsilon(1e-6));
+  CHECK(two.high == Approx(300384.66).epsilon(1e-6));
+  // No samples: [0, z^2 x the largest period].
+  const SampledPart none[] = {{0, 1000}, {0, 3000}};
+  const Estimate zero = estimate_from_parts(none);
+  CHECK(zero.value == 0);
+  CHECK(zero.low == 0);
+  CHECK(zero.high == Approx(z * z * 3000));
+  CHECK(estimate_from_parts({}).high == 0);
+  const SampledPart unknown[] = {{5, 0}};
+  CHECK_THROWS_AS(estimate_from_parts(unknown), tagop::Error);
 }

@@ -44,10 +44,15 @@ inline perf_data::PerfDataWriter perf_mem_writer(const std::string& file) {
 
 // A Zen 4 capture of 23 processes whose IbsOpData/2/3 and IbsFetchCtl are
 // random words: every condition of the family true in some samples and
-// false in others, latencies of every size.
-inline std::string zen_capture(const std::string& name, std::uint64_t seed) {
+// false in others, latencies of every size. Sampled every `period` fetches
+// and ops (cycles where not `counts_ops`), ops with L3MissOnly where
+// `l3_miss_only` (perf record -e ibs_op/l3missonly=1/).
+inline std::string zen_capture(const std::string& name, std::uint64_t seed, std::uint64_t period = 0x10000,
+                               bool counts_ops = true, bool l3_miss_only = false) {
   const std::string file = temp(name);
-  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1});
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1, .fetch_period = period,
+                                     .op_period = period, .op_counts_dispatched = counts_ops,
+                                     .op_l3_miss_only = l3_miss_only});
   std::uint64_t state = seed, t = 1000;
   for (std::uint32_t pid = 200; pid < 223; ++pid) {
     w.perf().comm(pid, pid, "worker", false, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>   // std::find
+#include <cmath>       // std::sqrt
 #include <filesystem>  // std::filesystem
 #include <map>         // std::map
 #include <regex>       // the fixture's segments, from readelf
@@ -30,6 +31,7 @@
 #include <tagop/report/columns.hpp>        // resolve_column
 #include <tagop/report/ingest.hpp>         // ingest_capture
 #include <tagop/report/report.hpp>         // Report
+#include <tagop/report/store_report.hpp>   // store_report
 
 #include "profiles/clickhouse_fixture.hpp"
 #include "report/store_captures.hpp"
@@ -457,7 +459,7 @@ std::vector<Segment> fixture_segments() {
 // source lines), their random IbsOpData3 words with the linear address
 // valid or not, at the fixture's objects, a heap, a stack and addresses
 // outside every mapping; fetches beside them (no data address).
-std::string objects_capture(const std::string& name, std::uint64_t seed) {
+std::string objects_capture(const std::string& name, std::uint64_t seed, std::uint64_t period = 0x10000) {
   const std::string file = temp(name);
   const auto symbols = fixture_symbols();
   const auto [main_at, main_size] = symbols.at("main");
@@ -468,7 +470,8 @@ std::string objects_capture(const std::string& name, std::uint64_t seed) {
   constexpr std::uint64_t heap = 0x2000000, stack = 0x7ffc00000000;
   for (std::uint64_t a : {heap + 0x40, stack + 0x18, std::uint64_t{0x5000}, std::uint64_t{0xffffffff81000000}})
     data.push_back(a);
-  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x21, .stepping = 0});
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x21, .stepping = 0, .fetch_period = period,
+                                     .op_period = period});
   constexpr std::uint32_t pid = 5151;
   w.perf().comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
   for (const Segment& s : fixture_segments())
@@ -639,4 +642,322 @@ TEST_CASE("the rows sent as Native and as TabSeparated are the same rows in the 
   std::sort(lines.begin(), lines.end());
   CHECK(lines == native);
   fs::remove(capture);
+}
+
+namespace {
+
+// A --json report's rows: each row's key (its pid, or its name) -> the
+// local report's columns of an IBS row: its overhead, values and estimates.
+std::map<std::string, nlohmann::json> ibs_rows(const std::string& text, const char* key) {
+  std::map<std::string, nlohmann::json> out;
+  const nlohmann::json document = nlohmann::json::parse(text);
+  for (const nlohmann::json& row : document.at("rows")) {
+    const nlohmann::json& k = row.at(key);
+    const std::string name = k.is_string() ? k.get<std::string>() : k.dump();
+    INFO(name);
+    CHECK(out.count(name) == 0);
+    out[name] = {{"overhead", row.at("overhead")}, {"values", row.at("values")}, {"estimates", row.at("estimates")}};
+  }
+  return out;
+}
+
+RunResult checked_run(const std::string& command) {
+  INFO(command);
+  RunResult r = run_shell(command);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
+
+// The lines of a text report from its table's header (the line that
+// starts with `title`) to the first line that starts with `last`.
+std::vector<std::string> text_lines(const std::string& text, const std::string& title, const std::string& last) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  bool in_table = false;
+  for (std::string line; std::getline(in, line);) {
+    in_table = in_table || line.starts_with(title);
+    if (!in_table) continue;
+    out.push_back(line);
+    if (line.starts_with(last)) break;
+  }
+  return out;
+}
+
+// A Zen 4 capture sampled by frequency (attr.sample_period 0): the local
+// report reads each unit's period as the mean of its samples' MaxCnt x 16,
+// which vary here from 0x1000 to 0x4000 (as the kernel moves them).
+std::string varying_capture(const std::string& name, std::uint64_t seed) {
+  const std::string file = temp(name);
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x11, .stepping = 1, .fetch_period = 0, .op_period = 0});
+  std::uint64_t state = seed, t = 1000;
+  for (std::uint32_t pid = 300; pid < 310; ++pid) {
+    w.perf().comm(pid, pid, "varying", false, {.pid = pid, .tid = pid, .cpu = 0, .time = t++});
+    for (std::uint32_t i = 0; i < 60; ++i) {
+      const std::uint64_t max_count = 0x100 << (splitmix(state) % 3);  // MaxCnt: periods 0x1000, 0x2000, 0x4000
+      amd_ibs::IbsRegisters op;
+      op.unit = amd_ibs::IbsUnit::op;
+      op.set(amd_ibs::IbsRegister::IbsOpCtl, max_count | std::uint64_t{3} << 17 | std::uint64_t{1} << 19);  // En, Val, CntCtl
+      op.set(amd_ibs::IbsRegister::IbsOpRip, 0x401000 + (splitmix(state) & 0xFFF));
+      op.set(amd_ibs::IbsRegister::IbsOpData, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
+      op.set(amd_ibs::IbsRegister::IbsOpData3, splitmix(state));
+      w.sample(op, pid, pid, pid % 4, t++);
+      if (i % 3 == 0) {
+        amd_ibs::IbsRegisters fetch;
+        fetch.unit = amd_ibs::IbsUnit::fetch;
+        fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, (splitmix(state) & ~0xFFFFull) | max_count | std::uint64_t{3} << 48);
+        fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, 0x401000 + (splitmix(state) & 0xFFF));
+        w.sample(fetch, pid, pid, pid % 4, t++);
+      }
+    }
+  }
+  w.finish();
+  return file;
+}
+
+// The moment-matched score interval of parts sampled at different periods
+// (tagop/estimate.hpp's estimate_from_parts, written again here from its
+// definition): mean sum(p k), variance sum(p^2 k), an effective period
+// variance / mean and count mean / period, Poisson score interval.
+std::pair<double, double> mixed_interval(const std::vector<std::pair<double, double>>& parts) {  // (k, p)
+  const double z = 1.959963984540054;
+  double mean = 0, variance = 0;
+  for (const auto& [k, p] : parts) {
+    mean += k * p;
+    variance += k * p * p;
+  }
+  const double p = variance / mean, k = mean / p;
+  return {(k + z * z / 2 - z * std::sqrt(k + z * z / 4)) * p, (k + z * z / 2 + z * std::sqrt(k + z * z / 4)) * p};
+}
+
+}  // namespace
+
+TEST_CASE("report --source of IBS captures: the local report's overhead, values and estimates", "[store][cli][source]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string tagop = std::getenv("TAGOP_EXE");
+  const std::string example = std::string(std::getenv("TAGOP_SOURCE_ROOT")) + "/examples/ibs-example.perf.data";
+  const profiles::ClickHouseServer server(local->url());
+  for (const char* db : {"ibs_estimates", "ibs_pair", "ibs_units"}) server.query(fmt::format("CREATE DATABASE IF NOT EXISTS {}", db));
+  const auto url = [&](const char* db) { return fmt::format("'{}/?database={}'", local->url(), db); };
+  // Two captures of the same processes and functions at different periods,
+  // and one that counted cycles.
+  const std::string zen_a = zen_capture("zen-est-a.data", 5151, 0x10000);
+  const std::string zen_b = zen_capture("zen-est-b.data", 5252, 0x4000);
+  const std::string zen_cycles = zen_capture("zen-est-c.data", 5353, 0x10000, false);
+  const std::string objects_a = objects_capture("objects-est-a.data", 5454, 0x10000);
+  const std::string objects_b = objects_capture("objects-est-b.data", 5555, 0x2000);
+  const std::string varying = varying_capture("varying-est.data", 5656);
+  const std::string filtered = zen_capture("zen-est-l3.data", 5757, 0x10000, true, true);
+  for (const auto& [file, host] : {std::pair{zen_a, "zen-a"}, std::pair{zen_b, "zen-b"}, std::pair{objects_a, "obj-a"},
+                                   std::pair{objects_b, "obj-b"}, std::pair{example, "k10"}, std::pair{varying, "vary"},
+                                   std::pair{filtered, "l3"}})
+    checked_run(fmt::format("{} ingest {} {} --host {}", tagop, url("ibs_estimates"), file, host));
+
+  // One capture: every row's overhead, values (every derived event and
+  // ratio) and estimates of the store's report of its host are the local
+  // report's of the capture, by process and function (line and data of the
+  // objects capture), with and without --where. The bundled capture's
+  // periods are its own (Family 10h, read as the local report reads them).
+  struct Case {
+    std::string file, host, by, key;
+  };
+  for (const Case& c : {Case{zen_a, "zen-a", "process", "pid"}, Case{zen_b, "zen-b", "process", "pid"},
+                        Case{objects_a, "obj-a", "function", "name"}, Case{objects_b, "obj-b", "function", "name"},
+                        Case{objects_b, "obj-b", "line", "name"}, Case{objects_a, "obj-a", "data", "name"},
+                        Case{example, "k10", "process", "pid"}, Case{example, "k10", "module", "name"},
+                        Case{varying, "vary", "process", "pid"}, Case{varying, "vary", "cpu", "cpu"},
+                        Case{filtered, "l3", "process", "pid"}})
+    for (const std::string where : {"", " --where 'load & dc.miss'"}) {
+      INFO(c.host << " --by " << c.by << where);
+      const RunResult file = checked_run(fmt::format("{} report {} --by {} --view all --top 0 --json{}", tagop, c.file, c.by, where));
+      const RunResult store = checked_run(fmt::format("{} report --source {} --host {} --by {} --view all --top 0 --json{}",
+                                                      tagop, url("ibs_estimates"), c.host, c.by, where));
+      const auto expected = ibs_rows(file.out, c.key.c_str());
+      CHECK(!expected.empty());
+      auto rows = ibs_rows(store.out, "name");
+      // The samples of no function (IbsRipInvalid's at address 0 here): the
+      // local report names their row by the address, the store's has no
+      // name (it keeps no row per address).
+      if (c.by == "function" && rows.count("")) {
+        CHECK(expected.count("[unknown]+0x0") == 1);
+        rows["[unknown]+0x0"] = rows.at("");
+        rows.erase("");
+      }
+      CHECK(rows == expected);
+      // The totals' estimates and the periods too.
+      const nlohmann::json f = nlohmann::json::parse(file.out), s = nlohmann::json::parse(store.out);
+      CHECK(s.at("estimates") == f.at("estimates"));
+      CHECK(s.at("period") == f.at("period"));
+      if (c.host == "vary") CHECK(f.at("period").at("op").at("source").get<std::string>().find("the mean") != std::string::npos);
+      // L3MissOnly: the counts of ops it did not sample all of have no
+      // estimate, the ratios with them no value, as locally.
+      std::vector<std::string> biased_file, biased_store;
+      for (const auto& [id, why] : f.at("estimates_biased").items()) biased_file.push_back(id);
+      for (const auto& [id, why] : s.at("estimates_biased").items()) biased_store.push_back(id);
+      CHECK(biased_store == biased_file);
+      CHECK(biased_file.empty() == (c.host != "l3"));
+      std::size_t estimated = 0;
+      for (const auto& [name, row] : expected)
+        for (const auto& [id, e] : row.at("estimates").items()) estimated += !e.is_null() && e.at("samples") != 0;
+      CHECK(estimated > 0);
+    }
+
+  // The text: the table and the estimates (with each row's) as the local
+  // report prints them, by source line.
+  const RunResult file_text = checked_run(fmt::format("{} report {} --by line --estimates", tagop, objects_b));
+  const RunResult store_text =
+      checked_run(fmt::format("{} report --source {} --host obj-b --by line --estimates", tagop, url("ibs_estimates")));
+  const auto table = text_lines(file_text.out, "source line", "Estimates are");
+  CHECK(table.size() > 10);
+  CHECK(text_lines(store_text.out, "source line", "Estimates are") == table);
+
+  // Two captures of different periods in one store: each capture's samples
+  // scaled by its own period. The expected values come from the local
+  // reports of each: counts add, the estimate is the sum of theirs, and its
+  // interval the moment-matched one (mixed_interval) of their samples and
+  // periods; the overhead is the share of both's fetch and op samples.
+  for (const std::string& file : {zen_a, zen_b})
+    checked_run(fmt::format("{} ingest {} {}", tagop, url("ibs_pair"), file));
+  for (const std::string where : {"", " --where 'load & dc.miss'"}) {
+    INFO("both" << where);
+    const auto local_of = [&](const std::string& file) {
+      return nlohmann::json::parse(
+          checked_run(fmt::format("{} report {} --by process --view all --top 0 --json{}", tagop, file, where)).out);
+    };
+    const nlohmann::json a = local_of(zen_a), b = local_of(zen_b);
+    const nlohmann::json both = nlohmann::json::parse(
+        checked_run(fmt::format("{} report --source {} --by process --view all --top 0 --json{}", tagop, url("ibs_pair"), where)).out);
+    const auto rows_a = ibs_rows(a.dump(), "pid"), rows_b = ibs_rows(b.dump(), "pid"), rows = ibs_rows(both.dump(), "name");
+    CHECK(rows.size() == 23);
+    const auto samples = [](const nlohmann::json& values) {
+      return values.at("0xF000").get<double>() + values.at("0xF100").get<double>();
+    };
+    double all_a = 0, all_b = 0;
+    for (const auto& [pid, row] : rows_a) all_a += samples(row.at("values"));
+    for (const auto& [pid, row] : rows_b) all_b += samples(row.at("values"));
+    std::size_t mixed = 0;
+    for (const auto& [pid, row] : rows) {
+      INFO("pid " << pid);
+      REQUIRE(rows_a.count(pid));
+      REQUIRE(rows_b.count(pid));
+      const nlohmann::json &ra = rows_a.at(pid), &rb = rows_b.at(pid);
+      const double part = samples(ra.at("values")) + samples(rb.at("values"));
+      CHECK(row.at("overhead").get<double>() == Approx(100 * part / (all_a + all_b)).epsilon(1e-12));
+      for (const auto& [id, e] : row.at("estimates").items()) {
+        INFO(id);
+        // A capture's estimate is null where its count is not available
+        // (nothing counted, some samples undecided): no samples of it then.
+        const nlohmann::json &ea = ra.at("estimates").at(id), &eb = rb.at("estimates").at(id);
+        const double ka = ea.is_null() ? 0 : ea.at("samples").get<double>();
+        const double kb = eb.is_null() ? 0 : eb.at("samples").get<double>();
+        // Nothing counted of both and some samples undecided: not available
+        // over both either (QueryResult::available()).
+        if ((ea.is_null() && eb.is_null()) || row.at("values").at(id).is_null()) {
+          CHECK(e.is_null());
+          CHECK(row.at("values").at(id).is_null());
+          continue;
+        }
+        REQUIRE(!e.is_null());
+        CHECK(e.at("samples").get<double>() == ka + kb);
+        CHECK(e.at("unit") == (ea.is_null() ? eb : ea).at("unit"));
+        const double sum = (ea.is_null() ? 0.0 : ea.at("estimate").get<double>()) +
+                           (eb.is_null() ? 0.0 : eb.at("estimate").get<double>());
+        CHECK(e.at("estimate").get<double>() == Approx(sum).epsilon(1e-12));
+        if (ka == 0 && kb == 0) {
+          // No sample of either: from 0.
+          CHECK(e.at("low") == 0.0);
+          continue;
+        }
+        if (ka == 0 || kb == 0) {
+          // One capture's samples alone: its own interval.
+          const nlohmann::json& only = ka ? ea : eb;
+          CHECK(e.at("low").get<double>() == Approx(only.at("low").get<double>()).epsilon(1e-12));
+          CHECK(e.at("high").get<double>() == Approx(only.at("high").get<double>()).epsilon(1e-12));
+          continue;
+        }
+        // Both: each capture's period (one for both units in these captures).
+        const double pa = a.at("period").at("op").at("value"), pb = b.at("period").at("op").at("value");
+        REQUIRE(pa == a.at("period").at("fetch").at("value").get<double>());
+        REQUIRE(pb == b.at("period").at("fetch").at("value").get<double>());
+        REQUIRE(pa != pb);
+        const auto [low, high] = mixed_interval({{ka, pa}, {kb, pb}});
+        CHECK(e.at("low").get<double>() == Approx(low).epsilon(1e-12));
+        CHECK(e.at("high").get<double>() == Approx(high).epsilon(1e-12));
+        ++mixed;
+      }
+      for (const auto& [id, value] : row.at("values").items()) {
+        INFO(id);
+        if (!row.at("estimates").contains(id)) continue;  // ratios and sums
+        const auto count = [](const nlohmann::json& v) { return v.is_null() ? 0 : v.get<std::uint64_t>(); };
+        CHECK(count(value) == count(ra.at("values").at(id)) + count(rb.at("values").at(id)));
+      }
+    }
+    CHECK(mixed > 20);
+    CHECK(both.at("period").at("op").is_null());  // two periods: per capture
+    CHECK(both.at("captures").size() == 2);
+  }
+
+  // Dispatched ops and cycles are not one unit: no estimate of op counts
+  // over both, the fetch counts' as ever.
+  for (const std::string& file : {zen_a, zen_cycles})
+    checked_run(fmt::format("{} ingest {} {}", tagop, url("ibs_units"), file));
+  const nlohmann::json units = nlohmann::json::parse(
+      checked_run(fmt::format("{} report --source {} --by process --events 0xF100,0xF000 --json", tagop, url("ibs_units"))).out);
+  CHECK(units.at("estimates").at("0xF100").is_null());
+  CHECK(units.at("estimates").at("0xF000").at("unit") == "fetches");
+  for (const nlohmann::json& row : units.at("rows")) {
+    CHECK(row.at("estimates").at("0xF100").is_null());
+    CHECK(!row.at("estimates").at("0xF000").is_null());
+  }
+  for (const std::string& file : {zen_a, zen_b, zen_cycles, objects_a, objects_b, varying, filtered}) fs::remove(file);
+}
+
+TEST_CASE("a captures' table made before the periods gains them; its captures have no estimates", "[store][ibs]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS old_captures");
+  const profiles::ClickHouseServer server(local->url() + "/?database=old_captures");
+  const report::IngestOptions options{.host = "old", .table = "old_samples", .captures_table = "old_list"};
+  // The table as the store's first schema made it: five columns.
+  server.query("CREATE TABLE old_list (capture UInt64, host String, file String, rows UInt64, ingested DateTime) "
+               "ENGINE = MergeTree() ORDER BY (host, capture)");
+  const std::string zen = zen_capture("zen-old.data", 6161);
+  // A capture listed by an ingest of then: its rows, and its line of five columns.
+  server.query(profiles::store_create_table("old_samples"));
+  profiles::ClickHouseInsert insert(server, "INSERT INTO old_samples FORMAT Native");
+  const std::uint64_t rows = report::write_capture_rows(zen, [&](std::string_view b) { insert.write(b); }, options);
+  insert.finish();
+  server.query(fmt::format("INSERT INTO old_list (capture, host, file, rows, ingested) VALUES ({}, 'old', 'zen', {}, now())",
+                           profiles::capture_identity(zen), rows));
+  // Before ingest adds the columns, and after: the counts, no estimates.
+  for (int pass = 0; pass < 2; ++pass) {
+    INFO("pass " << pass);
+    if (pass == 1) report::create_store_tables(server, options);
+    const report::StoreReport r = report::store_report(server, {.by = report::GroupBy::process, .tables = options});
+    CHECK(r.rows.size() == 23);
+    REQUIRE(r.captures.size() == 1);
+    CHECK(r.captures[0].units[1].value == 0);
+    CHECK(r.totals[*report::resolve_column("0xF100").event].count > 0);
+    for (const auto& e : r.estimates) CHECK(!e);
+  }
+  const auto columns = server.query("SELECT name FROM system.columns WHERE database = 'old_captures' AND table = "
+                                    "'old_list' FORMAT TabSeparated");
+  for (const profiles::StoreColumn& c : profiles::store_captures_columns()) CHECK(columns.find(c.name + "\n") != std::string::npos);
+  // A capture ingested now has its periods: the local report's estimates.
+  const std::string zen_new = zen_capture("zen-new.data", 6262);
+  report::ingest_capture(zen_new, server, options);
+  const report::StoreReport r = report::store_report(server, {.by = report::GroupBy::process, .host = "old", .tables = options});
+  REQUIRE(r.captures.size() == 2);
+  perf_data::PerfDataReader reader(zen_new);
+  const report::Report local_report(reader, {.by = report::GroupBy::process});
+  const auto with_period = std::find_if(r.captures.begin(), r.captures.end(), [](const auto& c) { return c.units[1].value != 0; });
+  REQUIRE(with_period != r.captures.end());
+  CHECK(with_period->units[1].value == local_report.period(amd_ibs::IbsUnit::op).value);
+  CHECK(with_period->units[1].unit == local_report.period(amd_ibs::IbsUnit::op).unit);
+  // Over both, the old capture's period unknown: no estimate.
+  for (const auto& e : r.estimates) CHECK(!e);
+  fs::remove(zen);
+  fs::remove(zen_new);
 }

@@ -71,8 +71,21 @@ std::string store_create_table(std::string_view table);
 std::string store_create_distributed_table(std::string_view table, std::string_view cluster,
                                            std::string_view database, std::string_view local_table);
 
-/// CREATE TABLE IF NOT EXISTS for the captures' table (capture, host,
-/// file, rows, ingest time), MergeTree.
+/// The captures' table's columns, in order: capture, host, file, rows,
+/// ingested, then what an IBS capture's estimates need of it, per unit
+/// (fetch_, op_): its event's requested period (attr.sample_period, 0 when
+/// by frequency) and its samples' MaxCnt x 16 (period_samples, _sum, _min,
+/// _max), and whether its ops' IbsOpCntCtl counted dispatched ops
+/// (op_counts_ops): report::PeriodSeen's fields, from which
+/// report::unit_period() gives the local report's period; and each unit's
+/// sampling filter (amd_ibs::SamplingFilter's population, as text, and
+/// load latency), which says which counts no estimate follows from. 0 (and
+/// '') for captures without IBS, and for captures ingested before these
+/// columns were added.
+std::vector<StoreColumn> store_captures_columns();
+
+/// CREATE TABLE IF NOT EXISTS for the captures' table
+/// (store_captures_columns()), MergeTree.
 std::string store_create_captures_table(std::string_view table);
 
 /// The SQL conditions of one predicate (and measure) over the store's

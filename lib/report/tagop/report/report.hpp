@@ -206,6 +206,14 @@ struct UnitPeriod {
   std::string unit;    ///< "fetches", "dispatched ops", "cycles"
 };
 
+/// The period one IBS unit's samples stand for, as Report::period() reads
+/// it: the unit's event's attr.sample_period (`requested`: non-zero when it
+/// sampled by period, IbsCapture::requested_period()), else the mean of the
+/// samples' MaxCnt x 16 (`seen`, every sample of the unit read); its unit
+/// by the samples' IbsOpCntCtl. What ingest keeps of each capture, so that
+/// the store's estimates are the local report's.
+UnitPeriod unit_period(amd_ibs::IbsUnit unit, const PeriodSeen& seen, std::uint64_t requested);
+
 /// What the walk counted besides the rows.
 struct Counts {
   std::uint64_t read_fetch = 0, read_op = 0;  ///< IBS samples decoded

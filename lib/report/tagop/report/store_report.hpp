@@ -13,6 +13,7 @@
 //
 // Thread safety: each call uses its own connection.
 
+#include <array>        // std::array
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string>       // std::string
@@ -22,6 +23,7 @@
 
 #include <tagop/api.hpp>                  // TAGOP_API
 #include <tagop/engine.hpp>               // QueryResult
+#include <tagop/estimate.hpp>             // Estimate
 #include <tagop/predicate.hpp>            // Predicate
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
 #include <tagop/report/diff.hpp>          // DiffColumn
@@ -84,6 +86,26 @@ struct StoreReportOptions {
   IngestOptions tables{};
 };
 
+/// How many operations a count of IBS samples stands for, as a local
+/// report's estimate: the samples, samples x period with its 95% interval
+/// (estimate_from_parts() over the captures' periods), and what the period
+/// counts ("fetches", "dispatched ops", "cycles").
+struct StoreEstimate {
+  std::uint64_t samples = 0;  ///< the query's count
+  Estimate estimate{};        ///< samples x period, with its interval
+  std::string unit{};         ///< UnitPeriod::unit of the captures' periods
+};
+
+/// An IBS capture of the store and its units' periods, as a local report of
+/// it reads them (unit_period() of the captures' table's period columns).
+struct StoreCapturePeriods {
+  std::uint64_t capture = 0;         ///< its identity (the samples' capture column)
+  std::array<UnitPeriod, 2> units{};  ///< by amd_ibs::IbsUnit (fetch, op); value 0: not known
+  /// By amd_ibs::IbsUnit: its sampling filter's population and load
+  /// latency (`text` empty); any() false: every fetch or op was sampled.
+  std::array<amd_ibs::SamplingFilter, 2> filters{};
+};
+
 /// One row: its key's value and one result per column.
 struct StoreRow {
   std::string name;                  ///< the key's value: a function, a module, a pid ...; several keys': parts joined by two spaces
@@ -99,6 +121,12 @@ struct StoreRow {
   /// one (perf mem's weight, mem.load_latency), as Report::load_latency();
   /// nullopt where none does. Empty for IBS.
   std::vector<std::optional<MeasureSum>> load_latency{};
+  /// IBS: by query, the estimate of a count query (a derived event that
+  /// sums no measure), as a local report's row's estimate of it; nullopt
+  /// for a sum, a count not available, a period not known (a capture
+  /// ingested before the store kept periods) or one counted in other units
+  /// by its captures (dispatched ops and cycles). Empty for other captures.
+  std::vector<std::optional<StoreEstimate>> estimates{};
 };
 
 /// A report of the store: rows in the key's order (as the server sorted them).
@@ -111,6 +139,15 @@ struct StoreReport {
   std::vector<QueryResult> totals;                          ///< over every row
   std::vector<std::optional<MeasureSum>> load_latency{};    ///< other captures: over every row, by event
   std::vector<StoreRow> rows;            ///< one per distinct key value
+  /// IBS: the estimates over every row, as StoreRow::estimates.
+  std::vector<std::optional<StoreEstimate>> estimates{};
+  /// IBS: the captures whose samples the report holds, with their periods,
+  /// by identity.
+  std::vector<StoreCapturePeriods> captures{};
+  /// IBS: by query, why no estimate follows from its count, as
+  /// Report::estimate_bias(): a capture's sampling filter sampled only some
+  /// ops, and not all of the event's are among them; "" where none did.
+  std::vector<std::string> estimate_bias{};
   /// Other captures with a `where`: the samples it left undecided (their
   /// data sources do not tell), as Counts::where_undecided.
   std::uint64_t where_undecided = 0;
@@ -131,11 +168,25 @@ std::string store_keys_sql(const StoreReportOptions& options);
 std::string store_report_where_sql(const StoreReportOptions& options);
 
 /// Tallies the store and answers each row's columns: of IBS captures every
-/// IBS derived event (amd_ibs::derived_event_queries(), by tally_store),
-/// of others each event's samples and periods. Throws tagop::Error as
+/// IBS derived event (amd_ibs::derived_event_queries(), by tally_store,
+/// by row and capture) and the estimates of its counts, each capture's
+/// samples scaled by its own period (estimate_from_parts(): the samples of
+/// the captures in the row that have samples of the event's unit, or,
+/// where none has, a count of 0 over the report's captures); of others
+/// each event's samples and periods. Throws tagop::Error as
 /// tally_store, for a key the store lacks, or (StoreBackend::automatic)
 /// for a selection that holds samples of IBS captures and of others.
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options = {});
+
+/// The share of a report's samples that `results` (a row's, or the
+/// totals) hold, in percent, as Report::overhead(): of IBS captures, of
+/// their fetch and op samples; of others, of the first event's periods.
+double store_overhead(const StoreReport& report, std::span<const QueryResult> results);
+
+/// A column's value (column_value()), and none for a ratio with a part
+/// that StoreReport::estimate_bias names, as Report::value(): a ratio of
+/// filtered samples is not the ratio of the ops.
+std::optional<double> store_value(const StoreReport& report, const Column& column, std::span<const QueryResult> results);
 
 /// Two store reports' rows side by side, as diff_reports() puts two
 /// captures' reports: `a` and `b` must be of the same kind (both IBS, or
