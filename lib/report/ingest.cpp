@@ -34,6 +34,9 @@ std::string table_of(const IngestOptions& o) { return o.table.empty() ? profiles
 std::string captures_of(const IngestOptions& o) {
   return o.captures_table.empty() ? profiles::store_captures_table_name() : o.captures_table;
 }
+std::string frames_of(const IngestOptions& o) {
+  return o.frames_table.empty() ? profiles::store_frames_table_name() : o.frames_table;
+}
 
 std::string quoted(std::string_view text) {
   std::string out = "'";
@@ -63,15 +66,16 @@ class Symbolizer {
   struct Names {
     profiles::SampleSymbol symbol;
     std::string_view line;
+    std::string_view frame;  // as a local report's row by function names it (rows.cpp base_name)
   };
   Names at(std::uint32_t pid, std::uint64_t ip) {
     const std::uint64_t key = ip * 0x9E3779B97F4A7C15ull ^ pid;
     if (auto it = at_.find(key); it != at_.end() && it->second.pid == pid && it->second.ip == ip)
-      return {it->second.symbol, it->second.line};
+      return {it->second.symbol, it->second.line, it->second.frame};
     if (at_.size() >= (1u << 16)) at_.clear();  // memory stays flat
     At& entry = at_[key];
     entry = look_up(pid, ip);
-    return {entry.symbol, entry.line};
+    return {entry.symbol, entry.line, entry.frame};
   }
 
   /// The data object of a data address (0: none), as report --by data
@@ -112,7 +116,8 @@ class Symbolizer {
     std::uint32_t pid = 0;
     std::uint64_t ip = 0;
     profiles::SampleSymbol symbol;
-    std::string line;  // the line's name, or module+0xoffset
+    std::string line;   // the line's name, or module+0xoffset
+    std::string frame;  // the function, or module+0xoffset, or [unknown]+0xip ([kernel]+0xip)
   };
   struct DataAt {
     std::uint32_t pid = 0;
@@ -138,10 +143,11 @@ class Symbolizer {
   }
 
   At look_up(std::uint32_t pid, std::uint64_t ip) {
-    At out{pid, ip, {}, {}};
+    At out{pid, ip, {}, {}, {}};
     const Mapping* m = processes_.find(pid, ip);
     if (!m) {
       out.line = fmt::format("{}+{:#x}", kernel_address(ip) ? "[kernel]" : "[unknown]", ip);
+      out.frame = out.line;
       return out;
     }
     const MappedModule& module = processes_.modules()[m->module];
@@ -149,6 +155,7 @@ class Symbolizer {
     const std::uint64_t offset = m->file_offset(ip);
     out.symbol.module = module.filename;
     out.line = fmt::format("{}+{:#x}", base(module.filename), offset);
+    out.frame = out.line;
     const SymbolTable* table = table_of(m->module);
     if (!table) return out;
     SymbolTable::Line line;
@@ -166,6 +173,7 @@ class Symbolizer {
     auto it = names.names.find(function);
     if (it == names.names.end()) it = names.names.emplace(function, table->short_function_name(function)).first;
     out.symbol.function = it->second;
+    out.frame = it->second;
     return out;
   }
 
@@ -208,9 +216,10 @@ class Symbolizer {
 class RowHandler : public perf_data::RecordHandler {
  public:
   RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
-             const std::function<void(std::string_view)>& write)
+             const std::function<void(std::string_view)>& write,
+             const std::function<void(std::string_view)>& write_frames)
       : options_(options), symbols_(reader.info()), blocks_(capture), lines_(capture), write_(write),
-        events_(reader.info().event_names()) {
+        write_frames_(write_frames), events_(reader.info().event_names()) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
     for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
   }
@@ -261,6 +270,13 @@ class RowHandler : public perf_data::RecordHandler {
       std::uint64_t address = 0;
       std::memcpy(&address, r.callchain.data() + i, 8);
       if (!is_context_marker(address)) chain_.push_back({address, FrameContext::unknown});
+      else if (!known_marker(address)) {
+        // As perf (and the local report, walk.cpp corrupt_chain): a value
+        // among the markers that is none (-1 of a broken user stack) makes
+        // the whole chain corrupt; the sample stays, without it.
+        chain_.clear();
+        break;
+      }
     }
     s.chain = chain_;
     const std::uint64_t period = r.sample_type & PERF_SAMPLE_PERIOD ? r.period
@@ -276,16 +292,56 @@ class RowHandler : public perf_data::RecordHandler {
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, data_address)};
     if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, period}, source);
     else lines_.append(s, names.symbol, batch_, {event, period}, source);
+    if (write_frames_) {
+      // After the row: at() may drop the names the row's views are of.
+      add_frame(s.pid, s.ip, names);
+      for (const ChainFrame& f : chain_)
+        if (f.address != s.ip) add_frame(s.pid, f.address, symbols_.at(s.pid, f.address));
+    }
     ++rows_;
     if (++in_batch_ >= options_.batch_rows) flush();
   }
 
   std::uint64_t finish() {
     flush();
+    flush_frames();
     return rows_;
   }
 
  private:
+  static bool known_marker(std::uint64_t value) {
+    switch (value) {
+      case static_cast<std::uint64_t>(PERF_CONTEXT_HV):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_KERNEL):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_USER):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST_KERNEL):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST_USER): return true;
+      default: return false;
+    }
+  }
+
+  // A frame's names into the frames' table, once per distinct (pid,
+  // address) while the set of those written stays under its bound (the
+  // memory stays flat; past it, a frame may be written twice, which a
+  // report reads as once). A frame named before its mapping was known
+  // ([unknown]+0x...) is written again once it is.
+  void add_frame(std::uint32_t pid, std::uint64_t address, const Symbolizer::Names& names) {
+    const std::uint64_t key = address * 0x9E3779B97F4A7C15ull ^ pid;
+    const bool mapped = !names.symbol.module.empty();
+    if (auto it = written_.find(key);
+        it != written_.end() && it->second.pid == pid && it->second.address == address && (it->second.mapped || !mapped))
+      return;
+    if (written_.size() >= (1u << 18)) written_.clear();
+    written_[key] = {pid, address, mapped};
+    profiles::append_frame_row({blocks_.capture().id, pid, address, names.symbol.module, names.frame}, frames_batch_);
+    if (frames_batch_.size() >= (4u << 20)) flush_frames();
+  }
+  void flush_frames() {
+    if (!frames_batch_.empty()) write_frames_(frames_batch_);
+    frames_batch_.clear();
+  }
+
   void flush() {
     blocks_.flush(batch_);
     if (!batch_.empty()) write_(batch_);
@@ -298,6 +354,14 @@ class RowHandler : public perf_data::RecordHandler {
   profiles::StoreBlockWriter blocks_;  // RowFormat::native
   profiles::StoreRowWriter lines_;     // RowFormat::tab_separated
   const std::function<void(std::string_view)>& write_;
+  const std::function<void(std::string_view)>& write_frames_;  // empty: no frames' rows
+  struct Written {
+    std::uint32_t pid = 0;
+    std::uint64_t address = 0;
+    bool mapped = false;
+  };
+  std::unordered_map<std::uint64_t, Written> written_;  // frames written, by (pid, address)
+  std::string frames_batch_;
   std::vector<std::string> events_;
   std::vector<std::uint64_t> fixed_periods_;
   std::optional<amd_ibs::IbsCapture> ibs_;
@@ -331,11 +395,12 @@ profiles::StoreCapture capture_of(const perf_data::FileInfo& info, const IngestO
 }
 
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
-                         const IngestOptions& options, std::string* host = nullptr) {
+                         const IngestOptions& options, std::string* host = nullptr,
+                         const std::function<void(std::string_view)>& write_frames = {}) {
   perf_data::PerfDataReader reader(path);
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
-  RowHandler handler(reader, options, capture, write);
+  RowHandler handler(reader, options, capture, write, write_frames);
   reader.read(handler);
   return handler.finish();
 }
@@ -349,19 +414,18 @@ std::uint64_t number(const std::string& answer) {
 
 }  // namespace
 
-void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options) {
-  const std::string table = table_of(options);
-  server.query(profiles::store_create_table(table));
-  server.query(profiles::store_create_captures_table(captures_of(options)));
-  // A table of this name made by another tagop (or by hand) must have this
-  // version's columns, in order: rows are sent without their names.
+namespace {
+
+// A table of this name made by another tagop (or by hand) must have this
+// version's columns, in order: rows are sent without their names.
+void check_columns(const profiles::ClickHouseServer& server, const std::string& table,
+                   const std::vector<profiles::StoreColumn>& columns) {
   const std::string answer = server.query(fmt::format(
       "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {} FORMAT TabSeparated",
       quoted(table)));
   std::istringstream lines(answer);
   std::string line;
   std::size_t i = 0;
-  const std::vector<profiles::StoreColumn> columns = profiles::store_columns();
   while (std::getline(lines, line)) {
     // TabSeparated escapes quotes and backslashes in the type's text.
     std::string text;
@@ -380,6 +444,17 @@ void create_store_tables(const profiles::ClickHouseServer& server, const IngestO
                             server.url(), table, i, profiles::store_schema_version, columns.size()));
 }
 
+}  // namespace
+
+void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options) {
+  const std::string table = table_of(options), frames = frames_of(options);
+  server.query(profiles::store_create_table(table));
+  server.query(profiles::store_create_captures_table(captures_of(options)));
+  server.query(profiles::store_create_frames_table(frames));
+  check_columns(server, table, profiles::store_columns());
+  check_columns(server, frames, profiles::store_frame_columns());
+}
+
 IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,
                             const IngestOptions& options) {
   IngestResult result;
@@ -389,17 +464,27 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
     result.skipped = true;
     return result;
   }
-  if (number(server.query(fmt::format("SELECT count() FROM {} WHERE capture = {}", table, result.capture))) != 0)
-    throw Error(fmt::format("{}: the store holds rows of {} from an ingest that did not finish; remove them first: "
-                            "ALTER TABLE {} DELETE WHERE capture = {}",
-                            server.url(), path, table, result.capture));
+  const std::string frames = frames_of(options);
+  for (const std::string& t : {table, frames})
+    if (number(server.query(fmt::format("SELECT count() FROM {} WHERE capture = {}", t, result.capture))) != 0)
+      throw Error(fmt::format("{}: the store holds rows of {} from an ingest that did not finish; remove them first: "
+                              "ALTER TABLE {} DELETE WHERE capture = {}; ALTER TABLE {} DELETE WHERE capture = {}",
+                              server.url(), path, table, result.capture, frames, result.capture));
 
   profiles::ClickHouseInsert insert(
       server, fmt::format("INSERT INTO {} FORMAT {}", table,
                           options.format == RowFormat::native ? "Native" : "TabSeparated"));
   std::string host;
+  // The frames' names go in INSERTs of their own, a batch each (a few per
+  // capture: one row per distinct frame), before the capture is listed.
+  const std::string frames_insert = fmt::format("INSERT INTO {} FORMAT TabSeparated", frames);
   result.rows = write_rows(
-      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host);
+      path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host,
+      [&](std::string_view rows) {
+        profiles::ClickHouseInsert frames_rows(server, frames_insert);
+        frames_rows.write(rows);
+        frames_rows.finish();
+      });
   insert.finish();
   server.query(fmt::format("INSERT INTO {} (capture, host, file, rows, ingested) VALUES ({}, {}, {}, {}, now())",
                            captures, result.capture, quoted(host), quoted(path), result.rows));

@@ -5,6 +5,10 @@
 // conditions, its weight as mem.load_latency), the event and its period,
 // the function and module of the address, the call chain, and the
 // capture's host and processor. What `tagop ingest URL FILE...` does.
+// Beside the rows, each distinct (pid, address) of the samples and of their
+// call chains is named once, as a local report's rows by function name a
+// chain's frames, into the frames' table (profiles::store_frames_table_name):
+// what a report by call chain, --children and the exports read.
 //
 //   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
 //   report::create_store_tables(server);
@@ -62,6 +66,10 @@ struct IngestOptions {
   std::string table{};
   /// The captures' table ("": profiles::store_captures_table_name()).
   std::string captures_table{};
+  /// The frames' table ("": profiles::store_frames_table_name()): each
+  /// distinct (pid, address) of the samples and their call chains, named
+  /// once per capture, what reports by call chain read.
+  std::string frames_table{};
 };
 
 /// What an ingest did.
@@ -71,9 +79,10 @@ struct IngestResult {
   bool skipped = false;       ///< the store holds this capture already
 };
 
-/// Creates the store's tables where missing, and checks that a table that
-/// exists has this schema version's columns (else throws tagop::Error
-/// naming the table and the first column that differs).
+/// Creates the store's tables where missing (samples, captures, frames),
+/// and checks that the samples' and frames' tables, where they exist, have
+/// this schema version's columns (else throws tagop::Error naming the
+/// table and the first column that differs).
 void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options = {});
 
 /// Ingests one capture (see the file's comment). Throws tagop::Error for a

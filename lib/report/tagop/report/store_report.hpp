@@ -24,7 +24,9 @@
 #include <tagop/engine.hpp>               // QueryResult
 #include <tagop/predicate.hpp>            // Predicate
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
+#include <tagop/profiles/profile.hpp>     // Profile
 #include <tagop/report/diff.hpp>          // DiffColumn
+#include <tagop/report/export.hpp>        // ExportFormat
 #include <tagop/report/ingest.hpp>        // IngestOptions
 #include <tagop/report/report.hpp>        // GroupBy, MeasureSum
 
@@ -80,8 +82,26 @@ struct StoreReportOptions {
   std::optional<Predicate> where{};
   /// Which captures' samples, IBS or others.
   StoreBackend backend = StoreBackend::automatic;
-  /// The tables (IngestOptions::table, captures_table).
+  /// With `by` function or module: each row's values also with its
+  /// callees' (StoreRow::children), from the samples' call chains and the
+  /// frames' table, as a local report's Options::children; the rows are
+  /// then those of the chains' frames (a function named module+0xoffset
+  /// where no symbol holds it, as a local row). Captures without IBS only.
+  bool children = false;
+  /// The frames of a call chain read, from the sample outward, as a local
+  /// report's Options::max_stack (perf report --max-stack).
+  std::size_t max_stack = 127;
+  /// By call chain: rows split by process (pid), as a local report's
+  /// Options::by_process (pprof's samples, store_profile()).
+  bool by_process = false;
+  /// The tables (IngestOptions::table, captures_table, frames_table).
   IngestOptions tables{};
+};
+
+/// One frame of a row's call chain, as the local report's row of it names it.
+struct StoreFrameName {
+  std::string name;    ///< the function, module+0xoffset, [unknown]+0xaddress
+  std::string module;  ///< its module's path; "" where no mapping holds it
 };
 
 /// One row: its key's value and one result per column.
@@ -99,6 +119,14 @@ struct StoreRow {
   /// one (perf mem's weight, mem.load_latency), as Report::load_latency();
   /// nullopt where none does. Empty for IBS.
   std::vector<std::optional<MeasureSum>> load_latency{};
+  /// With StoreReportOptions::children: by query_names, the row's values
+  /// with its callees' (each sample once per row its chain passes through).
+  std::vector<QueryResult> children{};
+  /// By call chain: the chain's frames, root first (the sampled one last);
+  /// `name` is their names joined by ';', as a local report's row.
+  std::vector<StoreFrameName> frames{};
+  /// By call chain with StoreReportOptions::by_process: the process.
+  std::optional<std::uint32_t> pid{};
 };
 
 /// A report of the store: rows in the key's order (as the server sorted them).
@@ -119,7 +147,8 @@ struct StoreReport {
 
 /// The store's column (or expression) for a row key; throws tagop::Error
 /// naming the keys it has for one the store cannot group by (address,
-/// callchain, cacheline).
+/// cacheline; callchain, whose rows store_report() makes of the chains and
+/// the frames' table).
 std::string store_key_column(GroupBy by);
 
 /// The store's expression of the options' keys (`by`, or `keys`): one
@@ -132,10 +161,36 @@ std::string store_report_where_sql(const StoreReportOptions& options);
 
 /// Tallies the store and answers each row's columns: of IBS captures every
 /// IBS derived event (amd_ibs::derived_event_queries(), by tally_store),
-/// of others each event's samples and periods. Throws tagop::Error as
-/// tally_store, for a key the store lacks, or (StoreBackend::automatic)
-/// for a selection that holds samples of IBS captures and of others.
+/// of others each event's samples and periods. By call chain, or with
+/// `children`, the server tallies the samples by (capture, pid, ip, chain,
+/// event) and the rows are made of the frames' names (store_chain_report).
+/// Throws tagop::Error as tally_store, for a key the store lacks, or
+/// (StoreBackend::automatic) for a selection that holds samples of IBS
+/// captures and of others.
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options = {});
+
+/// The report by call chain (options.by GroupBy::callchain; rows root first,
+/// named as a local report's), or by function or module with each row's
+/// children (options.children), of captures without IBS: the server tallies
+/// the samples by capture, pid, ip, the first options.max_stack frames of
+/// the chain and event; each distinct frame's name is read from the frames'
+/// table once. Throws tagop::Error naming the capture (its host and file)
+/// whose frames the store lacks (ingested by a tagop before the frames'
+/// table), for IBS samples, or for another key.
+StoreReport store_chain_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options);
+
+/// A report by call chain (store_chain_report) as a profile, as a local
+/// report's export (export.hpp profile_of): per event a sample type of its
+/// periods and one of its samples, one sample per row, its frames the
+/// stack; with pid labels where the rows are split by process. `source`
+/// names the store in the profile's comments.
+profiles::Profile store_profile(const StoreReport& chains, std::string_view source);
+
+/// Writes a report by call chain as pprof or folded stacks (the values of
+/// query_names[event]'s periods) to `path` ("" or "-": stdout), whole or
+/// not at all, as write_profile_export().
+void write_store_export(ExportFormat format, const StoreReport& chains, std::size_t event, std::string_view source,
+                        const std::string& path);
 
 /// Two store reports' rows side by side, as diff_reports() puts two
 /// captures' reports: `a` and `b` must be of the same kind (both IBS, or
