@@ -34,9 +34,7 @@ std::string table_of(const IngestOptions& o) { return o.table.empty() ? profiles
 std::string captures_of(const IngestOptions& o) {
   return o.captures_table.empty() ? profiles::store_captures_table_name() : o.captures_table;
 }
-std::string frames_of(const IngestOptions& o) {
-  return o.frames_table.empty() ? profiles::store_frames_table_name() : o.frames_table;
-}
+std::string frames_of(const IngestOptions& o) { return store_frames_table(o); }
 
 std::string quoted(std::string_view text) {
   std::string out = "'";
@@ -445,6 +443,11 @@ void check_columns(const profiles::ClickHouseServer& server, const std::string& 
 }
 
 }  // namespace
+
+std::string store_frames_table(const IngestOptions& options) {
+  if (!options.frames_table.empty()) return options.frames_table;
+  return options.table.empty() ? profiles::store_frames_table_name() : options.table + "_frames";
+}
 
 void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options) {
   const std::string table = table_of(options), frames = frames_of(options);

@@ -114,7 +114,7 @@ struct ChainTally {
 std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> frame_names(const profiles::ClickHouseServer& server,
                                                                        const StoreReportOptions& options,
                                                                        const std::vector<ChainTally>& tallies) {
-  const std::string frames = table_or(options.tables.frames_table, profiles::store_frames_table_name);
+  const std::string frames = store_frames_table(options.tables);
   const std::string captures = table_or(options.tables.captures_table, profiles::store_captures_table_name);
   std::vector<std::uint64_t> ids;
   for (const ChainTally& t : tallies) ids.push_back(t.capture);
@@ -210,6 +210,7 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
       std::max<std::size_t>(options.max_stack, 1), latency, profiles::measure_column(measure("mem.load_latency")),
       samples, captures, selection));
   std::vector<ChainTally> tallies;
+  bool any_chain = false;
   std::map<std::string, std::size_t> events;  // name -> column, by name
   for (const auto& line : lines_of(answer)) {
     if (line.size() != 9) continue;
@@ -218,6 +219,7 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
     t.pid = static_cast<std::uint32_t>(number(server, line[1]));
     t.ip = number(server, line[2]);
     t.chain = addresses(server, line[3]);
+    any_chain |= !t.chain.empty();
     if (t.chain.size() > options.max_stack) t.chain.resize(options.max_stack);
     t.event = line[4];
     t.result.count = number(server, line[5]);
@@ -229,6 +231,11 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
     column = out.query_names.size();
     out.query_names.push_back(name);
   }
+  // As a local report: rows of chains need samples that have them.
+  if (!tallies.empty() && !any_chain)
+    throw Error(fmt::format("{}: {}: the store's samples{} have no call chains (record with perf record -g)",
+                            server.url(), callchain ? "--by callchain" : "--children",
+                            out.where_sql.empty() ? "" : " where " + out.where_sql));
   const std::size_t n = out.query_names.size();
   out.totals.assign(n, {});
   out.load_latency.assign(n, std::nullopt);

@@ -240,7 +240,7 @@ std::string store_key_column(GroupBy by) {
     default: break;
   }
   throw Error(fmt::format("--by {}: the store's rows are by function, module, process, thread, cpu, line or data "
-                          "(the store keeps each sample's names, not its address, cache line or call chain's rows), "
+                          "(the store keeps each sample's names, not its address or cache line), by callchain (alone), "
                           "or by host or processor",
                           name_of(by)));
 }
@@ -264,7 +264,7 @@ std::vector<StoreKey> parse_store_keys(std::string_view list) {
       key = *by;
     } else
       throw Error(fmt::format("--by '{}': '{}' is not a key of the store's rows: host, processor, function, module, "
-                              "process, thread, cpu, line or data, or several separated by commas (host,function)",
+                              "process, thread, cpu, line, data or callchain (alone), or several separated by commas (host,function)",
                               list, name));
     for (const StoreKey& k : out)
       if (k == key) throw Error(fmt::format("--by '{}': {} twice", list, name));

@@ -174,6 +174,11 @@ TEST_CASE("report --source by call chain, with --children, and its folded and pp
     fs::remove(store_pprof);
   }
 
+  // The text tables: the chains, root first; the children's column.
+  const std::string text = output_of(fmt::format("report --source '{}' --host chains-a --by callchain", url));
+  CHECK(text.find("main;middle_a;leaf") != std::string::npos);
+  CHECK(output_of(fmt::format("report --source '{}' --children", url)).find("children") != std::string::npos);
+
   // Options the store's chains do not take: usage errors naming them.
   const RunResult children = run_tagop(fmt::format("report --source '{}' --by process --children", url));
   CHECK(children.exit_code == 2);

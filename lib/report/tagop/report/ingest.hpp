@@ -66,11 +66,15 @@ struct IngestOptions {
   std::string table{};
   /// The captures' table ("": profiles::store_captures_table_name()).
   std::string captures_table{};
-  /// The frames' table ("": profiles::store_frames_table_name()): each
-  /// distinct (pid, address) of the samples and their call chains, named
-  /// once per capture, what reports by call chain read.
+  /// The frames' table (store_frames_table(): "" for the samples' table's
+  /// own): each distinct (pid, address) of the samples and their call
+  /// chains, named once per capture, what reports by call chain read.
   std::string frames_table{};
 };
+
+/// The frames' table of `options`: its frames_table; else beside a named
+/// samples' table, "<table>_frames"; else profiles::store_frames_table_name().
+std::string store_frames_table(const IngestOptions& options);
 
 /// What an ingest did.
 struct IngestResult {
