@@ -4,8 +4,11 @@
 // key and signature (tally_store) and the embedded engine answers every
 // IBS derived event of those tallies; of other captures (perf record,
 // perf mem), the server sums each event's samples and periods by the key,
-// as a local report weights them. What `tagop report --source URL` prints,
-// and (store_diff) `tagop diff --source URL`.
+// as a local report weights them. Their call chains (rows by call chain,
+// --children, pprof and folded stacks) are made of the chains' addresses
+// and the frames' table that ingest writes (store_chain_report). What
+// `tagop report --source URL` prints, and (store_diff) `tagop diff --source
+// URL`.
 //
 //   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
 //   const auto r = report::store_report(server, {.by = report::GroupBy::process, .host = "web-1"});
@@ -64,8 +67,9 @@ enum class StoreBackend {
 /// What to report from the store.
 struct StoreReportOptions {
   /// The rows: function, module (its file name), process (by pid), thread
-  /// (tid), cpu, line (file:line), data (the data object); others throw
-  /// tagop::Error (store_key_column). Read when `keys` is empty.
+  /// (tid), cpu, line (file:line), data (the data object), callchain (of
+  /// captures without IBS: store_chain_report); others throw tagop::Error
+  /// (store_key_column). Read when `keys` is empty.
   GroupBy by = GroupBy::function;
   /// The rows' keys, when not empty (parse_store_keys): by host, by
   /// processor, or several at once.
