@@ -181,21 +181,24 @@ std::string data_src_names(const ConditionSet& set) {
 
 // --source: the report of the store (tagop ingest). The rows are the
 // store's tallies (report::store_report): IBS derived events answered by
-// the engine, or other captures' events by period; the options that need
-// the capture itself are refused by name.
+// the engine, or other captures' events by period; call chains (--by
+// callchain, --children, pprof and folded stacks) of the chains and the
+// frames' table; the options that need the capture itself are refused by
+// name.
 void run_store_report(const ReportOptions& o) {
   std::vector<std::string> refused;
   const auto refuse = [&](bool given, const char* name) {
     if (given) refused.emplace_back(name);
   };
   refuse(!o.file.empty() || !o.input.empty(), "a capture FILE or -i");
-  refuse(o.children, "--children");
+  const report::ExportFormat format =
+      o.output.json ? report::ExportFormat::none : report::parse_export_format(o.output.format);
+  const bool exporting = format == report::ExportFormat::pprof || format == report::ExportFormat::folded;
   refuse(!o.call_graph.empty(), "--call-graph");
   refuse(!o.html.empty(), "--html");
-  refuse(!o.output_file.empty(), "-o");
-  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json",
-         "--format other than text or json (pprof and folded stacks name every frame of a call chain; the store's "
-         "chains are addresses, and its rows name the sampled function only)");
+  refuse(!o.output_file.empty() && !exporting, "-o without --format pprof or folded");
+  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting,
+         "--format other than text, json, pprof or folded (jsonl reads every sample of a capture)");
   refuse(!o.cpus.empty() || !o.pids.empty() || !o.tids.empty() || !o.comms.empty(), "--cpu, --pid, --tid, --comm");
   refuse(!o.time.empty(), "--time (--since and --until choose captures by when they were ingested)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
@@ -212,6 +215,22 @@ void run_store_report(const ReportOptions& o) {
   } catch (const Error& e) {
     usage_error(e.what());
   }
+  const bool chain_rows = options.keys == std::vector<report::StoreKey>{report::GroupBy::callchain};
+  if (o.children && options.keys != std::vector<report::StoreKey>{report::GroupBy::function} &&
+      options.keys != std::vector<report::StoreKey>{report::GroupBy::module})
+    usage_error(fmt::format("--children: the store's rows with their callees' are by function or module, not --by {}",
+                            o.by));
+  if (exporting && options.keys != std::vector<report::StoreKey>{report::GroupBy::function} && !chain_rows)
+    usage_error(fmt::format("--format {}: its stacks are the call chains; --by {} does not apply", o.output.format,
+                            o.by));
+  options.children = o.children && !exporting;
+  options.max_stack = o.max_stack;
+  if (exporting) {
+    // The stacks: rows by call chain; pprof's split by process, as a
+    // local export's.
+    options.keys = {report::GroupBy::callchain};
+    options.by_process = format == report::ExportFormat::pprof;
+  }
   choose_store_samples(options, {o.host, o.since, o.until, o.backend, o.where});
   std::vector<report::Column> columns;
   if (options.backend != report::StoreBackend::events)
@@ -227,6 +246,19 @@ void run_store_report(const ReportOptions& o) {
                   "without IBS: their columns are their events, by period");
     columns.clear();
     for (const std::string& event : r.query_names) columns.push_back(report::resolve_event_column(r.query_names, event));
+  }
+  if (exporting) {
+    // The stacks' values: the sort event's periods (the first event's).
+    std::size_t event = 0;
+    if (!o.sort.empty()) {
+      const auto it = std::find(r.query_names.begin(), r.query_names.end(), o.sort);
+      if (it == r.query_names.end())
+        usage_error(fmt::format("--sort '{}': the stacks' values are an event's periods: one of {}", o.sort,
+                                fmt::join(r.query_names, ", ")));
+      event = static_cast<std::size_t>(it - r.query_names.begin());
+    }
+    report::write_store_export(format, r, event, o.source, o.output_file);
+    return;
   }
   if (columns.empty()) columns.push_back(report::resolve_event_column(r.query_names, "samples"));  // no events kept
   report::Column sort = columns.front();
@@ -596,7 +628,9 @@ void add_report_command(CLI::App& app) {
                   "--estimates: each row's), of others (perf record, perf mem) each event's samples and periods, with "
                   "the average load latency of perf mem's loads. --by: function, module, process (pid), thread "
                   "(tid), cpu, line (file:line), data (the data object), host (the machine), processor (its vendor, family and model: a generation), or "
-                  "several, separated by commas (host,function); text or --json");
+                  "several, separated by commas (host,function); text or --json. Of captures without IBS, their call "
+                  "chains as a local report's: --by callchain, --children (by function or module), --max-stack, "
+                  "--format folded or pprof (-o FILE)");
   cmd->add_option("--host", o->host, "With --source: only the samples of this machine");
   cmd->add_option("--since", o->since,
                   "With --source: only captures ingested at or after this time (2026-11-20, '2026-11-20 08:00:00')");
@@ -616,6 +650,8 @@ void add_report_command(CLI::App& app) {
       "  tagop report perf.data --by thread,function           (perf report --sort pid,sym)\n"
       "  tagop report perf.data --children --percent-limit 5   (a capture of perf record -g)\n"
       "  tagop report mem.data --by data                        (perf mem record: the objects loads and stores touch)\n"
+      "  tagop report --source http://127.0.0.1:8123 --host web-1 --by callchain   (the store's chains, root first)\n"
+      "  tagop report --source http://127.0.0.1:8123 --format folded > fleet.folded (flamegraph.pl's input)\n"
       "  tagop report mem.data --by cacheline --json            (perf c2c's lines: loads, stores, HITM, offsets)\n"
       "  tagop report mem.data --where 'load & dc.miss & !l2.miss'  (perf mem record: loads that hit the L2,\n"
       "      as perf mem report's 'L2 hit' row; 'src.cache_modified' its HITM; each row's average load\n"

@@ -42,7 +42,7 @@ std::string keys_name(const report::StoreReportOptions& options) {
 
 // perf's events of a row: as the local report's "events" entries.
 ordered_json event_entries(const report::StoreReport& r, const std::vector<QueryResult>& results,
-                           const std::vector<std::optional<report::MeasureSum>>& latency) {
+                           const std::vector<std::optional<report::MeasureSum>>& latency = {}) {
   ordered_json out = ordered_json::object();
   for (std::size_t e = 0; e < r.query_names.size(); ++e) {
     ordered_json& entry = out[r.query_names[e]];
@@ -229,8 +229,12 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
   // Highest first by the sort column, then by name: the local report's order.
   std::vector<std::size_t> order(r.rows.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto key = [&](std::size_t i) { return report::store_value(r, sort, r.rows[i].results).value_or(-1); };
-  // Ties by name, as Report::select() orders them.
+  // With --children, by the values with the callees', as the local report;
+  // ties by name, as Report::select() orders them.
+  const auto key = [&](std::size_t i) {
+    const report::StoreRow& row = r.rows[i];
+    return report::store_value(r, sort, row.children.empty() ? row.results : row.children).value_or(-1);
+  };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const double ka = key(a), kb = key(b);
     return ka != kb ? ka > kb : r.rows[a].name < r.rows[b].name;
@@ -288,6 +292,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
         for (const QueryResult& q : row.results) samples += q.count;
         j["samples"] = samples;
         j["events"] = event_entries(r, row.results, row.load_latency);
+        if (options.children) j["children"] = event_entries(r, row.children);
       }
       rows.push_back(std::move(j));
     }
@@ -307,7 +312,8 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
     std::vector<bool> latency(r.query_names.size());
     for (std::size_t e = 0; e < r.query_names.size(); ++e) {
       latency[e] = r.load_latency[e].has_value();
-      head += fmt::format(" {:>20} {:>10}{}", printable(r.query_names[e]) + " overhead", "samples",
+      head += fmt::format(" {:>20}{} {:>10}{}", printable(r.query_names[e]) + (options.children ? " children" : " overhead"),
+                          options.children ? fmt::format(" {:>8}", "self") : "", "samples",
                           latency[e] ? fmt::format(" {:>16}", "avg load latency") : "");
     }
     fmt::print("{}  {}\n", head, by);
@@ -315,7 +321,11 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       const report::StoreRow& row = r.rows[i];
       std::string line;
       for (std::size_t e = 0; e < r.query_names.size(); ++e) {
-        line += fmt::format(" {:>19.2f}% {:>10}", share(row.results[e], r.totals[e]), row.results[e].count);
+        if (options.children)
+          line += fmt::format(" {:>19.2f}% {:>7.2f}% {:>10}", share(row.children[e], r.totals[e]),
+                              share(row.results[e], r.totals[e]), row.results[e].count);
+        else
+          line += fmt::format(" {:>19.2f}% {:>10}", share(row.results[e], r.totals[e]), row.results[e].count);
         if (!latency[e]) continue;
         const auto a = average(row.load_latency[e]);
         line += a ? fmt::format(" {:>16.1f}", *a) : fmt::format(" {:>16}", "-");

@@ -60,6 +60,22 @@ struct StoreRow {
     (StoreChain, chain));
 };
 
+// The frames' table: each distinct frame of a capture's call chains (and
+// each sampled address), named once, as a local report's rows by function
+// name a chain's frames (rows.cpp): the function, module+0xoffset where no
+// symbol holds the address, [unknown]+0xaddress (or [kernel]+0x...) where no
+// mapping does. A report by call chain joins the chains' addresses to these
+// names (store_chains.cpp). A change of its columns is a new
+// store_schema_version, as the row's.
+struct StoreFrameRow {
+  BOOST_HANA_DEFINE_STRUCT(StoreFrameRow,
+    (std::uint64_t, capture),
+    (std::uint32_t, pid),
+    (std::uint64_t, address),
+    (StoreText, module),
+    (StoreText, function));
+};
+
 struct StoreFieldDescription {
   std::string_view field, description;
 };
@@ -94,6 +110,16 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
     {"data_object", "the data object of the data address as report --by data names it (a symbol of .data/.bss, "
                     "[heap], [stack], module+0xoffset; [no data address] without one)"},
     {"chain", "the call chain's addresses, the interrupted ip first, then the callers (empty without perf record -g)"},
+};
+
+/// What each column of the frames' table means.
+inline constexpr StoreFieldDescription store_frame_descriptions[] = {
+    {"capture", "the capture's identity (as the samples' capture column)"},
+    {"pid", "the process whose address it is"},
+    {"address", "a frame's address: a sampled ip, or a call chain's return address"},
+    {"module", "the executable or library holding the address, \"\" where no mapping does"},
+    {"function", "the frame as a local report's row by function names it: the function, module+0xoffset where no "
+                 "symbol holds it, [unknown]+0xaddress ([kernel]+0x...) where no mapping does"},
 };
 
 }  // namespace tagop::profiles::detail

@@ -28,8 +28,8 @@ namespace {
 namespace hana = boost::hana;
 using namespace detail;
 
-std::string_view description_of(std::string_view field) {
-  for (const StoreFieldDescription& d : store_row_descriptions)
+std::string_view description_of(std::span<const StoreFieldDescription> descriptions, std::string_view field) {
+  for (const StoreFieldDescription& d : descriptions)
     if (d.field == field) return d.description;
   throw Error(fmt::format("store row field '{}' has no description (store_row_record.hpp)", field));
 }
@@ -156,9 +156,9 @@ void put_value(NativeColumn*& c, const StoreChain& v) {
   ++c;
 }
 
-std::string column_list_ddl() {
+std::string column_list_ddl(const std::vector<StoreColumn>& columns = store_columns()) {
   std::string out;
-  for (const StoreColumn& c : store_columns()) {
+  for (const StoreColumn& c : columns) {
     if (!out.empty()) out += ",\n";
     std::string comment;
     for (char ch : c.description) {
@@ -245,14 +245,48 @@ std::string measure_column(Measure m) {
   return name;
 }
 
-std::vector<StoreColumn> store_columns() {
+namespace {
+
+// The columns of a declared row (StoreRow, StoreFrameRow), in its order.
+template <typename Row>
+std::vector<StoreColumn> columns_of_row(std::span<const StoreFieldDescription> descriptions) {
   std::vector<StoreColumn> out;
-  hana::for_each(hana::accessors<StoreRow>(), [&](auto field) {
-    using Type = std::decay_t<decltype(hana::second(field)(std::declval<StoreRow&>()))>;
+  hana::for_each(hana::accessors<Row>(), [&](auto field) {
+    using Type = std::decay_t<decltype(hana::second(field)(std::declval<Row&>()))>;
     const char* name = hana::to<const char*>(hana::first(field));
-    columns_of(static_cast<const Type*>(nullptr), name, description_of(name), out);
+    columns_of(static_cast<const Type*>(nullptr), name, description_of(descriptions, name), out);
   });
   return out;
+}
+
+// A declared row as a TabSeparated line.
+template <typename Row>
+void append_line(const Row& row, std::string& out) {
+  bool first = true;
+  hana::for_each(hana::accessors<Row>(), [&](auto field) {
+    if (!first) out += '\t';
+    first = false;
+    append_value(out, hana::second(field)(row));
+  });
+  out += '\n';
+}
+
+}  // namespace
+
+std::vector<StoreColumn> store_columns() { return columns_of_row<StoreRow>(store_row_descriptions); }
+
+std::string store_frames_table_name() { return fmt::format("tagop_frames_v{}", store_schema_version); }
+
+std::vector<StoreColumn> store_frame_columns() { return columns_of_row<StoreFrameRow>(store_frame_descriptions); }
+
+std::string store_create_frames_table(std::string_view table) {
+  return fmt::format("CREATE TABLE IF NOT EXISTS {} (\n{}\n) ENGINE = MergeTree() ORDER BY (capture, pid, address)\n"
+                     "-- tagop store schema {}",
+                     table, column_list_ddl(store_frame_columns()), store_schema_version);
+}
+
+void append_frame_row(const StoreFrame& frame, std::string& out) {
+  append_line(StoreFrameRow{frame.capture, frame.pid, frame.address, {frame.module}, {frame.function}}, out);
 }
 
 std::string store_create_table(std::string_view table) {
@@ -409,14 +443,7 @@ StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol
 
 void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out, const StoreEvent& event,
                             const StoreSource& source) const {
-  const StoreRow row = row_of(capture_, s, symbol, event, source);
-  bool first = true;
-  hana::for_each(hana::accessors<StoreRow>(), [&](auto field) {
-    if (!first) out += '\t';
-    first = false;
-    append_value(out, hana::second(field)(row));
-  });
-  out += '\n';
+  append_line(row_of(capture_, s, symbol, event, source), out);
 }
 
 struct StoreBlockWriter::Columns {

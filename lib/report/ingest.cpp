@@ -40,6 +40,7 @@ std::string table_of(const IngestOptions& o) { return o.table.empty() ? profiles
 std::string captures_of(const IngestOptions& o) {
   return o.captures_table.empty() ? profiles::store_captures_table_name() : o.captures_table;
 }
+std::string frames_of(const IngestOptions& o) { return store_frames_table(o); }
 
 std::string quoted(std::string_view text) {
   std::string out = "'";
@@ -73,15 +74,16 @@ class Symbolizer {
   struct Names {
     profiles::SampleSymbol symbol;
     std::string_view line;
+    std::string_view frame;  // as a local report's row by function names it (rows.cpp base_name)
   };
   Names at(std::uint32_t pid, std::uint64_t ip) {
     const std::uint64_t key = ip * 0x9E3779B97F4A7C15ull ^ pid;
     if (auto it = at_.find(key); it != at_.end() && it->second.pid == pid && it->second.ip == ip)
-      return {it->second.symbol, it->second.line};
+      return {it->second.symbol, it->second.line, it->second.frame};
     if (at_.size() >= (1u << 16)) at_.clear();  // memory stays flat
     At& entry = at_[key];
     entry = look_up(pid, ip);
-    return {entry.symbol, entry.line};
+    return {entry.symbol, entry.line, entry.frame};
   }
 
   /// The data object of a data address (0: none), as report --by data
@@ -122,7 +124,8 @@ class Symbolizer {
     std::uint32_t pid = 0;
     std::uint64_t ip = 0;
     profiles::SampleSymbol symbol;
-    std::string line;  // the line's name, or module+0xoffset
+    std::string line;   // the line's name, or module+0xoffset
+    std::string frame;  // the function, or module+0xoffset, or [unknown]+0xip ([kernel]+0xip)
   };
   struct DataAt {
     std::uint32_t pid = 0;
@@ -155,10 +158,11 @@ class Symbolizer {
   }
 
   At look_up(std::uint32_t pid, std::uint64_t ip) {
-    At out{pid, ip, {}, {}};
+    At out{pid, ip, {}, {}, {}};
     const Mapping* m = processes_.find(pid, ip);
     if (!m) {
       out.line = fmt::format("{}+{:#x}", kernel_address(ip) ? "[kernel]" : "[unknown]", ip);
+      out.frame = out.line;
       return out;
     }
     const MappedModule& module = processes_.modules()[m->module];
@@ -166,6 +170,7 @@ class Symbolizer {
     const std::uint64_t offset = m->file_offset(ip);
     out.symbol.module = module.filename;
     out.line = fmt::format("{}+{:#x}", base(module.filename), offset);
+    out.frame = out.line;
     const SymbolTable* table = table_of(m->module);
     if (!table) return out;
     SymbolTable::Line line;
@@ -183,6 +188,7 @@ class Symbolizer {
     auto it = names.names.find(function);
     if (it == names.names.end()) it = names.names.emplace(function, table->short_function_name(function)).first;
     out.symbol.function = it->second;
+    out.frame = it->second;
     return out;
   }
 
@@ -237,9 +243,11 @@ struct RowLine {
 class RowHandler : public perf_data::RecordHandler {
  public:
   RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
-             const std::function<void(std::string_view)>& write)
+             const std::function<void(std::string_view)>& write,
+             const std::function<void(std::string_view)>& write_frames)
       : options_(options), symbols_(reader.info(), options.symbols), blocks_(capture), lines_(capture), write_(write),
-        events_(reader.info().event_names()), reads_(reader.info()), window_(reader.info().timed(), *this) {
+        write_frames_(write_frames), events_(reader.info().event_names()), reads_(reader.info()),
+        window_(reader.info().timed(), *this) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
     for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
   }
@@ -293,6 +301,13 @@ class RowHandler : public perf_data::RecordHandler {
       std::uint64_t address = 0;
       std::memcpy(&address, r.callchain.data() + i, 8);
       if (!is_context_marker(address)) line.chain.push_back({address, FrameContext::unknown});
+      else if (!known_marker(address)) {
+        // As perf (and the local report, walk.cpp corrupt_chain): a value
+        // among the markers that is none (-1 of a broken user stack) makes
+        // the whole chain corrupt; the sample stays, without it.
+        line.chain.clear();
+        break;
+      }
     }
     // The data view's address (walk.cpp): IBS's linear address where
     // dc.lin_addr_valid says so, perf mem's PERF_SAMPLE_ADDR.
@@ -326,6 +341,12 @@ class RowHandler : public perf_data::RecordHandler {
     const std::string_view event = line.event < events_.size() ? std::string_view(events_[line.event]) : "";
     if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, line.period}, source);
     else lines_.append(s, names.symbol, batch_, {event, line.period}, source);
+    if (write_frames_) {
+      // After the row: at() may drop the names the row's views are of.
+      add_frame(s.pid, s.ip, names);
+      for (const ChainFrame& f : line.chain)
+        if (f.address != s.ip) add_frame(s.pid, f.address, symbols_.at(s.pid, f.address));
+    }
     ++rows_;
     if (++in_batch_ >= options_.batch_rows) flush();
   }
@@ -333,6 +354,7 @@ class RowHandler : public perf_data::RecordHandler {
   std::uint64_t finish() {
     window_.finish();
     flush();
+    flush_frames();
     return rows_;
   }
   const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
@@ -353,6 +375,39 @@ class RowHandler : public perf_data::RecordHandler {
     symbols_.forget();
   }
 
+  static bool known_marker(std::uint64_t value) {
+    switch (value) {
+      case static_cast<std::uint64_t>(PERF_CONTEXT_HV):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_KERNEL):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_USER):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST_KERNEL):
+      case static_cast<std::uint64_t>(PERF_CONTEXT_GUEST_USER): return true;
+      default: return false;
+    }
+  }
+
+  // A frame's names into the frames' table, once per distinct (pid,
+  // address) while the set of those written stays under its bound (the
+  // memory stays flat; past it, a frame may be written twice, which a
+  // report reads as once). A frame named before its mapping was known
+  // ([unknown]+0x...) is written again once it is.
+  void add_frame(std::uint32_t pid, std::uint64_t address, const Symbolizer::Names& names) {
+    const std::uint64_t key = address * 0x9E3779B97F4A7C15ull ^ pid;
+    const bool mapped = !names.symbol.module.empty();
+    if (auto it = written_.find(key);
+        it != written_.end() && it->second.pid == pid && it->second.address == address && (it->second.mapped || !mapped))
+      return;
+    if (written_.size() >= (1u << 18)) written_.clear();
+    written_[key] = {pid, address, mapped};
+    profiles::append_frame_row({blocks_.capture().id, pid, address, names.symbol.module, names.frame}, frames_batch_);
+    if (frames_batch_.size() >= (4u << 20)) flush_frames();
+  }
+  void flush_frames() {
+    if (!frames_batch_.empty()) write_frames_(frames_batch_);
+    frames_batch_.clear();
+  }
+
   void flush() {
     blocks_.flush(batch_);
     if (!batch_.empty()) write_(batch_);
@@ -365,6 +420,14 @@ class RowHandler : public perf_data::RecordHandler {
   profiles::StoreBlockWriter blocks_;  // RowFormat::native
   profiles::StoreRowWriter lines_;     // RowFormat::tab_separated
   const std::function<void(std::string_view)>& write_;
+  const std::function<void(std::string_view)>& write_frames_;  // empty: no frames' rows
+  struct Written {
+    std::uint32_t pid = 0;
+    std::uint64_t address = 0;
+    bool mapped = false;
+  };
+  std::unordered_map<std::uint64_t, Written> written_;  // frames written, by (pid, address)
+  std::string frames_batch_;
   std::vector<std::string> events_;
   std::vector<std::uint64_t> fixed_periods_;
   perf_data::SampleReads reads_;
@@ -419,11 +482,12 @@ std::string period_values(const RowHandler& handler) {
 
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
                          const IngestOptions& options, std::string* host = nullptr,
-                         std::vector<std::string>* warnings = nullptr, std::string* periods = nullptr) {
+                         std::vector<std::string>* warnings = nullptr, std::string* periods = nullptr,
+                         const std::function<void(std::string_view)>& write_frames = {}) {
   perf_data::PerfDataReader reader(path);
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
-  RowHandler handler(reader, options, capture, write);
+  RowHandler handler(reader, options, capture, write, write_frames);
   reader.read(handler);
   const std::uint64_t rows = handler.finish();
   if (warnings) *warnings = handler.warnings();
@@ -452,22 +516,16 @@ void add_missing_captures_columns(const profiles::ClickHouseServer& server, cons
       server.query(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", captures, c.name, c.type));
 }
 
-}  // namespace
-
-void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options) {
-  const std::string table = table_of(options);
-  server.query(profiles::store_create_table(table));
-  server.query(profiles::store_create_captures_table(captures_of(options)));
-  add_missing_captures_columns(server, captures_of(options));
-  // A table of this name made by another tagop (or by hand) must have this
-  // version's columns, in order: rows are sent without their names.
+// A table of this name made by another tagop (or by hand) must have this
+// version's columns, in order: rows are sent without their names.
+void check_columns(const profiles::ClickHouseServer& server, const std::string& table,
+                   const std::vector<profiles::StoreColumn>& columns) {
   const std::string answer = server.query(fmt::format(
       "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {} FORMAT TabSeparated",
       quoted(table)));
   std::istringstream lines(answer);
   std::string line;
   std::size_t i = 0;
-  const std::vector<profiles::StoreColumn> columns = profiles::store_columns();
   while (std::getline(lines, line)) {
     // TabSeparated escapes quotes and backslashes in the type's text.
     std::string text;
@@ -486,6 +544,23 @@ void create_store_tables(const profiles::ClickHouseServer& server, const IngestO
                             server.url(), table, i, profiles::store_schema_version, columns.size()));
 }
 
+}  // namespace
+
+std::string store_frames_table(const IngestOptions& options) {
+  if (!options.frames_table.empty()) return options.frames_table;
+  return options.table.empty() ? profiles::store_frames_table_name() : options.table + "_frames";
+}
+
+void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options) {
+  const std::string table = table_of(options), frames = frames_of(options);
+  server.query(profiles::store_create_table(table));
+  server.query(profiles::store_create_captures_table(captures_of(options)));
+  server.query(profiles::store_create_frames_table(frames));
+  add_missing_captures_columns(server, captures_of(options));
+  check_columns(server, table, profiles::store_columns());
+  check_columns(server, frames, profiles::store_frame_columns());
+}
+
 IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,
                             const IngestOptions& options) {
   IngestResult result;
@@ -495,18 +570,27 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
     result.skipped = true;
     return result;
   }
-  if (number(server.query(fmt::format("SELECT count() FROM {} WHERE capture = {}", table, result.capture))) != 0)
-    throw Error(fmt::format("{}: the store holds rows of {} from an ingest that did not finish; remove them first: "
-                            "ALTER TABLE {} DELETE WHERE capture = {}",
-                            server.url(), path, table, result.capture));
+  const std::string frames = frames_of(options);
+  for (const std::string& t : {table, frames})
+    if (number(server.query(fmt::format("SELECT count() FROM {} WHERE capture = {}", t, result.capture))) != 0)
+      throw Error(fmt::format("{}: the store holds rows of {} from an ingest that did not finish; remove them first: "
+                              "ALTER TABLE {} DELETE WHERE capture = {}; ALTER TABLE {} DELETE WHERE capture = {}",
+                              server.url(), path, table, result.capture, frames, result.capture));
 
   profiles::ClickHouseInsert insert(
       server, fmt::format("INSERT INTO {} FORMAT {}", table,
                           options.format == RowFormat::native ? "Native" : "TabSeparated"));
   std::string host, periods;
+  // The frames' names go in INSERTs of their own, a batch each (a few per
+  // capture: one row per distinct frame), before the capture is listed.
+  const std::string frames_insert = fmt::format("INSERT INTO {} FORMAT TabSeparated", frames);
   result.rows = write_rows(
       path, result.capture, [&](std::string_view rows) { insert.write(rows); }, options, &host, &result.warnings,
-      &periods);
+      &periods, [&](std::string_view rows) {
+        profiles::ClickHouseInsert frames_rows(server, frames_insert);
+        frames_rows.write(rows);
+        frames_rows.finish();
+      });
   insert.finish();
   std::string names;
   for (const profiles::StoreColumn& c : profiles::store_captures_columns()) names += (names.empty() ? "" : ", ") + c.name;

@@ -155,6 +155,8 @@ void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
   }
 }
 
+std::uint64_t where_undecided(const profiles::ClickHouseServer& server, const StoreReportOptions& options);
+
 // Other captures: per row and event, the samples, periods and load latency.
 void events_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options, StoreReport& out) {
   const std::uint32_t latency = 1u << measure("mem.load_latency").index;
@@ -207,18 +209,22 @@ void events_report(const profiles::ClickHouseServer& server, const StoreReportOp
       add_latency(out.load_latency[e], cell.latency);
     }
   }
-  if (options.where) {
-    // The samples the predicate leaves open, as the engine decides it.
-    const profiles::QuerySql sql = profiles::query_sql(Query{*options.where, std::nullopt});
-    StoreReportOptions all = options;
-    all.where.reset();
-    const std::string answer_undecided = server.query(fmt::format(
-        "SELECT countIf(NOT ({}) AND NOT ({})) FROM {} WHERE capture IN (SELECT capture FROM {}) AND ({}) "
-        "FORMAT TabSeparated",
-        sql.yes, sql.no, samples_table(options.tables), captures_table(options.tables),
-        joined(backend_sql(false), store_report_where_sql(all))));
-    out.where_undecided = number_of(server, answer_undecided);
-  }
+  out.where_undecided = where_undecided(server, options);
+}
+
+// Other captures with a where: the samples it leaves open, as the engine
+// decides it.
+std::uint64_t where_undecided(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  if (!options.where) return 0;
+  const profiles::QuerySql sql = profiles::query_sql(Query{*options.where, std::nullopt});
+  StoreReportOptions all = options;
+  all.where.reset();
+  const std::string answer = server.query(fmt::format(
+      "SELECT countIf(NOT ({}) AND NOT ({})) FROM {} WHERE capture IN (SELECT capture FROM {}) AND ({}) "
+      "FORMAT TabSeparated",
+      sql.yes, sql.no, samples_table(options.tables), captures_table(options.tables),
+      joined(backend_sql(false), store_report_where_sql(all))));
+  return number_of(server, answer);
 }
 
 // IBS: the captures' periods, as a local report of each reads them
@@ -405,7 +411,7 @@ std::string store_key_column(GroupBy by) {
     default: break;
   }
   throw Error(fmt::format("--by {}: the store's rows are by function, module, process, thread, cpu, line or data "
-                          "(the store keeps each sample's names, not its address, cache line or call chain's rows), "
+                          "(the store keeps each sample's names, not its address or cache line), by callchain (alone), "
                           "or by host or processor",
                           name_of(by)));
 }
@@ -425,11 +431,11 @@ std::vector<StoreKey> parse_store_keys(std::string_view list) {
     if (name == "host") key = FleetKey::host;
     else if (name == "processor") key = FleetKey::processor;
     else if (const std::optional<GroupBy> by = parse_group_by(name)) {
-      (void)store_key_column(*by);  // throws for a key the store lacks
+      if (*by != GroupBy::callchain) (void)store_key_column(*by);  // throws for a key the store lacks
       key = *by;
     } else
       throw Error(fmt::format("--by '{}': '{}' is not a key of the store's rows: host, processor, function, module, "
-                              "process, thread, cpu, line or data, or several separated by commas (host,function)",
+                              "process, thread, cpu, line, data or callchain (alone), or several separated by commas (host,function)",
                               list, name));
     for (const StoreKey& k : out)
       if (k == key) throw Error(fmt::format("--by '{}': {} twice", list, name));
@@ -437,6 +443,8 @@ std::vector<StoreKey> parse_store_keys(std::string_view list) {
     if (comma == std::string_view::npos) break;
     begin = comma + 1;
   }
+  if (out.size() > 1 && std::find(out.begin(), out.end(), StoreKey{GroupBy::callchain}) != out.end())
+    throw Error(fmt::format("--by '{}': callchain is a key alone (its rows are the chains' frames, root first)", list));
   return out;
 }
 
@@ -465,6 +473,17 @@ std::string store_report_where_sql(const StoreReportOptions& options) {
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   StoreReport out;
   out.where_sql = store_report_where_sql(options);
+  const std::vector<StoreKey> keys_given = keys_of(options);
+  if (options.children || keys_given == std::vector<StoreKey>{GroupBy::callchain}) {
+    // Of the chains and the frames' table (store_chains.cpp).
+    if (choose_ibs(server, options))
+      throw Error(fmt::format("{}: call chains (--by callchain, --children, the exports) of IBS captures are not yet "
+                              "reported from the store: choose the samples of others (--backend perf)",
+                              server.url()));
+    out = store_chain_report(server, options);
+    out.where_undecided = where_undecided(server, options);
+    return out;
+  }
   (void)store_keys_sql(options);  // throws for a key the store lacks, before any query
   out.ibs = choose_ibs(server, options);
   if (out.ibs) ibs_report(server, options, out);

@@ -93,6 +93,27 @@ TEST_CASE("the store's columns come from the row's declaration", "[profiles][sto
   }
 }
 
+TEST_CASE("the frames' table's columns and rows come from its declaration", "[profiles][store]") {
+  const std::vector<StoreColumn> columns = store_frame_columns();
+  std::vector<std::string> names, types;
+  for (const StoreColumn& c : columns) {
+    names.push_back(c.name);
+    types.push_back(c.type);
+    CHECK(!c.description.empty());
+  }
+  CHECK(names == std::vector<std::string>{"capture", "pid", "address", "module", "function"});
+  CHECK(types == std::vector<std::string>{"UInt64", "UInt32", "UInt64", "String", "String"});
+  CHECK(store_frames_table_name() == "tagop_frames_v2");
+  const std::string ddl = store_create_frames_table("f");
+  CHECK(ddl.find("CREATE TABLE IF NOT EXISTS f (") == 0);
+  CHECK(ddl.find("  function String COMMENT") != std::string::npos);
+  CHECK(ddl.find("ORDER BY (capture, pid, address)") != std::string::npos);
+  // 0x401000 = 4198400; a tab in a name escaped as TabSeparated says.
+  std::string row;
+  append_frame_row({7, 42, 0x401000, "/usr/bin/prog", "odd\tname"}, row);
+  CHECK(row == "7\t42\t4198400\t/usr/bin/prog\todd\\tname\n");
+}
+
 TEST_CASE("a predicate as SQL, written out by hand", "[profiles][store]") {
   // load is condition 29 and dc.miss 40 of the vocabulary, counted in
   // conditions.hpp from fetch = 0: bits 29 and 40 of the low word;

@@ -46,6 +46,12 @@ std::string store_table_name();
 /// makes an ingest all or none (a report reads only captures listed here).
 std::string store_captures_table_name();
 
+/// "tagop_frames_v2": the names of the frames of each capture's call chains
+/// (and of its sampled addresses), one row per distinct (capture, pid,
+/// address): what a report by call chain, --children and the exports of
+/// the store read (the samples' chain column holds addresses).
+std::string store_frames_table_name();
+
 /// One column of the store's row: its name and ClickHouse type.
 struct StoreColumn {
   std::string name;         ///< "conditions_lo", "m_dc_miss_latency"
@@ -55,6 +61,28 @@ struct StoreColumn {
 
 /// Every column, in the order a row holds them, from the declaration.
 std::vector<StoreColumn> store_columns();
+
+/// Every column of the frames' table, in order, from its declaration
+/// (store_row_record.hpp StoreFrameRow).
+std::vector<StoreColumn> store_frame_columns();
+
+/// CREATE TABLE IF NOT EXISTS for the frames' table, generated from its
+/// declaration: MergeTree ordered by (capture, pid, address).
+std::string store_create_frames_table(std::string_view table);
+
+/// One frame of a capture's call chains, named as a local report's row by
+/// function names it: a row of the frames' table.
+struct StoreFrame {
+  std::uint64_t capture = 0;      ///< capture_identity() of its file
+  std::uint32_t pid = 0;          ///< the process whose address it is
+  std::uint64_t address = 0;      ///< a sampled ip or a return address
+  std::string_view module{};      ///< the mapped file's path; "" where no mapping holds the address
+  std::string_view function{};    ///< "main", "prog+0x1234", "[unknown]+0x5000"
+};
+
+/// Appends one frame as a TabSeparated line of the frames' table
+/// (`INSERT INTO tagop_frames_v2 FORMAT TabSeparated`).
+void append_frame_row(const StoreFrame& frame, std::string& out);
 
 /// The column of a measure: "m_" and its name with dots as underscores
 /// ("dc.miss_latency" -> "m_dc_miss_latency").

@@ -10,6 +10,10 @@
 // names it: by the mappings of its time (a sample perf wrote before its
 // process's MMAP record too) and the same symbol sources (the kernel's
 // functions too). What `tagop ingest URL FILE...` does.
+// Beside the rows, each distinct (pid, address) of the samples and of their
+// call chains is named once, as a local report's rows by function name a
+// chain's frames, into the frames' table (profiles::store_frames_table_name):
+// what a report by call chain, --children and the exports read.
 //
 //   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
 //   report::create_store_tables(server);
@@ -75,7 +79,15 @@ struct IngestOptions {
   /// cache) and, by its `files` (--symfs, the build-id cache), the ELF
   /// files. An empty `os_release` is the capture's.
   KernelSymbolSearch symbols{};
+  /// The frames' table (store_frames_table(): "" for the samples' table's
+  /// own): each distinct (pid, address) of the samples and their call
+  /// chains, named once per capture, what reports by call chain read.
+  std::string frames_table{};
 };
+
+/// The frames' table of `options`: its frames_table; else beside a named
+/// samples' table, "<table>_frames"; else profiles::store_frames_table_name().
+std::string store_frames_table(const IngestOptions& options);
 
 /// What an ingest did.
 struct IngestResult {
@@ -88,9 +100,10 @@ struct IngestResult {
   std::vector<std::string> warnings{};
 };
 
-/// Creates the store's tables where missing, and checks that a table that
-/// exists has this schema version's columns (else throws tagop::Error
-/// naming the table and the first column that differs).
+/// Creates the store's tables where missing (samples, captures, frames),
+/// and checks that the samples' and frames' tables, where they exist, have
+/// this schema version's columns (else throws tagop::Error naming the
+/// table and the first column that differs).
 void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options = {});
 
 /// Ingests one capture (see the file's comment). Throws tagop::Error for a

@@ -4,8 +4,11 @@
 // key and signature (tally_store) and the embedded engine answers every
 // IBS derived event of those tallies; of other captures (perf record,
 // perf mem), the server sums each event's samples and periods by the key,
-// as a local report weights them. What `tagop report --source URL` prints,
-// and (store_diff) `tagop diff --source URL`.
+// as a local report weights them. Their call chains (rows by call chain,
+// --children, pprof and folded stacks) are made of the chains' addresses
+// and the frames' table that ingest writes (store_chain_report). What
+// `tagop report --source URL` prints, and (store_diff) `tagop diff --source
+// URL`.
 //
 //   const profiles::ClickHouseServer server("http://127.0.0.1:8123");
 //   const auto r = report::store_report(server, {.by = report::GroupBy::process, .host = "web-1"});
@@ -26,7 +29,9 @@
 #include <tagop/estimate.hpp>             // Estimate
 #include <tagop/predicate.hpp>            // Predicate
 #include <tagop/profiles/clickhouse.hpp>  // ClickHouseServer
+#include <tagop/profiles/profile.hpp>     // Profile
 #include <tagop/report/diff.hpp>          // DiffColumn
+#include <tagop/report/export.hpp>        // ExportFormat
 #include <tagop/report/ingest.hpp>        // IngestOptions
 #include <tagop/report/report.hpp>        // GroupBy, MeasureSum
 
@@ -64,8 +69,9 @@ enum class StoreBackend {
 /// What to report from the store.
 struct StoreReportOptions {
   /// The rows: function, module (its file name), process (by pid), thread
-  /// (tid), cpu, line (file:line), data (the data object); others throw
-  /// tagop::Error (store_key_column). Read when `keys` is empty.
+  /// (tid), cpu, line (file:line), data (the data object), callchain (of
+  /// captures without IBS: store_chain_report); others throw tagop::Error
+  /// (store_key_column). Read when `keys` is empty.
   GroupBy by = GroupBy::function;
   /// The rows' keys, when not empty (parse_store_keys): by host, by
   /// processor, or several at once.
@@ -82,7 +88,19 @@ struct StoreReportOptions {
   std::optional<Predicate> where{};
   /// Which captures' samples, IBS or others.
   StoreBackend backend = StoreBackend::automatic;
-  /// The tables (IngestOptions::table, captures_table).
+  /// With `by` function or module: each row's values also with its
+  /// callees' (StoreRow::children), from the samples' call chains and the
+  /// frames' table, as a local report's Options::children; the rows are
+  /// then those of the chains' frames (a function named module+0xoffset
+  /// where no symbol holds it, as a local row). Captures without IBS only.
+  bool children = false;
+  /// The frames of a call chain read, from the sample outward, as a local
+  /// report's Options::max_stack (perf report --max-stack).
+  std::size_t max_stack = 127;
+  /// By call chain: rows split by process (pid), as a local report's
+  /// Options::by_process (pprof's samples, store_profile()).
+  bool by_process = false;
+  /// The tables (IngestOptions::table, captures_table, frames_table).
   IngestOptions tables{};
 };
 
@@ -106,6 +124,12 @@ struct StoreCapturePeriods {
   std::array<amd_ibs::SamplingFilter, 2> filters{};
 };
 
+/// One frame of a row's call chain, as the local report's row of it names it.
+struct StoreFrameName {
+  std::string name;    ///< the function, module+0xoffset, [unknown]+0xaddress
+  std::string module;  ///< its module's path; "" where no mapping holds it
+};
+
 /// One row: its key's value and one result per column.
 struct StoreRow {
   std::string name;                  ///< the key's value: a function, a module, a pid ...; several keys': parts joined by two spaces
@@ -127,6 +151,14 @@ struct StoreRow {
   /// ingested before the store kept periods) or one counted in other units
   /// by its captures (dispatched ops and cycles). Empty for other captures.
   std::vector<std::optional<StoreEstimate>> estimates{};
+  /// With StoreReportOptions::children: by query_names, the row's values
+  /// with its callees' (each sample once per row its chain passes through).
+  std::vector<QueryResult> children{};
+  /// By call chain: the chain's frames, root first (the sampled one last);
+  /// `name` is their names joined by ';', as a local report's row.
+  std::vector<StoreFrameName> frames{};
+  /// By call chain with StoreReportOptions::by_process: the process.
+  std::optional<std::uint32_t> pid{};
 };
 
 /// A report of the store: rows in the key's order (as the server sorted them).
@@ -156,7 +188,8 @@ struct StoreReport {
 
 /// The store's column (or expression) for a row key; throws tagop::Error
 /// naming the keys it has for one the store cannot group by (address,
-/// callchain, cacheline).
+/// cacheline; callchain, whose rows store_report() makes of the chains and
+/// the frames' table).
 std::string store_key_column(GroupBy by);
 
 /// The store's expression of the options' keys (`by`, or `keys`): one
@@ -173,9 +206,12 @@ std::string store_report_where_sql(const StoreReportOptions& options);
 /// samples scaled by its own period (estimate_from_parts(): the samples of
 /// the captures in the row that have samples of the event's unit, or,
 /// where none has, a count of 0 over the report's captures); of others
-/// each event's samples and periods. Throws tagop::Error as
-/// tally_store, for a key the store lacks, or (StoreBackend::automatic)
-/// for a selection that holds samples of IBS captures and of others.
+/// each event's samples and periods. By call chain, or with `children`,
+/// the server tallies the samples by (capture, pid, ip, chain, event) and
+/// the rows are made of the frames' names (store_chain_report). Throws
+/// tagop::Error as tally_store, for a key the store lacks, or
+/// (StoreBackend::automatic) for a selection that holds samples of IBS
+/// captures and of others.
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options = {});
 
 /// The share of a report's samples that `results` (a row's, or the
@@ -187,6 +223,29 @@ double store_overhead(const StoreReport& report, std::span<const QueryResult> re
 /// that StoreReport::estimate_bias names, as Report::value(): a ratio of
 /// filtered samples is not the ratio of the ops.
 std::optional<double> store_value(const StoreReport& report, const Column& column, std::span<const QueryResult> results);
+
+/// The report by call chain (options.by GroupBy::callchain; rows root first,
+/// named as a local report's), or by function or module with each row's
+/// children (options.children), of captures without IBS: the server tallies
+/// the samples by capture, pid, ip, the first options.max_stack frames of
+/// the chain and event; each distinct frame's name is read from the frames'
+/// table once. Throws tagop::Error naming the capture (its host and file)
+/// whose frames the store lacks (ingested by a tagop before the frames'
+/// table), for IBS samples, or for another key.
+StoreReport store_chain_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options);
+
+/// A report by call chain (store_chain_report) as a profile, as a local
+/// report's export (export.hpp profile_of): per event a sample type of its
+/// periods and one of its samples, one sample per row, its frames the
+/// stack; with pid labels where the rows are split by process. `source`
+/// names the store in the profile's comments.
+profiles::Profile store_profile(const StoreReport& chains, std::string_view source);
+
+/// Writes a report by call chain as pprof or folded stacks (the values of
+/// query_names[event]'s periods) to `path` ("" or "-": stdout), whole or
+/// not at all, as write_profile_export().
+void write_store_export(ExportFormat format, const StoreReport& chains, std::size_t event, std::string_view source,
+                        const std::string& path);
 
 /// Two store reports' rows side by side, as diff_reports() puts two
 /// captures' reports: `a` and `b` must be of the same kind (both IBS, or

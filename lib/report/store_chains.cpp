@@ -1,0 +1,369 @@
+// The store's reports of call chains: rows by call chain, and by function
+// or module with each row's children, of captures without IBS. The server
+// tallies the samples by (capture, pid, ip, chain, event); each distinct
+// frame's name comes from the frames' table (ingest names every (pid,
+// address) of the samples and their chains once, as a local report's rows
+// by function name them), and the rows are made here as rows.cpp makes a
+// local report's: a sample's chain is its own address's row, then its
+// chain's frames outward (the first left out where it is the sampled
+// address), at most max_stack of them.
+
+#include <tagop/report/store_report.hpp>
+
+#include <algorithm>      // std::sort, std::unique
+#include <cstdint>        // INT64_MAX
+#include <map>            // std::map
+#include <sstream>        // std::istringstream
+#include <unordered_map>  // frames by (capture, pid, address)
+
+#include <fmt/format.h>  // fmt::format
+
+#include <tagop/error.hpp>            // Error
+#include <tagop/measures.hpp>         // measure
+#include <tagop/profiles/folded.hpp>  // write_folded
+#include <tagop/profiles/pprof.hpp>   // write_pprof
+#include <tagop/profiles/store.hpp>   // store_frames_table_name
+
+#include "export_units.hpp"  // period_unit
+
+namespace tagop::report {
+
+namespace {
+
+std::string table_or(const std::string& given, std::string (*standard)()) { return given.empty() ? standard() : given; }
+
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+// A TabSeparated answer's lines, each split at its tabs and unescaped.
+std::vector<std::vector<std::string>> lines_of(std::string_view answer) {
+  std::vector<std::vector<std::string>> out;
+  while (!answer.empty()) {
+    const std::size_t eol = answer.find('\n');
+    std::string_view line = answer.substr(0, eol);
+    answer.remove_prefix(eol == std::string_view::npos ? answer.size() : eol + 1);
+    std::vector<std::string>& fields = out.emplace_back(1);
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      if (line[k] == '\t') {
+        fields.emplace_back();
+        continue;
+      }
+      if (line[k] != '\\' || k + 1 >= line.size()) {
+        fields.back() += line[k];
+        continue;
+      }
+      const char c = line[++k];
+      fields.back() += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '0' ? '\0' : c;
+    }
+  }
+  return out;
+}
+
+std::uint64_t number(const profiles::ClickHouseServer& server, const std::string& text) {
+  std::uint64_t value = 0;
+  std::istringstream in(text);
+  if (!(in >> value)) throw Error(fmt::format("{}: a number the store sent is not one: {}", server.url(), text));
+  return value;
+}
+
+// "[1,2,3]": an Array(UInt64) as TabSeparated writes it.
+std::vector<std::uint64_t> addresses(const profiles::ClickHouseServer& server, const std::string& text) {
+  std::vector<std::uint64_t> out;
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']')
+    throw Error(fmt::format("{}: a call chain the store sent is not an array: {}", server.url(), text));
+  std::size_t begin = 1;
+  while (begin + 1 < text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size() - 1);
+    out.push_back(number(server, text.substr(begin, comma - begin)));
+    begin = comma + 1;
+  }
+  return out;
+}
+
+struct FrameKey {
+  std::uint64_t capture, address;
+  std::uint32_t pid;
+  friend bool operator==(const FrameKey&, const FrameKey&) = default;
+};
+struct FrameKeyHash {
+  std::size_t operator()(const FrameKey& k) const {
+    std::uint64_t h = (k.capture ^ k.address * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull ^ k.pid;
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};
+
+// The (pid, ip, chain) tallies of one capture, by event.
+struct ChainTally {
+  std::uint64_t capture = 0;
+  std::uint32_t pid = 0;
+  std::uint64_t ip = 0;
+  std::vector<std::uint64_t> chain;
+  std::string event;
+  QueryResult result;
+  MeasureSum latency;
+};
+
+// The frames' names of the captures the tallies are of; throws naming a
+// capture the frames' table has none of (ingested before it was made).
+std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> frame_names(const profiles::ClickHouseServer& server,
+                                                                       const StoreReportOptions& options,
+                                                                       const std::vector<ChainTally>& tallies) {
+  const std::string frames = store_frames_table(options.tables);
+  const std::string captures = table_or(options.tables.captures_table, profiles::store_captures_table_name);
+  std::vector<std::uint64_t> ids;
+  for (const ChainTally& t : tallies) ids.push_back(t.capture);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> out;
+  if (ids.empty()) return out;
+  std::string list;
+  for (std::uint64_t id : ids) list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
+  if (number(server, server.query(fmt::format("SELECT count() FROM system.tables WHERE database = currentDatabase() "
+                                              "AND name = {}",
+                                              quoted(frames)))) == 0)
+    throw Error(fmt::format("{}: the store has no frames' table ({}), which names the frames of call chains: its "
+                            "captures were ingested by a tagop that did not write it; ingest them again (into "
+                            "another database, or after deleting their rows) to report their call chains",
+                            server.url(), frames));
+  std::vector<bool> named(ids.size());
+  for (auto& line : lines_of(server.query(fmt::format(
+           "SELECT capture, pid, address, module, function FROM {} WHERE capture IN ({}) FORMAT TabSeparated", frames,
+           list)))) {
+    if (line.size() != 5) continue;
+    const FrameKey key{number(server, line[0]), number(server, line[2]), static_cast<std::uint32_t>(number(server, line[1]))};
+    named[std::lower_bound(ids.begin(), ids.end(), key.capture) - ids.begin()] = true;
+    // Written twice (ingest's bounded memory, or named again once its
+    // mapping was known): the one with a module.
+    auto [it, fresh] = out.try_emplace(key, StoreFrameName{std::move(line[4]), std::move(line[3])});
+    if (!fresh && it->second.module.empty() && !line[3].empty()) it->second = {std::move(line[4]), std::move(line[3])};
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (named[i]) continue;
+    const auto about = lines_of(server.query(
+        fmt::format("SELECT host, file FROM {} WHERE capture = {} FORMAT TabSeparated", captures, ids[i])));
+    const std::string what = !about.empty() && about[0].size() == 2
+                                 ? fmt::format("capture {} (host {}, file {})", ids[i], about[0][0], about[0][1])
+                                 : fmt::format("capture {}", ids[i]);
+    throw Error(fmt::format("{}: {} has no frames in {}: it was ingested by a tagop that did not name the frames of "
+                            "call chains; ingest it again (after ALTER TABLE ... DELETE WHERE capture = {} on the "
+                            "samples' and captures' tables) to report its call chains",
+                            server.url(), what, frames, ids[i]));
+  }
+  return out;
+}
+
+const StoreFrameName& frame_of(const profiles::ClickHouseServer& server,
+                               const std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash>& names,
+                               const FrameKey& key) {
+  const auto it = names.find(key);
+  if (it == names.end())
+    throw Error(fmt::format("{}: the frames' table has no name for address {:#x} of pid {} of capture {} (a damaged "
+                            "or half-deleted store)",
+                            server.url(), key.address, key.pid, key.capture));
+  return it->second;
+}
+
+// An address in the kernel's half (rows.cpp kernel_address).
+bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
+
+// A frame's row, as a local report's row by function (or by module) names
+// it: where no mapping holds the address, its module is [kernel] or
+// [unknown] (and so is its name by module); by module, the file's name.
+StoreFrameName row_of_frame(const StoreFrameName& frame, std::uint64_t address, bool by_module) {
+  if (frame.module.empty()) {
+    const char* what = kernel_address(address) ? "[kernel]" : "[unknown]";
+    return {by_module ? std::string(what) : frame.name, what};
+  }
+  if (!by_module) return frame;
+  const std::size_t slash = frame.module.rfind('/');
+  return {slash == std::string::npos ? frame.module : frame.module.substr(slash + 1), frame.module};
+}
+
+}  // namespace
+
+StoreReport store_chain_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  const std::vector<StoreKey> keys = options.keys.empty() ? std::vector<StoreKey>{options.by} : options.keys;
+  const GroupBy* by = keys.size() == 1 ? std::get_if<GroupBy>(&keys.front()) : nullptr;
+  const bool callchain = by && *by == GroupBy::callchain;
+  if (!callchain && !(options.children && by && (*by == GroupBy::function || *by == GroupBy::module)))
+    throw Error("the store's call chains make rows by call chain, or by function or module with --children");
+  StoreReport out;
+  out.ibs = false;
+  out.where_sql = store_report_where_sql(options);
+  const std::string samples = table_or(options.tables.table, profiles::store_table_name);
+  const std::string captures = table_or(options.tables.captures_table, profiles::store_captures_table_name);
+  const std::uint32_t latency = 1u << measure("mem.load_latency").index;
+  const std::string selection = fmt::format("backend != 'amd-ibs'{}", out.where_sql.empty() ? "" : " AND " + out.where_sql);
+  // The server keeps the first max_stack frames (at least one: the
+  // slice's length 0 would mean all); the rest is cut here.
+  const std::string answer = server.query(fmt::format(
+      "SELECT capture, pid, ip, arraySlice(chain, 1, {0}) AS frames, event, count(), sum(period), "
+      "countIf(bitAnd(measured, {1}) != 0), sumIf({2}, bitAnd(measured, {1}) != 0) FROM {3} "
+      "WHERE capture IN (SELECT capture FROM {4}) AND ({5}) GROUP BY capture, pid, ip, frames, event "
+      "FORMAT TabSeparated",
+      std::max<std::size_t>(options.max_stack, 1), latency, profiles::measure_column(measure("mem.load_latency")),
+      samples, captures, selection));
+  std::vector<ChainTally> tallies;
+  bool any_chain = false;
+  std::map<std::string, std::size_t> events;  // name -> column, by name
+  for (const auto& line : lines_of(answer)) {
+    if (line.size() != 9) continue;
+    ChainTally& t = tallies.emplace_back();
+    t.capture = number(server, line[0]);
+    t.pid = static_cast<std::uint32_t>(number(server, line[1]));
+    t.ip = number(server, line[2]);
+    t.chain = addresses(server, line[3]);
+    any_chain |= !t.chain.empty();
+    if (t.chain.size() > options.max_stack) t.chain.resize(options.max_stack);
+    t.event = line[4];
+    t.result.count = number(server, line[5]);
+    t.result.total = number(server, line[6]);
+    t.latency = {number(server, line[7]), number(server, line[8])};
+    events.emplace(t.event, 0);
+  }
+  for (auto& [name, column] : events) {
+    column = out.query_names.size();
+    out.query_names.push_back(name);
+  }
+  // As a local report: rows of chains need samples that have them.
+  if (!tallies.empty() && !any_chain)
+    throw Error(fmt::format("{}: {}: the store's samples{} have no call chains (record with perf record -g)",
+                            server.url(), callchain ? "--by callchain" : "--children",
+                            out.where_sql.empty() ? "" : " where " + out.where_sql));
+  const std::size_t n = out.query_names.size();
+  out.totals.assign(n, {});
+  out.load_latency.assign(n, std::nullopt);
+  const auto names = frame_names(server, options, tallies);
+
+  // Rows by their key: the chain's names (and pid), or the frame's name
+  // and module.
+  std::unordered_map<std::string, std::size_t> row_of;
+  const auto row = [&](const std::string& key, auto make) -> StoreRow& {
+    auto [it, fresh] = row_of.try_emplace(key, out.rows.size());
+    if (fresh) {
+      StoreRow& r = out.rows.emplace_back();
+      make(r);
+      r.results.assign(n, {});
+      r.load_latency.assign(n, std::nullopt);
+      if (options.children) r.children.assign(n, {});
+    }
+    return out.rows[it->second];
+  };
+  const auto add_latency = [](std::optional<MeasureSum>& to, const MeasureSum& m) {
+    if (!m.samples) return;
+    if (!to) to.emplace();
+    to->samples += m.samples;
+    to->sum += m.sum;
+  };
+  std::vector<StoreFrameName> chain;
+  std::vector<std::size_t> through;
+  std::vector<std::uint64_t> at;  // the chain's addresses, the sample's first
+  for (const ChainTally& t : tallies) {
+    const std::size_t e = events.at(t.event);
+    out.totals[e] += t.result;
+    add_latency(out.load_latency[e], t.latency);
+    // The sample's own frame, then its chain's (rows.cpp chain_of).
+    chain.clear();
+    at.clear();
+    at.push_back(t.ip);
+    for (std::size_t i = 0; i < t.chain.size(); ++i)
+      if (i != 0 || t.chain[i] != t.ip) at.push_back(t.chain[i]);
+    for (std::uint64_t address : at) {
+      chain.push_back(row_of_frame(frame_of(server, names, {t.capture, address, t.pid}), address,
+                                   *by == GroupBy::module));
+    }
+    if (callchain) {
+      std::string key;
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) key += (key.empty() ? "" : ";") + it->name;
+      const std::string name = key;
+      if (options.by_process) key += fmt::format("\x1F{}", t.pid);
+      StoreRow& r = row(key, [&](StoreRow& made) {
+        made.name = name;
+        made.frames.assign(chain.rbegin(), chain.rend());
+        if (options.by_process) made.pid = t.pid;
+      });
+      r.results[e] += t.result;
+      add_latency(r.load_latency[e], t.latency);
+      continue;
+    }
+    // By function or module: the sample's own row, and every row its chain
+    // passes through, once each (rows.cpp children()).
+    through.clear();
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      StoreRow& r = row(chain[i].name + '\x1E' + chain[i].module, [&](StoreRow& made) {
+        made.name = chain[i].name;
+        made.module = chain[i].module;
+      });
+      const std::size_t index = static_cast<std::size_t>(&r - out.rows.data());
+      if (i == 0) {
+        r.results[e] += t.result;
+        add_latency(r.load_latency[e], t.latency);
+      }
+      through.push_back(index);
+    }
+    std::sort(through.begin(), through.end());
+    through.erase(std::unique(through.begin(), through.end()), through.end());
+    for (std::size_t index : through) out.rows[index].children[e] += t.result;
+  }
+  return out;
+}
+
+profiles::Profile store_profile(const StoreReport& chains, std::string_view source) {
+  std::vector<profiles::SampleType> types;
+  for (const std::string& event : chains.query_names) {
+    types.push_back({event, period_unit(event), 1});
+    types.push_back({event + "_samples", "count", 1});
+  }
+  if (types.empty()) throw Error("the store's selection has no samples: no profile to write");
+  profiles::Profile p(types);
+  const QueryResult& first = chains.totals.front();
+  p.period_type = {chains.query_names.front(), period_unit(chains.query_names.front())};
+  p.period = first.count ? static_cast<std::int64_t>(first.total / first.count) : 0;
+  p.comments.push_back(fmt::format("source: {}", source));
+  p.default_sample_type = 0;
+  std::vector<std::int64_t> values(types.size());
+  std::vector<profiles::LocationId> stack;
+  for (const StoreRow& row : chains.rows) {
+    bool any = false;
+    for (std::size_t e = 0; e < row.results.size(); ++e) {
+      const auto clamp = [](std::uint64_t v) { return static_cast<std::int64_t>(std::min<std::uint64_t>(v, INT64_MAX)); };
+      any |= (values[2 * e] = clamp(row.results[e].total)) != 0;
+      any |= (values[2 * e + 1] = clamp(row.results[e].count)) != 0;
+    }
+    if (!any) continue;
+    stack.clear();
+    for (auto it = row.frames.rbegin(); it != row.frames.rend(); ++it) {  // leaf first
+      profiles::Location l;
+      l.mapping = p.add_mapping({0, 0, 0, it->module, ""});
+      l.frames.push_back({it->name, "", "", 0});
+      stack.push_back(p.add_location(l));
+    }
+    profiles::Labels labels;
+    if (row.pid) labels.pid = *row.pid;
+    p.add_sample(values, stack, labels);
+  }
+  return p;
+}
+
+void write_store_export(ExportFormat format, const StoreReport& chains, std::size_t event, std::string_view source,
+                        const std::string& path) {
+  if (format != ExportFormat::pprof && format != ExportFormat::folded)
+    throw Error("write_store_export: a profile is written as pprof or folded stacks");
+  if (event >= chains.query_names.size())
+    throw Error(fmt::format("write_store_export: event {} is not one of the report's {}", event,
+                            chains.query_names.size()));
+  profiles::Profile profile = store_profile(chains, source);
+  profile.default_sample_type = 2 * event;
+  ExportTarget target(path);
+  if (format == ExportFormat::pprof) profiles::write_pprof(profile, target.stream());
+  else profiles::write_folded(profile, target.stream(), {.sample_type = 2 * event});
+  target.commit();
+}
+
+}  // namespace tagop::report

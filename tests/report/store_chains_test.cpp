@@ -1,0 +1,219 @@
+// Call chains from the store (tagop report --source --by callchain,
+// --children, --format folded and pprof) against the local report of the
+// same perf record -g captures: the expected rows, stacks and profiles are
+// the local command's on the capture files (its own path: the raw records,
+// its own symbol tables), never the store's.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>   // std::sort
+#include <filesystem>  // std::filesystem
+#include <map>         // std::map
+#include <sstream>     // std::istringstream
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+#include <fmt/format.h>       // fmt::format
+#include <nlohmann/json.hpp>  // the reports' --json
+
+#include <tagop/error.hpp>                  // tagop::Error
+#include <tagop/profiles/clickhouse.hpp>    // ClickHouseServer
+#include <tagop/report/ingest.hpp>          // ingest_capture
+#include <tagop/report/store_report.hpp>    // store_report
+
+#include "profiles/clickhouse_fixture.hpp"
+#include "report/store_captures.hpp"
+#include "run_command.hpp"
+
+using namespace tagop;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string output_of(const std::string& arguments) {
+  const RunResult r = run_tagop(arguments);
+  INFO(arguments << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+// perf record -g of the call-graph fixture, user frames only (ingest names
+// no kernel function: its frames would be module+offset in the store where
+// the local report reads kallsyms), two events; "" where perf cannot record.
+std::string user_capture(const std::string& name, int milliseconds) {
+  const std::string file = test::temp(name);
+  const RunResult r = run_shell(fmt::format("taskset -c 0 perf record -q -N -g -e cpu-clock:u,task-clock:u -o {} -- {} {}",
+                                            file, std::getenv("TAGOP_CALLCHAIN_FIXTURE"), milliseconds));
+  if (r.exit_code != 0) {
+    WARN("SKIP: perf record cannot record here: " << r.err);
+    return "";
+  }
+  return file;
+}
+
+std::string database(const test::LocalClickHouse& local, const std::string& name) {
+  profiles::ClickHouseServer(local.url()).query("CREATE DATABASE IF NOT EXISTS " + name);
+  return local.url() + "/?database=" + name;
+}
+
+// A --json events report's rows: name (and module, where the row has one)
+// -> its events with samples and, with --children, its children's.
+std::map<std::string, json> chain_rows(const std::string& text) {
+  std::map<std::string, json> out;
+  const json document = json::parse(text);  // kept: the loop reads into it
+  for (const json& row : document.at("rows")) {
+    std::string name = row.at("name").get<std::string>();
+    if (row.contains("module")) name += "\n" + row.at("module").get<std::string>();
+    json values;
+    const auto sampled = [](const json& events) {
+      json kept = json::object();
+      for (const auto& [event, entry] : events.items())
+        if (entry.at("samples").get<std::uint64_t>() != 0) kept[event] = entry;
+      return kept;
+    };
+    values["events"] = sampled(row.at("events"));
+    if (row.contains("children")) values["children"] = sampled(row.at("children"));
+    INFO(name);
+    CHECK(out.count(name) == 0);
+    out[name] = values;
+  }
+  return out;
+}
+
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// `go tool pprof -traces` of a profile: each sample's values and stack
+// (leaf first) and its pid label, the samples sorted; the comm label (the
+// store keeps pids, not process names) and the header left out.
+std::vector<std::string> pprof_traces(const std::string& file, const std::string& sample_index) {
+  const RunResult r = run_shell(fmt::format("go tool pprof -sample_index={} -traces {}", sample_index, file));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> out;
+  std::string trace;
+  bool started = false;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("-----------+--") == 0) {
+      if (started && !trace.empty()) out.push_back(trace);
+      started = true;
+      trace.clear();
+      continue;
+    }
+    if (!started || line.find("comm:") != std::string::npos) continue;
+    trace += line + "\n";
+  }
+  if (!trace.empty()) out.push_back(trace);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("report --source by call chain, with --children, and its folded and pprof stacks: the local ones",
+          "[store][source][chains]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string a = user_capture("chains-a.data", 200), b = user_capture("chains-b.data", 300);
+  if (a.empty() || b.empty()) return;
+  const std::string url = database(*local, "source_chains");
+  for (const auto& [file, host] : {std::pair{a, "chains-a"}, std::pair{b, "chains-b"}}) {
+    const RunResult ingest = run_tagop(fmt::format("ingest '{}' {} --host {}", url, file, host));
+    INFO(ingest.err);
+    REQUIRE(ingest.exit_code == 0);
+  }
+  for (const auto& [file, host] : {std::pair{a, "chains-a"}, std::pair{b, "chains-b"}}) {
+    INFO(file);
+    const std::string store = fmt::format("report --source '{}' --host {}", url, host);
+
+    // Rows by call chain: each chain of names, root first, its events.
+    const auto expected = chain_rows(output_of(fmt::format("report {} --by callchain --top 0 --json", file)));
+    CHECK(expected.size() >= 3);
+    bool deep = false;  // main;middle_a;leaf, at least (run() is inlined)
+    for (const auto& [name, values] : expected) deep |= name.find("main;middle_a;leaf") != std::string::npos;
+    CHECK(deep);
+    CHECK(chain_rows(output_of(store + " --by callchain --top 0 --json")) == expected);
+
+    // --max-stack: chains cut as the local report cuts them.
+    CHECK(chain_rows(output_of(store + " --by callchain --max-stack 3 --top 0 --json")) ==
+          chain_rows(output_of(fmt::format("report {} --by callchain --max-stack 3 --top 0 --json", file))));
+
+    // --children by function and by module: each row's self and children.
+    for (const char* by : {"function", "module"}) {
+      INFO(by);
+      const auto local_rows = chain_rows(output_of(fmt::format("report {} --by {} --children --top 0 --json", file, by)));
+      CHECK(local_rows.size() >= 2);
+      CHECK(chain_rows(output_of(fmt::format("{} --by {} --children --top 0 --json", store, by))) == local_rows);
+    }
+
+    // Folded stacks: the same lines (each stack once, its periods).
+    const std::vector<std::string> folded = sorted_lines(output_of(fmt::format("report {} --format folded", file)));
+    CHECK(folded.size() >= 3);
+    CHECK(sorted_lines(output_of(store + " --format folded")) == folded);
+    CHECK(sorted_lines(output_of(store + " --format folded --sort task-clock:u")) ==
+          sorted_lines(output_of(fmt::format("report {} --format folded --sort task-clock:u", file))));
+
+    // pprof: every sample's values, stack and pid, as go tool pprof reads them.
+    const std::string local_pprof = test::temp("chains-local.pb.gz"), store_pprof = test::temp("chains-store.pb.gz");
+    output_of(fmt::format("report {} --format pprof -o {}", file, local_pprof));
+    output_of(fmt::format("{} --format pprof -o {}", store, store_pprof));
+    for (const char* index : {"cpu-clock:u", "cpu-clock:u_samples", "task-clock:u"}) {
+      INFO(index);
+      const auto traces = pprof_traces(local_pprof, index);
+      CHECK(traces.size() >= 3);
+      CHECK(pprof_traces(store_pprof, index) == traces);
+    }
+    fs::remove(local_pprof);
+    fs::remove(store_pprof);
+  }
+
+  // The text tables: the chains, root first; the children's column.
+  const std::string text = output_of(fmt::format("report --source '{}' --host chains-a --by callchain", url));
+  CHECK(text.find("main;middle_a;leaf") != std::string::npos);
+  CHECK(output_of(fmt::format("report --source '{}' --children", url)).find("children") != std::string::npos);
+
+  // Options the store's chains do not take: usage errors naming them.
+  const RunResult children = run_tagop(fmt::format("report --source '{}' --by process --children", url));
+  CHECK(children.exit_code == 2);
+  CHECK(children.err.find("--children") != std::string::npos);
+  const RunResult several = run_tagop(fmt::format("report --source '{}' --by host,callchain", url));
+  CHECK(several.exit_code == 2);
+  CHECK(several.err.find("callchain") != std::string::npos);
+  const RunResult html = run_tagop(fmt::format("report --source '{}' --html x.html", url));
+  CHECK(html.exit_code == 2);
+  CHECK(html.err.find("--html") != std::string::npos);
+  for (const std::string& f : {a, b}) fs::remove(f);
+}
+
+TEST_CASE("a capture ingested without the frames' names: a clear error, not empty names", "[store][chains]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string a = user_capture("chains-frameless.data", 100);
+  if (a.empty()) return;
+  const profiles::ClickHouseServer server(database(*local, "chains_frameless"));
+  const report::IngestOptions ingest{.table = "s", .captures_table = "c", .frames_table = "f"};
+  report::create_store_tables(server, ingest);
+  report::ingest_capture(a, server, ingest);
+  report::StoreReportOptions options{.by = report::GroupBy::callchain};
+  options.tables = ingest;
+  CHECK(!report::store_report(server, options).rows.empty());
+  // No frames' table at all: a store of an older tagop.
+  options.tables.frames_table = "no_such_frames";
+  CHECK_THROWS_WITH(report::store_report(server, options), Catch::Contains("no frames' table (no_such_frames)"));
+  // The table, without this capture's frames.
+  options.tables.frames_table = "empty_frames";
+  report::create_store_tables(server, {.table = "s", .captures_table = "c", .frames_table = "empty_frames"});
+  CHECK_THROWS_WITH(report::store_report(server, options),
+                    Catch::Contains("has no frames in empty_frames") && Catch::Contains(a));
+  options.by = report::GroupBy::function;
+  options.children = true;
+  CHECK_THROWS_WITH(report::store_report(server, options), Catch::Contains("has no frames in empty_frames"));
+  fs::remove(a);
+}
