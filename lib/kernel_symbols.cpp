@@ -245,7 +245,15 @@ struct KernelSymbolsBuilder {
     };
     table.symbols_.reserve(symbols.size());
     advise_huge_pages(table.symbols_.data(), table.symbols_.capacity() * sizeof(KernelSymbol));
-    for (const Raw& r : symbols) table.symbols_.push_back(symbol(r));
+    // The symbols read are given back 2 MiB at a time as they are copied,
+    // so that the two tables are never both held whole: they were a third
+    // of a report's peak memory when read while the capture is walked.
+    constexpr std::size_t chunk = (std::size_t{2} << 20) / sizeof(Raw);
+    for (std::size_t start = 0; start < symbols.size(); start += chunk) {
+      const std::size_t end = std::min(symbols.size(), start + chunk);
+      for (std::size_t i = start; i < end; ++i) table.symbols_.push_back(symbol(symbols[i]));
+      give_back_pages(symbols.data() + start, symbols.data() + end);
+    }
     std::vector<Raw>().swap(symbols);  // given back before the aliases are made
     table.aliases_.reserve(aliases.size());
     for (const Raw& r : aliases) table.aliases_.push_back(symbol(r));
