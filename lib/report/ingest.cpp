@@ -30,11 +30,14 @@
 
 #include "../demangle.hpp"  // demangle_short
 #include "data_objects.hpp"  // DataObjects
+#include "store_text.hpp"    // quoted
 #include "record_window.hpp"  // RecordWindow
 
 namespace tagop::report {
 
 namespace {
+
+using store_text::quoted;
 
 std::string table_of(const IngestOptions& o) { return o.table.empty() ? profiles::store_table_name() : o.table; }
 std::string captures_of(const IngestOptions& o) {
@@ -42,14 +45,6 @@ std::string captures_of(const IngestOptions& o) {
 }
 std::string frames_of(const IngestOptions& o) { return store_frames_table(o); }
 
-std::string quoted(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
 
 // The names of an address, as a local report names them by function, by
 // line and by data (rows.cpp): looked up once per distinct (pid, address)

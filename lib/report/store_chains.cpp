@@ -25,52 +25,17 @@
 #include <tagop/profiles/store.hpp>   // store_frames_table_name
 
 #include "export_units.hpp"  // period_unit
+#include "store_text.hpp"    // quoted, tab_separated, number
 
 namespace tagop::report {
 
 namespace {
 
+using store_text::number;
+using store_text::quoted;
+using store_text::tab_separated;
+
 std::string table_or(const std::string& given, std::string (*standard)()) { return given.empty() ? standard() : given; }
-
-std::string quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
-// A TabSeparated answer's lines, each split at its tabs and unescaped.
-std::vector<std::vector<std::string>> lines_of(std::string_view answer) {
-  std::vector<std::vector<std::string>> out;
-  while (!answer.empty()) {
-    const std::size_t eol = answer.find('\n');
-    std::string_view line = answer.substr(0, eol);
-    answer.remove_prefix(eol == std::string_view::npos ? answer.size() : eol + 1);
-    std::vector<std::string>& fields = out.emplace_back(1);
-    for (std::size_t k = 0; k < line.size(); ++k) {
-      if (line[k] == '\t') {
-        fields.emplace_back();
-        continue;
-      }
-      if (line[k] != '\\' || k + 1 >= line.size()) {
-        fields.back() += line[k];
-        continue;
-      }
-      const char c = line[++k];
-      fields.back() += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '0' ? '\0' : c;
-    }
-  }
-  return out;
-}
-
-std::uint64_t number(const profiles::ClickHouseServer& server, const std::string& text) {
-  std::uint64_t value = 0;
-  std::istringstream in(text);
-  if (!(in >> value)) throw Error(fmt::format("{}: a number the store sent is not one: {}", server.url(), text));
-  return value;
-}
 
 // "[1,2,3]": an Array(UInt64) as TabSeparated writes it.
 std::vector<std::uint64_t> addresses(const profiles::ClickHouseServer& server, const std::string& text) {
@@ -132,7 +97,7 @@ std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> frame_names(const pro
                             "another database, or after deleting their rows) to report their call chains",
                             server.url(), frames));
   std::vector<bool> named(ids.size());
-  for (auto& line : lines_of(server.query(fmt::format(
+  for (auto& line : tab_separated(server.query(fmt::format(
            "SELECT capture, pid, address, module, function FROM {} WHERE capture IN ({}) FORMAT TabSeparated", frames,
            list)))) {
     if (line.size() != 5) continue;
@@ -145,7 +110,7 @@ std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> frame_names(const pro
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (named[i]) continue;
-    const auto about = lines_of(server.query(
+    const auto about = tab_separated(server.query(
         fmt::format("SELECT host, file FROM {} WHERE capture = {} FORMAT TabSeparated", captures, ids[i])));
     const std::string what = !about.empty() && about[0].size() == 2
                                  ? fmt::format("capture {} (host {}, file {})", ids[i], about[0][0], about[0][1])
@@ -212,7 +177,7 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
   std::vector<ChainTally> tallies;
   bool any_chain = false;
   std::map<std::string, std::size_t> events;  // name -> column, by name
-  for (const auto& line : lines_of(answer)) {
+  for (const auto& line : tab_separated(answer)) {
     if (line.size() != 9) continue;
     ChainTally& t = tallies.emplace_back();
     t.capture = number(server, line[0]);

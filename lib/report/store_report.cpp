@@ -18,58 +18,15 @@
 #include <tagop/predicate_relation.hpp>      // implies
 #include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
+#include "store_text.hpp"  // quoted, tab_separated, number
+
 namespace tagop::report {
 
 namespace {
 
-// A ClickHouse string literal: quotes and backslashes escaped.
-std::string quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
-// One TabSeparated field, unescaped.
-std::string unescaped(std::string_view field) {
-  std::string out;
-  for (std::size_t k = 0; k < field.size(); ++k) {
-    if (field[k] != '\\' || k + 1 >= field.size()) {
-      out += field[k];
-      continue;
-    }
-    const char c = field[++k];
-    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '0' ? '\0' : c;
-  }
-  return out;
-}
-
-// A TabSeparated answer's lines, each split at its tabs.
-std::vector<std::vector<std::string>> tab_separated(std::string_view answer) {
-  std::vector<std::vector<std::string>> out;
-  while (!answer.empty()) {
-    const std::size_t eol = answer.find('\n');
-    std::string_view line = answer.substr(0, eol);
-    answer.remove_prefix(eol == std::string_view::npos ? answer.size() : eol + 1);
-    std::vector<std::string>& fields = out.emplace_back();
-    for (;;) {
-      const std::size_t tab = line.find('\t');
-      fields.push_back(unescaped(line.substr(0, tab)));
-      if (tab == std::string_view::npos) break;
-      line.remove_prefix(tab + 1);
-    }
-  }
-  return out;
-}
-
-std::uint64_t number_of(const profiles::ClickHouseServer& server, const std::string& text) {
-  std::uint64_t value = 0;
-  std::istringstream in(text);
-  if (!(in >> value)) throw Error(fmt::format("{}: a number the store sent is not one: {}", server.url(), text));
-  return value;
-}
+using store_text::number;
+using store_text::quoted;
+using store_text::tab_separated;
 
 std::string samples_table(const IngestOptions& o) { return o.table.empty() ? profiles::store_table_name() : o.table; }
 std::string captures_table(const IngestOptions& o) {
@@ -118,7 +75,7 @@ bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptio
       samples_table(options.tables), captures_table(options.tables), where.empty() ? "" : " AND (" + where + ")"));
   std::uint64_t ibs = 0, other = 0;
   for (const auto& line : tab_separated(answer))
-    if (line.size() == 2) (line[0] == "1" ? ibs : other) = number_of(server, line[1]);
+    if (line.size() == 2) (line[0] == "1" ? ibs : other) = number(server, line[1]);
   if (ibs && other)
     throw Error(fmt::format("{}: the store's samples{} are of IBS captures ({}) and of others ({}), whose columns "
                             "differ (derived events; events by period): choose one kind (--backend amd-ibs or perf) "
@@ -177,9 +134,9 @@ void events_report(const profiles::ClickHouseServer& server, const StoreReportOp
     if (line.size() != 6) continue;
     if (rows.empty() || rows.back().first != line[0]) rows.emplace_back(line[0], std::vector<std::pair<std::string, Cell>>{});
     Cell cell;
-    cell.result.count = number_of(server, line[2]);
-    cell.result.total = number_of(server, line[3]);
-    cell.latency = {number_of(server, line[4]), number_of(server, line[5])};
+    cell.result.count = number(server, line[2]);
+    cell.result.total = number(server, line[3]);
+    cell.latency = {number(server, line[4]), number(server, line[5])};
     events.emplace(line[1], 0);
     rows.back().second.emplace_back(line[1], cell);
   }
@@ -224,7 +181,7 @@ std::uint64_t where_undecided(const profiles::ClickHouseServer& server, const St
       "FORMAT TabSeparated",
       sql.yes, sql.no, samples_table(options.tables), captures_table(options.tables),
       joined(backend_sql(false), store_report_where_sql(all))));
-  return number_of(server, answer);
+  return number(server, answer);
 }
 
 // IBS: the captures' periods, as a local report of each reads them
@@ -237,7 +194,7 @@ std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServe
   if (ids.empty()) return out;
   const std::string captures = captures_table(tables);
   // A store whose captures' table predates the period columns (ingest adds them).
-  if (number_of(server, server.query(fmt::format("SELECT count() FROM system.columns WHERE database = "
+  if (number(server, server.query(fmt::format("SELECT count() FROM system.columns WHERE database = "
                                                  "currentDatabase() AND table = {} AND name = "
                                                  "'op_filter_load_latency' FORMAT TabSeparated",
                                                  quoted(captures)))) == 0)
@@ -253,24 +210,24 @@ std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServe
   for (const auto& line : tab_separated(answer)) {
     if (line.size() != 16) continue;
     const auto at = std::find_if(out.begin(), out.end(), [&](const StoreCapturePeriods& c) {
-      return c.capture == number_of(server, line[0]);
+      return c.capture == number(server, line[0]);
     });
     if (at == out.end()) continue;
     for (std::size_t u = 0; u < 2; ++u) {
       PeriodSeen seen;
-      seen.samples = number_of(server, line[2 + 5 * u]);
-      seen.sum = number_of(server, line[3 + 5 * u]);
+      seen.samples = number(server, line[2 + 5 * u]);
+      seen.sum = number(server, line[3 + 5 * u]);
       if (seen.samples) {
-        seen.min = number_of(server, line[4 + 5 * u]);
-        seen.max = number_of(server, line[5 + 5 * u]);
+        seen.min = number(server, line[4 + 5 * u]);
+        seen.max = number(server, line[5 + 5 * u]);
       }
       seen.counts_ops = u == 1 && line[11] == "1";
-      at->units[u] = unit_period(static_cast<amd_ibs::IbsUnit>(u), seen, number_of(server, line[1 + 5 * u]));
+      at->units[u] = unit_period(static_cast<amd_ibs::IbsUnit>(u), seen, number(server, line[1 + 5 * u]));
       // The filter: its population (what l3_miss_only adds to it; any()
       // reads the two fields) and its load latency.
       amd_ibs::SamplingFilter& f = at->filters[u];
       const std::string& population = line[12 + 2 * u];
-      f.load_latency = static_cast<std::uint32_t>(number_of(server, line[13 + 2 * u]));
+      f.load_latency = static_cast<std::uint32_t>(number(server, line[13 + 2 * u]));
       f.l3_miss_only = !population.empty() && f.load_latency == 0;
       if (!population.empty()) f.population = Predicate::parse(population);
     }
@@ -333,7 +290,7 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
   for (std::size_t t = 0; t < tallies.rows.size(); ++t) {
     const std::string& name = tallies.rows[t];
     const std::size_t separator = name.rfind('\x1D');
-    const std::uint64_t id = number_of(server, name.substr(separator + 1));
+    const std::uint64_t id = number(server, name.substr(separator + 1));
     auto at = std::find(ids.begin(), ids.end(), id);
     if (at == ids.end()) at = ids.insert(ids.end(), id);
     const auto [row, added] = row_of.emplace(name.substr(0, separator), out.rows.size());

@@ -79,11 +79,9 @@ inline std::string zen_capture(const std::string& name, std::uint64_t seed, std:
 
 // perf record -g of the call-graph fixture (TAGOP_CALLCHAIN_FIXTURE) with
 // two events, cpu-clock and task-clock, for `milliseconds`; "" (after a
-// warning) where perf cannot record here. On one CPU: ingest reads the
-// records in file order, and a sample that perf wrote from another CPU's
-// buffer before its process's MMAP record would have no symbol there
-// (README, Fleets: not yet), where the local report, which reads them in
-// time order, names it.
+// warning) where perf cannot record here. On one CPU, so that no sample
+// comes before its process's MMAP record in the file (ingest now names
+// those as the local report does: store_names_test checks it apart).
 inline std::string perf_capture(const std::string& name, int milliseconds = 200) {
   const std::string file = temp(name);
   const RunResult r = run_shell(fmt::format("taskset -c 0 perf record -q -N -g -e cpu-clock,task-clock -o {} -- {} {}", file,

@@ -27,6 +27,7 @@
 
 #include "profiles/clickhouse_fixture.hpp"
 #include "report/store_captures.hpp"
+#include "report/store_commands.hpp"
 #include "run_command.hpp"
 
 using namespace tagop;
@@ -35,23 +36,9 @@ using nlohmann::json;
 
 namespace {
 
-const std::string& tagop_command() {
-  static const std::string exe = std::getenv("TAGOP_EXE");
-  return exe;
-}
-
-json run_json(const std::string& arguments) {
-  const RunResult r = run_shell(fmt::format("{} {}", tagop_command(), arguments));
-  INFO(arguments << "\n" << r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
-
-// The store's database for one test: its URL, quoted for the shell.
-std::string database(const test::LocalClickHouse& local, const std::string& name) {
-  profiles::ClickHouseServer(local.url()).query("CREATE DATABASE IF NOT EXISTS " + name);
-  return "'" + local.url() + "/?database=" + name + "'";
-}
+using test::database;
+using test::run_json;
+using test::tagop_command;
 
 void ingest(const std::string& url, const std::string& file, const std::string& host) {
   const RunResult r = run_shell(fmt::format("{} ingest {} {} --host {}", tagop_command(), url, file, host));
@@ -71,8 +58,8 @@ json sampled(const json& events) {
 
 // A row named by a symbol of a user module: not an address (module+offset,
 // "[unknown]+0x..."), which the store does not keep, nor a kernel function
-// (module [kernel.kallsyms]), which ingest does not name (it reads no
-// kallsyms): the store has those samples in its row of no name.
+// (module [kernel.kallsyms]: ingest names them as the local report does,
+// which store_names_test checks; this test keeps to the user's).
 bool named(const json& row) {
   const auto bracketed = [&](const char* key) {
     return row.contains(key) && row.at(key).get<std::string>().rfind('[', 0) == 0;

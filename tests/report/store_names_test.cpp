@@ -24,6 +24,7 @@
 
 #include "profiles/clickhouse_fixture.hpp"
 #include "report/store_captures.hpp"
+#include "report/store_commands.hpp"
 #include "run_command.hpp"
 #include "software_event_attr.hpp"
 
@@ -33,23 +34,9 @@ using nlohmann::json;
 
 namespace {
 
-const std::string& tagop_command() {
-  static const std::string exe = std::getenv("TAGOP_EXE");
-  return exe;
-}
-
-json run_json(const std::string& arguments) {
-  const RunResult r = run_shell(fmt::format("{} {}", tagop_command(), arguments));
-  INFO(arguments << "\n" << r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
-
-// The store's database for one test: its URL, quoted for the shell.
-std::string database(const test::LocalClickHouse& local, const std::string& name) {
-  profiles::ClickHouseServer(local.url()).query("CREATE DATABASE IF NOT EXISTS " + name);
-  return "'" + local.url() + "/?database=" + name + "'";
-}
+using test::database;
+using test::run_json;
+using test::tagop_command;
 
 RunResult ingest(const std::string& url, const std::string& file, const std::string& host,
                  const std::string& options = "") {
