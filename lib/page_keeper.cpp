@@ -15,14 +15,15 @@ constexpr int MADV_POPULATE_READ = 22;  // linux/mman.h, Linux 5.14
 
 }  // namespace
 
-PageKeeper::PageKeeper(const std::byte* base, std::uint64_t size, std::uint64_t from)
+PageKeeper::PageKeeper(const std::byte* base, std::uint64_t size, std::uint64_t from, bool ahead)
     : base_(base),
       size_(size),
       page_(static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE))),
       populated_(from / page_ * page_),
       released_(0),
-      at_(from),
-      helper_([this] { keep(); }) {}
+      at_(from) {
+  if (ahead) helper_ = std::jthread([this] { keep(); });
+}
 
 PageKeeper::~PageKeeper() {
   {
@@ -40,10 +41,10 @@ void PageKeeper::reached(std::uint64_t at) {
   moved_.notify_one();
   // Given back here, not by the helper: a helper kept waiting for a CPU
   // would let the mapped pages, and RSS, grow.
-  if (at > released_ + window) {
-    const std::uint64_t behind = (at - window) / page_ * page_;
-    madvise(const_cast<std::byte*>(base_) + released_, behind - released_, MADV_DONTNEED);
-    released_ = behind;
+  if (at > released_ + behind + page_) {
+    const std::uint64_t upto = (at - behind) / page_ * page_;
+    madvise(const_cast<std::byte*>(base_) + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
   }
 }
 

@@ -511,9 +511,10 @@ bool PerfDataReader::start(Walk& w, RecordHandler& handler) {
   }
   w.begin = begin;
   w.end = end;
-  // A helper thread keeps the pages of a long mapped file (page_keeper.hpp).
-  if (mapping_ && mapping_->address && end - begin > 4 * PageKeeper::window)
-    w.pages.emplace(bytes_.data(), bytes_.size(), begin);
+  // The pages behind are given back; a long file's are mapped in ahead by
+  // a helper thread (page_keeper.hpp).
+  if (mapping_ && mapping_->address && end - begin > 2 * PageKeeper::behind)
+    w.pages.emplace(bytes_.data(), bytes_.size(), begin, end - begin > 4 * PageKeeper::window);
   w.samples.resize(info_.attrs.size());
   for (std::uint32_t event = 0; event < w.samples.size(); ++event) {
     SampleRecord& s = w.samples[event];

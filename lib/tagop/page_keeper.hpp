@@ -1,11 +1,13 @@
 #pragma once
-// The pages of a file mapping that is read once, front to back: a helper
-// thread maps in the windows ahead of the reader (MADV_POPULATE_READ, Linux
-// 5.14; where the kernel lacks it, the reader takes the page faults as
-// before), so that the reading thread does not fault; the pages a window
-// behind it are given back (MADV_DONTNEED), so that RSS stays flat however
-// long the file. Pages given back stay readable: touching one again reads
-// it from the file.
+// The pages of a file mapping that is read once, front to back: those a
+// little behind the reader are given back (MADV_DONTNEED), so that RSS
+// stays flat however long the file (a 17 MiB capture's pages, all held to
+// the end of its walk, were the most of a report's peak); and for a long
+// file a helper thread maps in the windows ahead of the reader
+// (MADV_POPULATE_READ, Linux 5.14; where the kernel lacks it, the reader
+// takes the page faults as before), so that the reading thread does not
+// fault. Pages given back stay readable: touching one again reads it from
+// the file.
 //
 // Thread safety: not thread-safe for its user: one reading thread calls reached() (the keeper's helper
 // thread is its own business).
@@ -22,16 +24,24 @@ namespace tagop TAGOP_API {
 
 class PageKeeper {
  public:
+  /// How far ahead the helper maps pages in.
   static constexpr std::uint64_t window = 8ull << 20;
+  /// How far behind the reader pages are kept (the records a walk holds
+  /// on to a while, in its window of time, are mostly within it).
+  static constexpr std::uint64_t behind = 2ull << 20;
+  /// How often the reader should say where it is.
+  static constexpr std::uint64_t step = 1ull << 20;
 
-  /// `base` is a mapping of `size` bytes; reading starts at `from`.
-  PageKeeper(const std::byte* base, std::uint64_t size, std::uint64_t from);
+  /// `base` is a mapping of `size` bytes; reading starts at `from`. With
+  /// `ahead`, a helper thread maps the pages ahead in (worth a thread for
+  /// a long file only).
+  PageKeeper(const std::byte* base, std::uint64_t size, std::uint64_t from, bool ahead);
   ~PageKeeper();
   PageKeeper(const PageKeeper&) = delete;
   PageKeeper& operator=(const PageKeeper&) = delete;
 
-  /// The reader is at `at`; call it about once a window. Gives back the
-  /// pages before the last window or so.
+  /// The reader is at `at`; call it about once a `step`. Gives back the
+  /// pages more than `behind` before it.
   void reached(std::uint64_t at);
 
  private:
@@ -45,7 +55,7 @@ class PageKeeper {
   std::condition_variable moved_;
   std::uint64_t at_;
   bool stopping_ = false;
-  std::jthread helper_;  ///< last: started once the rest is set
+  std::jthread helper_;  ///< last: started once the rest is set (none without `ahead`)
 };
 
 }  // namespace tagop

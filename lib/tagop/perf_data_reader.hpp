@@ -402,7 +402,7 @@ class PerfDataReader {
   };
   template <typename Handler>
   ReadSummary walk(Handler& handler);
-  static constexpr std::uint64_t progress_every = PageKeeper::window;  ///< bytes between progress calls
+  static constexpr std::uint64_t progress_every = PageKeeper::step;  ///< bytes between progress calls
   // The parts of walk() off its hot path (a good sample, a record header
   // that fits), out of line, for every handler type.
   bool start(Walk& w, RecordHandler& handler);
