@@ -149,16 +149,26 @@ struct KernelSymbolsBuilder {
   std::vector<char> names;
   std::vector<Raw> symbols;
 
-  std::uint32_t store(std::string_view s) {
+  // The most a module's name may have: its length is a byte after the
+  // symbol's name (KernelSymbol::module); the kernel's MODULE_NAME_LEN is 56.
+  static constexpr std::size_t longest_module = 255;
+
+  // A name, then its module's length and name.
+  std::uint32_t store(std::string_view name, std::string_view module) {
     const auto at = static_cast<std::uint32_t>(names.size());
-    names.insert(names.end(), s.begin(), s.end());
+    names.insert(names.end(), name.begin(), name.end());
+    names.push_back(static_cast<char>(static_cast<unsigned char>(module.size())));
+    names.insert(names.end(), module.begin(), module.end());
     return at;
   }
+  // `module` has at most longest_module bytes (the callers check it).
   void add(std::uint64_t start, std::uint64_t size, std::string_view name, std::string_view module, char type,
            Binding binding, bool notype) {
-    Raw r{.start = start, .end = start + size, .name = store(name), .name_size = static_cast<std::uint32_t>(name.size()),
-          .module = store(module), .module_size = static_cast<std::uint32_t>(module.size()), .type = type,
-          .binding = binding, .notype = notype};
+    const std::uint32_t at = store(name, module);
+    Raw r{.start = start, .end = start + size, .name = at, .name_size = static_cast<std::uint32_t>(name.size()),
+          .module = static_cast<std::uint32_t>(at + name.size() + 1),
+          .module_size = static_cast<std::uint32_t>(module.size()), .type = type, .binding = binding,
+          .notype = notype};
     symbols.push_back(r);
   }
   std::string_view name_of(const Raw& r) const { return {names.data() + r.name, r.name_size}; }
@@ -240,8 +250,7 @@ struct KernelSymbolsBuilder {
     table.names_ = std::move(names);
     auto view = [&](std::uint32_t at, std::uint32_t n) { return std::string_view(table.names_.data() + at, n); };
     auto symbol = [&](const Raw& r) {
-      return KernelSymbol{.start = r.start, .end = r.end, .name = view(r.name, r.name_size),
-                          .module = view(r.module, r.module_size), .type = r.type};
+      return KernelSymbol{.start = r.start, .end = r.end, .name = view(r.name, r.name_size), .type = r.type};
     };
     table.symbols_.reserve(symbols.size());
     advise_huge_pages(table.symbols_.data(), table.symbols_.capacity() * sizeof(KernelSymbol));
@@ -297,6 +306,9 @@ class KallsymsParser {
       module = symbol.substr(tab + 1);
       symbol = symbol.substr(0, tab);
       if (module.size() >= 2 && module.front() == '[' && module.back() == ']') module = module.substr(1, module.size() - 2);
+      if (module.size() > KernelSymbolsBuilder::longest_module)
+        throw Error(fmt::format("{}:{}: a module's name of {} bytes (at most {}): '{}...'", name_, line_number_,
+                                module.size(), KernelSymbolsBuilder::longest_module, module.substr(0, 40)));
     }
     // perf keeps text, weak, data and bss symbols (symbol_type__filter),
     // not ARM's local '$' symbols, nor x86's entry trampoline. (ASCII

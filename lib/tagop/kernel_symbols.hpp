@@ -55,9 +55,17 @@ std::string kernel_module_build_id(std::string_view module, const std::string& s
 struct KernelSymbol {
   std::uint64_t start = 0;
   std::uint64_t end = 0;  ///< past its last byte; == start: it covers only start
+  /// The table holds its module's name right after it, as a byte of
+  /// length and the bytes (module()): a second view in each symbol was
+  /// 2 MiB of a kallsyms' table.
   std::string_view name;
-  std::string_view module;  ///< "" for the kernel image, "ext4" for [ext4]'s
-  char type = 'T';          ///< kallsyms' letter (nm's, for a vmlinux)
+  char type = 'T';  ///< kallsyms' letter (nm's, for a vmlinux)
+
+  /// "" for the kernel image, "ext4" for [ext4]'s.
+  std::string_view module() const {
+    const char* const after = name.data() + name.size();
+    return {after + 1, static_cast<unsigned char>(*after)};
+  }
 };
 
 /// An address within a symbol.

@@ -120,9 +120,10 @@ TEST_CASE("kallsyms: ends, aliases and modules as perf decides them", "[kernel]"
     INFO(fmt::format("{:#x}", address));
     CHECK(name_at(t, address) == name);
   }
-  CHECK(t.find(0xffffffffc0001040)->symbol->module == "mymod");
+  CHECK(t.find(0xffffffffc0001040)->symbol->module() == "mymod");
   CHECK(t.find(0xffffffffc0001040)->symbol->type == 'T');
-  CHECK(t.find(0xffffffff81000000)->symbol->module.empty());
+  CHECK(t.find(0xffffffff81000000)->symbol->module().empty());
+  CHECK(t.find(0xffffffffc0003000)->symbol->module() == "othermod");
   // Aliases are still found by name.
   CHECK(t.address_of("_stext") == 0xffffffff81000000);
   CHECK(t.address_of("global_one") == 0xffffffff81001100);
@@ -192,6 +193,16 @@ TEST_CASE("kallsyms: hidden addresses, malformed lines and unreadable files are 
                     Catch::Contains("hidden: every address is 0") && Catch::Contains("kptr_restrict"));
   CHECK_THROWS_WITH(KernelSymbols::parse_kallsyms("ffffffff81000000 T _text\nnot a line\n", "bad"),
                     Catch::Contains("bad:2: expected 'ADDRESS TYPE NAME'"));
+  // A module's name is at most 255 bytes (the kernel's are at most 56).
+  CHECK_THROWS_WITH(KernelSymbols::parse_kallsyms("ffffffff81000000 T _text\nffffffffc0000000 t f\t[" +
+                                                      std::string(256, 'm') + "]\n",
+                                                  "long"),
+                    Catch::Contains("long:2: a module's name of 256 bytes (at most 255)"));
+  CHECK(KernelSymbols::parse_kallsyms("ffffffff81000000 T _text\nffffffffc0000000 t f\t[" + std::string(255, 'm') +
+                                          "]\n",
+                                      "longest")
+            .find(0xffffffffc0000000)
+            ->symbol->module() == std::string(255, 'm'));
   CHECK_THROWS_WITH(KernelSymbols::from_kallsyms("/nonexistent/kallsyms"),
                     Catch::Contains("/nonexistent/kallsyms: cannot read") && Catch::Contains("No such file"));
   const std::string dir = temp_dir("fifo");
