@@ -5,6 +5,7 @@
 #include <bit>        // std::countl_zero
 #include <charconv>   // std::to_chars
 #include <cstring>    // std::memcpy
+#include <future>     // std::async
 #include <ostream>    // std::ostream
 #include <vector>     // std::vector
 
@@ -12,9 +13,12 @@
 #include <boost/hana/for_each.hpp>   // hana::for_each
 #include <boost/hana/string.hpp>     // hana::to<char const*>
 
+#include <fmt/format.h>  // fmt::format
+
 #include <tagop/error.hpp>     // tagop::Error
 #include <tagop/measures.hpp>  // measure_table
 
+#include "huge_page_advice.hpp"  // advise_huge_pages
 #include "sample_line_record.hpp"
 
 namespace tagop::profiles {
@@ -179,12 +183,12 @@ struct SampleLineWriter::Appender {
 };
 
 SampleLineWriter::SampleLineWriter(std::ostream& out, ConditionSet scope)
-    : out_(out), scope_(scope), buffer_(2 * flush_size) {}
+    : out_(out), scope_(scope), buffer_(new char[2 * flush_size]), capacity_(2 * flush_size) {}
 
 SampleLineWriter::~SampleLineWriter() {
   try {
     flush();
-  } catch (const Error&) {
+  } catch (const std::exception&) {
     // A destructor cannot report it; flush() does.
   }
 }
@@ -217,22 +221,75 @@ std::size_t SampleLineWriter::SetHash::operator()(const ConditionSet& s) const {
 
 void SampleLineWriter::write(const Sample& s, const SampleSymbol& symbol) {
   const EscapedSymbol escaped = EscapedSymbol::of(symbol);
-  write_line(s, Text{escaped.function}, Text{escaped.module});
+  write_line(s, Text{escaped.function}, Text{escaped.module}, false);
 }
 
 void SampleLineWriter::write_escaped(const Sample& s, const EscapedSymbol& symbol) {
-  write_line(s, Text{symbol.function}, Text{symbol.module});
+  write_line(s, Text{symbol.function}, Text{symbol.module}, false);
 }
+
+void SampleLineWriter::write_held(const Sample& s) { write_line(s, {}, {}, true); }
+
+void SampleLineWriter::write_event(const EventSample& e, const EscapedSymbol& symbol) {
+  write_event_line(e, Text{symbol.function}, Text{symbol.module}, false);
+}
+
+void SampleLineWriter::write_event_held(const EventSample& e) { write_event_line(e, {}, {}, true); }
 
 char* SampleLineWriter::room(std::size_t n) {
-  if (used_ + n > buffer_.size()) {
-    flush();
-    if (n > buffer_.size()) buffer_.resize(n);
+  if (used_ + n > capacity_) {
+    // Held lines stay: the buffer grows instead.
+    if (holes_.empty()) send();
+    if (used_ + n > capacity_) grow(std::max(2 * capacity_, used_ + n));
   }
-  return buffer_.data() + used_;
+  return buffer_.get() + used_;
 }
 
-void SampleLineWriter::write_line(const Sample& s, detail::Text function, detail::Text module) {
+void SampleLineWriter::grow(std::size_t n) {
+  std::unique_ptr<char[]> larger(new char[n]);
+  // Megabytes, filled at once: in 2 MiB pages, not a fault every 4 KiB.
+  advise_huge_pages(larger.get(), n);
+  std::memcpy(larger.get(), buffer_.get(), used_);
+  buffer_ = std::move(larger);
+  capacity_ = n;
+}
+
+void SampleLineWriter::fill_held(std::span<const EscapedSymbol* const> symbols) {
+  if (symbols.size() != holes_.size())
+    throw Error(fmt::format("sample lines: {} symbols for {} held lines", symbols.size(), holes_.size()));
+  // Each hole's tail: `,"symbol":F,"module":M}\n`.
+  const auto tail_size = [&](std::size_t i) {
+    const std::vector<Key>& keys = *holes_[i].keys;
+    return keys[keys.size() - 2].text.size() + symbols[i]->function.size() + keys.back().text.size() +
+           symbols[i]->module.size() + 2;
+  };
+  std::size_t size = used_;
+  for (std::size_t i = 0; i < holes_.size(); ++i) size += tail_size(i);
+  if (size > capacity_) grow(size);
+  // In place, from the last hole back: the text after each moves right by
+  // the tails before it.
+  char* const base = buffer_.get();
+  std::size_t from_end = used_, to_end = size;
+  for (std::size_t i = holes_.size(); i-- > 0;) {
+    const std::size_t at = holes_[i].at, text = from_end - at;
+    to_end -= text;
+    std::memmove(base + to_end, base + at, text);
+    const std::vector<Key>& keys = *holes_[i].keys;
+    to_end -= tail_size(i);
+    char* p = base + to_end;
+    p = put(p, keys[keys.size() - 2].text);
+    p = put(p, symbols[i]->function);
+    p = put(p, keys.back().text);
+    p = put(p, symbols[i]->module);
+    put(p, "}\n");
+    from_end = at;
+  }
+  used_ = size;
+  holes_.clear();
+  if (used_ >= flush_size) send();
+}
+
+void SampleLineWriter::write_line(const Sample& s, detail::Text function, detail::Text module, bool held) {
   static const auto keys = field_keys<SampleLine>();
   static const std::size_t bound = line_bound(keys, measure_keys());
   auto optional = [](bool present, std::uint64_t v) {
@@ -257,40 +314,80 @@ void SampleLineWriter::write_line(const Sample& s, detail::Text function, detail
       function,
       module,
   };
-  put_line(line, keys, bound + function.text.size() + module.text.size());
+  put_line(line, keys, bound + function.text.size() + module.text.size(), held);
 }
 
-void SampleLineWriter::write_event(const EventSample& e, const EscapedSymbol& symbol) {
+void SampleLineWriter::write_event_line(const EventSample& e, detail::Text function, detail::Text module, bool held) {
   static const auto keys = field_keys<EventLine>();
   static const std::size_t bound = line_bound(keys, {});
   const EventLine line{
       EventName{e.event_json}, e.time, e.pid, e.tid, OptionalNumber{e.cpu}, Address{e.ip}, e.period,
-      Text{symbol.function},   Text{symbol.module},
+      function,                module,
   };
-  put_line(line, keys, bound + e.event_json.size() + symbol.function.size() + symbol.module.size());
+  put_line(line, keys, bound + e.event_json.size() + function.text.size() + module.text.size(), held);
 }
 
 template <typename Record>
-void SampleLineWriter::put_line(const Record& line, const std::vector<Key>& keys, std::size_t size) {
+void SampleLineWriter::put_line(const Record& line, const std::vector<Key>& keys, std::size_t size, bool held) {
   char* const start = room(size);
   char* p = start;
   const Appender append_value{*this, p};
+  // A held line's symbol and module, its last two fields, come with
+  // fill_held().
+  const std::size_t fields = held ? keys.size() - 2 : keys.size();
   std::size_t i = 0;
   hana::for_each(hana::accessors<Record>(), [&](auto field) {
+    if (i >= fields) return;
     p = put(p, keys[i++]);
     append_value(hana::second(field)(line));
   });
-  p = put(p, "}\n");
+  if (held) holes_.push_back({used_, used_ + static_cast<std::size_t>(p - start), &keys});
+  else p = put(p, "}\n");
   used_ += static_cast<std::size_t>(p - start);
   ++lines_;
-  if (used_ >= flush_size) flush();
+  if (used_ >= flush_size && holes_.empty()) send();
 }
 
 void SampleLineWriter::flush() {
-  if (used_ == 0) return;
-  out_.write(buffer_.data(), static_cast<std::streamsize>(used_));
-  used_ = 0;
-  if (!out_.flush()) throw Error("sample lines: writing failed (the output stream reported an error)");
+  send();
+  wait_written();
+}
+
+void SampleLineWriter::send() {
+  // What comes before the first held line's symbol can go.
+  const std::size_t ready = holes_.empty() ? used_ : holes_.front().at;
+  if (ready == 0) return;
+  const std::size_t rest = used_ - ready;
+  if (behind_) {
+    // The last write is done with the spare buffer; this one's bytes go
+    // there, and the rest stays to be written into.
+    wait_written();
+    if (spare_capacity_ < capacity_) {
+      spare_.reset(new char[capacity_]);
+      spare_capacity_ = capacity_;
+    }
+    std::memcpy(spare_.get(), buffer_.get() + ready, rest);
+    std::swap(buffer_, spare_);
+    std::swap(capacity_, spare_capacity_);
+    written_ = std::async(std::launch::async, [this, ready] {
+      out_.write(spare_.get(), static_cast<std::streamsize>(ready));
+      return static_cast<bool>(out_.flush());
+    });
+  } else {
+    out_.write(buffer_.get(), static_cast<std::streamsize>(ready));
+    std::memmove(buffer_.get(), buffer_.get() + ready, rest);
+    if (!out_.flush()) throw Error("sample lines: writing failed (the output stream reported an error)");
+  }
+  used_ = rest;
+  for (Hole& h : holes_) {
+    h.line = h.line > ready ? h.line - ready : 0;
+    h.at -= ready;
+  }
+}
+
+void SampleLineWriter::wait_written() {
+  if (written_.valid() && !written_.get())
+    throw Error("sample lines: writing failed (the output stream reported an error)");
 }
 
 }  // namespace tagop::profiles

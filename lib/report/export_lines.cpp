@@ -9,7 +9,7 @@
 // perf may write a sample before the MMAP record of its process), as in
 // the report.
 
-#include <algorithm>      // std::find
+#include <algorithm>      // std::find, std::any_of, std::fill
 #include <array>          // std::array
 #include <memory>         // std::unique_ptr
 #include <unordered_map>  // symbol tables, names
@@ -47,16 +47,38 @@ struct ModuleNames {
   std::unordered_map<std::uint32_t, profiles::EscapedSymbol> functions;
 };
 
-// Where a sample's address is: its process and address.
-struct AddressKey {
-  std::uint32_t pid;
-  std::uint64_t ip;
-  bool operator==(const AddressKey&) const = default;
-};
-struct AddressKeyHash {
-  std::size_t operator()(const AddressKey& k) const {
-    return std::hash<std::uint64_t>{}(k.ip * 0x9E3779B97F4A7C15ULL ^ k.pid);
+// The symbols of the addresses met last: a slot per hash of (pid, address),
+// holding the last one met there; fixed in size, so memory stays flat on
+// captures with many addresses. A new mapping or process empties it (a new
+// generation), for it can change what an address holds. A hash table of
+// every address met was a tenth of a -g capture's lines' time.
+class RecentSymbols {
+ public:
+  const profiles::EscapedSymbol* find(std::uint32_t pid, std::uint64_t ip) const {
+    const Slot& s = slots_[slot_of(pid, ip)];
+    return s.generation == generation_ && s.ip == ip && s.pid == pid ? s.symbol : nullptr;
   }
+  void keep(std::uint32_t pid, std::uint64_t ip, const profiles::EscapedSymbol* symbol) {
+    slots_[slot_of(pid, ip)] = {ip, pid, generation_, symbol};
+  }
+  void clear() {
+    if (++generation_ != 0) return;
+    std::fill(slots_.begin(), slots_.end(), Slot{});  // 2^32 generations on
+    generation_ = 1;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t ip = 0;
+    std::uint32_t pid = 0, generation = 0;
+    const profiles::EscapedSymbol* symbol = nullptr;
+  };
+  static constexpr std::size_t slots = std::size_t{1} << 13;
+  static std::size_t slot_of(std::uint32_t pid, std::uint64_t ip) {
+    return static_cast<std::size_t>(((ip ^ (std::uint64_t{pid} << 32)) * 0x9E3779B97F4A7C15ULL) >> 51) & (slots - 1);
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(slots);
+  std::uint32_t generation_ = 1;
 };
 
 // What the lines of both kinds of capture share: the process table, the
@@ -72,6 +94,10 @@ class LineHandlerBase : public perf_data::RecordHandler {
     processes_.add_build_ids(reader.info().build_ids);
     sources_ = options.symbol_sources;
     sources_.push_back(elf_symbol_source());
+    // The lines are written on a thread of their own where threads allow a
+    // second, as the symbols are read (cpu_budget.hpp; asked before that
+    // read begins, which would count as a CPU's load).
+    writer_.write_behind(options.threads == 0 ? two_cpus_idle() : options.threads > 1);
     prepare_symbol_sources(sources_, reader.info(), options.threads);
   }
 
@@ -85,6 +111,7 @@ class LineHandlerBase : public perf_data::RecordHandler {
 
   std::uint64_t finish() {
     window_.finish();
+    release_held(true);
     writer_.flush();
     return writer_.lines();
   }
@@ -108,15 +135,33 @@ class LineHandlerBase : public perf_data::RecordHandler {
   }
 
   // The symbol of an address, looked up once per address (samples hit the
-  // same hot addresses again and again).
-  const profiles::EscapedSymbol& symbol_at(std::uint32_t pid, std::uint64_t ip) {
-    const AddressKey key{pid, ip};
-    if (auto it = symbols_at_.find(key); it != symbols_at_.end()) return *it->second;
-    // Bounded, so memory stays flat on captures with many addresses.
-    if (symbols_at_.size() >= (1u << 16)) symbols_at_.clear();
-    const profiles::EscapedSymbol& symbol = symbol_of(pid, ip);
-    symbols_at_.emplace(key, &symbol);
+  // same hot addresses again and again); nullptr while its module's
+  // symbols are still being read (SymbolSource::reading: the kernel's, on
+  // a thread of their own), and then held_ says where it is.
+  const profiles::EscapedSymbol* symbol_at(std::uint32_t pid, std::uint64_t ip) {
+    if (const profiles::EscapedSymbol* known = symbols_at_.find(pid, ip)) return known;
+    const profiles::EscapedSymbol* symbol = symbol_of(pid, ip);
+    if (symbol) symbols_at_.keep(pid, ip, symbol);
     return symbol;
+  }
+
+  // Lines whose symbol waits for their module's symbols are written
+  // without it and held (SampleLineWriter::write_held), so that the walk
+  // and the lines' work go on while the symbols are read, rather than the
+  // first kernel sample waiting for them. They are named once the read is
+  // done, or when so many wait that memory would grow (`wait`: now).
+  void release_held(bool wait) {
+    if (held_.empty()) return;
+    constexpr std::size_t most_held = std::size_t{64} << 20;
+    if (!wait && writer_.held_bytes() < most_held &&
+        std::any_of(held_modules_.begin(), held_modules_.end(), [&](std::uint32_t m) { return reading(m); }))
+      return;
+    std::vector<const profiles::EscapedSymbol*> symbols;
+    symbols.reserve(held_.size());
+    for (const Held& h : held_) symbols.push_back(&name_in(h.module, h.offset));
+    writer_.fill_held(symbols);
+    held_.clear();
+    held_modules_.clear();
   }
 
   const Options& options_;
@@ -132,22 +177,43 @@ class LineHandlerBase : public perf_data::RecordHandler {
     processes_.task(r);
     symbols_at_.clear();
   }
-  const profiles::EscapedSymbol& symbol_of(std::uint32_t pid, std::uint64_t ip) {
+  // Where a held line's address is: its module and offset there (the
+  // process table may change before it is named).
+  struct Held {
+    std::uint32_t module = 0;
+    std::uint64_t offset = 0;
+  };
+
+  bool reading(std::uint32_t module) const {
+    const ModuleRef ref = ModuleRef::of(processes_.modules()[module]);
+    return std::any_of(sources_.begin(), sources_.end(), [&](const auto& s) { return s->reading(ref); });
+  }
+
+  const profiles::EscapedSymbol* symbol_of(std::uint32_t pid, std::uint64_t ip) {
     const Mapping* m = processes_.find(pid, ip);
-    if (!m) return unknown_;
-    const MappedModule& module = processes_.modules()[m->module];
-    ModuleNames& names = modules_[m->module];
+    if (!m) return &unknown_;
+    if (!modules_[m->module].table && !tried_.contains(m->module) && reading(m->module)) {
+      held_.push_back({m->module, m->file_offset(ip)});
+      if (std::find(held_modules_.begin(), held_modules_.end(), m->module) == held_modules_.end())
+        held_modules_.push_back(m->module);
+      return nullptr;
+    }
+    return &name_in(m->module, m->file_offset(ip));
+  }
+
+  const profiles::EscapedSymbol& name_in(std::uint32_t module_index, std::uint64_t offset) {
+    const MappedModule& module = processes_.modules()[module_index];
+    ModuleNames& names = modules_[module_index];
     if (names.module_only.module == "null")
       names.module_only = profiles::EscapedSymbol::of({{}, module.filename});
     const profiles::EscapedSymbol& out = names.module_only;
-    if (!names.table && !tried_.contains(m->module)) {
-      tried_.insert({m->module, true});
+    if (!names.table && !tried_.contains(module_index)) {
+      tried_.insert({module_index, true});
       std::string problem;
       for (const auto& source : sources_)
         if ((names.table = source->open(ModuleRef::of(module), problem))) break;
     }
     if (!names.table) return out;
-    const std::uint64_t offset = m->file_offset(ip);
     std::uint32_t function = SymbolTable::none;
     names.table->functions({&offset, 1}, {&function, 1});
     if (function == SymbolTable::none) return out;
@@ -166,7 +232,9 @@ class LineHandlerBase : public perf_data::RecordHandler {
   std::vector<std::shared_ptr<SymbolSource>> sources_;
   std::unordered_map<std::uint32_t, ModuleNames> modules_;
   std::unordered_map<std::uint32_t, bool> tried_;
-  std::unordered_map<AddressKey, const profiles::EscapedSymbol*, AddressKeyHash> symbols_at_;
+  RecentSymbols symbols_at_;
+  std::vector<Held> held_;  ///< the writer's held lines, in order
+  std::vector<std::uint32_t> held_modules_;  ///< the modules they wait for
   const profiles::EscapedSymbol unknown_;
   RecordWindow<Line, Handler> window_;
 };
@@ -201,7 +269,9 @@ class LineHandler : public LineHandlerBase<LineHandler, IbsLine> {
     const Filters& f = options_.filters;
     if (f.where && decide(*f.where, s.conditions, s.observed) != Decision::yes) return;
     writer_.set_scope(scopes_[static_cast<std::size_t>(line.unit)]);
-    writer_.write_escaped(s, symbol_at(s.pid, s.ip));
+    if (const profiles::EscapedSymbol* symbol = symbol_at(s.pid, s.ip)) writer_.write_escaped(s, *symbol);
+    else writer_.write_held(s);
+    release_held(false);
   }
 
  private:
@@ -247,7 +317,10 @@ class EventLineHandler : public LineHandlerBase<EventLineHandler, EventLine> {
   }
   void write(const EventLine& line) {
     const profiles::EventSample& s = line.sample;
-    if (passes(line.cpu, s.pid, s.tid, s.time)) writer_.write_event(s, symbol_at(s.pid, s.ip));
+    if (!passes(line.cpu, s.pid, s.tid, s.time)) return;
+    if (const profiles::EscapedSymbol* symbol = symbol_at(s.pid, s.ip)) writer_.write_event(s, *symbol);
+    else writer_.write_event_held(s);
+    release_held(false);
   }
 
  private:

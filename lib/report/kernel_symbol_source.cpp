@@ -5,6 +5,7 @@
 #include <sys/stat.h>  // stat
 
 #include <algorithm>  // std::is_sorted
+#include <chrono>     // std::chrono::seconds
 #include <future>  // std::async, std::future
 #include <memory>  // std::shared_ptr, std::weak_ptr
 #include <mutex>   // std::mutex
@@ -124,6 +125,11 @@ class KernelSymbolSource final : public SymbolSource {
         });
         return;
       }
+  }
+
+  bool reading(const ModuleRef& module) const override {
+    return module.kernel && module.path == kernel_map && ahead_.valid() &&
+           ahead_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
   }
 
   std::unique_ptr<SymbolTable> open(const ModuleRef& module, std::string& problem) override {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <tagop/error.hpp>
 #include <tagop/profiles/sample_lines.hpp>
 
 #include "peer_tools.hpp"
@@ -206,4 +207,69 @@ TEST_CASE("memory stays flat: lines reach the stream in bounded chunks as they a
   CHECK(counting.largest < (1u << 20) + 4096);  // never more than the buffer and a line
   w.flush();
   CHECK(counting.total > 20000u * 300);
+}
+
+TEST_CASE("held lines: their symbols given later, the text is the lines written in order with them",
+          "[profiles][jsonl]") {
+  std::string event;
+  append_json_string(event, "cpu-clock");
+  const EscapedSymbol user = EscapedSymbol::of({"main", "/bin/a"});
+  const EscapedSymbol kernel = EscapedSymbol::of({"do_syscall_64", "[kernel.kallsyms]"});
+  // Every third line's symbol is late, over enough lines that the buffer
+  // must grow past its flush size while they wait.
+  const auto kernel_line = [](int i) { return i % 3 == 1; };
+  const auto sample = [&](int i) {
+    return EventSample{event, static_cast<std::uint64_t>(i), 7, 8, 1, 0x401000u + static_cast<std::uint64_t>(i), 1};
+  };
+  constexpr int lines = 30000;
+  const std::string direct = lines_of([&](SampleLineWriter& w) {
+    for (int i = 0; i < lines; ++i) w.write_event(sample(i), kernel_line(i) ? kernel : user);
+  });
+  std::ostringstream out;
+  std::size_t written_before_fill = 0;
+  {
+    SampleLineWriter w(out);
+    w.write_event(sample(0), user);
+    w.flush();
+    const std::size_t first = out.str().size();
+    std::vector<const EscapedSymbol*> late;
+    for (int i = 1; i < lines; ++i) {
+      if (kernel_line(i)) {
+        w.write_event_held(sample(i));
+        late.push_back(&kernel);
+      } else {
+        w.write_event(sample(i), user);
+      }
+    }
+    CHECK(w.held() == late.size());
+    CHECK(w.held_bytes() > (2u << 20));  // more than the buffer holds unheld
+    w.flush();                           // only what comes before the first held symbol
+    written_before_fill = out.str().size();
+    CHECK(written_before_fill > first);
+    CHECK(direct.compare(0, written_before_fill, out.str()) == 0);
+    CHECK(out.str().find('\n', first) == std::string::npos);  // the first held line is not ended
+    const std::vector<const EscapedSymbol*> too_few(late.begin(), late.end() - 1);
+    CHECK_THROWS_AS(w.fill_held(too_few), Error);
+    w.fill_held(late);
+    CHECK(w.held() == 0);
+    CHECK(w.lines() == static_cast<std::uint64_t>(lines));
+  }
+  CHECK(out.str() == direct);
+}
+
+TEST_CASE("held IBS lines: the same bytes as lines written with their symbols", "[profiles][jsonl]") {
+  const Sample s = load_miss();
+  const EscapedSymbol symbol = EscapedSymbol::of({"hash_join", "/usr/bin/prog"});
+  const std::string direct = lines_of([&](SampleLineWriter& w) {
+    w.write_escaped(s, symbol);
+    w.write_escaped(s, EscapedSymbol{});
+  });
+  const std::string held = lines_of([&](SampleLineWriter& w) {
+    w.write_held(s);
+    w.write_held(s);
+    const EscapedSymbol none;
+    const std::vector<const EscapedSymbol*> late{&symbol, &none};
+    w.fill_held(late);
+  });
+  CHECK(held == direct);
 }

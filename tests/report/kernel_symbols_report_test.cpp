@@ -24,6 +24,8 @@
 #include <tagop/perf_data_reader.hpp>
 #include <tagop/perf_data_writer.hpp>
 #include <tagop/report/columns.hpp>
+#include <tagop/report/export.hpp>
+#include <tagop/report/kernel_symbol_source.hpp>
 #include <tagop/report/report.hpp>
 
 #include "../run_command.hpp"
@@ -389,4 +391,47 @@ TEST_CASE("the running kernel's capture: perf's build-id cache copy of its kalls
   fs::remove_all(cache);
   fs::remove(with_text);
   fs::remove(without_text);
+}
+
+TEST_CASE("JSON lines: samples met while the kernel's symbols are still read are held, then named in order",
+          "[report][kernel][jsonl]") {
+  const std::string file = synthetic_capture("held.data");
+  const std::string kallsyms = temp("held.kallsyms");
+  std::ofstream(kallsyms) << synthetic_kallsyms;
+  // The kernel's source, said to be still reading for its first `busy`
+  // questions (SymbolSource::reading): the lines of those samples are
+  // written without their symbol and held.
+  struct Slow : tagop::report::SymbolSource {
+    std::shared_ptr<tagop::report::SymbolSource> source;
+    int busy = 0;
+    mutable int asked = 0;
+    std::unique_ptr<tagop::report::SymbolTable> open(const tagop::report::ModuleRef& m, std::string& problem) override {
+      return source->open(m, problem);
+    }
+    bool reading(const tagop::report::ModuleRef& m) const override { return m.kernel && ++asked <= busy; }
+  };
+  const auto lines_with = [&](int busy, std::size_t threads) {
+    auto slow = std::make_shared<Slow>();
+    slow->source = tagop::report::kernel_symbol_source({.kallsyms = kallsyms});
+    slow->busy = busy;
+    tagop::perf_data::PerfDataReader reader(file);
+    std::ostringstream out;
+    CHECK(tagop::report::write_sample_lines(reader, {.threads = threads, .symbol_sources = {slow}}, out) == 10);
+    if (busy > 0) CHECK(slow->asked > 0);
+    return out.str();
+  };
+  const std::string unheld = lines_with(0, 1);
+  std::map<std::string, std::uint64_t> named;
+  std::istringstream in(unheld);
+  for (std::string line; std::getline(in, line);) ++named[json::parse(line)["symbol"].get<std::string>()];
+  CHECK(named == std::map<std::string, std::uint64_t>{{"alpha", 3}, {"beta", 3}, {"gamma", 4}});
+  // Held for the first few samples, or to the end (named when the walk is
+  // done), written here or on a thread of their own: the same lines.
+  for (const int busy : {3, 1000})
+    for (const std::size_t threads : {1u, 2u}) {
+      INFO("busy " << busy << ", threads " << threads);
+      CHECK(lines_with(busy, threads) == unheld);
+    }
+  fs::remove(kallsyms);
+  fs::remove(file);
 }

@@ -16,12 +16,16 @@
 // list serialized once per set, symbols escaped once by the caller.
 // Strings that are not UTF-8 get U+FFFD for each bad sequence, as every
 // other JSON output of tagop does (nlohmann's replace handler).
-// Not thread-safe: a SampleLineWriter writes its stream from one thread; the
+// Not thread-safe: a SampleLineWriter is used from one thread (with
+// write_behind(), a thread of its own writes the stream meanwhile); the
 // free functions only read their arguments.
 
 #include <cstdint>      // std::uint64_t
+#include <future>       // std::future: write_behind()
 #include <iosfwd>       // std::ostream
+#include <memory>       // std::unique_ptr
 #include <optional>     // std::optional
+#include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <unordered_map>  // condition lists by set
@@ -82,11 +86,32 @@ class SampleLineWriter {
   void write_escaped(const Sample& sample, const EscapedSymbol& symbol);
   /// A line of a capture without IBS (profiles/schemas/event-line.schema.json).
   void write_event(const EventSample& sample, const EscapedSymbol& symbol);
+  /// The same lines, their symbol not known yet (their module's symbols
+  /// are still being read, on another thread): written in order with the
+  /// others, their symbol and module left open, so that the work of the
+  /// lines goes on meanwhile. Nothing from the first held line on reaches
+  /// the stream until fill_held() gives them their symbols.
+  void write_held(const Sample& sample);
+  /// write_event() of a line whose symbol is not known yet (write_held()).
+  void write_event_held(const EventSample& sample);
+  /// The lines held.
+  std::size_t held() const { return holes_.size(); }
+  /// The bytes from the first held line on: what waits.
+  std::size_t held_bytes() const { return holes_.empty() ? 0 : used_ - holes_.front().line; }
+  /// Gives each held line its symbol, in the order they were written
+  /// (`symbols[i]` the i-th's), and lets them go to the stream.
+  void fill_held(std::span<const EscapedSymbol* const> symbols);
   /// Changes the scope for the samples written next: an IBS fetch sample
   /// and an op sample see different conditions.
   void set_scope(ConditionSet scope) { scope_ = scope; }
-  /// Writes what is buffered. Throws tagop::Error when the stream fails.
+  /// Writes what is buffered, up to the first held line, and waits for
+  /// it to be written. Throws tagop::Error when the stream fails.
   void flush();
+  /// Whether the stream is written on a thread of its own, while the next
+  /// lines are made (writing a file of lines was a fifth of an export's
+  /// time, spent in the kernel): worth it where a CPU is idle. Off by
+  /// default.
+  void write_behind(bool on) { behind_ = on; }
   std::uint64_t lines() const { return lines_; }
 
  private:
@@ -94,10 +119,18 @@ class SampleLineWriter {
   struct SetHash {
     std::size_t operator()(const ConditionSet& s) const;
   };
-  void write_line(const Sample& sample, detail::Text function, detail::Text module);
-  /// Writes a record's line, of at most `size` bytes.
+  /// A held line's place: where it starts, and where its symbol goes (its
+  /// last two fields, symbol and module, and its end are left out).
+  struct Hole {
+    std::size_t line = 0, at = 0;
+    const std::vector<detail::Key>* keys = nullptr;  ///< the record's, symbol's and module's last
+  };
+  void write_line(const Sample& sample, detail::Text function, detail::Text module, bool held);
+  void write_event_line(const EventSample& sample, detail::Text function, detail::Text module, bool held);
+  /// Writes a record's line, of at most `size` bytes; a held one without
+  /// its last two fields.
   template <typename Record>
-  void put_line(const Record& line, const std::vector<detail::Key>& keys, std::size_t size);
+  void put_line(const Record& line, const std::vector<detail::Key>& keys, std::size_t size, bool held);
   /// `set` as a JSON list of names, made once per set: a capture's samples
   /// fall in a few hundred kinds, each with the same lists.
   const std::string& condition_list(const ConditionSet& set);
@@ -107,8 +140,26 @@ class SampleLineWriter {
   /// Room for `n` more bytes at the buffer's end (flushing to make it).
   char* room(std::size_t n);
 
-  std::vector<char> buffer_;  ///< lines are written in place, up to used_
+  /// Grows the buffer to hold `n` bytes (while lines are held).
+  void grow(std::size_t n);
+  /// Hands what is buffered, up to the first held line, to the stream: to
+  /// the thread that writes it, with write_behind().
+  void send();
+  /// Waits for the thread's last write; throws when it failed.
+  void wait_written();
+
+  /// Lines are written in place, up to used_; not value-initialised (a
+  /// buffer grown while lines are held is written before it is read).
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;
   std::size_t used_ = 0;
+  std::vector<Hole> holes_;  ///< the held lines, in order
+  bool behind_ = false;
+  /// With write_behind(): the buffer being written, and its write (last:
+  /// destroyed first, its destructor waits for the write).
+  std::unique_ptr<char[]> spare_;
+  std::size_t spare_capacity_ = 0;
+  std::future<bool> written_;
   std::string scratch_list_;
   std::unordered_map<ConditionSet, std::string, SetHash> lists_;
   std::uint64_t lines_ = 0;

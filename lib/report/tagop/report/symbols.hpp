@@ -101,6 +101,14 @@ class SymbolSource {
     (void)sampled;
     (void)background;
   }
+  /// True while open(module) would wait for a read that prepare() began in
+  /// the background: a reader that need not name the module yet (the JSON
+  /// lines hold its lines meanwhile) goes on with other work. By default
+  /// false.
+  virtual bool reading(const ModuleRef& module) const {
+    (void)module;
+    return false;
+  }
 };
 
 /// Tells each of `sources` (SymbolSource::prepare) the modules the
