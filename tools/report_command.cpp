@@ -10,6 +10,8 @@
 #include <cmath>      // std::llround
 #include <cstdio>     // stderr
 #include <filesystem>  // the progress bar's label
+#include <future>      // std::async: --html's flame graph read beside its table
+#include <memory>      // std::unique_ptr
 #include <optional>   // --width
 
 #include <fmt/format.h>  // fmt::format
@@ -423,6 +425,22 @@ void run_report(const ReportOptions& o) {
       throw;
     }
   };
+  // --html's flame graph is of the stacks, a second report where the
+  // table's rows are by something else: read beside the table's where two
+  // CPUs are idle (its own reader and symbol sources; the kernel's symbols
+  // are read once, shared), as diff reads A beside B.
+  std::future<report::Report> stacks_beside;
+  if (!o.html.empty() && options.by != stacks && (o.threads == 0 ? report::two_cpus_idle() : o.threads > 1)) {
+    report::Options s = options;
+    s.by = stacks;
+    s.children = false;
+    s.progress = nullptr;  // one progress bar: the table's
+    auto own = std::make_unique<perf_data::PerfDataReader>(file);
+    s.symbol_sources = symbol_sources_for(o.kernel, own->info());  // here: it may setenv()
+    stacks_beside = std::async(std::launch::async, [s = std::move(s), own = std::move(own)] {
+      return report::Report(*own, s);
+    });
+  }
   const report::Report r = report_of();
   if (!ibs) {
     std::vector<std::string> events = r.query_names();
@@ -494,7 +512,9 @@ void run_report(const ReportOptions& o) {
     // The flame graph's (or the export's) stacks: this report when it is by
     // them, else a second one.
     std::optional<report::Report> other;
-    if (r.by() != stacks) {
+    if (stacks_beside.valid()) {
+      other.emplace(stacks_beside.get());
+    } else if (r.by() != stacks) {
       options.by = stacks;
       options.children = false;
       other.emplace(reader, options);
