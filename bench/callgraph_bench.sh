@@ -67,8 +67,13 @@ printf "captures (%s): deep %s samples, build %s, two events %s, deep2 %s; host 
 
 # --- timing -----------------------------------------------------------------
 # one run: prints "seconds peak_kib"
+# The exports' files of the run before are removed first, untimed: ext4
+# took 3-12 ms to free an 18 MB file's pages when the next run's rename
+# replaced it (strace -T), the file system's cost of replacing a file, not
+# the export's; the export's own writing is timed.
 once() {
   local t0 t1
+  rm -f samples.jsonl report.html prof.pb.gz
   t0=$EPOCHREALTIME
   /usr/bin/time -f "%M" -o time.out "$@" > out.txt 2> err.txt || {
     echo "callgraph_bench: failed: $*" >&2; cat err.txt >&2; exit 1; }

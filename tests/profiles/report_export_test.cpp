@@ -411,6 +411,25 @@ TEST_CASE("--html renders in headless Chromium without console errors", "[export
   CHECK(fs::exists(shot));
 }
 
+TEST_CASE("--html: the flame graph's report read beside the table's gives the page read one after the other",
+          "[export][html]") {
+  std::vector<std::string> captures{example()};
+  if (!perf_capture().empty()) captures.push_back(perf_capture());
+  for (const std::string& capture : captures) {
+    INFO(capture);
+    const auto page_with = [&](const char* threads) {
+      const std::string page = in_scratch(std::string("threads-") + threads + ".html");
+      const RunResult r = run_tagop("report " + quote(capture) + " --html " + quote(page) + " --threads " + threads);
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      return std::make_pair(r.out, slurp(page));
+    };
+    const auto one = page_with("1");
+    CHECK(one.second.find("\"flame\":{") != std::string::npos);  // the page has its flame graph
+    CHECK(page_with("2") == one);  // 2: the stacks' report on a thread of its own
+  }
+}
+
 TEST_CASE("jsonl: one line per sample kept, each valid by the schema", "[export][jsonl]") {
   if (run_shell(peers::python3() + " -c 'import jsonschema'").exit_code != 0)
     FAIL(peers::python3() + " has no jsonschema: install python3-jsonschema (scripts/install-deps.sh does)");
