@@ -8,12 +8,14 @@
 #include <sys/mman.h>  // mmap
 #include <unistd.h>    // write, close
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tagop/page_keeper.hpp>
@@ -42,27 +44,40 @@ std::size_t threads_now() {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator("/proc/self/task"), fs::directory_iterator{}));
 }
 
-// A file of `size` bytes, each 8-byte word its own offset.
-std::string offsets_file(std::size_t size) {
-  const std::string path = (fs::temp_directory_path() / "tagop-page-keeper.bin").string();
-  std::vector<std::uint64_t> words(size / 8);
-  for (std::size_t i = 0; i < words.size(); ++i) words[i] = i * 8;
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(size));
-  return path;
-}
+// A file of `size` bytes, each 8-byte word its own offset, mapped as the
+// reader maps a capture; removed and unmapped when done.
+struct MappedOffsets {
+  std::string path = (fs::temp_directory_path() / "tagop-page-keeper.bin").string();
+  std::size_t size;
+  void* map = MAP_FAILED;
+
+  explicit MappedOffsets(std::size_t bytes) : size(bytes) {
+    std::vector<std::uint64_t> words(size / 8);
+    for (std::size_t i = 0; i < words.size(); ++i) words[i] = i * 8;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(words.data()), static_cast<std::streamsize>(size));
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    REQUIRE(map != MAP_FAILED);
+  }
+  ~MappedOffsets() {
+    if (map != MAP_FAILED) ::munmap(map, size);
+    fs::remove(path);
+  }
+  const std::byte* bytes() const { return static_cast<const std::byte*>(map); }
+  const std::uint64_t* words() const { return static_cast<const std::uint64_t*>(map); }
+};
 
 }  // namespace
 
 TEST_CASE("page keeper: a mapping read front to back keeps only the pages near its reader", "[perfdata][pages]") {
   constexpr std::size_t size = 24u << 20;  // past 2 behind, short of the helper's 4 windows
-  const std::string path = offsets_file(size);
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  REQUIRE(fd >= 0);
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  REQUIRE(map != MAP_FAILED);
-  const auto* bytes = static_cast<const std::byte*>(map);
-  const auto* words = static_cast<const std::uint64_t*>(map);
+  const MappedOffsets file(size);
+  const void* const map = file.map;
+  const std::byte* const bytes = file.bytes();
+  const std::uint64_t* const words = file.words();
 
   const std::size_t threads_before = threads_now();
   std::uint64_t sum = 0, expected = 0, most_resident = 0;
@@ -85,25 +100,19 @@ TEST_CASE("page keeper: a mapping read front to back keeps only the pages near i
   CHECK(most_resident > 0);
   // The pages given back read as they did: from the file.
   for (std::size_t at = 0; at < size; at += 4096) CHECK(words[at / 8] == at);
-  ::munmap(map, size);
-  fs::remove(path);
 }
 
 TEST_CASE("page keeper: a long file's pages ahead are mapped in by a helper thread", "[perfdata][pages]") {
   constexpr std::size_t size = 4 * tagop::PageKeeper::window + (1u << 20);
-  const std::string path = offsets_file(size);
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  REQUIRE(fd >= 0);
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  REQUIRE(map != MAP_FAILED);
+  const MappedOffsets file(size);
   const std::size_t threads_before = threads_now();
   {
-    tagop::PageKeeper pages(static_cast<const std::byte*>(map), size, 0, true);
+    tagop::PageKeeper pages(file.bytes(), size, 0, true);
     CHECK(threads_now() == threads_before + 1);
     pages.reached(0);
   }
-  CHECK(threads_now() == threads_before);  // joined
-  ::munmap(map, size);
-  fs::remove(path);
+  // Joined; a thread that has ended may stay listed a moment longer.
+  for (int i = 0; i < 200 && threads_now() != threads_before; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(threads_now() == threads_before);
 }
