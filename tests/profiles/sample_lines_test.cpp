@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -209,19 +211,63 @@ TEST_CASE("memory stays flat: lines reach the stream in bounded chunks as they a
   CHECK(counting.total > 20000u * 300);
 }
 
+TEST_CASE("event lines: numbers of every length read back as written (nlohmann's parser, strtoull for hex)",
+          "[profiles][jsonl]") {
+  // Every digit count: 10^k - 1, 10^k and 10^k + 1, each power of two and
+  // the one below it, and random values of every width.
+  std::vector<std::uint64_t> values{0, std::numeric_limits<std::uint64_t>::max()};
+  for (std::uint64_t p = 1; p <= 10'000'000'000'000'000'000u; p *= 10) {
+    values.insert(values.end(), {p - 1, p, p + 1});
+    if (p > std::numeric_limits<std::uint64_t>::max() / 10) break;
+  }
+  for (int bit = 0; bit < 64; ++bit) values.insert(values.end(), {std::uint64_t{1} << bit, (std::uint64_t{1} << bit) - 1});
+  std::mt19937_64 random(38);
+  for (int i = 0; i < 20000; ++i) values.push_back(random() >> (random() % 64));
+  std::string event;
+  append_json_string(event, "cycles");
+  const EscapedSymbol symbol = EscapedSymbol::of({"main", "/bin/a"});
+  const std::string text = lines_of([&](SampleLineWriter& w) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::uint64_t v = values[i], other = values[values.size() - 1 - i];
+      w.write_event({event, v, static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(other), std::nullopt, other, v},
+                    symbol);
+    }
+  });
+  std::istringstream lines(text);
+  std::string line;
+  std::size_t i = 0;
+  for (; std::getline(lines, line); ++i) {
+    REQUIRE(i < values.size());
+    const std::uint64_t v = values[i], other = values[values.size() - 1 - i];
+    const auto j = nlohmann::json::parse(line);
+    INFO(line);
+    CHECK(j["time"].get<std::uint64_t>() == v);
+    CHECK(j["pid"].get<std::uint32_t>() == static_cast<std::uint32_t>(v));
+    CHECK(j["tid"].get<std::uint32_t>() == static_cast<std::uint32_t>(other));
+    CHECK(j["period"].get<std::uint64_t>() == v);
+    const std::string ip = j["ip"].get<std::string>();
+    REQUIRE(ip.rfind("0x", 0) == 0);
+    CHECK(std::strtoull(ip.c_str() + 2, nullptr, 16) == other);
+    CHECK((ip.size() == 3 || ip[2] != '0'));  // no leading zeros
+  }
+  CHECK(i == values.size());
+}
+
 TEST_CASE("held lines: their symbols given later, the text is the lines written in order with them",
           "[profiles][jsonl]") {
   std::string event;
   append_json_string(event, "cpu-clock");
   const EscapedSymbol user = EscapedSymbol::of({"main", "/bin/a"});
   const EscapedSymbol kernel = EscapedSymbol::of({"do_syscall_64", "[kernel.kallsyms]"});
-  // Every third line's symbol is late, over enough lines that the buffer
-  // must grow past its flush size while they wait.
+  // Every third line's symbol is late, over more lines than a write's
+  // worth, written on the writer's own thread or not; and over more than
+  // the buffer holds (64 MiB), which it grows to hold.
+  const auto [lines, behind] = GENERATE(table<int, bool>({{30000, false}, {30000, true}, {500000, true}}));
+  INFO(lines << " lines, write_behind " << behind);
   const auto kernel_line = [](int i) { return i % 3 == 1; };
   const auto sample = [&](int i) {
     return EventSample{event, static_cast<std::uint64_t>(i), 7, 8, 1, 0x401000u + static_cast<std::uint64_t>(i), 1};
   };
-  constexpr int lines = 30000;
   const std::string direct = lines_of([&](SampleLineWriter& w) {
     for (int i = 0; i < lines; ++i) w.write_event(sample(i), kernel_line(i) ? kernel : user);
   });
@@ -229,6 +275,7 @@ TEST_CASE("held lines: their symbols given later, the text is the lines written 
   std::size_t written_before_fill = 0;
   {
     SampleLineWriter w(out);
+    w.write_behind(behind);
     w.write_event(sample(0), user);
     w.flush();
     const std::size_t first = out.str().size();
