@@ -33,7 +33,7 @@ PageKeeper::~PageKeeper() {
   moved_.notify_one();
 }
 
-void PageKeeper::reached(std::uint64_t at) {
+void PageKeeper::reached(std::uint64_t at, std::uint64_t read_from) {
   {
     std::lock_guard lock(mutex_);
     at_ = at;
@@ -41,8 +41,8 @@ void PageKeeper::reached(std::uint64_t at) {
   moved_.notify_one();
   // Given back here, not by the helper: a helper kept waiting for a CPU
   // would let the mapped pages, and RSS, grow.
-  if (at > released_ + behind + page_) {
-    const std::uint64_t upto = (at - behind) / page_ * page_;
+  if (read_from > released_ + behind + page_) {
+    const std::uint64_t upto = (read_from - behind) / page_ * page_;
     madvise(const_cast<std::byte*>(base_) + released_, upto - released_, MADV_DONTNEED);
     released_ = upto;
   }

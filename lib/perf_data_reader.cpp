@@ -193,6 +193,7 @@ bool FileInfo::timed() const {
 struct PerfDataReader::Mapping {
   void* address = nullptr;
   std::size_t size = 0;
+  std::uint64_t keep_behind = 0;  // keep_behind(): kept here, PerfDataReader's layout is the ABI's
   int fd = -1;  // kept open: its size now, should the file shrink
   std::optional<ShrinkGuard> guard;
   ~Mapping() {
@@ -525,8 +526,13 @@ bool PerfDataReader::start(Walk& w, RecordHandler& handler) {
   return true;
 }
 
+void PerfDataReader::keep_behind(std::uint64_t bytes) { mapping_->keep_behind = bytes; }
+
 void PerfDataReader::reached(Walk& w, RecordHandler& handler, std::uint64_t at) {
-  if (w.pages) w.pages->reached(at);
+  if (w.pages) {
+    const std::uint64_t keep = mapping_->keep_behind, lag = keep > PageKeeper::behind ? keep - PageKeeper::behind : 0;
+    w.pages->reached(at, at - std::min(at, lag));
+  }
   handler.progress(at - w.begin, w.end - w.begin);
 }
 

@@ -333,6 +333,7 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
              // Only callers' sums and rows by call chain read the chains.
              .chains = s.children || s.by == GroupBy::callchain},
             UserStackUnwindOptions{.search = o.unwind_files, .arch = info.arch});
+  reader.keep_behind(walk.workers_lag());
   const perf_data::ReadSummary summary = reader.read(walk);
   std::vector<Tally>& tallies = walk.finish();
 

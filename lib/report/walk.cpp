@@ -203,6 +203,15 @@ void Walk::rebalance() {
   worker_scale_ = ((shards_ - 1) << 32) / ((std::uint64_t{1} << 32) - own_share_);
 }
 
+// A worker reads its items' bytes in the capture when it works their
+// batch, and a sample waits in the delay ring before that (delay_depth
+// samples without rounds): up to ShardPool::queue_depth batches of 2048
+// wait, one fills and one is worked. One worker lagged 2 to 4 MiB on IBS
+// samples of some 130 bytes: with 4 MiB kept behind, 53 MiB peak on 3 M
+// samples; with 2 MiB, the whole 360 MB file, read in again behind the
+// reader and kept. A call chain makes a sample larger: 8 MiB a worker.
+std::uint64_t Walk::workers_lag() const { return (shards_ - 1) * (std::uint64_t{8} << 20); }
+
 std::uint64_t Walk::sample_fields() const {
   const std::uint64_t data = split_.data ? PERF_SAMPLE_ADDR : 0;
   return PERF_SAMPLE_TID | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |

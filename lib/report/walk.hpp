@@ -130,6 +130,9 @@ class Walk final : public perf_data::RecordHandler {
   std::uint64_t data_src_overflow() const { return data_src_overflow_; }
   /// Samples whose weight was more than Item::max_weight: counted at it.
   std::uint64_t weights_cut() const { return weights_cut_; }
+  /// How far behind the reading thread its workers may still read the
+  /// capture's bytes (PerfDataReader::keep_behind): 0 with one shard.
+  std::uint64_t workers_lag() const;
   /// Samples whose call chain had more frames than max_stack (cut there).
   std::uint64_t cut_chains() const { return cut_chains_; }
   /// Samples that left before the round after theirs was read: rounds of

@@ -42,7 +42,11 @@ class PageKeeper {
 
   /// The reader is at `at`; call it about once a `step`. Gives back the
   /// pages more than `behind` before it.
-  void reached(std::uint64_t at);
+  void reached(std::uint64_t at) { reached(at, at); }
+  /// The same where other threads still read records before `at` (those
+  /// the reader handed on): the pages given back are those more than
+  /// `behind` before `read_from` (at most `at`), the oldest such record.
+  void reached(std::uint64_t at, std::uint64_t read_from);
 
  private:
   void keep();

@@ -378,6 +378,12 @@ class PerfDataReader {
   /// Walks the data section once, calling the handler for each record it
   /// knows; skips the others by their size, and damaged ones with a count.
   ReadSummary read(RecordHandler& handler);
+  /// Keeps the pages `bytes` behind the reading mapped in the reads that
+  /// follow (PageKeeper::behind when less; 0: that alone): for a handler
+  /// that hands records on to threads that read their bytes later, as far
+  /// as those may lag. A page given back under such a thread is read in
+  /// again and kept: with a report's workers 2 MiB behind, the whole file.
+  void keep_behind(std::uint64_t bytes);
   /// The same for a final handler: its sample() is called directly, not
   /// through the vtable, and may inline into the loop where its definition
   /// is in sight (most records are samples).

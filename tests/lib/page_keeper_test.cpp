@@ -116,3 +116,35 @@ TEST_CASE("page keeper: a long file's pages ahead are mapped in by a helper thre
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(threads_now() == threads_before);
 }
+
+TEST_CASE("page keeper: pages that other threads still read, behind the reader, stay until they pass",
+          "[perfdata][pages]") {
+  // A reader and one that reads the same words `lag` behind it, as a
+  // report's workers read the records its reading thread handed on. Told
+  // where the one behind is, the keeper keeps its pages; told only where
+  // the reader is, it gives them back under the other, which reads them
+  // in again, and they stay: the mapping ends up whole.
+  constexpr std::size_t size = 40u << 20, lag = 6u << 20;
+  const auto most_resident = [&](bool told) {
+    const MappedOffsets file(size);
+    const std::uint64_t* const words = file.words();
+    std::uint64_t most = 0, sum = 0, expected = 0;
+    tagop::PageKeeper pages(file.bytes(), size, 0, false);
+    for (std::size_t at = 0; at < size + lag; at += 8) {
+      if (at % tagop::PageKeeper::step == 0) {
+        const std::uint64_t behind = at > lag ? at - lag : 0;
+        if (told) pages.reached(std::min(at, size), behind);
+        else pages.reached(std::min(at, size));
+        most = std::max(most, resident_kib(file.map) * 1024);
+      }
+      if (at < size) sum += words[at / 8];
+      if (at >= lag) expected += words[(at - lag) / 8];  // the one behind
+    }
+    CHECK(sum == expected);
+    return most;
+  };
+  const std::uint64_t told = most_resident(true), untold = most_resident(false);
+  INFO("told " << told << " bytes, untold " << untold);
+  CHECK(told <= lag + tagop::PageKeeper::behind + 3 * tagop::PageKeeper::step);
+  CHECK(untold > size / 2);
+}

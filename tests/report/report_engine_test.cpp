@@ -778,6 +778,48 @@ TEST_CASE("keys that cannot make rows together are refused, and perf's names poi
   CHECK_THAT(children.err, Catch::Contains("--children with 2 keys"));
 }
 
+TEST_CASE("a report with workers keeps the capture's pages they read, and no more", "[report][ibs][pages]") {
+  // Some 65 MB of op samples at 4096 addresses, read with two threads:
+  // the worker reads its samples' bytes when it works their batch, behind
+  // the reading thread (Walk::workers_lag). The capture's pages stay
+  // within that lag, the keeper's own (PageKeeper::behind) and what its
+  // helper maps in ahead (two windows): given back under the worker, they
+  // would be read in again and kept, the file whole.
+  const std::string file = temp("workers-pages.data");
+  std::uint64_t samples = 0;
+  {
+    IbsCaptureWriter w(file, {});
+    w.perf().comm(7, 7, "prog", true, {.pid = 7, .tid = 7, .cpu = 0, .time = 1});
+    for (; samples < 500000; ++samples) w.sample(op_at(0x401000 + 16 * (samples % 4096)), 7, 7, 0, 10 + samples);
+    w.finish();
+  }
+  tagop::perf_data::PerfDataReader reader(file);
+  REQUIRE(reader.info().header.data.size > (56u << 20));
+  const void* const map = reader.bytes().data();
+  std::uint64_t most = 0;
+  tagop::report::Options options;
+  options.threads = 2;
+  options.by = tagop::report::GroupBy::address;
+  options.progress = [&](std::uint64_t, std::uint64_t) {
+    std::ifstream smaps("/proc/self/smaps");
+    std::ostringstream start;
+    start << std::hex << reinterpret_cast<std::uintptr_t>(map) << '-';
+    bool in_mapping = false;
+    for (std::string line; std::getline(smaps, line);) {
+      if (line.find('-') != std::string::npos && line.find(' ') > line.find('-') && !line.starts_with("Rss"))
+        in_mapping = line.starts_with(start.str());
+      if (in_mapping && line.starts_with("Rss:")) most = std::max<std::uint64_t>(most, std::stoull(line.substr(4)) * 1024);
+    }
+  };
+  const tagop::report::Report r(reader, options);
+  CHECK(r.counts().kept_op == samples);
+  CHECK(r.row_count() == 4096);
+  INFO("most resident: " << most << " bytes");
+  CHECK(most > 0);
+  CHECK(most <= (8u << 20) + tagop::PageKeeper::behind + 2 * tagop::PageKeeper::window + (4u << 20));
+  fs::remove(file);
+}
+
 TEST_CASE("the default threads: the CPUs this process may use that no other thread runs on now", "[report]") {
   cpu_set_t mine;
   CPU_ZERO(&mine);
