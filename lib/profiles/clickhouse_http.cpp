@@ -165,6 +165,13 @@ ClickHouseServer::ClickHouseServer(std::string_view url) : url_(url) {
   }
   if (authority.empty()) throw Error(fmt::format("'{}': the URL names no host", url));
   host_ = std::string(authority);
+  // Through a cluster's Distributed tables (report::create_cluster_store),
+  // `capture IN (SELECT capture FROM captures)` is a Distributed table's
+  // in another's, which ClickHouse refuses unless told how to read it:
+  // each shard against its own tables, where tagop's ingest puts a
+  // capture's rows and its captures' row together.
+  if (("&" + parameters_).find("&distributed_product_mode=") == std::string::npos)
+    parameters_ += std::string(parameters_.empty() ? "" : "&") + "distributed_product_mode=local";
 }
 
 std::string ClickHouseServer::query(std::string_view sql) const {

@@ -8,6 +8,7 @@
 
 #include <algorithm>      // std::find
 #include <array>          // std::array
+#include <cctype>         // std::isalnum
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // symbol tables, names
 #include <variant>        // std::visit
@@ -554,6 +555,28 @@ void create_store_tables(const profiles::ClickHouseServer& server, const IngestO
   add_missing_captures_columns(server, captures_of(options));
   check_columns(server, table, profiles::store_columns());
   check_columns(server, frames, profiles::store_frame_columns());
+}
+
+void create_cluster_store(const profiles::ClickHouseServer& server, std::string_view cluster,
+                          const IngestOptions& options) {
+  const bool identifier = !cluster.empty() && !std::isdigit(static_cast<unsigned char>(cluster[0])) &&
+                          std::all_of(cluster.begin(), cluster.end(),
+                                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (!identifier)
+    throw Error(fmt::format("cluster '{}': a cluster's name (remote_servers) is also its database's here: letters, "
+                            "digits and _, not a digit first",
+                            cluster));
+  create_store_tables(server, options);
+  std::string own = server.query("SELECT currentDatabase()");
+  while (!own.empty() && (own.back() == '\n' || own.back() == '\r')) own.pop_back();
+  if (own == cluster)
+    throw Error(fmt::format("{}: the cluster's database '{}' would be this server's own, which holds its shard's "
+                            "tables: give the server's URL without ?database={} (or with its shard's database)",
+                            server.url(), cluster, cluster));
+  server.query(fmt::format("CREATE DATABASE IF NOT EXISTS {}", cluster));
+  for (const std::string& table : {table_of(options), captures_of(options), frames_of(options)})
+    server.query(fmt::format("CREATE TABLE IF NOT EXISTS {0}.{1} AS `{2}`.{1} ENGINE = Distributed({0}, `{2}`, {1}, capture)",
+                             cluster, table, own));
 }
 
 IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,

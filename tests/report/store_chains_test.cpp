@@ -11,6 +11,7 @@
 #include <map>         // std::map
 #include <sstream>     // std::istringstream
 #include <string>      // std::string
+#include <tuple>       // std::tuple
 #include <vector>      // std::vector
 
 #include <fmt/format.h>       // fmt::format
@@ -189,6 +190,68 @@ TEST_CASE("report --source by call chain, with --children, and its folded and pp
   const RunResult html = run_tagop(fmt::format("report --source '{}' --html x.html", url));
   CHECK(html.exit_code == 2);
   CHECK(html.err.find("--html") != std::string::npos);
+  for (const std::string& f : {a, b}) fs::remove(f);
+}
+
+TEST_CASE("a cluster's database (ingest --cluster): every shard's chains and rows, as one server's and each "
+          "capture's local report's",
+          "[store][cluster][chains]") {
+  test::LocalClickHouse* single = test::shared_clickhouse();
+  if (!single) return;
+  const std::string a = user_capture("cluster-a.data", 200), b = user_capture("cluster-b.data", 300);
+  if (a.empty() || b.empty()) return;
+  // Two servers, each with the cluster "fleet" of both in its config; one
+  // capture ingested to each (its own tables), and both to one server.
+  const int tcp_a = test::free_port(), tcp_b = test::free_port();
+  test::LocalClickHouse shard_a(test::clickhouse_binary(), "fleet", {tcp_a, tcp_b}, tcp_a);
+  test::LocalClickHouse shard_b(test::clickhouse_binary(), "fleet", {tcp_a, tcp_b}, tcp_b);
+  const std::string one = database(*single, "cluster_one");
+  for (const auto& [shard, file, host] : {std::tuple{&shard_a, a, "web-1"}, std::tuple{&shard_b, b, "web-2"}}) {
+    const RunResult ingest = run_tagop(fmt::format("ingest {} --cluster fleet {} --host {}", shard->url(), file, host));
+    INFO(ingest.err);
+    REQUIRE(ingest.exit_code == 0);
+    CHECK(ingest.out.find("?database=fleet") != std::string::npos);  // how to read it
+    REQUIRE(run_tagop(fmt::format("ingest '{}' {} --host {}", one, file, host)).exit_code == 0);
+  }
+  const std::string cluster_a = shard_a.url() + "/?database=fleet", cluster_b = shard_b.url() + "/?database=fleet";
+  // Each shard's own database holds its capture alone.
+  CHECK(json::parse(output_of(fmt::format("report --source {} --by host --json", shard_a.url()))).at("rows").size() == 1);
+
+  // Through either shard's cluster database: what one server holding both
+  // says, by host and function, by call chain, with --children, folded.
+  for (const std::string& args :
+       {std::string("--by host --top 0 --json"), std::string("--by host,function --top 0 --json"),
+        std::string("--by callchain --top 0 --json"), std::string("--by function --children --top 0 --json")}) {
+    INFO(args);
+    const auto expected = chain_rows(output_of(fmt::format("report --source '{}' {}", one, args)));
+    CHECK(expected.size() >= 2);
+    CHECK(chain_rows(output_of(fmt::format("report --source '{}' {}", cluster_a, args))) == expected);
+    CHECK(chain_rows(output_of(fmt::format("report --source '{}' {}", cluster_b, args))) == expected);
+  }
+  CHECK(sorted_lines(output_of(fmt::format("report --source '{}' --format folded", cluster_b))) ==
+        sorted_lines(output_of(fmt::format("report --source '{}' --format folded", one))));
+  // And each host's chains, whichever shard holds them, as the local
+  // report of its capture.
+  for (const auto& [file, host] : {std::pair{a, "web-1"}, std::pair{b, "web-2"}}) {
+    INFO(host);
+    CHECK(chain_rows(output_of(fmt::format("report --source '{}' --host {} --by callchain --top 0 --json", cluster_a,
+                                           host))) ==
+          chain_rows(output_of(fmt::format("report {} --by callchain --top 0 --json", file))));
+  }
+  // A diff of the two hosts through the cluster: one server's.
+  CHECK(output_of(fmt::format("diff --source '{}' --host web-1 --host-b web-2 --by function --json", cluster_a)) ==
+        output_of(fmt::format("diff --source '{}' --host web-1 --host-b web-2 --by function --json", one)));
+
+  // Names that cannot be a database, or that name the shard's own: refused.
+  const RunResult bad = run_tagop(fmt::format("ingest {} --cluster 'fleet; DROP TABLE x'", shard_a.url()));
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("letters, digits and _") != std::string::npos);
+  const RunResult own = run_tagop(fmt::format("ingest '{}' --cluster fleet", cluster_a));
+  CHECK(own.exit_code == 1);
+  CHECK(own.err.find("this server's own") != std::string::npos);
+  const RunResult nothing = run_tagop(fmt::format("ingest {}", shard_a.url()));
+  CHECK(nothing.exit_code == 2);
+  CHECK(nothing.err.find("--cluster") != std::string::npos);
   for (const std::string& f : {a, b}) fs::remove(f);
 }
 

@@ -24,7 +24,10 @@ namespace profiles {
 class ClickHouseServer {
  public:
   /// "http://127.0.0.1:8123", "http://host:8123/?database=fleet" (the
-  /// query string goes with every request: database, user, password).
+  /// query string goes with every request: database, user, password;
+  /// and distributed_product_mode=local unless it sets that: a query of
+  /// Distributed tables with a subquery of another, as a cluster's
+  /// database of the store is read, asks each shard of its own tables).
   /// Throws tagop::Error for a URL that is not http://HOST[:PORT][/][?...].
   explicit ClickHouseServer(std::string_view url);
 

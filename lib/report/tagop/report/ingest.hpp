@@ -106,6 +106,24 @@ struct IngestResult {
 /// table and the first column that differs).
 void create_store_tables(const profiles::ClickHouseServer& server, const IngestOptions& options = {});
 
+/// A sharded store's reading side: creates database `cluster` on `server`,
+/// holding the store's tables of `options` (samples, captures, frames) as
+/// Distributed tables over the tables of the same names in the server's
+/// own database (its URL's ?database=, else "default") on every shard of
+/// the cluster of that name (the servers' remote_servers), sharded by
+/// capture. A report or diff of that database reads every shard's
+/// captures, call chains and their frames too (`tagop report --source
+/// 'http://a:8123/?database=fleet'`). Captures are ingested to a shard's
+/// own tables, never through the Distributed ones (their INSERTs are sent
+/// on later, which would break a capture's all or none), so each capture's
+/// rows, frames and captures' row are on one shard, and each shard answers
+/// for its own. Creates this server's own tables first where missing;
+/// every shard needs them (create_store_tables()). Throws tagop::Error for
+/// a cluster's name that is not an identifier ([A-Za-z_][A-Za-z0-9_]*), or
+/// that names the server's own database.
+void create_cluster_store(const profiles::ClickHouseServer& server, std::string_view cluster,
+                          const IngestOptions& options = {});
+
 /// Ingests one capture (see the file's comment). Throws tagop::Error for a
 /// file it cannot read, a server that refuses or cannot be reached, or a
 /// capture half-written by an earlier ingest.
