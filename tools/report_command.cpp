@@ -197,7 +197,6 @@ void run_store_report(const ReportOptions& o) {
       o.output.json ? report::ExportFormat::none : report::parse_export_format(o.output.format);
   const bool exporting = format == report::ExportFormat::pprof || format == report::ExportFormat::folded;
   refuse(!o.call_graph.empty(), "--call-graph");
-  refuse(!o.html.empty(), "--html");
   refuse(!o.output_file.empty() && !exporting, "-o without --format pprof or folded");
   refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting,
          "--format other than text, json, pprof or folded (jsonl reads every sample of a capture)");
@@ -222,6 +221,9 @@ void run_store_report(const ReportOptions& o) {
       options.keys != std::vector<report::StoreKey>{report::GroupBy::module})
     usage_error(fmt::format("--children: the store's rows with their callees' are by function or module, not --by {}",
                             o.by));
+  if (exporting && !o.html.empty())
+    usage_error(fmt::format("--html and --format {}: a report of the store writes one of them at a time",
+                            o.output.format));
   if (exporting && options.keys != std::vector<report::StoreKey>{report::GroupBy::function} && !chain_rows)
     usage_error(fmt::format("--format {}: its stacks are the call chains; --by {} does not apply", o.output.format,
                             o.by));
@@ -275,6 +277,8 @@ void run_store_report(const ReportOptions& o) {
   print_store_report(r, options, columns, sort,
                      {o.source, o.top, o.output.resolved() == Format::json, o.estimates,
                       o.width ? *o.width : terminal_width() != 0 ? 60 : 0});
+  if (!o.html.empty())
+    write_store_page(r, options, columns, sort, {o.source, o.top, o.top_given ? o.top : 0, o.max_values}, o.html);
 }
 
 void run_report(const ReportOptions& o) {

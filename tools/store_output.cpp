@@ -2,13 +2,14 @@
 
 #include "store_output.hpp"
 
-#include <algorithm>  // std::stable_sort
+#include <algorithm>  // std::find
 #include <cmath>      // std::llround
 
 #include <fmt/format.h>       // fmt::format
 #include <nlohmann/json.hpp>  // ordered_json
 
 #include <tagop/error.hpp>      // Error
+#include <tagop/report/export.hpp>  // ExportTarget
 #include <tagop/predicate.hpp>  // Predicate
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
@@ -60,8 +61,9 @@ std::string keys_title(const report::StoreReportOptions& options) {
   std::string out;
   const std::vector<report::StoreKey> keys = options.keys.empty() ? std::vector<report::StoreKey>{options.by} : options.keys;
   for (const report::StoreKey& k : keys)
-    out += (out.empty() ? "" : ", ") +
-           (k == report::StoreKey{report::GroupBy::line} ? std::string("source line") : report::store_key_name(k));
+    out += (out.empty() ? "" : ", ") + (k == report::StoreKey{report::GroupBy::line}        ? std::string("source line")
+                                        : k == report::StoreKey{report::GroupBy::callchain} ? std::string("call chain")
+                                                                                            : report::store_key_name(k));
   return out;
 }
 
@@ -76,25 +78,13 @@ ordered_json period_json(const report::UnitPeriod& p) {
   return record::to_json(UnitPeriodRecord{p.value, p.unit, p.source});
 }
 
-// The unit's period that every capture of the report shares, or nullopt.
-std::optional<report::UnitPeriod> shared_period(const report::StoreReport& r, std::size_t unit) {
-  std::optional<report::UnitPeriod> out;
-  for (const report::StoreCapturePeriods& c : r.captures) {
-    const report::UnitPeriod& p = c.units[unit];
-    if (p.value == 0) continue;  // no samples of the unit
-    if (out && (out->value != p.value || out->unit != p.unit || out->source != p.source)) return std::nullopt;
-    out = p;
-  }
-  return out;
-}
-
 // IBS: the local report's JSON fields of the totals (period, estimates)
 // and of each row (overhead, values, estimates), as report_output.cpp's
 // IbsReport and IbsReportRow.
 void ibs_json(const report::StoreReport& r, const std::vector<report::Column>& columns, ordered_json& doc) {
   ordered_json& period = doc["period"] = ordered_json::object();
   for (std::size_t u = 0; u < 2; ++u) {
-    const auto p = shared_period(r, u);
+    const auto p = report::store_shared_period(r, u);
     period[u == 0 ? "fetch" : "op"] = p ? period_json(*p) : ordered_json(nullptr);
   }
   ordered_json& captures = doc["captures"] = ordered_json::array();
@@ -127,7 +117,7 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
   fmt::print(" in {} capture{}\n", r.captures.size(), r.captures.size() == 1 ? "" : "s");
   for (std::size_t u = 0; u < 2; ++u) {
     const char* name = u == 0 ? "fetch" : "op";
-    if (const auto p = shared_period(r, u)) {
+    if (const auto p = report::store_shared_period(r, u)) {
       fmt::print("{} period: {:.0f} {} ({})\n", name, p->value, p->unit, p->source);
       continue;
     }
@@ -224,22 +214,36 @@ void choose_store_samples(report::StoreReportOptions& options, const StoreSelect
   }
 }
 
+void write_store_page(const report::StoreReport& r, const report::StoreReportOptions& options,
+                      const std::vector<report::Column>& columns, const report::Column& sort, const StorePage& how,
+                      const std::string& path) {
+  report::StorePageView view{.source = how.source, .columns = columns, .sort = sort, .top = how.top, .flame_top = how.flame_top,
+                             .row_title = keys_title(options), .max_values = how.max_values};
+  if (!options.host.empty()) view.filters.push_back("host " + options.host);
+  if (!options.since.empty()) view.filters.push_back("ingested since " + options.since);
+  if (!options.until.empty()) view.filters.push_back("ingested until " + options.until);
+  if (options.where) view.where = options.where->to_string();
+  // The flame graph's stacks, as a local page's: IBS samples by function,
+  // others by call chain; `r` itself where it is by them.
+  const std::vector<report::StoreKey> stacks_key{r.ibs ? report::GroupBy::function : report::GroupBy::callchain};
+  std::optional<report::StoreReport> other;
+  if (options.keys != stacks_key || options.children) {
+    report::StoreReportOptions s = options;
+    s.keys = stacks_key;
+    s.children = false;
+    s.by_process = false;
+    s.backend = r.ibs ? report::StoreBackend::ibs : report::StoreBackend::events;
+    other.emplace(report::store_report(profiles::ClickHouseServer(how.source), s));
+  }
+  report::ExportTarget page(path);
+  report::write_store_html(r, other ? *other : r, view, page.stream());
+  page.commit();
+}
+
 void print_store_report(const report::StoreReport& r, const report::StoreReportOptions& options,
                         const std::vector<report::Column>& columns, const report::Column& sort, const StorePrint& how) {
   // Highest first by the sort column, then by name: the local report's order.
-  std::vector<std::size_t> order(r.rows.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  // With --children, by the values with the callees', as the local report;
-  // ties by name, as Report::select() orders them.
-  const auto key = [&](std::size_t i) {
-    const report::StoreRow& row = r.rows[i];
-    return report::store_value(r, sort, row.children.empty() ? row.results : row.children).value_or(-1);
-  };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const double ka = key(a), kb = key(b);
-    return ka != kb ? ka > kb : r.rows[a].name < r.rows[b].name;
-  });
-  if (how.top && order.size() > how.top) order.resize(how.top);
+  const std::vector<std::size_t> order = report::store_row_order(r, sort, how.top);
   const auto number = [](const report::Column& c, const std::optional<double>& v) -> ordered_json {
     if (!v) return nullptr;
     if (c.ratio) return *v;

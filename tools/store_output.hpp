@@ -5,6 +5,7 @@
 // of others.
 
 #include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint64_t
 #include <string>   // std::string
 #include <vector>   // std::vector
 
@@ -37,5 +38,20 @@ struct StorePrint {
 /// events), rows highest first by `sort`.
 void print_store_report(const report::StoreReport& r, const report::StoreReportOptions& options,
                         const std::vector<report::Column>& columns, const report::Column& sort, const StorePrint& how);
+
+/// What --html's page of a store report shows beside the report.
+struct StorePage {
+  std::string source;          ///< the URL
+  std::size_t top = 0;         ///< the table's first N rows (0: all)
+  std::size_t flame_top = 0;   ///< the flame graph's first N rows (0: all)
+  std::uint64_t max_values = 0;  ///< --max-values
+};
+
+/// Writes `r`'s page (report::write_store_html) to `path`, whole or not at
+/// all: its flame graph of a second report of the same samples where `r`
+/// is not by its stacks (IBS: by function; others: by call chain).
+void write_store_page(const report::StoreReport& r, const report::StoreReportOptions& options,
+                      const std::vector<report::Column>& columns, const report::Column& sort, const StorePage& how,
+                      const std::string& path);
 
 }  // namespace tagop::cli

@@ -105,7 +105,9 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
     {"measured", "bit i: measure i of the measure table was reported"},
     {"m", "the measures, one column each (m_<name>, dots as underscores); 0 where not measured"},
     {"module", "the executable or library holding ip, when known"},
-    {"function", "the function holding ip, when known"},
+    {"function", "the function holding ip as report --by function names it: its symbol, module+0xoffset where no "
+                 "symbol holds it, [unknown]+0xip ([kernel]+0x...) where no mapping does (\"\" in rows of tagop 0.8.1 "
+                 "and before)"},
     {"line", "the source line of ip as report --by line names it (file:line from DWARF; module+0xoffset without)"},
     {"data_object", "the data object of the data address as report --by data names it (a symbol of .data/.bss, "
                     "[heap], [stack], module+0xoffset; [no data address] without one)"},

@@ -3,7 +3,6 @@
 
 #include <tagop/report/export.hpp>
 
-#include <cctype>         // std::isalnum
 #include <cmath>          // std::llround
 #include <cstdlib>        // std::atoll
 #include <unordered_map>  // locations by row
@@ -15,7 +14,7 @@
 #include <tagop/profiles/folded.hpp>         // write_folded
 #include <tagop/profiles/pprof.hpp>          // write_pprof
 
-#include "export_units.hpp"  // event_unit, period_unit
+#include "export_units.hpp"  // event_unit, period_unit, sample_type_name
 
 namespace tagop::report {
 
@@ -23,18 +22,6 @@ namespace {
 
 using amd_ibs::derived_event_table;
 using amd_ibs::IbsUnit;
-
-// "IBS DC miss load latency" -> "ibs_dc_miss_load_latency": a name pprof's
-// -sample_index and SQL engines take without quotes.
-std::string snake(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    else if (!out.empty() && out.back() != '_') out += '_';
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out;
-}
 
 // One sample type of the profile and how a row's results give its value.
 struct Source {
@@ -58,7 +45,7 @@ std::vector<Source> sources_of(const Report& r, const ExportView& v) {
     if (!c.event) continue;
     const amd_ibs::IbsDerivedEventSpec& e = table[*c.event];
     const double period = r.period(e.unit).value;
-    out.push_back({{snake(e.name), event_unit(e), period > 0 ? period : 1}, {*c.event}, c.total});
+    out.push_back({{sample_type_name(e.name), event_unit(e), period > 0 ? period : 1}, {*c.event}, c.total});
   }
   if (!v.where.empty()) {
     // The predicate's samples: a count of ops (or fetches) where it tests

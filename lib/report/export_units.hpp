@@ -16,4 +16,9 @@ std::string event_unit(const amd_ibs::IbsDerivedEventSpec& e);
 /// numbers), nanoseconds for the clocks, a count otherwise.
 std::string period_unit(std::string_view event);
 
+/// A derived event's name as a profile's sample type: "IBS DC miss load
+/// latency" -> "ibs_dc_miss_load_latency", a name pprof's -sample_index and
+/// SQL engines take without quotes.
+std::string sample_type_name(std::string_view name);
+
 }  // namespace tagop::report

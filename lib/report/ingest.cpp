@@ -335,8 +335,13 @@ class RowHandler : public perf_data::RecordHandler {
     const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address)};
     const std::string_view event = line.event < events_.size() ? std::string_view(events_[line.event]) : "";
-    if (options_.format == RowFormat::native) blocks_.append(s, names.symbol, {event, line.period}, source);
-    else lines_.append(s, names.symbol, batch_, {event, line.period}, source);
+    // A sample outside every function is named as a local report's row by
+    // function names it (module+0xoffset, [unknown]+0xip), as its line and
+    // data object are: the store's rows by function are then the local ones.
+    const profiles::SampleSymbol symbol{names.symbol.function.empty() ? names.frame : names.symbol.function,
+                                        names.symbol.module};
+    if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source);
+    else lines_.append(s, symbol, batch_, {event, line.period}, source);
     if (write_frames_) {
       // After the row: at() may drop the names the row's views are of.
       add_frame(s.pid, s.ip, names);

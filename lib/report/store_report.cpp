@@ -4,7 +4,7 @@
 
 #include <tagop/report/store_report.hpp>
 
-#include <algorithm>  // std::find
+#include <algorithm>  // std::find, std::stable_sort
 #include <array>    // std::array
 #include <map>      // std::map
 #include <sstream>  // std::istringstream
@@ -38,12 +38,20 @@ std::vector<StoreKey> keys_of(const StoreReportOptions& o) {
   return o.keys.empty() ? std::vector<StoreKey>{o.by} : o.keys;
 }
 
+// A sample's module as a local report's row has it: its path, or
+// [kernel] or [unknown] where no mapping holds its address (rows.cpp).
+constexpr const char* module_path_sql =
+    "if(module = '', if(bitShiftRight(ip, 56) = 255, '[kernel]', '[unknown]'), module)";
+
 std::string key_sql(const StoreKey& key) {
-  // A function with its module after a record separator (0x1E), as a
-  // local report's rows are: functions of one name in two modules (ld.so's
-  // _start and the program's) are two rows; name_rows() splits it off.
+  // A function (or a module's file name) with its module's path after a
+  // record separator (0x1E), as a local report's rows are: functions of
+  // one name in two modules (ld.so's _start and the program's) are two
+  // rows; name_rows() splits it off into StoreRow::module.
   if (key == StoreKey{GroupBy::function})
-    return fmt::format("concat({}, '\\x1E', module)", store_key_column(GroupBy::function));
+    return fmt::format("concat({}, '\\x1E', {})", store_key_column(GroupBy::function), module_path_sql);
+  if (key == StoreKey{GroupBy::module})
+    return fmt::format("concat(replaceRegexpOne({0}, '^.*/', ''), '\\x1E', {0})", module_path_sql);
   if (const GroupBy* by = std::get_if<GroupBy>(&key)) return store_key_column(*by);
   if (std::get<FleetKey>(key) == FleetKey::host) return "host";
   // As CpuId::to_string() less the stepping: hex() writes whole bytes
@@ -352,6 +360,32 @@ std::optional<double> store_value(const StoreReport& report, const Column& colum
     for (std::size_t q : column.queries())
       if (q < report.estimate_bias.size() && !report.estimate_bias[q].empty()) return std::nullopt;
   return column_value(column, results);
+}
+
+std::optional<UnitPeriod> store_shared_period(const StoreReport& report, std::size_t unit) {
+  std::optional<UnitPeriod> out;
+  for (const StoreCapturePeriods& c : report.captures) {
+    const UnitPeriod& p = c.units.at(unit);
+    if (p.value == 0) continue;  // no samples of the unit
+    if (out && (out->value != p.value || out->unit != p.unit || out->source != p.source)) return std::nullopt;
+    out = p;
+  }
+  return out;
+}
+
+std::vector<std::size_t> store_row_order(const StoreReport& report, const Column& sort, std::size_t top) {
+  std::vector<std::size_t> order(report.rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<double> key(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const StoreRow& row = report.rows[i];
+    key[i] = store_value(report, sort, row.children.empty() ? row.results : row.children).value_or(-1);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return key[a] != key[b] ? key[a] > key[b] : report.rows[a].name < report.rows[b].name;
+  });
+  if (top && order.size() > top) order.resize(top);
+  return order;
 }
 
 std::string store_key_column(GroupBy by) {

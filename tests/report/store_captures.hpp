@@ -93,4 +93,19 @@ inline std::string perf_capture(const std::string& name, int milliseconds = 200)
   return file;
 }
 
+// perf record -g of the call-graph fixture, user frames only (ingest names
+// no kernel function: its frames would be module+offset in the store where
+// the local report reads kallsyms), two events, cpu-clock:u and
+// task-clock:u; "" (after a warning) where perf cannot record here.
+inline std::string user_chain_capture(const std::string& name, int milliseconds) {
+  const std::string file = temp(name);
+  const RunResult r = run_shell(fmt::format("taskset -c 0 perf record -q -N -g -e cpu-clock:u,task-clock:u -o {} -- {} {}",
+                                            file, std::getenv("TAGOP_CALLCHAIN_FIXTURE"), milliseconds));
+  if (r.exit_code != 0) {
+    fmt::print(stderr, "SKIP: perf record cannot record here: {}\n", r.err);
+    return "";
+  }
+  return file;
+}
+
 }  // namespace tagop::test

@@ -21,9 +21,10 @@ inline const std::string& tagop_command() {
   return exe;
 }
 
-// A command's --json output; the test fails where it exits non-zero.
-inline nlohmann::json run_json(const std::string& arguments) {
-  const RunResult r = run_shell(fmt::format("{} {}", tagop_command(), arguments));
+// A command's --json output (`environment`: variables set for it, "A=1
+// B=2"); the test fails where it exits non-zero.
+inline nlohmann::json run_json(const std::string& arguments, const std::string& environment = "") {
+  const RunResult r = run_shell(fmt::format("{} {} {}", environment, tagop_command(), arguments));
   INFO(arguments << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(r.out);

@@ -56,15 +56,16 @@ json sampled(const json& events) {
   return out;
 }
 
-// A row named by a symbol of a user module: not an address (module+offset,
-// "[unknown]+0x..."), which the store does not keep, nor a kernel function
-// (module [kernel.kallsyms]: ingest names them as the local report does,
-// which store_names_test checks; this test keeps to the user's).
+// A row of a user module or of no mapping: its function, or its address
+// (module+0xoffset, [unknown]+0x...), which the store names as the local
+// report does; not a kernel function (module [kernel.kallsyms]: ingest
+// names them as the local report does, which store_names_test checks; this
+// test keeps to the user's).
 bool named(const json& row) {
   const auto bracketed = [&](const char* key) {
     return row.contains(key) && row.at(key).get<std::string>().rfind('[', 0) == 0;
   };
-  return !row.contains("offset") && !row.at("name").get<std::string>().empty() && !bracketed("name") &&
+  return !row.at("name").get<std::string>().empty() && row.at("name").get<std::string>().rfind("[kernel", 0) != 0 &&
          !bracketed("module");
 }
 

@@ -17,6 +17,7 @@
 // Thread safety: each call uses its own connection.
 
 #include <array>        // std::array
+#include <iosfwd>       // std::ostream
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string>       // std::string
@@ -134,8 +135,10 @@ struct StoreFrameName {
 struct StoreRow {
   std::string name;                  ///< the key's value: a function, a module, a pid ...; several keys': parts joined by two spaces
   std::vector<std::string> parts{};  ///< with several keys: each key's value, in their order
-  /// With a function key: the function's module (its path), as a local
-  /// report's row has it; functions of one name in two modules are two rows.
+  /// With a function or module key: the module's path ([kernel] or
+  /// [unknown] where no mapping holds the address), as a local report's
+  /// row has it; functions of one name in two modules are two rows, and so
+  /// are two modules of one file name.
   std::string module{};
   /// By StoreReport::query_names. IBS: the derived events' results; other
   /// captures: each event's samples (count) and the sum of their periods
@@ -246,6 +249,48 @@ profiles::Profile store_profile(const StoreReport& chains, std::string_view sour
 /// not at all, as write_profile_export().
 void write_store_export(ExportFormat format, const StoreReport& chains, std::size_t event, std::string_view source,
                         const std::string& path);
+
+/// The period of an IBS unit (amd_ibs::IbsUnit: 0 fetch, 1 op) that every
+/// capture of the report with samples of it was sampled at; nullopt where
+/// they differ (in value, unit or how it was read) or none has samples.
+std::optional<UnitPeriod> store_shared_period(const StoreReport& report, std::size_t unit);
+
+/// The rows of a store report in the order a local report selects them
+/// (Report::select()): highest first by `sort` (of the values with the
+/// callees' where the rows have them, StoreReportOptions::children), ties
+/// by name; the first `top` (0: all). Indices into `report.rows`.
+std::vector<std::size_t> store_row_order(const StoreReport& report, const Column& sort, std::size_t top = 0);
+
+/// What the HTML page of a store report shows beside its reports, as a
+/// local page's ExportView.
+struct StorePageView {
+  std::string source{};               ///< the store's URL: the page's title
+  /// IBS: the derived events and ratios of the table (view_columns(),
+  /// resolve_columns()); each event among them is a sample type of the
+  /// flame graph. Others: not read (each event is a column).
+  std::vector<Column> columns{};
+  /// The rows' order (store_row_order()), and the flame graph's first
+  /// sample type.
+  Column sort{};
+  std::size_t top = 0;                ///< the table's first N rows (0: all)
+  std::size_t flame_top = 0;          ///< the flame graph's first N rows by `sort` (0: all)
+  std::string row_title{};            ///< what a row is: "function", "host, function"
+  std::vector<std::string> filters{};  ///< how the samples were chosen, as words ("host web-1"), for the notes
+  std::string where{};                ///< the --where predicate's text ("" when none)
+  std::uint64_t max_values = 0;       ///< the most rows x columns of the table (0: no bound); check_values()
+};
+
+/// The page of a store report, as a local report's (write_report_html()):
+/// the table of `table`'s rows (the first `view.top` by `view.sort`), with
+/// intervals, and the flame graph of `stacks`. Of IBS captures `stacks` is
+/// a store report by function (each row a stack of one frame, its derived
+/// events' samples x the period, as a local IBS capture's page), of others
+/// one by call chain (store_chain_report(); store_profile()). Where the
+/// captures of an IBS unit were sampled at different periods, the flame
+/// graph's values of that unit are samples, and a note says so. Throws
+/// tagop::Error for reports of different kinds, stacks of other rows, or
+/// a table past `view.max_values`.
+void write_store_html(const StoreReport& table, const StoreReport& stacks, const StorePageView& view, std::ostream& out);
 
 /// Two store reports' rows side by side, as diff_reports() puts two
 /// captures' reports: `a` and `b` must be of the same kind (both IBS, or
