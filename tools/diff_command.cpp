@@ -349,9 +349,9 @@ void run_store_diff(DiffOptions o) {
     usage_error(e.what());
   }
   for (const report::StoreKey& k : a.keys)
-    if (k == report::StoreKey{report::GroupBy::process} || k == report::StoreKey{report::GroupBy::thread})
-      usage_error(fmt::format("--source --by {}: the store keeps pids and tids, not process names, and two parts "
-                              "of the store have different ones: function, module, cpu, host or processor",
+    if (k == report::StoreKey{report::GroupBy::thread})
+      usage_error(fmt::format("--source --by {}: the store keeps tids, not the threads' names, and two parts of the "
+                              "store have different ones: function, module, process, cpu, host or processor",
                               o.by));
   choose_store_samples(a, {o.host, o.since, o.until, o.backend, o.where});
   report::StoreReportOptions b = a;
@@ -426,7 +426,7 @@ void add_diff_command(CLI::App& app) {
                   "Diff two parts of the ClickHouse store (tagop ingest) at this URL instead of two captures: A is "
                   "chosen by --host, --since, --until; B by --host-b, --since-b, --until-b, each of A's where not "
                   "given (--since-b or --until-b: B's times are those alone). --by also host or processor (not "
-                  "process or thread: the store keeps pids, not names)");
+                  "thread: the store keeps tids, not the threads' names; processes are matched by name)");
   cmd->add_option("--host", o->host, "With --source: A is the samples of this machine");
   cmd->add_option("--host-b", o->host_b, "With --source: B is the samples of this machine");
   cmd->add_option("--since", o->since, "With --source: A is the captures ingested at or after this time (2026-11-13)");

@@ -281,6 +281,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       j["name"] = row.name;
       if (!row.parts.empty()) j["parts"] = row.parts;
       if (!row.module.empty()) j["module"] = row.module;
+      if (row.pid) j["pid"] = *row.pid;
       if (r.ibs) {
         // Made apart: a reference into an ordered_json's members moves when one is added.
         ordered_json values = ordered_json::object(), estimates = ordered_json::object();

@@ -5,7 +5,9 @@
 // iterate this declaration (Boost.Hana), so they cannot disagree; it sits
 // beside the JSON-lines record (sample_line_record.hpp), the same sample's
 // other declared form. A change of a column's name, type or order is a new
-// store_schema_version (the table's name carries it).
+// store_schema_version (the table's name carries it); a column added last
+// is added to an older table of the version by ingest (ALTER TABLE ... ADD
+// COLUMN; its older rows read its default).
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <span>         // std::span
@@ -57,7 +59,8 @@ struct StoreRow {
     (StoreText, function),
     (StoreText, line),
     (StoreText, data_object),
-    (StoreChain, chain));
+    (StoreChain, chain),
+    (StoreText, comm));
 };
 
 // The frames' table: each distinct frame of a capture's call chains (and
@@ -112,6 +115,8 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
     {"data_object", "the data object of the data address as report --by data names it (a symbol of .data/.bss, "
                     "[heap], [stack], module+0xoffset; [no data address] without one)"},
     {"chain", "the call chain's addresses, the interrupted ip first, then the callers (empty without perf record -g)"},
+    {"comm", "the process's name at the sample's time (its COMM), as report --by process names it; \"\" where perf "
+             "recorded none, and in rows of tagop 0.8.1 and before"},
 };
 
 /// What each column of the frames' table means.

@@ -410,7 +410,7 @@ StoreRowWriter::StoreRowWriter(StoreCapture capture) : capture_(std::move(captur
 namespace {
 
 StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol& symbol, const StoreEvent& event,
-                const StoreSource& source) {
+                const StoreSource& source, std::string_view comm) {
   return StoreRow{capture.id,
                   {capture.host},
                   {capture.vendor},
@@ -436,14 +436,20 @@ StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol
                   {symbol.function},
                   {source.line},
                   {source.data_object},
-                  {s.chain}};
+                  {s.chain},
+                  {comm}};
 }
 
 }  // namespace
 
 void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out, const StoreEvent& event,
                             const StoreSource& source) const {
-  append_line(row_of(capture_, s, symbol, event, source), out);
+  append(s, symbol, out, event, source, {});
+}
+
+void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out, const StoreEvent& event,
+                            const StoreSource& source, std::string_view comm) const {
+  append_line(row_of(capture_, s, symbol, event, source, comm), out);
 }
 
 struct StoreBlockWriter::Columns {
@@ -459,7 +465,12 @@ StoreBlockWriter& StoreBlockWriter::operator=(StoreBlockWriter&&) noexcept = def
 
 void StoreBlockWriter::append(const Sample& s, const SampleSymbol& symbol, const StoreEvent& event,
                               const StoreSource& source) {
-  const StoreRow row = row_of(capture_, s, symbol, event, source);
+  append(s, symbol, event, source, {});
+}
+
+void StoreBlockWriter::append(const Sample& s, const SampleSymbol& symbol, const StoreEvent& event,
+                              const StoreSource& source, std::string_view comm) {
+  const StoreRow row = row_of(capture_, s, symbol, event, source, comm);
   NativeColumn* column = columns_->values.data();
   hana::for_each(hana::accessors<StoreRow>(), [&](auto field) { put_value(column, hana::second(field)(row)); });
   ++rows_;

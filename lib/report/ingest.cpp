@@ -340,8 +340,9 @@ class RowHandler : public perf_data::RecordHandler {
     // data object are: the store's rows by function are then the local ones.
     const profiles::SampleSymbol symbol{names.symbol.function.empty() ? names.frame : names.symbol.function,
                                         names.symbol.module};
-    if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source);
-    else lines_.append(s, symbol, batch_, {event, line.period}, source);
+    const std::string_view comm = symbols_.processes().comm_of(s.pid);
+    if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source, comm);
+    else lines_.append(s, symbol, batch_, {event, line.period}, source, comm);
     if (write_frames_) {
       // After the row: at() may drop the names the row's views are of.
       add_frame(s.pid, s.ip, names);
@@ -503,18 +504,44 @@ std::uint64_t number(const std::string& answer) {
   return value;
 }
 
-// A captures' table made before its period columns were: they are added
-// (0 in the rows it holds: those captures' estimates are not available).
-void add_missing_captures_columns(const profiles::ClickHouseServer& server, const std::string& captures) {
-  const std::string answer = server.query(fmt::format(
-      "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {} FORMAT TabSeparated",
-      quoted(captures)));
+// A table's columns' names, in order ("" database: the URL's).
+std::vector<std::string> column_names(const profiles::ClickHouseServer& server, const std::string& table,
+                                      const std::string& database = "") {
+  const std::string answer = server.query(
+      fmt::format("SELECT name FROM system.columns WHERE database = {} AND table = {} FORMAT TabSeparated",
+                  database.empty() ? "currentDatabase()" : quoted(database), quoted(table)));
   std::vector<std::string> have;
   std::istringstream lines(answer);
   for (std::string line; std::getline(lines, line);) have.push_back(line);
+  return have;
+}
+
+// A captures' table made before its period columns were: they are added
+// (0 in the rows it holds: those captures' estimates are not available).
+void add_missing_captures_columns(const profiles::ClickHouseServer& server, const std::string& captures) {
+  const std::vector<std::string> have = column_names(server, captures);
   for (const profiles::StoreColumn& c : profiles::store_captures_columns())
     if (std::find(have.begin(), have.end(), c.name) == have.end())
       server.query(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", captures, c.name, c.type));
+}
+
+// The samples' columns declared after the schema's version was made, last:
+// comm (tagop 0.8.2).
+constexpr std::size_t samples_columns_added = 1;
+
+// A samples' table of this schema version made by an older tagop lacks the
+// columns declared since (samples_columns_added): they are added, its rows
+// reading their default (""). Only where its columns are ours less those,
+// in order; another table is left to check_columns()'s error.
+void add_samples_columns(const profiles::ClickHouseServer& server, const std::string& table,
+                          const std::vector<profiles::StoreColumn>& columns, const std::string& database = "") {
+  const std::vector<std::string> have = column_names(server, table, database);
+  if (have.size() >= columns.size() || have.size() + samples_columns_added < columns.size()) return;
+  for (std::size_t i = 0; i < have.size(); ++i)
+    if (have[i] != columns[i].name) return;
+  const std::string name = database.empty() ? table : database + "." + table;
+  for (std::size_t i = have.size(); i < columns.size(); ++i)
+    server.query(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", name, columns[i].name, columns[i].type));
 }
 
 // A table of this name made by another tagop (or by hand) must have this
@@ -558,6 +585,7 @@ void create_store_tables(const profiles::ClickHouseServer& server, const IngestO
   server.query(profiles::store_create_captures_table(captures_of(options)));
   server.query(profiles::store_create_frames_table(frames));
   add_missing_captures_columns(server, captures_of(options));
+  add_samples_columns(server, table, profiles::store_columns());
   check_columns(server, table, profiles::store_columns());
   check_columns(server, frames, profiles::store_frame_columns());
 }
@@ -582,6 +610,8 @@ void create_cluster_store(const profiles::ClickHouseServer& server, std::string_
   for (const std::string& table : {table_of(options), captures_of(options), frames_of(options)})
     server.query(fmt::format("CREATE TABLE IF NOT EXISTS {0}.{1} AS `{2}`.{1} ENGINE = Distributed({0}, `{2}`, {1}, capture)",
                              cluster, table, own));
+  // A cluster's table made over an older shard's has its columns.
+  add_samples_columns(server, table_of(options), profiles::store_columns(), std::string(cluster));
 }
 
 IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,

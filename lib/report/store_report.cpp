@@ -52,6 +52,12 @@ std::string key_sql(const StoreKey& key) {
     return fmt::format("concat({}, '\\x1E', {})", store_key_column(GroupBy::function), module_path_sql);
   if (key == StoreKey{GroupBy::module})
     return fmt::format("concat(replaceRegexpOne({0}, '^.*/', ''), '\\x1E', {0})", module_path_sql);
+  // A process as a local report names it, "comm [pid]" (":pid" where perf
+  // recorded no name), its pid after a file separator (0x1C) for
+  // StoreRow::pid; a pid that ran two programs (exec) is two rows.
+  if (key == StoreKey{GroupBy::process})
+    return "concat(if(comm = '', concat(':', toString(toInt32(pid))), concat(comm, ' [', toString(toInt32(pid)), "
+           "']')), '\\x1C', toString(pid))";
   if (const GroupBy* by = std::get_if<GroupBy>(&key)) return store_key_column(*by);
   if (std::get<FleetKey>(key) == FleetKey::host) return "host";
   // As CpuId::to_string() less the stepping: hex() writes whole bytes
@@ -92,18 +98,37 @@ bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptio
   return other == 0;
 }
 
-// Splits each row's name into its keys' parts (several keys), and a
-// function's module off its name (key_sql).
+// Rows by process are named by the samples' comm, a column that a
+// samples' table of tagop 0.8.1 lacks until an ingest adds it.
+void check_process_names(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  const std::string table = samples_table(options.tables);
+  const std::string answer = server.query(fmt::format(
+      "SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = '{}' AND name = 'comm' "
+      "FORMAT TabSeparated",
+      table));
+  if (number(server, answer) == 0)
+    throw Error(fmt::format("{}: the samples' table {} has no process names (column comm): it was made by tagop 0.8.1, "
+                            "whose rows by process were pids; an ingest of this tagop adds the column (its older "
+                            "rows' processes are then named :pid)",
+                            server.url(), table));
+}
+
+// Splits each row's name into its keys' parts (several keys), a
+// function's module and a process's pid off its name (key_sql).
 void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
-  const auto module_off = [](std::string& part, std::string& module) {
-    const std::size_t separator = part.find('\x1E');
-    if (separator == std::string::npos) return;
-    module = part.substr(separator + 1);
-    part.resize(separator);
+  const auto module_off = [](std::string& part, StoreRow& row) {
+    if (const std::size_t separator = part.find('\x1E'); separator != std::string::npos) {
+      row.module = part.substr(separator + 1);
+      part.resize(separator);
+    }
+    if (const std::size_t separator = part.find('\x1C'); separator != std::string::npos) {
+      row.pid = static_cast<std::uint32_t>(std::stoul(part.substr(separator + 1)));
+      part.resize(separator);
+    }
   };
   for (StoreRow& row : rows) {
     if (keys < 2) {
-      module_off(row.name, row.module);
+      module_off(row.name, row);
       continue;
     }
     std::string name;
@@ -111,7 +136,7 @@ void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
     for (;;) {
       const std::size_t end = row.name.find('\x1F', begin);
       row.parts.push_back(row.name.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
-      module_off(row.parts.back(), row.module);
+      module_off(row.parts.back(), row);
       if (end == std::string::npos) break;
       begin = end + 1;
     }
@@ -476,6 +501,8 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
     return out;
   }
   (void)store_keys_sql(options);  // throws for a key the store lacks, before any query
+  if (std::find(keys_given.begin(), keys_given.end(), StoreKey{GroupBy::process}) != keys_given.end())
+    check_process_names(server, options);
   out.ibs = choose_ibs(server, options);
   if (out.ibs) ibs_report(server, options, out);
   else events_report(server, options, out);
@@ -487,9 +514,16 @@ std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, c
   if (a.ibs != b.ibs)
     throw Error(fmt::format("A's samples are {} IBS captures and B's {}: their columns cannot be compared",
                             a.ibs ? "of" : "not of", b.ibs ? "of" : "not of"));
-  const auto side = [](const StoreReport& r) {
+  // A process by its name alone, as a local diff matches them: pids
+  // differ between runs.
+  const auto name = [](const StoreRow& row) {
+    if (!row.pid || !row.parts.empty()) return row.name;
+    const std::string pid = fmt::format(" [{}]", static_cast<std::int32_t>(*row.pid));
+    return row.name.ends_with(pid) ? row.name.substr(0, row.name.size() - pid.size()) : row.name;
+  };
+  const auto side = [&](const StoreReport& r) {
     DiffSide out;
-    for (const StoreRow& row : r.rows) out.rows.push_back({row.name, row.module, row.results});
+    for (const StoreRow& row : r.rows) out.rows.push_back({name(row), row.module, row.results});
     out.totals = r.totals;
     out.value = [](const Column& c, std::span<const QueryResult> results) { return column_value(c, results); };
     return out;

@@ -148,10 +148,10 @@ TEST_CASE("report --source of captures without IBS: each event's samples and per
   struct Case {
     std::string file, host, by, key, where;
   };
-  for (const Case& c : {Case{a, "perf-a", "function", "name", ""}, Case{a, "perf-a", "process", "pid", ""},
+  for (const Case& c : {Case{a, "perf-a", "function", "name", ""}, Case{a, "perf-a", "process", "name", ""},
                         Case{b, "perf-b", "module", "name", ""}, Case{b, "perf-b", "thread", "tid", ""},
-                        Case{mem, "mem-1", "process", "pid", ""}, Case{mem, "mem-1", "cpu", "cpu", ""},
-                        Case{mem, "mem-1", "process", "pid", "load & dc.miss"},
+                        Case{mem, "mem-1", "process", "name", ""}, Case{mem, "mem-1", "cpu", "cpu", ""},
+                        Case{mem, "mem-1", "process", "name", "load & dc.miss"},
                         Case{mem, "mem-1", "cpu", "cpu", "load & l2.miss"}}) {
     INFO(c.file << " --by " << c.by << " --where " << c.where);
     const std::string where = c.where.empty() ? "" : fmt::format(" --where '{}'", c.where);
@@ -299,21 +299,18 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
   new_since.erase(new_since.find_last_not_of('\n') + 1);
   const std::string by_time = fmt::format("--until '{0}' --since-b '{0}'", new_since);
 
-  // Each column's rows by name: the numbers either diff gives.
-  // (Rows the local diff names by address or of the kernel's modules
-  // (unnamed(): its diff's rows alike) are left out on both sides.)
-  const auto columns = [](const json& diff, const std::set<std::string>& skip, bool by_function) {
+  // Each column's rows by name and module: the numbers either diff gives
+  // (functions of one name in two modules are two rows; processes are
+  // matched by name). (Rows of the kernel's modules (unnamed(): its diff's
+  // rows alike) are left out on both sides.)
+  const auto columns = [](const json& diff, const std::set<std::string>& skip) {
     std::map<std::string, std::map<std::string, json>> out;
     for (const json& c : diff.at("columns")) {
       auto& rows = out[c.at("id")];
-      for (json row : c.at("rows")) {
+      for (const json& row : c.at("rows")) {
         const std::string name = row.at("name");
-        if (!named(row) || skip.count(name) || name.find("+0x") != std::string::npos) continue;
-        // A function's module: two of one name are two rows. (A module row's
-        // is its path beside its file name in a local diff, "" in the store's.)
-        const std::string key = by_function ? name + "\n" + row.at("module").get<std::string>() : name;
-        row.erase("module");
-        rows[key] = row;
+        if (!named(row) || skip.count(name)) continue;
+        rows[name + "\n" + (row.contains("module") ? row.at("module").get<std::string>() : "")] = row;
       }
     }
     return out;
@@ -323,6 +320,8 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
   };
   for (const Case& c : {Case{a, b, "--host old --host-b new", "function", ""},
                         Case{a, b, "--host old --host-b new", "module", ""},
+                        Case{a, b, "--host old --host-b new", "process", ""},
+                        Case{zen_a, zen_b, "--host zen-old --host-b zen-new", "process", " --view dc"},
                         Case{zen_a, zen_b, "--host zen-old --host-b zen-new", "cpu", " --view all"},
                         Case{a, b, by_time + " --backend perf", "function", ""},
                         Case{zen_a, zen_b, by_time + " --backend amd-ibs", "cpu", " --view dc"}}) {
@@ -332,9 +331,9 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
         run_json(fmt::format("diff --source {} {} --by {} --top 0 --json{}", url, c.parts, c.by, c.options));
     std::set<std::string> skip{""};
     for (const json& column : file.at("columns")) skip.merge(unnamed(column));
-    const auto expected = columns(file, skip, c.by == "function");
+    const auto expected = columns(file, skip);
     CHECK(!expected.empty());
-    CHECK(columns(store, skip, c.by == "function") == expected);
+    CHECK(columns(store, skip) == expected);
   }
   // B the same samples as A: a usage error.
   const RunResult same = run_shell(fmt::format("{} diff --source {} --host old", tagop_command(), url));

@@ -14,6 +14,7 @@
 #include <filesystem>  // std::filesystem
 #include <map>         // std::map
 #include <regex>       // the fixture's segments, from readelf
+#include <set>         // std::set
 #include <sstream>     // std::istringstream
 
 #include <fmt/format.h>  // fmt::format
@@ -523,11 +524,11 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
     std::string file, host, by, key, where;
   };
   // (By function: the bundled capture's binaries are not on this machine, so
-  // its local rows are addresses, module+offset, which the store does not
-  // keep; the function key is not compared here.)
-  for (const Case& c : {Case{zen, "zen-a", "process", "pid", ""}, Case{example, "k10-a", "process", "pid", ""},
-                        Case{example, "k10-a", "module", "name", ""},
-                        Case{zen, "zen-a", "process", "pid", "load & dc.miss & !dtlb.l1_miss"},
+  // its local rows are addresses, module+offset, which ingest names so too.
+  // By process: "comm [pid]", the name of the process at the sample's time.)
+  for (const Case& c : {Case{zen, "zen-a", "process", "name", ""}, Case{example, "k10-a", "process", "name", ""},
+                        Case{example, "k10-a", "module", "name", ""}, Case{example, "k10-a", "function", "name", ""},
+                        Case{zen, "zen-a", "process", "name", "load & dc.miss & !dtlb.l1_miss"},
                         Case{example, "k10-a", "module", "name", "(load | store) & !dc.miss"}}) {
     INFO(c.file << " --by " << c.by << " --where " << c.where);
     const std::string where = c.where.empty() ? "" : fmt::format(" --where '{}'", c.where);
@@ -763,12 +764,12 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
   struct Case {
     std::string file, host, by, key;
   };
-  for (const Case& c : {Case{zen_a, "zen-a", "process", "pid"}, Case{zen_b, "zen-b", "process", "pid"},
+  for (const Case& c : {Case{zen_a, "zen-a", "process", "name"}, Case{zen_b, "zen-b", "process", "name"},
                         Case{objects_a, "obj-a", "function", "name"}, Case{objects_b, "obj-b", "function", "name"},
                         Case{objects_b, "obj-b", "line", "name"}, Case{objects_a, "obj-a", "data", "name"},
-                        Case{example, "k10", "process", "pid"}, Case{example, "k10", "module", "name"},
-                        Case{varying, "vary", "process", "pid"}, Case{varying, "vary", "cpu", "cpu"},
-                        Case{filtered, "l3", "process", "pid"}})
+                        Case{example, "k10", "process", "name"}, Case{example, "k10", "module", "name"},
+                        Case{varying, "vary", "process", "name"}, Case{varying, "vary", "cpu", "cpu"},
+                        Case{filtered, "l3", "process", "name"}})
     for (const std::string where : {"", " --where 'load & dc.miss'"}) {
       INFO(c.host << " --by " << c.by << where);
       const RunResult file = checked_run(fmt::format("{} report {} --by {} --view all --top 0 --json{}", tagop, c.file, c.by, where));
@@ -824,7 +825,7 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
     const nlohmann::json a = local_of(zen_a), b = local_of(zen_b);
     const nlohmann::json both = nlohmann::json::parse(
         checked_run(fmt::format("{} report --source {} --by process --view all --top 0 --json{}", tagop, url("ibs_pair"), where)).out);
-    const auto rows_a = ibs_rows(a.dump(), "pid"), rows_b = ibs_rows(b.dump(), "pid"), rows = ibs_rows(both.dump(), "name");
+    const auto rows_a = ibs_rows(a.dump(), "name"), rows_b = ibs_rows(b.dump(), "name"), rows = ibs_rows(both.dump(), "name");
     CHECK(rows.size() == 23);
     const auto samples = [](const nlohmann::json& values) {
       return values.at("0xF000").get<double>() + values.at("0xF100").get<double>();
@@ -953,6 +954,55 @@ TEST_CASE("a captures' table made before the periods gains them; its captures ha
   CHECK(with_period->units[1].unit == local_report.period(amd_ibs::IbsUnit::op).unit);
   // Over both, the old capture's period unknown: no estimate.
   for (const auto& e : r.estimates) CHECK(!e);
+  fs::remove(zen);
+  fs::remove(zen_new);
+}
+
+TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows' processes are named :pid",
+          "[store][process]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS old_comm");
+  const profiles::ClickHouseServer server(local->url() + "/?database=old_comm");
+  const report::IngestOptions options{.host = "old", .table = "comm_samples", .captures_table = "comm_list"};
+  // 0.8.1's table: the columns of now less comm, its rows those of a
+  // capture ingested then (written now, and copied without their comm).
+  const std::string zen = zen_capture("zen-comm-old.data", 7171);
+  report::create_store_tables(server, {.host = "old", .table = "comm_now", .captures_table = "comm_list"});
+  report::ingest_capture(zen, server, {.host = "old", .table = "comm_now", .captures_table = "comm_list"});
+  std::vector<std::string> columns;
+  for (const profiles::StoreColumn& c : profiles::store_columns())
+    if (c.name != "comm") columns.push_back(c.name);
+  CHECK(columns.size() + 1 == profiles::store_columns().size());
+  server.query("CREATE TABLE comm_samples AS comm_now");
+  server.query("ALTER TABLE comm_samples DROP COLUMN comm");
+  server.query(fmt::format("INSERT INTO comm_samples SELECT {0} FROM comm_now", fmt::join(columns, ", ")));
+  // Until an ingest adds the column: a clear error for rows by process.
+  CHECK_THROWS_WITH(report::store_report(server, {.by = report::GroupBy::process, .tables = options}),
+                    Catch::Contains("made by tagop 0.8.1"));
+  CHECK(report::store_report(server, {.by = report::GroupBy::cpu, .tables = options}).rows.size() == 4);
+  report::create_store_tables(server, options);
+  const std::string now = server.query("SELECT name FROM system.columns WHERE database = 'old_comm' AND table = "
+                                       "'comm_samples' FORMAT TabSeparated");
+  CHECK(now.ends_with("chain\ncomm\n"));
+  // The old rows: 23 processes named as perf names one it saw no name of;
+  // those of a capture ingested now, as the local report names them.
+  const report::StoreReport old_rows = report::store_report(server, {.by = report::GroupBy::process, .tables = options});
+  REQUIRE(old_rows.rows.size() == 23);
+  CHECK(old_rows.rows[0].name == ":200");
+  CHECK(old_rows.rows[0].pid == 200u);
+  const std::string zen_new = zen_capture("zen-comm-new.data", 7272);
+  report::ingest_capture(zen_new, server, {.host = "new", .table = "comm_samples", .captures_table = "comm_list"});
+  const report::StoreReport new_rows =
+      report::store_report(server, {.by = report::GroupBy::process, .host = "new", .tables = options});
+  REQUIRE(new_rows.rows.size() == 23);
+  perf_data::PerfDataReader reader(zen_new);
+  const report::Report local_report(reader, {.by = report::GroupBy::process});
+  std::set<std::string> local_names, store_names;
+  for (std::uint32_t id : local_report.select(report::resolve_column("samples"), 0)) local_names.insert(local_report.row(id).name);
+  for (const report::StoreRow& row : new_rows.rows) store_names.insert(row.name);
+  CHECK(local_names.count("worker [200]") == 1);
+  CHECK(store_names == local_names);
   fs::remove(zen);
   fs::remove(zen_new);
 }

@@ -184,9 +184,13 @@ class StoreRowWriter {
  public:
   /// Rows of this capture (its identity, host and processor in each).
   explicit StoreRowWriter(StoreCapture capture);
-  /// Appends one sample's row to `out`.
+  /// Appends one sample's row to `out` (its comm "").
   void append(const Sample& sample, const SampleSymbol& symbol, std::string& out, const StoreEvent& event = {},
               const StoreSource& source = {}) const;
+  /// The same, with its process's name at the sample's time (its COMM), as
+  /// a local report's rows by process name them.
+  void append(const Sample& sample, const SampleSymbol& symbol, std::string& out, const StoreEvent& event,
+              const StoreSource& source, std::string_view comm) const;
   /// The capture the rows are of.
   const StoreCapture& capture() const { return capture_; }
 
@@ -209,9 +213,12 @@ class StoreBlockWriter {
   StoreBlockWriter(StoreBlockWriter&&) noexcept;
   /// Movable, not copyable.
   StoreBlockWriter& operator=(StoreBlockWriter&&) noexcept;
-  /// Adds one sample's row to the block.
+  /// Adds one sample's row to the block (its comm "").
   void append(const Sample& sample, const SampleSymbol& symbol, const StoreEvent& event = {},
               const StoreSource& source = {});
+  /// The same, with its process's name at the sample's time (its COMM).
+  void append(const Sample& sample, const SampleSymbol& symbol, const StoreEvent& event, const StoreSource& source,
+              std::string_view comm);
   /// The rows appended since the last flush().
   std::size_t rows() const { return rows_; }
   /// Appends the block of those rows to `out` (nothing when there are

@@ -69,7 +69,7 @@ enum class StoreBackend {
 
 /// What to report from the store.
 struct StoreReportOptions {
-  /// The rows: function, module (its file name), process (by pid), thread
+  /// The rows: function, module (its file name), process ("comm [pid]"), thread
   /// (tid), cpu, line (file:line), data (the data object), callchain (of
   /// captures without IBS: store_chain_report); others throw tagop::Error
   /// (store_key_column). Read when `keys` is empty.
@@ -160,7 +160,8 @@ struct StoreRow {
   /// By call chain: the chain's frames, root first (the sampled one last);
   /// `name` is their names joined by ';', as a local report's row.
   std::vector<StoreFrameName> frames{};
-  /// By call chain with StoreReportOptions::by_process: the process.
+  /// By process (`name` "comm [pid]", as a local report's row), or by call
+  /// chain with StoreReportOptions::by_process: the process.
   std::optional<std::uint32_t> pid{};
 };
 
@@ -297,7 +298,8 @@ void write_store_html(const StoreReport& table, const StoreReport& stacks, const
 /// both of other captures) and keys. The columns: IBS, `columns` (derived
 /// events and ratios; resolve_column()); other captures, each event that
 /// both have samples of, by name (`columns` not read). Rows are matched by
-/// module and name (a process by its pid: the store keeps no process names).
+/// module and name (a process by its name without its pid, as a local diff
+/// matches them: pids differ between runs).
 /// Throws tagop::Error for reports of different kinds, or of no event in
 /// common.
 std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, const std::vector<Column>& columns);
