@@ -8,6 +8,9 @@
 
 #include <algorithm>      // std::find
 #include <array>          // std::array
+#include <map>            // std::map
+#include <memory>         // std::unique_ptr
+#include <span>           // std::span
 #include <cctype>         // std::isalnum
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // symbol tables, names
@@ -28,11 +31,13 @@
 #include <tagop/report/symbols.hpp>        // prepare_symbol_sources
 #include <tagop/sample_reads.hpp>          // SampleReads
 #include <tagop/symbol_files.hpp>          // find_symbol_files
+#include <tagop/user_stack_unwind.hpp>     // UserStackUnwinder
 
 #include "../demangle.hpp"  // demangle_short
 #include "data_objects.hpp"  // DataObjects
 #include "store_text.hpp"    // quoted
 #include "record_window.hpp"  // RecordWindow
+#include "unwind_warnings.hpp"  // unwind_warnings
 
 namespace tagop::report {
 
@@ -233,6 +238,12 @@ struct RowLine {
   std::uint32_t event = 0;        // an index in the capture's attrs
   std::uint64_t period = 0;
   std::uint64_t data_address = 0;  // the data view's (0: none)
+  // perf record --call-graph dwarf: the user registers and stack copy (in
+  // the reader's mapping, which outlives the window), unwound when the
+  // mappings of the sample's time are known; `chain`'s frames before its
+  // PERF_CONTEXT_USER (the kernel's) are kept before the unwound ones.
+  UserStack stack{};
+  std::size_t kernel_frames = 0;
   std::uint64_t time() const { return sample.time; }
 };
 
@@ -245,7 +256,12 @@ class RowHandler : public perf_data::RecordHandler {
         write_frames_(write_frames), events_(reader.info().event_names()), reads_(reader.info()),
         window_(reader.info().timed(), *this) {
     if (holds_ibs_events(reader.info())) ibs_.emplace(reader.info(), options.cpu);
-    for (const perf_data::EventAttr& a : reader.info().attrs) fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
+    for (const perf_data::EventAttr& a : reader.info().attrs) {
+      fixed_periods_.push_back(a.attr.freq ? 0 : a.attr.sample_period);
+      if (a.attr.sample_type & PERF_SAMPLE_STACK_USER && !unwinder_)
+        unwinder_ = std::make_unique<UserStackUnwinder>(
+            UserStackUnwindOptions{.search = options.symbols.files, .arch = reader.info().arch});
+    }
   }
 
   // The records wait for the samples' times (record_window.hpp); their
@@ -293,9 +309,13 @@ class RowHandler : public perf_data::RecordHandler {
       }
     }
     RowLine line{s, {}, r.event, 0, 0};
+    if (unwinder_ && r.sample_type & PERF_SAMPLE_STACK_USER) line.stack = UserStack::of(r);
+    line.kernel_frames = SIZE_MAX;
     for (std::size_t i = 0; i + 8 <= r.callchain.size(); i += 8) {
       std::uint64_t address = 0;
       std::memcpy(&address, r.callchain.data() + i, 8);
+      if (address == static_cast<std::uint64_t>(PERF_CONTEXT_USER) && line.kernel_frames == SIZE_MAX)
+        line.kernel_frames = line.chain.size();
       if (!is_context_marker(address)) line.chain.push_back({address, FrameContext::unknown});
       else if (!known_marker(address)) {
         // As perf (and the local report, walk.cpp corrupt_chain): a value
@@ -331,7 +351,7 @@ class RowHandler : public perf_data::RecordHandler {
   /// Writes a row the window released, named by the mappings of its time.
   void write(const RowLine& line) {
     Sample s = line.sample;
-    s.chain = line.chain;
+    s.chain = line.stack.regs_abi != PERF_SAMPLE_REGS_ABI_NONE ? unwind(line) : std::span<const ChainFrame>(line.chain);
     const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address)};
     const std::string_view event = line.event < events_.size() ? std::string_view(events_[line.event]) : "";
@@ -346,7 +366,7 @@ class RowHandler : public perf_data::RecordHandler {
     if (write_frames_) {
       // After the row: at() may drop the names the row's views are of.
       add_frame(s.pid, s.ip, names);
-      for (const ChainFrame& f : line.chain)
+      for (const ChainFrame& f : s.chain)
         if (f.address != s.ip) add_frame(s.pid, f.address, symbols_.at(s.pid, f.address));
     }
     ++rows_;
@@ -359,7 +379,12 @@ class RowHandler : public perf_data::RecordHandler {
     flush_frames();
     return rows_;
   }
-  const std::vector<std::string>& warnings() const { return symbols_.warnings(); }
+  /// The symbols' warnings, and the user stacks' that could not be unwound.
+  std::vector<std::string> warnings() const {
+    std::vector<std::string> out = symbols_.warnings();
+    for (std::string& w : unwind_warnings(not_unwound_, unwound_, unwinder_.get())) out.push_back(std::move(w));
+    return out;
+  }
 
   // IBS: each unit's periods as a local report reads them (empty otherwise).
   const std::array<PeriodSeen, 2>& periods() const { return periods_; }
@@ -375,6 +400,23 @@ class RowHandler : public perf_data::RecordHandler {
   void take(const perf_data::TaskRecord& r) {
     symbols_.processes().task(r);
     symbols_.forget();
+  }
+
+  // As the local report (walk.cpp release): the recorded chain's kernel
+  // part, then the user frames unwound from the sample's registers and
+  // stack copy by the mappings of its time; the recorded chain as it is
+  // where nothing was unwound (a kernel thread's sample, or a stack that
+  // cannot be).
+  std::span<const ChainFrame> unwind(const RowLine& line) {
+    unwound_frames_.clear();
+    const std::string why = unwinder_->unwind(symbols_.processes(), line.sample.pid, line.sample.tid, line.stack,
+                                              max_unwound_frames, unwound_frames_);
+    if (!why.empty()) ++not_unwound_[why];
+    if (unwound_frames_.empty()) return line.chain;
+    if (why.empty()) ++unwound_;
+    unwound_chain_.assign(line.chain.begin(), line.chain.begin() + std::min(line.kernel_frames, line.chain.size()));
+    for (std::uint64_t address : unwound_frames_) unwound_chain_.push_back({address, FrameContext::user});
+    return unwound_chain_;
   }
 
   static bool known_marker(std::uint64_t value) {
@@ -438,6 +480,13 @@ class RowHandler : public perf_data::RecordHandler {
   std::string batch_, problem_;
   std::size_t in_batch_ = 0;
   std::uint64_t rows_ = 0;
+  // perf's --max-stack default: the frames a local report unwinds.
+  static constexpr std::size_t max_unwound_frames = 127;
+  std::unique_ptr<UserStackUnwinder> unwinder_;  // captures with user stacks
+  std::vector<std::uint64_t> unwound_frames_;
+  std::vector<ChainFrame> unwound_chain_;  // the chain of the row being written
+  std::map<std::string, std::uint64_t> not_unwound_;  // samples by why
+  std::uint64_t unwound_ = 0;
   RecordWindow<RowLine, RowHandler> window_;  // last: its rows are written with the members above
 };
 

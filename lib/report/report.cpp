@@ -14,6 +14,7 @@
 
 #include "cpu_budget.hpp"  // idle_cpus
 #include "report_state.hpp"
+#include "unwind_warnings.hpp"  // unwind_warnings
 #include "walk.hpp"  // Walk, DataAccess
 
 namespace tagop::report {
@@ -480,26 +481,8 @@ Report::Report(perf_data::PerfDataReader& reader, const Options& o) : state_(std
     s.warnings.push_back(fmt::format("{} op samples had IbsRipInvalid (no valid IbsOpRip): they are at the address "
                                      "perf recorded for the interrupt, which is not exact",
                                      s.counts.inexact_ip));
-  if (!walk.not_unwound().empty()) {
-    // Once, by reason, the most frequent first.
-    std::vector<std::pair<std::uint64_t, std::string>> why;
-    std::uint64_t n = 0;
-    for (const auto& [reason, count] : walk.not_unwound()) {
-      why.emplace_back(count, reason);
-      n += count;
-    }
-    std::sort(why.begin(), why.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::string reasons;
-    for (std::size_t i = 0; i < why.size() && i < 4; ++i)
-      reasons += fmt::format("{}{} ({})", i ? "; " : "", why[i].second, why[i].first);
-    if (why.size() > 4) reasons += fmt::format("; {} other reasons", why.size() - 4);
-    s.warnings.push_back(fmt::format("{} sample{} with user stacks (perf record --call-graph dwarf) could not be "
-                                     "unwound, or only in part ({} were): {}",
-                                     n, n == 1 ? "" : "s", walk.unwound(), reasons));
-  }
-  if (const UserStackUnwinder* u = walk.unwinder())
-    for (const std::string& problem : u->module_problems())
-      s.warnings.push_back(fmt::format("user stack unwinding: {}", problem));
+  for (std::string& w : unwind_warnings(walk.not_unwound(), walk.unwound(), walk.unwinder()))
+    s.warnings.push_back(std::move(w));
   if (s.content.branch_stack)
     s.warnings.push_back("the samples carry branch stacks (PERF_SAMPLE_BRANCH_STACK): they are not used yet");
   if (s.lost) s.warnings.push_back(fmt::format("the kernel lost {} samples while recording", s.lost));

@@ -263,3 +263,35 @@ TEST_CASE("a capture ingested without the frames' names: a clear error, not empt
   CHECK_THROWS_WITH(report::store_report(server, options), Catch::Contains("has no frames in empty_frames"));
   fs::remove(a);
 }
+
+TEST_CASE("a perf record --call-graph dwarf capture: its user stacks unwound at ingest, as the local report unwinds "
+          "them",
+          "[store][chains][dwarf]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  // The DWARF fixture is built without frame pointers: only its stack
+  // copies give its callers.
+  const std::string file = test::temp("chains-dwarf.data");
+  const RunResult record = run_shell(fmt::format("taskset -c 0 perf record -q -o {} -e cpu-clock:u --call-graph dwarf -- {} 300",
+                                                 file, std::getenv("TAGOP_DWARF_FIXTURE")));
+  if (record.exit_code != 0) {
+    WARN("SKIP: perf record cannot record here: " << record.err);
+    return;
+  }
+  const std::string url = database(*local, "source_dwarf");
+  const RunResult ingest = run_tagop(fmt::format("ingest '{}' {} --host dwarf", url, file));
+  INFO(ingest.err);
+  REQUIRE(ingest.exit_code == 0);
+  const std::string store = fmt::format("report --source '{}' --host dwarf", url);
+  const auto expected = chain_rows(output_of(fmt::format("report {} --by callchain --top 0 --json", file)));
+  // Unwound: chains of several frames, main's callers among them.
+  std::size_t deep = 0;
+  for (const auto& [name, values] : expected) deep += std::count(name.begin(), name.end(), ';') >= 2;
+  CHECK(deep >= 1);
+  CHECK(chain_rows(output_of(store + " --by callchain --top 0 --json")) == expected);
+  CHECK(chain_rows(output_of(store + " --by function --children --top 0 --json")) ==
+        chain_rows(output_of(fmt::format("report {} --by function --children --top 0 --json", file))));
+  CHECK(sorted_lines(output_of(store + " --format folded")) ==
+        sorted_lines(output_of(fmt::format("report {} --format folded", file))));
+  fs::remove(file);
+}
