@@ -229,17 +229,19 @@ void run_store_report(const ReportOptions& o) {
                             o.by));
   options.children = o.children && !exporting;
   options.max_stack = o.max_stack;
-  if (exporting) {
-    // The stacks: rows by call chain; pprof's split by process, as a
-    // local export's.
-    options.keys = {report::GroupBy::callchain};
-    options.by_process = format == report::ExportFormat::pprof;
-  }
   choose_store_samples(options, {o.host, o.since, o.until, o.backend, o.where});
+  const profiles::ClickHouseServer server(o.source);
+  if (exporting) {
+    // The stacks, as a local export's: rows by call chain where the samples
+    // have chains (pprof's split by process), else by function.
+    const bool chains = report::store_has_call_chains(server, options);
+    options.keys = {chains ? report::GroupBy::callchain : report::GroupBy::function};
+    options.by_process = chains && format == report::ExportFormat::pprof;
+  }
   std::vector<report::Column> columns;
   if (options.backend != report::StoreBackend::events)
     columns = columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });
-  const report::StoreReport r = report::store_report(profiles::ClickHouseServer(o.source), options);
+  const report::StoreReport r = report::store_report(server, options);
   // None that --where keeps is a report (of nothing, and of the undecided);
   // none at all, an error.
   if (r.rows.empty() && !options.where)
@@ -251,19 +253,6 @@ void run_store_report(const ReportOptions& o) {
     columns.clear();
     for (const std::string& event : r.query_names) columns.push_back(report::resolve_event_column(r.query_names, event));
   }
-  if (exporting) {
-    // The stacks' values: the sort event's periods (the first event's).
-    std::size_t event = 0;
-    if (!o.sort.empty()) {
-      const auto it = std::find(r.query_names.begin(), r.query_names.end(), o.sort);
-      if (it == r.query_names.end())
-        usage_error(fmt::format("--sort '{}': the stacks' values are an event's periods: one of {}", o.sort,
-                                fmt::join(r.query_names, ", ")));
-      event = static_cast<std::size_t>(it - r.query_names.begin());
-    }
-    report::write_store_export(format, r, event, o.source, o.output_file);
-    return;
-  }
   if (columns.empty()) columns.push_back(report::resolve_event_column(r.query_names, "samples"));  // no events kept
   report::Column sort = columns.front();
   if (!o.sort.empty())
@@ -274,6 +263,13 @@ void run_store_report(const ReportOptions& o) {
         sort = c;
         break;
       }
+  if (exporting) {
+    // The stacks' values: the sort column's (the first event's).
+    report::StorePageView view{.source = o.source, .columns = columns, .sort = sort, .flame_top = o.top_given ? o.top : 0};
+    if (options.where) view.where = options.where->to_string();
+    report::write_store_export(format, r, view, o.output_file);
+    return;
+  }
   print_store_report(r, options, columns, sort,
                      {o.source, o.top, o.output.resolved() == Format::json, o.estimates,
                       o.width ? *o.width : terminal_width() != 0 ? 60 : 0});

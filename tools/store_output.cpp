@@ -223,9 +223,11 @@ void write_store_page(const report::StoreReport& r, const report::StoreReportOpt
   if (!options.since.empty()) view.filters.push_back("ingested since " + options.since);
   if (!options.until.empty()) view.filters.push_back("ingested until " + options.until);
   if (options.where) view.where = options.where->to_string();
-  // The flame graph's stacks, as a local page's: IBS samples by function,
-  // others by call chain; `r` itself where it is by them.
-  const std::vector<report::StoreKey> stacks_key{r.ibs ? report::GroupBy::function : report::GroupBy::callchain};
+  // The flame graph's stacks, as a local page's: rows by call chain where
+  // the samples have chains, else by function; `r` itself where it is by them.
+  const profiles::ClickHouseServer server(how.source);
+  const std::vector<report::StoreKey> stacks_key{
+      report::store_has_call_chains(server, options) ? report::GroupBy::callchain : report::GroupBy::function};
   std::optional<report::StoreReport> other;
   if (options.keys != stacks_key || options.children) {
     report::StoreReportOptions s = options;
@@ -233,7 +235,7 @@ void write_store_page(const report::StoreReport& r, const report::StoreReportOpt
     s.children = false;
     s.by_process = false;
     s.backend = r.ibs ? report::StoreBackend::ibs : report::StoreBackend::events;
-    other.emplace(report::store_report(profiles::ClickHouseServer(how.source), s));
+    other.emplace(report::store_report(server, s));
   }
   report::ExportTarget page(path);
   report::write_store_html(r, other ? *other : r, view, page.stream());

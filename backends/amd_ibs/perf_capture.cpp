@@ -341,6 +341,11 @@ IbsCaptureWriter::IbsCaptureWriter(const std::string& path, const IbsCaptureOpti
 
 void IbsCaptureWriter::sample(const IbsRegisters& given, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu,
                               std::uint64_t time, std::uint64_t interrupted_ip) {
+  sample(given, pid, tid, cpu, time, interrupted_ip, {});
+}
+
+void IbsCaptureWriter::sample(const IbsRegisters& given, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu,
+                              std::uint64_t time, std::uint64_t interrupted_ip, std::span<const std::uint64_t> callchain) {
   IbsRegisters regs = given;
   const bool fetch = regs.unit == IbsUnit::fetch;
   const std::uint64_t period = fetch ? options_.fetch_period : options_.op_period;
@@ -379,6 +384,7 @@ void IbsCaptureWriter::sample(const IbsRegisters& given, std::uint32_t pid, std:
                      .time = time,
                      .cpu = cpu,
                      .period = period,
+                     .callchain = callchain,
                      .raw = raw_,
                      .misc = static_cast<std::uint16_t>(perf_data::misc_user | (rip_invalid ? 0 : perf_data::misc_exact_ip)),
                  });

@@ -11,7 +11,6 @@
 #include <tagop/report/store_report.hpp>
 
 #include <algorithm>      // std::sort, std::unique
-#include <cstdint>        // INT64_MAX
 #include <map>            // std::map
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // frames by (capture, pid, address)
@@ -20,12 +19,10 @@
 
 #include <tagop/error.hpp>            // Error
 #include <tagop/measures.hpp>         // measure
-#include <tagop/profiles/folded.hpp>  // write_folded
-#include <tagop/profiles/pprof.hpp>   // write_pprof
 #include <tagop/profiles/store.hpp>   // store_frames_table_name
 
-#include "export_units.hpp"  // period_unit
-#include "store_text.hpp"    // quoted, tab_separated, number
+#include "store_chain_names.hpp"  // chain_rows
+#include "store_text.hpp"         // quoted, tab_separated, number
 
 namespace tagop::report {
 
@@ -36,20 +33,6 @@ using store_text::quoted;
 using store_text::tab_separated;
 
 std::string table_or(const std::string& given, std::string (*standard)()) { return given.empty() ? standard() : given; }
-
-// "[1,2,3]": an Array(UInt64) as TabSeparated writes it.
-std::vector<std::uint64_t> addresses(const profiles::ClickHouseServer& server, const std::string& text) {
-  std::vector<std::uint64_t> out;
-  if (text.size() < 2 || text.front() != '[' || text.back() != ']')
-    throw Error(fmt::format("{}: a call chain the store sent is not an array: {}", server.url(), text));
-  std::size_t begin = 1;
-  while (begin + 1 < text.size()) {
-    const std::size_t comma = std::min(text.find(',', begin), text.size() - 1);
-    out.push_back(number(server, text.substr(begin, comma - begin)));
-    begin = comma + 1;
-  }
-  return out;
-}
 
 struct FrameKey {
   std::uint64_t capture, address;
@@ -78,11 +61,9 @@ struct ChainTally {
 // capture the frames' table has none of (ingested before it was made).
 std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> frame_names(const profiles::ClickHouseServer& server,
                                                                        const StoreReportOptions& options,
-                                                                       const std::vector<ChainTally>& tallies) {
+                                                                       std::vector<std::uint64_t> ids) {
   const std::string frames = store_frames_table(options.tables);
   const std::string captures = table_or(options.tables.captures_table, profiles::store_captures_table_name);
-  std::vector<std::uint64_t> ids;
-  for (const ChainTally& t : tallies) ids.push_back(t.capture);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> out;
@@ -150,7 +131,54 @@ StoreFrameName row_of_frame(const StoreFrameName& frame, std::uint64_t address, 
   return {slash == std::string::npos ? frame.module : frame.module.substr(slash + 1), frame.module};
 }
 
+// A sample's frames (rows.cpp chain_of): its own address's, then its
+// chain's (the first left out where it is the sampled address), named as
+// a local report's rows by function (or module) name them; the sample's
+// first.
+void place_frames(const profiles::ClickHouseServer& server,
+                  const std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash>& names, std::uint64_t capture,
+                  std::uint32_t pid, std::uint64_t ip, std::span<const std::uint64_t> chain, bool by_module,
+                  std::vector<StoreFrameName>& out) {
+  out.clear();
+  out.push_back(row_of_frame(frame_of(server, names, {capture, ip, pid}), ip, by_module));
+  for (std::size_t i = 0; i < chain.size(); ++i)
+    if (i != 0 || chain[i] != ip) out.push_back(row_of_frame(frame_of(server, names, {capture, chain[i], pid}), chain[i], by_module));
+}
+
 }  // namespace
+
+namespace detail {
+
+std::vector<std::uint64_t> chain_addresses(const profiles::ClickHouseServer& server, const std::string& text) {
+  std::vector<std::uint64_t> out;
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']')
+    throw Error(fmt::format("{}: a call chain the store sent is not an array: {}", server.url(), text));
+  std::size_t begin = 1;
+  while (begin + 1 < text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size() - 1);
+    out.push_back(number(server, text.substr(begin, comma - begin)));
+    begin = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::vector<StoreFrameName>> chain_rows(const profiles::ClickHouseServer& server,
+                                                    const StoreReportOptions& options,
+                                                    std::span<const ChainPlace> places) {
+  std::vector<std::uint64_t> ids;
+  for (const ChainPlace& p : places) ids.push_back(p.capture);
+  const auto names = frame_names(server, options, std::move(ids));
+  std::vector<std::vector<StoreFrameName>> out;
+  std::vector<StoreFrameName> frames;
+  for (const ChainPlace& p : places) {
+    const std::span<const std::uint64_t> chain(p.chain.data(), std::min(p.chain.size(), options.max_stack));
+    place_frames(server, names, p.capture, p.pid, p.ip, chain, false, frames);
+    out.emplace_back(frames.rbegin(), frames.rend());
+  }
+  return out;
+}
+
+}  // namespace detail
 
 StoreReport store_chain_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   const std::vector<StoreKey> keys = options.keys.empty() ? std::vector<StoreKey>{options.by} : options.keys;
@@ -183,7 +211,7 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
     t.capture = number(server, line[0]);
     t.pid = static_cast<std::uint32_t>(number(server, line[1]));
     t.ip = number(server, line[2]);
-    t.chain = addresses(server, line[3]);
+    t.chain = detail::chain_addresses(server, line[3]);
     any_chain |= !t.chain.empty();
     if (t.chain.size() > options.max_stack) t.chain.resize(options.max_stack);
     t.event = line[4];
@@ -204,7 +232,9 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
   const std::size_t n = out.query_names.size();
   out.totals.assign(n, {});
   out.load_latency.assign(n, std::nullopt);
-  const auto names = frame_names(server, options, tallies);
+  std::vector<std::uint64_t> ids;
+  for (const ChainTally& t : tallies) ids.push_back(t.capture);
+  const auto names = frame_names(server, options, std::move(ids));
 
   // Rows by their key: the chain's names (and pid), or the frame's name
   // and module.
@@ -228,21 +258,11 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
   };
   std::vector<StoreFrameName> chain;
   std::vector<std::size_t> through;
-  std::vector<std::uint64_t> at;  // the chain's addresses, the sample's first
   for (const ChainTally& t : tallies) {
     const std::size_t e = events.at(t.event);
     out.totals[e] += t.result;
     add_latency(out.load_latency[e], t.latency);
-    // The sample's own frame, then its chain's (rows.cpp chain_of).
-    chain.clear();
-    at.clear();
-    at.push_back(t.ip);
-    for (std::size_t i = 0; i < t.chain.size(); ++i)
-      if (i != 0 || t.chain[i] != t.ip) at.push_back(t.chain[i]);
-    for (std::uint64_t address : at) {
-      chain.push_back(row_of_frame(frame_of(server, names, {t.capture, address, t.pid}), address,
-                                   *by == GroupBy::module));
-    }
+    place_frames(server, names, t.capture, t.pid, t.ip, t.chain, *by == GroupBy::module, chain);
     if (callchain) {
       std::string key;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) key += (key.empty() ? "" : ";") + it->name;
@@ -279,56 +299,14 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
   return out;
 }
 
-profiles::Profile store_profile(const StoreReport& chains, std::string_view source) {
-  std::vector<profiles::SampleType> types;
-  for (const std::string& event : chains.query_names) {
-    types.push_back({event, period_unit(event), 1});
-    types.push_back({event + "_samples", "count", 1});
-  }
-  if (types.empty()) throw Error("the store's selection has no samples: no profile to write");
-  profiles::Profile p(types);
-  const QueryResult& first = chains.totals.front();
-  p.period_type = {chains.query_names.front(), period_unit(chains.query_names.front())};
-  p.period = first.count ? static_cast<std::int64_t>(first.total / first.count) : 0;
-  p.comments.push_back(fmt::format("source: {}", source));
-  p.default_sample_type = 0;
-  std::vector<std::int64_t> values(types.size());
-  std::vector<profiles::LocationId> stack;
-  for (const StoreRow& row : chains.rows) {
-    bool any = false;
-    for (std::size_t e = 0; e < row.results.size(); ++e) {
-      const auto clamp = [](std::uint64_t v) { return static_cast<std::int64_t>(std::min<std::uint64_t>(v, INT64_MAX)); };
-      any |= (values[2 * e] = clamp(row.results[e].total)) != 0;
-      any |= (values[2 * e + 1] = clamp(row.results[e].count)) != 0;
-    }
-    if (!any) continue;
-    stack.clear();
-    for (auto it = row.frames.rbegin(); it != row.frames.rend(); ++it) {  // leaf first
-      profiles::Location l;
-      l.mapping = p.add_mapping({0, 0, 0, it->module, ""});
-      l.frames.push_back({it->name, "", "", 0});
-      stack.push_back(p.add_location(l));
-    }
-    profiles::Labels labels;
-    if (row.pid) labels.pid = *row.pid;
-    p.add_sample(values, stack, labels);
-  }
-  return p;
-}
-
 void write_store_export(ExportFormat format, const StoreReport& chains, std::size_t event, std::string_view source,
                         const std::string& path) {
-  if (format != ExportFormat::pprof && format != ExportFormat::folded)
-    throw Error("write_store_export: a profile is written as pprof or folded stacks");
   if (event >= chains.query_names.size())
     throw Error(fmt::format("write_store_export: event {} is not one of the report's {}", event,
                             chains.query_names.size()));
-  profiles::Profile profile = store_profile(chains, source);
-  profile.default_sample_type = 2 * event;
-  ExportTarget target(path);
-  if (format == ExportFormat::pprof) profiles::write_pprof(profile, target.stream());
-  else profiles::write_folded(profile, target.stream(), {.sample_type = 2 * event});
-  target.commit();
+  StorePageView view{.source = std::string(source)};
+  view.sort = resolve_event_column(chains.query_names, chains.query_names[event]);
+  write_store_export(format, chains, view, path);
 }
 
 }  // namespace tagop::report

@@ -4,17 +4,13 @@
 
 #include <tagop/report/store_report.hpp>
 
-#include <algorithm>  // std::min
-#include <cmath>      // std::llround
-
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
 #include <tagop/error.hpp>                   // Error
 #include <tagop/profiles/html.hpp>           // HtmlPage
 
-#include "export_units.hpp"  // event_unit, sample_type_name
-#include "html_table.hpp"    // page_columns, page_cell
+#include "html_table.hpp"  // page_columns, page_cell
 
 namespace tagop::report {
 
@@ -23,93 +19,8 @@ namespace {
 using amd_ibs::derived_event_table;
 using amd_ibs::IbsUnit;
 
-// A unit's period as the page scales its counts: the one its captures
-// share; 0 where they differ or none is known.
-double page_period(const StoreReport& r, IbsUnit unit) {
-  const std::optional<UnitPeriod> p = store_shared_period(r, static_cast<std::size_t>(unit));
-  return p ? p->value : 0;
-}
-
 std::size_t query_of(std::uint16_t select) {
   return static_cast<std::size_t>(amd_ibs::find_derived_event(select) - derived_event_table().data());
-}
-
-// IBS: the flame graph of a report by function, as a local IBS capture's
-// (export.cpp profile_of): a sample type per derived event of the columns,
-// its samples (or its sum) x its unit's period, and one of --where's
-// samples; each row a stack of one frame.
-profiles::Profile ibs_profile(const StoreReport& stacks, const StorePageView& v) {
-  struct Source {
-    std::size_t query;
-    bool total;
-  };
-  std::vector<profiles::SampleType> types;
-  std::vector<Source> sources;
-  const auto table = derived_event_table();
-  for (const Column& c : v.columns) {
-    if (!c.event) continue;
-    const double period = page_period(stacks, table[*c.event].unit);
-    types.push_back({sample_type_name(table[*c.event].name), event_unit(table[*c.event]), period > 0 ? period : 1});
-    sources.push_back({*c.event, c.total});
-  }
-  const std::size_t fetches = query_of(0xF000), ops = query_of(0xF100);
-  if (!v.where.empty()) {
-    // The predicate's samples: ops (or fetches) x that unit's period where
-    // it kept one unit's samples only.
-    const double period = stacks.totals[fetches].count == 0 ? page_period(stacks, IbsUnit::op)
-                          : stacks.totals[ops].count == 0   ? page_period(stacks, IbsUnit::fetch)
-                                                            : 1;
-    types.push_back({"where", "count", period > 0 ? period : 1});
-  }
-  if (types.empty())
-    throw Error("the chosen columns hold no derived event (ratios alone make no profile): add one with --events");
-  profiles::Profile p(types);
-  p.period_type = {"ops", "count"};
-  p.period = std::llround(page_period(stacks, IbsUnit::op));
-  p.comments.push_back("IBS samples of the store: values are samples x period, tagop's estimates");
-  if (!v.where.empty()) p.comments.push_back("where: " + v.where);
-  p.comments.push_back("source: " + v.source);
-  std::vector<std::int64_t> values(types.size());
-  const auto clamp = [](std::uint64_t n) { return static_cast<std::int64_t>(std::min<std::uint64_t>(n, INT64_MAX)); };
-  for (std::size_t i : store_row_order(stacks, v.sort, v.flame_top)) {
-    const StoreRow& row = stacks.rows[i];
-    bool any = false;
-    for (std::size_t s = 0; s < sources.size(); ++s) {
-      const QueryResult& q = row.results[sources[s].query];
-      any |= (values[s] = q.available() ? clamp(sources[s].total ? q.total : q.count) : 0) != 0;
-    }
-    if (!v.where.empty())
-      any |= (values.back() = clamp(row.results[fetches].count + row.results[ops].count)) != 0;
-    if (!any) continue;
-    profiles::Location l;
-    if (!row.module.empty()) l.mapping = p.add_mapping({0, 0, 0, row.module, ""});
-    l.frames.push_back({row.name, "", "", 0});
-    const profiles::LocationId leaf = p.add_location(l);
-    p.add_sample(values, {&leaf, 1});
-  }
-  return p;
-}
-
-// Of other captures: the chains' rows (the first `flame_top` by the sort event).
-profiles::Profile chains_profile(const StoreReport& stacks, const StorePageView& v) {
-  if (!v.flame_top) return store_profile(stacks, v.source);
-  StoreReport first = stacks;
-  first.rows.clear();
-  for (std::size_t i : store_row_order(stacks, v.sort, v.flame_top)) first.rows.push_back(stacks.rows[i]);
-  return store_profile(first, v.source);
-}
-
-// The flame graph's first sample type, as a local page's (sort_sample_type):
-// the sort event's periods (others), the sort column among the events (IBS).
-std::size_t flame_type(const StoreReport& r, const StorePageView& v) {
-  if (!r.ibs) return v.sort.event ? 2 * *v.sort.event : 1;
-  std::size_t index = 0;
-  for (const Column& c : v.columns) {
-    if (!c.event) continue;
-    if (v.sort.event && *c.event == *v.sort.event && c.total == v.sort.total) return index;
-    ++index;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -169,13 +80,9 @@ void write_store_html(const StoreReport& table, const StoreReport& stacks, const
   }
   page.table.total = make_row("total", "", table.totals);
 
-  for (const StoreRow& row : stacks.rows)
-    if (row.frames.empty() != stacks.ibs)
-      throw Error(stacks.ibs ? "write_store_html: an IBS page's stacks are a report by function"
-                             : "write_store_html: the stacks of captures without IBS are a report by call chain");
-  const profiles::Profile profile = table.ibs ? ibs_profile(stacks, v) : chains_profile(stacks, v);
+  const profiles::Profile profile = store_stacks_profile(stacks, v);
   page.profile = &profile;
-  page.flame_sample_type = flame_type(table, v);
+  page.flame_sample_type = store_sort_sample_type(stacks, v).value_or(0);
   profiles::write_html(page, out);
 }
 

@@ -18,6 +18,7 @@
 #include <tagop/predicate_relation.hpp>      // implies
 #include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
+#include "store_chain_names.hpp"  // chain_rows
 #include "store_text.hpp"  // quoted, tab_separated, number
 
 namespace tagop::report {
@@ -305,12 +306,58 @@ std::optional<StoreEstimate> estimate_of(std::size_t q, const QueryResult& merge
   return StoreEstimate{merged.count, estimate_from_parts(sampled), periods.front()->unit};
 }
 
+// An IBS tally row by call chain: its row's key, name, frames and pid.
+struct ChainRow {
+  std::string key;  // the name, and the pid where rows are split by process
+  std::string name;
+  std::vector<StoreFrameName> frames;
+  std::optional<std::uint32_t> pid;
+};
+
+// The rows of IBS tallies keyed "pid 0x1F ip 0x1F [chain] 0x1D capture"
+// (ibs_report), as a local report's rows by call chain (store_chain_report's
+// naming): the chain's frames' names joined by ';', root first.
+std::vector<ChainRow> rows_by_chain(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
+                                    const std::vector<std::string>& keys) {
+  std::vector<detail::ChainPlace> places;
+  for (const std::string& key : keys) {
+    const std::size_t pid_end = key.find('\x1F'), ip_end = key.find('\x1F', pid_end + 1), capture = key.rfind('\x1D');
+    if (pid_end == std::string::npos || ip_end == std::string::npos || capture == std::string::npos || capture < ip_end)
+      throw Error(fmt::format("{}: a tally key the store sent is not pid, ip, chain and capture", server.url()));
+    places.push_back({number(server, key.substr(capture + 1)),
+                      static_cast<std::uint32_t>(number(server, key.substr(0, pid_end))),
+                      number(server, key.substr(pid_end + 1, ip_end - pid_end - 1)),
+                      detail::chain_addresses(server, key.substr(ip_end + 1, capture - ip_end - 1))});
+  }
+  std::vector<std::vector<StoreFrameName>> frames = detail::chain_rows(server, options, places);
+  std::vector<ChainRow> out;
+  for (std::size_t i = 0; i < places.size(); ++i) {
+    ChainRow& row = out.emplace_back();
+    for (const StoreFrameName& f : frames[i]) row.name += (row.name.empty() ? "" : ";") + f.name;
+    row.key = row.name;
+    if (options.by_process) {
+      row.key += fmt::format("\x1F{}", places[i].pid);
+      row.pid = places[i].pid;
+    }
+    row.frames = std::move(frames[i]);
+  }
+  return out;
+}
+
 // IBS captures: tally_store's tallies by key and capture, answered by the
 // engine and summed by key (each capture's part kept for the estimates).
 void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options, StoreReport& out) {
-  // The key, and the capture after a group separator (0x1D).
-  const std::string key = fmt::format("concat(toString({}), '\\x1D', toString(capture))", store_keys_sql(options));
+  // The key, and the capture after a group separator (0x1D). By call
+  // chain: the sample's pid, ip and first max_stack frames, whose names
+  // come from the frames' table (rows_by_chain).
+  const bool chains = keys_of(options) == std::vector<StoreKey>{GroupBy::callchain};
+  const std::string row_key =
+      chains ? fmt::format("concat(toString(pid), '\\x1F', toString(ip), '\\x1F', toString(arraySlice(chain, 1, {})))",
+                           std::max<std::size_t>(options.max_stack, 1))
+             : store_keys_sql(options);
+  const std::string key = fmt::format("concat(toString({}), '\\x1D', toString(capture))", row_key);
   const StoreTallies tallies = tally_store(server, key, joined(backend_sql(true), out.where_sql), options.tables);
+  const std::vector<ChainRow> chain_of = chains ? rows_by_chain(server, options, tallies.rows) : std::vector<ChainRow>{};
   const std::span<const Query> queries = amd_ibs::derived_event_queries();
   for (const auto& e : amd_ibs::derived_event_table()) out.query_names.push_back(amd_ibs::select_string(e.select));
   out.totals = tallies.tallies.evaluate(queries);
@@ -326,9 +373,14 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
     const std::uint64_t id = number(server, name.substr(separator + 1));
     auto at = std::find(ids.begin(), ids.end(), id);
     if (at == ids.end()) at = ids.insert(ids.end(), id);
-    const auto [row, added] = row_of.emplace(name.substr(0, separator), out.rows.size());
+    const auto [row, added] = row_of.emplace(chains ? chain_of[t].key : name.substr(0, separator), out.rows.size());
     if (added) {
       out.rows.push_back({row->first, {}, {}, std::vector<QueryResult>(queries.size()), {}});
+      if (chains) {
+        out.rows.back().name = chain_of[t].name;
+        out.rows.back().frames = chain_of[t].frames;
+        out.rows.back().pid = chain_of[t].pid;
+      }
       parts.emplace_back();
     }
     for (std::size_t q = 0; q < queries.size(); ++q) out.rows[row->second].results[q] += by_row[t][q];
@@ -491,11 +543,18 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
   out.where_sql = store_report_where_sql(options);
   const std::vector<StoreKey> keys_given = keys_of(options);
   if (options.children || keys_given == std::vector<StoreKey>{GroupBy::callchain}) {
+    if (choose_ibs(server, options)) {
+      // IBS: the tallies by chain, named from the frames' table.
+      if (options.children)
+        throw Error(fmt::format("{}: rows with their callees' (--children) of IBS captures are not yet reported from "
+                                "the store (their rows by call chain are): choose the samples of others (--backend "
+                                "perf)",
+                                server.url()));
+      out.ibs = true;
+      ibs_report(server, options, out);
+      return out;
+    }
     // Of the chains and the frames' table (store_chains.cpp).
-    if (choose_ibs(server, options))
-      throw Error(fmt::format("{}: call chains (--by callchain, --children, the exports) of IBS captures are not yet "
-                              "reported from the store: choose the samples of others (--backend perf)",
-                              server.url()));
     out = store_chain_report(server, options);
     out.where_undecided = where_undecided(server, options);
     return out;

@@ -2,8 +2,13 @@
 // The command against a test's own store: tagop's path, a command's --json
 // answer, and a database of the test's local server for each test.
 
-#include <cstdlib>  // std::getenv
-#include <string>   // std::string
+#include <algorithm>  // std::sort
+#include <cstdlib>    // std::getenv
+#include <fstream>    // std::ifstream
+#include <iterator>   // std::istreambuf_iterator
+#include <sstream>    // std::istringstream
+#include <string>     // std::string
+#include <vector>     // std::vector
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>       // fmt::format
@@ -34,6 +39,32 @@ inline nlohmann::json run_json(const std::string& arguments, const std::string& 
 inline std::string database(const LocalClickHouse& local, const std::string& name) {
   profiles::ClickHouseServer(local.url()).query("CREATE DATABASE IF NOT EXISTS " + name);
   return "'" + local.url() + "/?database=" + name + "'";
+}
+
+// The data an HTML page of tagop shows: the JSON inside its
+// <script id="tagop-data">.
+inline nlohmann::json page_data(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string open = "<script type=\"application/json\" id=\"tagop-data\">";
+  const std::size_t start = text.find(open);
+  REQUIRE(start != std::string::npos);
+  const std::size_t end = text.find("</script>", start);
+  REQUIRE(end != std::string::npos);
+  return nlohmann::json::parse(text.substr(start + open.size(), end - start - open.size()));
+}
+
+// A command's folded stacks (its output's lines), sorted; the test fails
+// where it exits non-zero.
+inline std::vector<std::string> folded_lines(const std::string& arguments) {
+  const RunResult r = run_shell(fmt::format("{} {}", tagop_command(), arguments));
+  INFO(arguments << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace tagop::test

@@ -7,8 +7,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>  // std::filesystem
-#include <fstream>     // std::ifstream
-#include <iterator>    // std::istreambuf_iterator
 #include <sstream>     // std::ostringstream
 #include <string>      // std::string
 
@@ -28,6 +26,8 @@ using nlohmann::json;
 namespace {
 
 using test::database;
+using test::folded_lines;
+using test::page_data;
 using test::tagop_command;
 
 RunResult checked(const std::string& arguments) {
@@ -35,18 +35,6 @@ RunResult checked(const std::string& arguments) {
   INFO(arguments << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
   return r;
-}
-
-// The data a page shows: the JSON inside its <script id="tagop-data">.
-json page_data(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const std::string open = "<script type=\"application/json\" id=\"tagop-data\">";
-  const std::size_t start = text.find(open);
-  REQUIRE(start != std::string::npos);
-  const std::size_t end = text.find("</script>", start);
-  REQUIRE(end != std::string::npos);
-  return json::parse(text.substr(start + open.size(), end - start - open.size()));
 }
 
 // The local page of `file` and the store's page of `host`, both with
@@ -82,6 +70,19 @@ TEST_CASE("report --source --html of perf record -g captures: the local page's t
                               "--by function --children", "--by function --sort task-clock:u"})
     check_pages(url, capture, "html-g", options);
 
+  // A capture without call chains: the flame graph and the folded stacks
+  // are of its functions, as the local ones.
+  const std::string plain = test::temp("html-plain.data");
+  const RunResult record = run_shell(fmt::format("taskset -c 0 perf record -q -N -e cpu-clock:u,task-clock:u -o {} -- {} 200",
+                                                 plain, std::getenv("TAGOP_CALLCHAIN_FIXTURE")));
+  INFO(record.err);
+  REQUIRE(record.exit_code == 0);
+  checked(fmt::format("ingest {} {} --host html-plain", url, plain));
+  for (const char* options : {"--by function", "--by module"}) check_pages(url, plain, "html-plain", options);
+  CHECK(folded_lines(fmt::format("report --source {} --host html-plain --format folded", url)) ==
+        folded_lines(fmt::format("report {} --format folded", plain)));
+  fs::remove(plain);
+
   // One page at a time with an export; the stacks of the store's chains.
   const RunResult both = run_shell(fmt::format("{} report --source {} --html x.html --format folded", tagop_command(), url));
   CHECK(both.exit_code == 2);
@@ -106,6 +107,20 @@ TEST_CASE("report --source --html of IBS captures: the local page's cells, inter
   for (const char* options : {"--by function --view all", "--by cpu --events 0xF100,0xF206,dc_miss_rate"})
     check_pages(url, zen, "html-zen", options);
 
+  // Their stacks as folded stacks and pprof, as the local exports: the sort
+  // event's estimates (samples x period), per function.
+  for (const auto& [file, host] : {std::pair{example, "html-k10"}, std::pair{zen, "html-zen"}})
+    for (const char* options : {"", " --sort 0xF206", " --where 'load & dc.miss' --sort 0xF100"}) {
+      INFO(file << options);
+      const auto expected = folded_lines(fmt::format("report {} --format folded{}", file, options));
+      CHECK(expected.size() >= 2);
+      CHECK(folded_lines(fmt::format("report --source {} --host {} --format folded{}", url, host, options)) == expected);
+    }
+  const RunResult ratio = run_shell(fmt::format("{} report --source {} --host html-k10 --format folded --sort dc_miss_rate",
+                                                tagop_command(), url));
+  CHECK(ratio.exit_code == 1);
+  CHECK(ratio.err.find("not an event") != std::string::npos);
+
   // Both captures: different periods; the page says its flame graph's
   // values are samples.
   const std::string page = test::temp("both.html");
@@ -117,7 +132,7 @@ TEST_CASE("report --source --html of IBS captures: the local page's cells, inter
   fs::remove(zen);
 }
 
-TEST_CASE("write_store_html: reports of different kinds, and stacks of other rows, are refused",
+TEST_CASE("write_store_html: reports of different kinds or events are refused",
           "[store][html][library]") {
   report::StoreReport ibs, events;
   events.ibs = false;
@@ -125,8 +140,8 @@ TEST_CASE("write_store_html: reports of different kinds, and stacks of other row
   events.totals = {QueryResult{}};
   std::ostringstream out;
   CHECK_THROWS_WITH(report::write_store_html(ibs, events, {}, out), Catch::Contains("different kinds"));
-  report::StoreReport chains = events;
-  chains.rows.push_back({.name = "main", .results = {QueryResult{}}});  // no frames: not a report by call chain
-  CHECK_THROWS_WITH(report::write_store_html(events, chains, {}, out), Catch::Contains("by call chain"));
+  report::StoreReport other = events;
+  other.query_names = {"task-clock"};
+  CHECK_THROWS_WITH(report::write_store_html(events, other, {}, out), Catch::Contains("other events"));
   CHECK(out.str().empty());
 }

@@ -36,6 +36,7 @@
 
 #include "profiles/clickhouse_fixture.hpp"
 #include "report/store_captures.hpp"
+#include "report/store_commands.hpp"
 #include "run_command.hpp"
 #include "splitmix.hpp"
 
@@ -491,6 +492,50 @@ std::string objects_capture(const std::string& name, std::uint64_t seed, std::ui
     op.set(amd_ibs::IbsRegister::IbsDcPhysAd, 0);
     w.sample(op, pid, pid, i % 2, t++);
     if (i % 4 == 0) {
+      amd_ibs::IbsRegisters fetch;
+      fetch.unit = amd_ibs::IbsUnit::fetch;
+      fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
+      fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, main_at + splitmix(state) % main_size);
+      w.sample(fetch, pid, pid, 0, t++);
+    }
+  }
+  w.finish();
+  return file;
+}
+
+// perf record -e ibs_op// -g of the fixture: ops across main's code, each
+// with a call chain (PERF_CONTEXT_USER, the ip, then two of a few return
+// addresses: main's, one outside every mapping, one of the heap), so that
+// chains repeat and differ; fetches without chains (their event's
+// sample_type has none).
+std::string chained_capture(const std::string& name, std::uint64_t seed) {
+  const std::string file = temp(name);
+  const auto symbols = fixture_symbols();
+  const auto [main_at, main_size] = symbols.at("main");
+  REQUIRE(main_size > 0);
+  constexpr std::uint64_t common = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+  amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x21, .stepping = 0,
+                                     .op_sample_type = common | PERF_SAMPLE_CALLCHAIN});
+  constexpr std::uint32_t pid = 6161;
+  w.perf().comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
+  for (const Segment& s : fixture_segments())
+    w.perf().mmap2(pid, pid, s.start, s.len, s.pgoff, objects_fixture(), {}, {.pid = pid, .tid = pid, .time = 2});
+  w.perf().mmap2(pid, pid, 0x2000000, 0x21000, 0, "[heap]", {}, {.pid = pid, .tid = pid, .time = 3});
+  const std::uint64_t returns[] = {main_at + main_size / 3, main_at + main_size / 2, 0x5000, 0x2000040};
+  std::uint64_t state = seed, t = 10;
+  for (std::uint32_t i = 0; i < 500; ++i) {
+    amd_ibs::IbsRegisters op;
+    op.unit = amd_ibs::IbsUnit::op;
+    const std::uint64_t ip = main_at + splitmix(state) % main_size;
+    op.set(amd_ibs::IbsRegister::IbsOpRip, ip);
+    op.set(amd_ibs::IbsRegister::IbsOpData, splitmix(state) & ~(std::uint64_t{1} << 38));  // the ip valid
+    op.set(amd_ibs::IbsRegister::IbsOpData2, splitmix(state));
+    op.set(amd_ibs::IbsRegister::IbsOpData3, splitmix(state));
+    const std::uint64_t chain[] = {static_cast<std::uint64_t>(PERF_CONTEXT_USER), ip, returns[splitmix(state) % 4],
+                                   returns[splitmix(state) % 4]};
+    w.sample(op, pid, pid, i % 2, t++, 0, chain);
+    if (i % 5 == 0) {
       amd_ibs::IbsRegisters fetch;
       fetch.unit = amd_ibs::IbsUnit::fetch;
       fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
@@ -1005,4 +1050,52 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   CHECK(store_names == local_names);
   fs::remove(zen);
   fs::remove(zen_new);
+}
+
+TEST_CASE("report --source --by callchain of an IBS capture with call chains: the local report's rows",
+          "[store][ibs][chains]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string tagop = std::getenv("TAGOP_EXE");
+  profiles::ClickHouseServer(local->url()).query("CREATE DATABASE IF NOT EXISTS ibs_chains");
+  const std::string url = "'" + local->url() + "/?database=ibs_chains'";
+  const std::string file = chained_capture("ibs-chains.data", 8181);
+  checked_run(fmt::format("{} ingest {} {} --host chained", tagop, url, file));
+  for (const std::string options : {" --view all", " --view all --max-stack 2", " --view all --where 'load & dc.miss'",
+                                     " --view dc"}) {
+    INFO(options);
+    const auto expected = ibs_rows(
+        checked_run(fmt::format("{} report {} --by callchain --top 0 --json{}", tagop, file, options)).out, "name");
+    // Chains of the four return addresses, main's, [unknown] and [heap]'s.
+    std::size_t deep = 0, unknown = 0;
+    for (const auto& [name, row] : expected) {
+      deep += std::count(name.begin(), name.end(), ';') >= 2;
+      unknown += name.find("[unknown]+0x5000") != std::string::npos;
+    }
+    CHECK(expected.size() >= 4);
+    if (options.find("max-stack") == std::string::npos) CHECK(deep >= 3);
+    CHECK(unknown >= 1);
+    CHECK(ibs_rows(checked_run(fmt::format("{} report --source {} --host chained --by callchain --top 0 --json{}",
+                                           tagop, url, options))
+                       .out,
+                   "name") == expected);
+  }
+  // Their stacks: the page's table and flame graph, the folded stacks, as
+  // the local ones (of the chains).
+  const std::string local_page = temp("chains-local.html"), store_page = temp("chains-store.html");
+  checked_run(fmt::format("{} report {} --html {}", tagop, file, local_page));
+  checked_run(fmt::format("{} report --source {} --host chained --html {}", tagop, url, store_page));
+  const nlohmann::json local_data = test::page_data(local_page), store_data = test::page_data(store_page);
+  CHECK(store_data.at("table") == local_data.at("table"));
+  CHECK(store_data.at("flame") == local_data.at("flame"));
+  const auto folded = test::folded_lines(fmt::format("report {} --format folded --sort 0xF206", file));
+  CHECK(folded.size() >= 4);
+  CHECK(test::folded_lines(fmt::format("report --source {} --host chained --format folded --sort 0xF206", url)) == folded);
+  fs::remove(local_page);
+  fs::remove(store_page);
+  // Their callers' sums are not yet asked of the store: a clear error.
+  const RunResult children = run_shell(fmt::format("{} report --source {} --children", tagop, url));
+  CHECK(children.exit_code == 1);
+  CHECK(children.err.find("--children") != std::string::npos);
+  fs::remove(file);
 }

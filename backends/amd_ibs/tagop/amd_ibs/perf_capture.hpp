@@ -308,6 +308,12 @@ class IbsCaptureWriter {
   /// Linux writes it.
   void sample(const IbsRegisters& regs, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu, std::uint64_t time,
               std::uint64_t interrupted_ip = 0);
+  /// The same, with a call chain (addresses and PERF_CONTEXT_* markers, as
+  /// the kernel writes PERF_SAMPLE_CALLCHAIN), for an op event whose
+  /// sample_type has it (IbsCaptureOptions::op_sample_type: perf record -e
+  /// ibs_op// -g).
+  void sample(const IbsRegisters& regs, std::uint32_t pid, std::uint32_t tid, std::uint32_t cpu, std::uint64_t time,
+              std::uint64_t interrupted_ip, std::span<const std::uint64_t> callchain);
   void finish() { writer_.finish(); }
 
   static constexpr std::uint64_t fetch_id = 1, op_id = 2;

@@ -238,16 +238,18 @@ std::optional<double> store_value(const StoreReport& report, const Column& colum
 /// table), for IBS samples, or for another key.
 StoreReport store_chain_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options);
 
-/// A report by call chain (store_chain_report) as a profile, as a local
-/// report's export (export.hpp profile_of): per event a sample type of its
-/// periods and one of its samples, one sample per row, its frames the
-/// stack; with pid labels where the rows are split by process. `source`
-/// names the store in the profile's comments.
-profiles::Profile store_profile(const StoreReport& chains, std::string_view source);
+/// A report of captures without IBS as a profile, as a local report's
+/// export (export.hpp profile_of): per event a sample type of its periods
+/// and one of its samples, one sample per row; a row by call chain
+/// (store_chain_report) a stack of its frames, a row by another key a
+/// stack of one frame (its name and module); with pid labels where the
+/// rows are split by process. `source` names the store in the profile's
+/// comments. Throws tagop::Error for an IBS report (store_stacks_profile()).
+profiles::Profile store_profile(const StoreReport& stacks, std::string_view source);
 
-/// Writes a report by call chain as pprof or folded stacks (the values of
-/// query_names[event]'s periods) to `path` ("" or "-": stdout), whole or
-/// not at all, as write_profile_export().
+/// Writes a report of captures without IBS as pprof or folded stacks (the
+/// values of query_names[event]'s periods) to `path` ("" or "-": stdout),
+/// whole or not at all, as write_profile_export().
 void write_store_export(ExportFormat format, const StoreReport& chains, std::size_t event, std::string_view source,
                         const std::string& path);
 
@@ -283,15 +285,41 @@ struct StorePageView {
 
 /// The page of a store report, as a local report's (write_report_html()):
 /// the table of `table`'s rows (the first `view.top` by `view.sort`), with
-/// intervals, and the flame graph of `stacks`. Of IBS captures `stacks` is
-/// a store report by function (each row a stack of one frame, its derived
-/// events' samples x the period, as a local IBS capture's page), of others
-/// one by call chain (store_chain_report(); store_profile()). Where the
-/// captures of an IBS unit were sampled at different periods, the flame
-/// graph's values of that unit are samples, and a note says so. Throws
-/// tagop::Error for reports of different kinds, stacks of other rows, or
-/// a table past `view.max_values`.
+/// intervals, and the flame graph of `stacks` (store_stacks_profile(): a
+/// report by call chain where the samples have chains, else by function,
+/// store_has_call_chains()). Where the captures of an IBS unit were sampled
+/// at different periods, the flame graph's values of that unit are samples,
+/// and a note says so. Throws tagop::Error for reports of different kinds
+/// or events, or a table past `view.max_values`.
 void write_store_html(const StoreReport& table, const StoreReport& stacks, const StorePageView& view, std::ostream& out);
+
+/// A report's stacks as the profile its exports and its page's flame graph
+/// are made of, as a local report's (profile_of()): of IBS captures a
+/// sample type per derived event among `view.columns` (its samples, or its
+/// sum, x its unit's period where the captures share one, else as they
+/// are) and one of `view.where`'s samples; of others, store_profile(). A
+/// row by call chain is a stack of its frames, another a stack of one.
+/// The first `view.flame_top` rows by `view.sort` (0: all). Throws
+/// tagop::Error for IBS columns that hold no derived event.
+profiles::Profile store_stacks_profile(const StoreReport& stacks, const StorePageView& view);
+
+/// The sample type of `view.sort` in store_stacks_profile(), as a local
+/// export's sort_sample_type(): others, the sort event's periods (every
+/// event's samples: its first's); IBS, the sort column among the events,
+/// nullopt for a ratio or every unit's samples.
+std::optional<std::size_t> store_sort_sample_type(const StoreReport& stacks, const StorePageView& view);
+
+/// Writes `stacks` (store_stacks_profile()) as pprof or folded stacks (the
+/// sort column's values) to `path` ("" or "-": stdout), whole or not at
+/// all. Throws tagop::Error for folded stacks of a sort column that is no
+/// event (a ratio).
+void write_store_export(ExportFormat format, const StoreReport& stacks, const StorePageView& view,
+                        const std::string& path);
+
+/// Whether any sample the options choose has a call chain (perf record -g):
+/// a report's stacks are then its rows by call chain, else by function, as
+/// a local report's (stacks_by()).
+bool store_has_call_chains(const profiles::ClickHouseServer& server, const StoreReportOptions& options);
 
 /// Two store reports' rows side by side, as diff_reports() puts two
 /// captures' reports: `a` and `b` must be of the same kind (both IBS, or
