@@ -9,6 +9,7 @@
 
 #include <algorithm>  // std::min
 #include <cmath>      // std::llround
+#include <span>       // std::span
 
 #include <fmt/format.h>  // fmt::format
 
@@ -55,6 +56,15 @@ void stack_of(const StoreRow& row, profiles::Profile& p, std::vector<profiles::L
   for (auto it = row.frames.rbegin(); it != row.frames.rend(); ++it) add(it->name, it->module);
 }
 
+// A row's sample: its values, its stack, its process where it has one.
+void add_row(profiles::Profile& p, const StoreRow& row, std::span<const std::int64_t> values,
+             std::vector<profiles::LocationId>& stack) {
+  stack_of(row, p, stack);
+  profiles::Labels labels;
+  if (row.pid) labels.pid = *row.pid;
+  p.add_sample(values, stack, labels);
+}
+
 // IBS: a sample type per derived event of the columns, its samples (or its
 // sum) x its unit's period, and one of --where's samples.
 profiles::Profile ibs_profile(const StoreReport& stacks, const StorePageView& v) {
@@ -99,11 +109,7 @@ profiles::Profile ibs_profile(const StoreReport& stacks, const StorePageView& v)
       any |= (values[s] = q.available() ? clamped(sources[s].total ? q.total : q.count) : 0) != 0;
     }
     if (!v.where.empty()) any |= (values.back() = clamped(row.results[fetches].count + row.results[ops].count)) != 0;
-    if (!any) continue;
-    stack_of(row, p, stack);
-    profiles::Labels labels;
-    if (row.pid) labels.pid = *row.pid;
-    p.add_sample(values, stack, labels);
+    if (any) add_row(p, row, values, stack);
   }
   return p;
 }
@@ -132,11 +138,7 @@ profiles::Profile store_profile(const StoreReport& stacks, std::string_view sour
       any |= (values[2 * e] = clamped(row.results[e].total)) != 0;
       any |= (values[2 * e + 1] = clamped(row.results[e].count)) != 0;
     }
-    if (!any) continue;
-    stack_of(row, p, stack);
-    profiles::Labels labels;
-    if (row.pid) labels.pid = *row.pid;
-    p.add_sample(values, stack, labels);
+    if (any) add_row(p, row, values, stack);
   }
   return p;
 }

@@ -457,6 +457,27 @@ std::vector<Segment> fixture_segments() {
   return out;
 }
 
+// The fixture's process in a capture: its name, its file's segments, a
+// heap at 0x2000000 and a stack at 0x7ffc00000000.
+constexpr std::uint64_t fixture_heap = 0x2000000, fixture_stack = 0x7ffc00000000;
+void map_fixture(amd_ibs::IbsCaptureWriter& w, std::uint32_t pid) {
+  w.perf().comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
+  for (const Segment& s : fixture_segments())
+    w.perf().mmap2(pid, pid, s.start, s.len, s.pgoff, objects_fixture(), {}, {.pid = pid, .tid = pid, .time = 2});
+  w.perf().mmap2(pid, pid, fixture_heap, 0x21000, 0, "[heap]", {}, {.pid = pid, .tid = pid, .time = 3});
+  w.perf().mmap2(pid, pid, fixture_stack, 0x21000, 0, "[stack]", {}, {.pid = pid, .tid = pid, .time = 3});
+}
+
+// A fetch sample in main's code, random IbsFetchCtl.
+void fetch_in_main(amd_ibs::IbsCaptureWriter& w, std::uint32_t pid, std::uint64_t& state, std::uint64_t& t,
+                   std::uint64_t main_at, std::uint64_t main_size) {
+  amd_ibs::IbsRegisters fetch;
+  fetch.unit = amd_ibs::IbsUnit::fetch;
+  fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
+  fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, main_at + splitmix(state) % main_size);
+  w.sample(fetch, pid, pid, 0, t++);
+}
+
 // A Zen 3 IBS capture of the fixture: ops across main's code (each of its
 // source lines), their random IbsOpData3 words with the linear address
 // valid or not, at the fixture's objects, a heap, a stack and addresses
@@ -469,17 +490,12 @@ std::string objects_capture(const std::string& name, std::uint64_t seed, std::ui
   std::vector<std::uint64_t> data;
   for (const char* object : {"cold_table", "hot_counters", "_ZL14private_buffer", "greeting"})
     for (std::uint64_t k = 0; k < 5; ++k) data.push_back(symbols.at(object).first + k * symbols.at(object).second / 5);
-  constexpr std::uint64_t heap = 0x2000000, stack = 0x7ffc00000000;
-  for (std::uint64_t a : {heap + 0x40, stack + 0x18, std::uint64_t{0x5000}, std::uint64_t{0xffffffff81000000}})
+  for (std::uint64_t a : {fixture_heap + 0x40, fixture_stack + 0x18, std::uint64_t{0x5000}, std::uint64_t{0xffffffff81000000}})
     data.push_back(a);
   amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x21, .stepping = 0, .fetch_period = period,
                                      .op_period = period});
   constexpr std::uint32_t pid = 5151;
-  w.perf().comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
-  for (const Segment& s : fixture_segments())
-    w.perf().mmap2(pid, pid, s.start, s.len, s.pgoff, objects_fixture(), {}, {.pid = pid, .tid = pid, .time = 2});
-  w.perf().mmap2(pid, pid, heap, 0x21000, 0, "[heap]", {}, {.pid = pid, .tid = pid, .time = 3});
-  w.perf().mmap2(pid, pid, stack, 0x21000, 0, "[stack]", {}, {.pid = pid, .tid = pid, .time = 3});
+  map_fixture(w, pid);
   std::uint64_t state = seed, t = 10;
   for (std::uint32_t i = 0; i < 600; ++i) {
     amd_ibs::IbsRegisters op;
@@ -491,13 +507,7 @@ std::string objects_capture(const std::string& name, std::uint64_t seed, std::ui
     op.set(amd_ibs::IbsRegister::IbsDcLinAd, data[splitmix(state) % data.size()]);
     op.set(amd_ibs::IbsRegister::IbsDcPhysAd, 0);
     w.sample(op, pid, pid, i % 2, t++);
-    if (i % 4 == 0) {
-      amd_ibs::IbsRegisters fetch;
-      fetch.unit = amd_ibs::IbsUnit::fetch;
-      fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
-      fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, main_at + splitmix(state) % main_size);
-      w.sample(fetch, pid, pid, 0, t++);
-    }
+    if (i % 4 == 0) fetch_in_main(w, pid, state, t, main_at, main_size);
   }
   w.finish();
   return file;
@@ -518,11 +528,8 @@ std::string chained_capture(const std::string& name, std::uint64_t seed) {
   amd_ibs::IbsCaptureWriter w(file, {.family = 0x19, .model = 0x21, .stepping = 0,
                                      .op_sample_type = common | PERF_SAMPLE_CALLCHAIN});
   constexpr std::uint32_t pid = 6161;
-  w.perf().comm(pid, pid, "fixture", true, {.pid = pid, .tid = pid, .time = 1});
-  for (const Segment& s : fixture_segments())
-    w.perf().mmap2(pid, pid, s.start, s.len, s.pgoff, objects_fixture(), {}, {.pid = pid, .tid = pid, .time = 2});
-  w.perf().mmap2(pid, pid, 0x2000000, 0x21000, 0, "[heap]", {}, {.pid = pid, .tid = pid, .time = 3});
-  const std::uint64_t returns[] = {main_at + main_size / 3, main_at + main_size / 2, 0x5000, 0x2000040};
+  map_fixture(w, pid);
+  const std::uint64_t returns[] = {main_at + main_size / 3, main_at + main_size / 2, 0x5000, fixture_heap + 0x40};
   std::uint64_t state = seed, t = 10;
   for (std::uint32_t i = 0; i < 500; ++i) {
     amd_ibs::IbsRegisters op;
@@ -535,13 +542,7 @@ std::string chained_capture(const std::string& name, std::uint64_t seed) {
     const std::uint64_t chain[] = {static_cast<std::uint64_t>(PERF_CONTEXT_USER), ip, returns[splitmix(state) % 4],
                                    returns[splitmix(state) % 4]};
     w.sample(op, pid, pid, i % 2, t++, 0, chain);
-    if (i % 5 == 0) {
-      amd_ibs::IbsRegisters fetch;
-      fetch.unit = amd_ibs::IbsUnit::fetch;
-      fetch.set(amd_ibs::IbsRegister::IbsFetchCtl, splitmix(state) & ~0xFFFFull);
-      fetch.set(amd_ibs::IbsRegister::IbsFetchLinAd, main_at + splitmix(state) % main_size);
-      w.sample(fetch, pid, pid, 0, t++);
-    }
+    if (i % 5 == 0) fetch_in_main(w, pid, state, t, main_at, main_size);
   }
   w.finish();
   return file;
