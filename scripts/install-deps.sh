@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential pkg-config meson ninja-build  # the build
+  ccache                # CI: the sanitized build takes the tests' objects from the first build's
   libfmt-dev            # formatting and output
   libboost-dev          # Boost.Hana (header-only)
   librange-v3-dev       # sample pipelines

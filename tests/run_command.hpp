@@ -37,6 +37,13 @@ inline RunResult run_shell(const std::string& command_line) {
   return r;
 }
 
+/// Whether the library and the command the tests run are a sanitizer's
+/// build (slower; AddressSanitizer's address space allows no ulimit -v).
+/// Told by the build (TAGOP_SANITIZED), not compiled in: the tests' own
+/// objects are the same in every build, and CI's sanitized build reuses
+/// them from the first.
+inline bool sanitized_build() { return std::getenv("TAGOP_SANITIZED") != nullptr; }
+
 inline std::string tagop_exe() {
   const char* exe = std::getenv("TAGOP_EXE");
   if (!exe) throw std::runtime_error("TAGOP_EXE is not set: run the tests with 'meson test'");

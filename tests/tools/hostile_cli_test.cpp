@@ -315,11 +315,7 @@ TEST_CASE("a command that is not there is named", "[hostile][cli]") {
 TEST_CASE("decode --input: bounded lines, inputs that hold nothing refused, the reason to open", "[hostile][decode]") {
   // Memory that grew without bound would meet the limit; AddressSanitizer
   // cannot start under one (it reserves terabytes for its shadow).
-#if defined(TAGOP_SANITIZED)
-  const std::string limit;
-#else
-  const std::string limit = "ulimit -v 4000000; ";
-#endif
+  const std::string limit = sanitized_build() ? "" : "ulimit -v 4000000; ";
   const RunResult zero = run_shell(limit + "timeout 20 " + tagop_exe() + " decode --input /dev/zero");
   CHECK(zero.exit_code == 1);
   CHECK_THAT(zero.err, Catch::Contains("/dev/zero:1: a line of more than 4096 bytes"));
@@ -538,11 +534,7 @@ TEST_CASE("--by line with compile units whose code interleaves: each sample its 
   fs::create_directories(dir);
   // Fewer in a sanitizer's build (some 30 times slower), which the CI runs
   // too: there 0.7 s linear against some 20 s quadratic.
-#if defined(TAGOP_SANITIZED)
-  constexpr int functions = 4000;
-#else
-  constexpr int functions = 12000;
-#endif
+  const int functions = sanitized_build() ? 4000 : 12000;
   for (int unit = 0; unit < 2; ++unit) {
     std::ofstream source(dir + "/unit" + std::to_string(unit) + ".c");
     for (int i = 0; i < functions; ++i)
@@ -596,11 +588,7 @@ TEST_CASE("--by line with compile units whose code interleaves: each sample its 
   CHECK(found == expected);
   CHECK(j["rows"].size() == 2 * functions);
   // A limit, far above the linear time, far below the quadratic.
-#if defined(TAGOP_SANITIZED)
-  CHECK(seconds < 10);
-#else
-  CHECK(seconds < 3);
-#endif
+  CHECK(seconds < (sanitized_build() ? 10 : 3));
   fs::remove_all(dir);
 }
 
