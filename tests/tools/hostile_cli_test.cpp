@@ -534,10 +534,10 @@ TEST_CASE("--by line with compile units whose code interleaves: each sample its 
   fs::create_directories(dir);
   // Fewer in a sanitizer's build (some 30 times slower), which the CI runs
   // too: there 0.7 s linear against some 20 s quadratic.
-  const int functions = sanitized_build() ? 4000 : 12000;
+  const std::size_t functions = sanitized_build() ? 4000 : 12000;
   for (int unit = 0; unit < 2; ++unit) {
     std::ofstream source(dir + "/unit" + std::to_string(unit) + ".c");
-    for (int i = 0; i < functions; ++i)
+    for (std::size_t i = 0; i < functions; ++i)
       source << "__attribute__((section(\".text.sorted." << 100000 + i << "." << unit << "\"), noinline)) int f" << unit
              << "_" << i << "(int x) { return x * " << i + 1 << "; }\n";
   }
