@@ -646,11 +646,12 @@ void add_report_command(CLI::App& app) {
                   "report of the same samples gives (http://127.0.0.1:8123): of IBS captures every derived event "
                   "(--view, --events) with its overhead and estimates (each capture's samples by its own period; "
                   "--estimates: each row's), of others (perf record, perf mem) each event's samples and periods, with "
-                  "the average load latency of perf mem's loads. --by: function, module, process (pid), thread "
-                  "(tid), cpu, line (file:line), data (the data object), host (the machine), processor (its vendor, family and model: a generation), or "
-                  "several, separated by commas (host,function); text or --json. Of captures without IBS, their call "
-                  "chains as a local report's: --by callchain, --children (by function or module), --max-stack, "
-                  "--format folded or pprof (-o FILE)");
+                  "the average load latency of perf mem's loads. --by: function, module, process (comm [pid]), "
+                  "thread (tid:name), cpu, line (file:line), data (the data object), address (module+0xoffset), "
+                  "cacheline (its line and data object, without perf c2c's counts), host (the machine), processor "
+                  "(its vendor, family and model: a generation), or several, separated by commas (host,function); "
+                  "text or --json. Call chains as a local report's: --by callchain, --children (by function or "
+                  "module, captures without IBS), --max-stack, --format folded or pprof (-o FILE)");
   cmd->add_option("--host", o->host, "With --source: only the samples of this machine");
   cmd->add_option("--since", o->since,
                   "With --source: only captures ingested at or after this time (2026-11-20, '2026-11-20 08:00:00')");

@@ -126,18 +126,29 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
         fmt::print("{} period of capture {}: {:.0f} {} ({})\n", name, c.capture, c.units[u].value, c.units[u].unit,
                    c.units[u].source);
   }
-  fmt::print("\n{} rows by {}{}, sorted by {} ({})\n\n", r.rows.size(), by,
+  // With --children, each row's values with its callees', and its own
+  // share beside (Self), as the local report's.
+  const bool children = options.children;
+  const auto shown = [&](const report::StoreRow& row) -> const std::vector<QueryResult>& {
+    return children && !row.children.empty() ? row.children : row.results;
+  };
+  fmt::print("\n{} rows by {}{}, sorted by {} ({}){}\n\n", r.rows.size(), by,
              order.size() < r.rows.size() ? fmt::format(", the first {}", order.size()) : "", printable(sort.id),
-             sort.title);
-  std::vector<std::string> header{keys_title(options), "Overhead"};
+             sort.title, children ? ", each with its callees' samples (--children)" : "");
+  std::vector<std::string> header{keys_title(options), children ? "Children" : "Overhead"};
+  if (children) header.push_back("Self");
   for (const report::Column& c : columns) header.push_back(c.title);
-  const auto cells = [&](const std::string& name, const std::vector<QueryResult>& results) {
+  const auto cells = [&](const std::string& name, const std::vector<QueryResult>& results,
+                         const std::vector<QueryResult>& self) {
     std::vector<std::string> line{name, fmt::format("{:.2f}%", report::store_overhead(r, results))};
+    if (children) line.push_back(fmt::format("{:.2f}%", report::store_overhead(r, self)));
     for (const report::Column& c : columns) line.push_back(report_text_value(c, report::store_value(r, c, results)));
     return line;
   };
-  print_report_table(header, order.size(), [&](std::size_t i) { return cells(r.rows[order[i]].name, r.rows[order[i]].results); },
-                     cells("[total]", r.totals), how.name_width);
+  print_report_table(
+      header, order.size(),
+      [&](std::size_t i) { return cells(r.rows[order[i]].name, shown(r.rows[order[i]]), r.rows[order[i]].results); },
+      cells("[total]", r.totals, r.totals), how.name_width);
 
   fmt::print("\nEstimated ops (samples x period, 95% interval{}):\n",
              r.captures.size() > 1 ? "; each capture's samples by its own period" : "");
@@ -160,7 +171,8 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
     if (!how.estimates) continue;
     for (std::size_t i : order) {
       const report::StoreRow& row = r.rows[i];
-      const std::optional<report::StoreEstimate>& re = row.estimates.at(*c.event);
+      const std::optional<report::StoreEstimate>& re =
+          (children && !row.children.empty() ? row.children_estimates : row.estimates).at(*c.event);
       if (!re || re->samples == 0) continue;
       fmt::print("      {}: {} [{}, {}]\n", printable(row.name), report_human(re->estimate.value),
                  report_human(re->estimate.low), report_human(re->estimate.high));
@@ -286,12 +298,17 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       if (row.pid) j["pid"] = *row.pid;
       if (r.ibs) {
         // Made apart: a reference into an ordered_json's members moves when one is added.
+        // With --children, the values with the callees', as the local report's.
+        const bool children = options.children && !row.children.empty();
+        const auto& shown = children ? row.children : row.results;
+        const auto& shown_estimates = children ? row.children_estimates : row.estimates;
         ordered_json values = ordered_json::object(), estimates = ordered_json::object();
         for (const report::Column& c : columns) {
-          values[c.id] = number(c, report::store_value(r, c, row.results));
-          if (c.event && !c.sums()) estimates[c.id] = estimate_json(row.estimates.at(*c.event));
+          values[c.id] = number(c, report::store_value(r, c, shown));
+          if (c.event && !c.sums()) estimates[c.id] = estimate_json(shown_estimates.at(*c.event));
         }
         j["overhead"] = report::store_overhead(r, row.results);
+        if (options.children) j["children"] = report::store_overhead(r, shown);
         j["values"] = std::move(values);
         j["estimates"] = std::move(estimates);
       } else {

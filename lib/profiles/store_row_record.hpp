@@ -60,7 +60,9 @@ struct StoreRow {
     (StoreText, line),
     (StoreText, data_object),
     (StoreChain, chain),
-    (StoreText, comm));
+    (StoreText, comm),
+    (std::uint64_t, offset),
+    (StoreText, thread_comm));
 };
 
 // The frames' table: each distinct frame of a capture's call chains (and
@@ -117,6 +119,10 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
     {"chain", "the call chain's addresses, the interrupted ip first, then the callers (empty without perf record -g)"},
     {"comm", "the process's name at the sample's time (its COMM), as report --by process names it; \"\" where perf "
              "recorded none, and in rows of tagop 0.8.1 and before"},
+    {"offset", "where ip is in its module (the file offset), as report --by address places it (module+0xoffset); ip "
+               "where no mapping holds it; 0 in rows of tagop 0.8 (captures.tagop_version '')"},
+    {"thread_comm", "the thread's own name at the sample's time (the last COMM of its tid), as report --by thread "
+                    "names it (tid:name, else its process's); \"\" where it has none, and in rows of tagop 0.8"},
 };
 
 /// What each column of the frames' table means.

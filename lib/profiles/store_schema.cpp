@@ -323,6 +323,8 @@ std::vector<StoreColumn> store_captures_columns() {
                    "without one"});
     out.push_back({fmt::format("{}_filter_load_latency", unit), "UInt32", "IBS: the unit's ldlat filter, cycles; 0 without"});
   }
+  out.push_back({"tagop_version", "String",
+                 "the tagop that ingested it (0.9.0 ...); '' for tagop 0.8, whose rows have no offset nor thread_comm"});
   return out;
 }
 
@@ -410,7 +412,7 @@ StoreRowWriter::StoreRowWriter(StoreCapture capture) : capture_(std::move(captur
 namespace {
 
 StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol& symbol, const StoreEvent& event,
-                const StoreSource& source, std::string_view comm) {
+                const StoreSource& source) {
   return StoreRow{capture.id,
                   {capture.host},
                   {capture.vendor},
@@ -437,19 +439,16 @@ StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol
                   {source.line},
                   {source.data_object},
                   {s.chain},
-                  {comm}};
+                  {source.comm},
+                  source.offset,
+                  {source.thread_comm}};
 }
 
 }  // namespace
 
 void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out, const StoreEvent& event,
                             const StoreSource& source) const {
-  append(s, symbol, out, event, source, {});
-}
-
-void StoreRowWriter::append(const Sample& s, const SampleSymbol& symbol, std::string& out, const StoreEvent& event,
-                            const StoreSource& source, std::string_view comm) const {
-  append_line(row_of(capture_, s, symbol, event, source, comm), out);
+  append_line(row_of(capture_, s, symbol, event, source), out);
 }
 
 struct StoreBlockWriter::Columns {
@@ -465,12 +464,7 @@ StoreBlockWriter& StoreBlockWriter::operator=(StoreBlockWriter&&) noexcept = def
 
 void StoreBlockWriter::append(const Sample& s, const SampleSymbol& symbol, const StoreEvent& event,
                               const StoreSource& source) {
-  append(s, symbol, event, source, {});
-}
-
-void StoreBlockWriter::append(const Sample& s, const SampleSymbol& symbol, const StoreEvent& event,
-                              const StoreSource& source, std::string_view comm) {
-  const StoreRow row = row_of(capture_, s, symbol, event, source, comm);
+  const StoreRow row = row_of(capture_, s, symbol, event, source);
   NativeColumn* column = columns_->values.data();
   hana::for_each(hana::accessors<StoreRow>(), [&](auto field) { put_value(column, hana::second(field)(row)); });
   ++rows_;

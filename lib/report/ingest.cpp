@@ -32,6 +32,7 @@
 #include <tagop/sample_reads.hpp>          // SampleReads
 #include <tagop/symbol_files.hpp>          // find_symbol_files
 #include <tagop/user_stack_unwind.hpp>     // UserStackUnwinder
+#include <tagop/version.hpp>               // version
 
 #include "../demangle.hpp"  // demangle_short
 #include "data_objects.hpp"  // DataObjects
@@ -76,15 +77,16 @@ class Symbolizer {
     profiles::SampleSymbol symbol;
     std::string_view line;
     std::string_view frame;  // as a local report's row by function names it (rows.cpp base_name)
+    std::uint64_t offset = 0;  // the file offset in its module (rows.cpp offset_), the ip where unmapped
   };
   Names at(std::uint32_t pid, std::uint64_t ip) {
     const std::uint64_t key = ip * 0x9E3779B97F4A7C15ull ^ pid;
     if (auto it = at_.find(key); it != at_.end() && it->second.pid == pid && it->second.ip == ip)
-      return {it->second.symbol, it->second.line, it->second.frame};
+      return {it->second.symbol, it->second.line, it->second.frame, it->second.offset};
     if (at_.size() >= (1u << 16)) at_.clear();  // memory stays flat
     At& entry = at_[key];
     entry = look_up(pid, ip);
-    return {entry.symbol, entry.line, entry.frame};
+    return {entry.symbol, entry.line, entry.frame, entry.offset};
   }
 
   /// The data object of a data address (0: none), as report --by data
@@ -127,6 +129,7 @@ class Symbolizer {
     profiles::SampleSymbol symbol;
     std::string line;   // the line's name, or module+0xoffset
     std::string frame;  // the function, or module+0xoffset, or [unknown]+0xip ([kernel]+0xip)
+    std::uint64_t offset = 0;
   };
   struct DataAt {
     std::uint32_t pid = 0;
@@ -159,7 +162,7 @@ class Symbolizer {
   }
 
   At look_up(std::uint32_t pid, std::uint64_t ip) {
-    At out{pid, ip, {}, {}, {}};
+    At out{pid, ip, {}, {}, {}, ip};
     const Mapping* m = processes_.find(pid, ip);
     if (!m) {
       out.line = fmt::format("{}+{:#x}", kernel_address(ip) ? "[kernel]" : "[unknown]", ip);
@@ -169,6 +172,7 @@ class Symbolizer {
     const MappedModule& module = processes_.modules()[m->module];
     Module& names = modules_[m->module];
     const std::uint64_t offset = m->file_offset(ip);
+    out.offset = offset;
     out.symbol.module = module.filename;
     out.line = fmt::format("{}+{:#x}", base(module.filename), offset);
     out.frame = out.line;
@@ -353,16 +357,19 @@ class RowHandler : public perf_data::RecordHandler {
     Sample s = line.sample;
     s.chain = line.stack.regs_abi != PERF_SAMPLE_REGS_ABI_NONE ? unwind(line) : std::span<const ChainFrame>(line.chain);
     const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
-    const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address)};
     const std::string_view event = line.event < events_.size() ? std::string_view(events_[line.event]) : "";
     // A sample outside every function is named as a local report's row by
     // function names it (module+0xoffset, [unknown]+0xip), as its line and
     // data object are: the store's rows by function are then the local ones.
     const profiles::SampleSymbol symbol{names.symbol.function.empty() ? names.frame : names.symbol.function,
                                         names.symbol.module};
-    const std::string_view comm = symbols_.processes().comm_of(s.pid);
-    if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source, comm);
-    else lines_.append(s, symbol, batch_, {event, line.period}, source, comm);
+    const auto thread = thread_comms_.find(s.tid);
+    const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address),
+                                       symbols_.processes().comm_of(s.pid),
+                                       thread == thread_comms_.end() ? std::string_view() : thread->second,
+                                       names.offset};
+    if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source);
+    else lines_.append(s, symbol, batch_, {event, line.period}, source);
     if (write_frames_) {
       // After the row: at() may drop the names the row's views are of.
       add_frame(s.pid, s.ip, names);
@@ -396,7 +403,12 @@ class RowHandler : public perf_data::RecordHandler {
     symbols_.processes().mmap(r);
     symbols_.forget();
   }
-  void take(const perf_data::CommRecord& r) { symbols_.processes().comm(r); }
+  void take(const perf_data::CommRecord& r) {
+    symbols_.processes().comm(r);
+    // Each thread's own name, as the local report's rows by thread read
+    // every COMM (walk.hpp thread_comms_).
+    thread_comms_[r.tid] = std::string(r.comm);
+  }
   void take(const perf_data::TaskRecord& r) {
     symbols_.processes().task(r);
     symbols_.forget();
@@ -473,6 +485,7 @@ class RowHandler : public perf_data::RecordHandler {
   std::unordered_map<std::uint64_t, Written> written_;  // frames written, by (pid, address)
   std::string frames_batch_;
   std::vector<std::string> events_;
+  std::unordered_map<std::uint32_t, std::string> thread_comms_;  // by tid: its last COMM so far
   std::vector<std::uint64_t> fixed_periods_;
   perf_data::SampleReads reads_;
   std::optional<amd_ibs::IbsCapture> ibs_;
@@ -565,18 +578,21 @@ std::vector<std::string> column_names(const profiles::ClickHouseServer& server, 
   return have;
 }
 
-// A captures' table made before its period columns were: they are added
-// (0 in the rows it holds: those captures' estimates are not available).
-void add_missing_captures_columns(const profiles::ClickHouseServer& server, const std::string& captures) {
-  const std::vector<std::string> have = column_names(server, captures);
+// A captures' table made before its period columns were, or its
+// tagop_version: they are added (0 and '' in the rows it holds: those
+// captures' estimates are not available, nor their addresses' offsets).
+void add_missing_captures_columns(const profiles::ClickHouseServer& server, const std::string& captures,
+                                  const std::string& database = "") {
+  const std::vector<std::string> have = column_names(server, captures, database);
+  const std::string name = database.empty() ? captures : database + "." + captures;
   for (const profiles::StoreColumn& c : profiles::store_captures_columns())
     if (std::find(have.begin(), have.end(), c.name) == have.end())
-      server.query(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", captures, c.name, c.type));
+      server.query(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", name, c.name, c.type));
 }
 
 // The samples' columns declared after the schema's version was made, last:
-// comm (tagop 0.8.2).
-constexpr std::size_t samples_columns_added = 1;
+// comm (tagop 0.8.2), offset and thread_comm (0.9.0).
+constexpr std::size_t samples_columns_added = 3;
 
 // A samples' table of this schema version made by an older tagop lacks the
 // columns declared since (samples_columns_added): they are added, its rows
@@ -659,8 +675,9 @@ void create_cluster_store(const profiles::ClickHouseServer& server, std::string_
   for (const std::string& table : {table_of(options), captures_of(options), frames_of(options)})
     server.query(fmt::format("CREATE TABLE IF NOT EXISTS {0}.{1} AS `{2}`.{1} ENGINE = Distributed({0}, `{2}`, {1}, capture)",
                              cluster, table, own));
-  // A cluster's table made over an older shard's has its columns.
+  // A cluster's tables made over an older shard's have its columns.
   add_samples_columns(server, table_of(options), profiles::store_columns(), std::string(cluster));
+  add_missing_captures_columns(server, captures_of(options), std::string(cluster));
 }
 
 IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseServer& server,
@@ -696,8 +713,10 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
   insert.finish();
   std::string names;
   for (const profiles::StoreColumn& c : profiles::store_captures_columns()) names += (names.empty() ? "" : ", ") + c.name;
-  server.query(fmt::format("INSERT INTO {} ({}) VALUES ({}, {}, {}, {}, now(){})", captures, names, result.capture,
-                           quoted(host), quoted(path), result.rows, periods));
+  const Version v = version();
+  server.query(fmt::format("INSERT INTO {} ({}) VALUES ({}, {}, {}, {}, now(){}, {})", captures, names, result.capture,
+                           quoted(host), quoted(path), result.rows, periods,
+                           quoted(fmt::format("{}.{}.{}", v.major, v.minor, v.patch))));
   return result;
 }
 

@@ -28,10 +28,11 @@ std::vector<std::uint64_t> chain_addresses(const profiles::ClickHouseServer& ser
 
 /// Each place's row by call chain, as store_chain_report() makes it (the
 /// sample's own frame, then its chain's, at most `options.max_stack` of
-/// them), its frames root first. Throws tagop::Error naming a capture the
+/// them), its frames root first: named as rows by function name them, or
+/// (`by_module`) as rows by module. Throws tagop::Error naming a capture the
 /// frames' table has no names of.
 std::vector<std::vector<StoreFrameName>> chain_rows(const profiles::ClickHouseServer& server,
                                                     const StoreReportOptions& options,
-                                                    std::span<const ChainPlace> places);
+                                                    std::span<const ChainPlace> places, bool by_module = false);
 
 }  // namespace tagop::report::detail

@@ -46,10 +46,12 @@ struct FrameKeyHash {
   }
 };
 
-// The (pid, ip, chain) tallies of one capture, by event.
+// The (pid, ip, chain) tallies of one capture, by event (and comm, split by
+// process).
 struct ChainTally {
   std::uint64_t capture = 0;
   std::uint32_t pid = 0;
+  std::string comm;
   std::uint64_t ip = 0;
   std::vector<std::uint64_t> chain;
   std::string event;
@@ -164,7 +166,7 @@ std::vector<std::uint64_t> chain_addresses(const profiles::ClickHouseServer& ser
 
 std::vector<std::vector<StoreFrameName>> chain_rows(const profiles::ClickHouseServer& server,
                                                     const StoreReportOptions& options,
-                                                    std::span<const ChainPlace> places) {
+                                                    std::span<const ChainPlace> places, bool by_module) {
   std::vector<std::uint64_t> ids;
   for (const ChainPlace& p : places) ids.push_back(p.capture);
   const auto names = frame_names(server, options, std::move(ids));
@@ -172,7 +174,7 @@ std::vector<std::vector<StoreFrameName>> chain_rows(const profiles::ClickHouseSe
   std::vector<StoreFrameName> frames;
   for (const ChainPlace& p : places) {
     const std::span<const std::uint64_t> chain(p.chain.data(), std::min(p.chain.size(), options.max_stack));
-    place_frames(server, names, p.capture, p.pid, p.ip, chain, false, frames);
+    place_frames(server, names, p.capture, p.pid, p.ip, chain, by_module, frames);
     out.emplace_back(frames.rbegin(), frames.rend());
   }
   return out;
@@ -195,18 +197,21 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
   const std::string selection = fmt::format("backend != 'amd-ibs'{}", out.where_sql.empty() ? "" : " AND " + out.where_sql);
   // The server keeps the first max_stack frames (at least one: the
   // slice's length 0 would mean all); the rest is cut here.
+  // Split by process: by its name too (a pid that ran two programs is two
+  // processes, as a local report's spaces).
+  const char* comm = options.by_process ? "comm" : "''";
   const std::string answer = server.query(fmt::format(
       "SELECT capture, pid, ip, arraySlice(chain, 1, {0}) AS frames, event, count(), sum(period), "
-      "countIf(bitAnd(measured, {1}) != 0), sumIf({2}, bitAnd(measured, {1}) != 0) FROM {3} "
-      "WHERE capture IN (SELECT capture FROM {4}) AND ({5}) GROUP BY capture, pid, ip, frames, event "
+      "countIf(bitAnd(measured, {1}) != 0), sumIf({2}, bitAnd(measured, {1}) != 0), {6} AS process FROM {3} "
+      "WHERE capture IN (SELECT capture FROM {4}) AND ({5}) GROUP BY capture, pid, ip, frames, event, process "
       "FORMAT TabSeparated",
       std::max<std::size_t>(options.max_stack, 1), latency, profiles::measure_column(measure("mem.load_latency")),
-      samples, captures, selection));
+      samples, captures, selection, comm));
   std::vector<ChainTally> tallies;
   bool any_chain = false;
   std::map<std::string, std::size_t> events;  // name -> column, by name
   for (const auto& line : tab_separated(answer)) {
-    if (line.size() != 9) continue;
+    if (line.size() != 10) continue;
     ChainTally& t = tallies.emplace_back();
     t.capture = number(server, line[0]);
     t.pid = static_cast<std::uint32_t>(number(server, line[1]));
@@ -218,6 +223,7 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
     t.result.count = number(server, line[5]);
     t.result.total = number(server, line[6]);
     t.latency = {number(server, line[7]), number(server, line[8])};
+    t.comm = line[9];
     events.emplace(t.event, 0);
   }
   for (auto& [name, column] : events) {
@@ -267,11 +273,14 @@ StoreReport store_chain_report(const profiles::ClickHouseServer& server, const S
       std::string key;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) key += (key.empty() ? "" : ";") + it->name;
       const std::string name = key;
-      if (options.by_process) key += fmt::format("\x1F{}", t.pid);
+      if (options.by_process) key += fmt::format("\x1F{}\x1F{}", t.pid, t.comm);
       StoreRow& r = row(key, [&](StoreRow& made) {
         made.name = name;
         made.frames.assign(chain.rbegin(), chain.rend());
-        if (options.by_process) made.pid = t.pid;
+        if (options.by_process) {
+          made.pid = t.pid;
+          made.comm = t.comm;
+        }
       });
       r.results[e] += t.result;
       add_latency(r.load_latency[e], t.latency);

@@ -44,6 +44,37 @@ std::vector<StoreKey> keys_of(const StoreReportOptions& o) {
 constexpr const char* module_path_sql =
     "if(module = '', if(bitShiftRight(ip, 56) = 255, '[kernel]', '[unknown]'), module)";
 
+// A number in hex as {:#x} writes it: hex() writes whole bytes ("0123").
+std::string hex_sql(std::string_view column) {
+  return fmt::format("replaceRegexpOne(lower(hex({})), '^0(.)', '\\\\1')", column);
+}
+
+// A sample's data address as the local data views read it (walk.cpp):
+// IBS's linear address where dc.lin_addr_valid says so, perf mem's
+// PERF_SAMPLE_ADDR (ingest marks it valid when not 0); else 0.
+std::string data_address_sql() {
+  // The condition's bit (perf mem's samples do not observe it: not a predicate).
+  ConditionSet valid;
+  valid.insert(condition("dc.lin_addr_valid"));
+  const int word = valid.words[0] ? 0 : 1;
+  return fmt::format("if(bitAnd(conditions_{}, {}) != 0, data_linear, 0)", word ? "hi" : "lo", valid.words[word]);
+}
+
+// A sample's 64-byte cache line (perf c2c's).
+std::string cacheline_sql() { return fmt::format("bitAnd({}, bitNot(toUInt64(63)))", data_address_sql()); }
+
+// A sample's address as a local report's row by address names it:
+// module+0xoffset, [unknown]+0xip ([kernel]+0x...) where no mapping holds it.
+std::string address_sql() {
+  return fmt::format("concat(if(module = '', if(bitShiftRight(ip, 56) = 255, '[kernel]', '[unknown]'), "
+                     "replaceRegexpOne(module, '^.*/', '')), '+0x', {})",
+                     hex_sql("offset"));
+}
+
+// The keys named after the tallies (name_late_parts()): a row's part that
+// starts with this escape (0x1B), then 'T' (a thread) or 'L' (a cache line).
+constexpr char late_name = '\x1B';
+
 std::string key_sql(const StoreKey& key) {
   // A function (or a module's file name) with its module's path after a
   // record separator (0x1E), as a local report's rows are: functions of
@@ -54,19 +85,26 @@ std::string key_sql(const StoreKey& key) {
   if (key == StoreKey{GroupBy::module})
     return fmt::format("concat(replaceRegexpOne({0}, '^.*/', ''), '\\x1E', {0})", module_path_sql);
   // A process as a local report names it, "comm [pid]" (":pid" where perf
-  // recorded no name), its pid after a file separator (0x1C) for
-  // StoreRow::pid; a pid that ran two programs (exec) is two rows.
+  // recorded no name), its pid and comm after file separators (0x1C) for
+  // StoreRow::pid and comm; a pid that ran two programs (exec) is two rows.
   if (key == StoreKey{GroupBy::process})
     return "concat(if(comm = '', concat(':', toString(toInt32(pid))), concat(comm, ' [', toString(toInt32(pid)), "
-           "']')), '\\x1C', toString(pid))";
+           "']')), '\\x1C', toString(pid), '\\x1C', comm)";
+  // An address as a local report's row names it, module+0xoffset
+  // ([unknown]+0xip where no mapping holds it), and its module's path.
+  if (key == StoreKey{GroupBy::address}) return fmt::format("concat({}, '\\x1E', {})", address_sql(), module_path_sql);
+  // A thread in its process (pid and name), as a local report splits
+  // them: named after the tallies by the thread's own last name.
+  if (key == StoreKey{GroupBy::thread})
+    return "concat('\\x1BT', toString(tid), '\\x1B', comm, '\\x1C', toString(pid))";
+  // A cache line, named after the tallies by the data object of its lowest
+  // address.
+  if (key == StoreKey{GroupBy::cacheline})
+    return fmt::format("concat('\\x1BL', toString({}))", cacheline_sql());
   if (const GroupBy* by = std::get_if<GroupBy>(&key)) return store_key_column(*by);
   if (std::get<FleetKey>(key) == FleetKey::host) return "host";
-  // As CpuId::to_string() less the stepping: hex() writes whole bytes
-  // ("06"), {:#x} no leading zero.
-  const auto hex = [](const char* column) {
-    return fmt::format("replaceRegexpOne(lower(hex({})), '^0(.)', '\\\\1')", column);
-  };
-  return fmt::format("concat(vendor, ' family 0x', {}, ' model 0x', {})", hex("family"), hex("model"));
+  // As CpuId::to_string() less the stepping.
+  return fmt::format("concat(vendor, ' family 0x', {}, ' model 0x', {})", hex_sql("family"), hex_sql("model"));
 }
 
 // The condition of the selection's kind of captures.
@@ -114,9 +152,84 @@ void check_process_names(const profiles::ClickHouseServer& server, const StoreRe
                             server.url(), table));
 }
 
+// Rows by address and thread are of columns that captures ingested by
+// tagop 0.8 lack (offset, thread_comm): a report of them says which.
+void check_row_columns(const profiles::ClickHouseServer& server, const StoreReportOptions& options, std::string_view by,
+                       std::string_view where_sql) {
+  const std::string captures = captures_table(options.tables);
+  const bool versioned = number(server, server.query(fmt::format(
+                                            "SELECT count() FROM system.columns WHERE database = currentDatabase() AND "
+                                            "table = {} AND name = 'tagop_version' FORMAT TabSeparated",
+                                            quoted(captures)))) != 0;
+  const std::string answer = server.query(fmt::format(
+      "SELECT count(), any(host), any(file) FROM {} WHERE {} AND capture IN (SELECT capture FROM {}{}) FORMAT "
+      "TabSeparated",
+      captures, versioned ? "tagop_version = ''" : "1", samples_table(options.tables),
+      where_sql.empty() ? std::string() : fmt::format(" WHERE {}", where_sql)));
+  const auto lines = tab_separated(answer);
+  if (lines.empty() || lines.front().size() != 3 || number(server, lines.front()[0]) == 0) return;
+  throw Error(fmt::format("{}: rows by {} are not in the store's rows of {} capture(s) ingested by tagop 0.8 ({} of "
+                          "{}, the first): their rows lack the samples' offsets in their modules and their threads' "
+                          "names; choose other captures (--host, --since)",
+                          server.url(), by, lines.front()[0], lines.front()[2], lines.front()[1]));
+}
+
+// The SQL condition of the options' captures (host, since, until) and kind,
+// whatever --where keeps.
+std::string captures_where_sql(const StoreReportOptions& options, bool ibs) {
+  StoreReportOptions all = options;
+  all.where.reset();
+  return joined(backend_sql(ibs), store_report_where_sql(all));
+}
+
+// The parts that key_sql() leaves to be named after the tallies, named as a
+// local report names them: a thread "tid:name", its own last name (the
+// latest of its samples'), else its process's, else [unknown] (rows.cpp
+// parts()); a cache line "0x<line>  <object>", the data object of its
+// lowest address among the report's samples (rows.cpp name_data()).
+void name_late_parts(const profiles::ClickHouseServer& server, const StoreReportOptions& options, bool ibs,
+                     std::vector<std::string*>& parts) {
+  bool threads = false, lines = false;
+  for (const std::string* p : parts) (p->at(1) == 'T' ? threads : lines) = true;
+  std::map<std::string, std::string> thread_names, line_names;
+  const auto read = [&](std::map<std::string, std::string>& to, const std::string& sql) {
+    for (const auto& line : tab_separated(server.query(sql)))
+      if (line.size() == 2) to[line[0]] = line[1];
+  };
+  if (threads)
+    read(thread_names, fmt::format("SELECT toString(tid), argMax(thread_comm, time) FROM {} WHERE capture IN (SELECT "
+                                   "capture FROM {}) AND thread_comm != '' AND ({}) GROUP BY tid FORMAT TabSeparated",
+                                   samples_table(options.tables), captures_table(options.tables),
+                                   captures_where_sql(options, ibs)));
+  if (lines)
+    read(line_names, fmt::format("SELECT toString({0}) AS line, argMin(data_object, {1}) FROM {2} WHERE capture IN "
+                                 "(SELECT capture FROM {3}) AND ({4}) GROUP BY line FORMAT TabSeparated",
+                                 cacheline_sql(), data_address_sql(), samples_table(options.tables),
+                                 captures_table(options.tables),
+                                 joined(backend_sql(ibs), store_report_where_sql(options))));
+  for (std::string* p : parts) {
+    if (p->at(1) == 'T') {
+      const std::size_t comm = p->find(late_name, 2);
+      const std::string tid = p->substr(2, comm - 2);
+      const auto named = thread_names.find(tid);
+      const std::string name = named != thread_names.end() ? named->second
+                               : comm != std::string::npos  ? p->substr(comm + 1)
+                                                            : std::string();
+      *p = fmt::format("{}:{}", tid, name.empty() ? "[unknown]" : name);
+    } else {
+      const std::string line = p->substr(2);
+      const auto named = line_names.find(line);
+      *p = fmt::format("{:#x}  {}", number(server, line), named != line_names.end() ? named->second : "");
+    }
+  }
+}
+
 // Splits each row's name into its keys' parts (several keys), a
-// function's module and a process's pid off its name (key_sql).
-void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
+// function's module and a process's pid off its name (key_sql), and names
+// the parts left late (name_late_parts()).
+void name_rows(const profiles::ClickHouseServer& server, const StoreReportOptions& options, bool ibs,
+               std::vector<StoreRow>& rows) {
+  const std::size_t keys = keys_of(options).size();
   const auto module_off = [](std::string& part, StoreRow& row) {
     if (const std::size_t separator = part.find('\x1E'); separator != std::string::npos) {
       row.module = part.substr(separator + 1);
@@ -124,15 +237,13 @@ void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
     }
     if (const std::size_t separator = part.find('\x1C'); separator != std::string::npos) {
       row.pid = static_cast<std::uint32_t>(std::stoul(part.substr(separator + 1)));
+      if (const std::size_t comm = part.find('\x1C', separator + 1); comm != std::string::npos)
+        row.comm = part.substr(comm + 1);
       part.resize(separator);
     }
   };
+  std::vector<std::string*> late;
   for (StoreRow& row : rows) {
-    if (keys < 2) {
-      module_off(row.name, row);
-      continue;
-    }
-    std::string name;
     std::size_t begin = 0;
     for (;;) {
       const std::size_t end = row.name.find('\x1F', begin);
@@ -141,8 +252,17 @@ void name_rows(std::vector<StoreRow>& rows, std::size_t keys) {
       if (end == std::string::npos) break;
       begin = end + 1;
     }
+  }
+  // After every row's parts are made: the vectors stay put.
+  for (StoreRow& row : rows)
+    for (std::string& part : row.parts)
+      if (part.size() > 1 && part[0] == late_name) late.push_back(&part);
+  if (!late.empty()) name_late_parts(server, options, ibs, late);
+  for (StoreRow& row : rows) {
+    std::string name;
     for (const std::string& part : row.parts) name += (name.empty() ? "" : "  ") + part;
     row.name = std::move(name);
+    if (keys < 2) row.parts.clear();
   }
 }
 
@@ -306,38 +426,44 @@ std::optional<StoreEstimate> estimate_of(std::size_t q, const QueryResult& merge
   return StoreEstimate{merged.count, estimate_from_parts(sampled), periods.front()->unit};
 }
 
-// An IBS tally row by call chain: its row's key, name, frames and pid.
+// An IBS tally row by call chain: its row's key, name, frames and process.
 struct ChainRow {
-  std::string key;  // the name, and the pid where rows are split by process
+  std::string key;  // the name, and the pid and comm where rows are split by process
   std::string name;
   std::vector<StoreFrameName> frames;
   std::optional<std::uint32_t> pid;
+  std::string comm;
 };
 
 // The rows of IBS tallies keyed "pid 0x1F ip 0x1F [chain] 0x1D capture"
-// (ibs_report), as a local report's rows by call chain (store_chain_report's
-// naming): the chain's frames' names joined by ';', root first.
+// ("[chain] 0x1E comm" split by process) (ibs_report), as a local report's
+// rows by call chain (store_chain_report's naming): the chain's frames'
+// names joined by ';', root first.
 std::vector<ChainRow> rows_by_chain(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
-                                    const std::vector<std::string>& keys) {
+                                    const std::vector<std::string>& keys, bool by_module) {
   std::vector<detail::ChainPlace> places;
+  std::vector<std::string> comms;
   for (const std::string& key : keys) {
     const std::size_t pid_end = key.find('\x1F'), ip_end = key.find('\x1F', pid_end + 1), capture = key.rfind('\x1D');
     if (pid_end == std::string::npos || ip_end == std::string::npos || capture == std::string::npos || capture < ip_end)
       throw Error(fmt::format("{}: a tally key the store sent is not pid, ip, chain and capture", server.url()));
+    const std::size_t comm = std::min(key.find('\x1E', ip_end), capture);
+    comms.push_back(comm < capture ? key.substr(comm + 1, capture - comm - 1) : std::string());
     places.push_back({number(server, key.substr(capture + 1)),
                       static_cast<std::uint32_t>(number(server, key.substr(0, pid_end))),
                       number(server, key.substr(pid_end + 1, ip_end - pid_end - 1)),
-                      detail::chain_addresses(server, key.substr(ip_end + 1, capture - ip_end - 1))});
+                      detail::chain_addresses(server, key.substr(ip_end + 1, comm - ip_end - 1))});
   }
-  std::vector<std::vector<StoreFrameName>> frames = detail::chain_rows(server, options, places);
+  std::vector<std::vector<StoreFrameName>> frames = detail::chain_rows(server, options, places, by_module);
   std::vector<ChainRow> out;
   for (std::size_t i = 0; i < places.size(); ++i) {
     ChainRow& row = out.emplace_back();
     for (const StoreFrameName& f : frames[i]) row.name += (row.name.empty() ? "" : ";") + f.name;
     row.key = row.name;
     if (options.by_process) {
-      row.key += fmt::format("\x1F{}", places[i].pid);
+      row.key += fmt::format("\x1F{}\x1F{}", places[i].pid, comms[i]);
       row.pid = places[i].pid;
+      row.comm = comms[i];
     }
     row.frames = std::move(frames[i]);
   }
@@ -348,16 +474,20 @@ std::vector<ChainRow> rows_by_chain(const profiles::ClickHouseServer& server, co
 // engine and summed by key (each capture's part kept for the estimates).
 void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options, StoreReport& out) {
   // The key, and the capture after a group separator (0x1D). By call
-  // chain: the sample's pid, ip and first max_stack frames, whose names
-  // come from the frames' table (rows_by_chain).
-  const bool chains = keys_of(options) == std::vector<StoreKey>{GroupBy::callchain};
+  // chain, or with the callees' (by function or module): the sample's pid,
+  // ip and first max_stack frames, whose names come from the frames' table
+  // (rows_by_chain); split by process, its comm too.
+  const bool children = options.children;
+  const bool by_module = children && keys_of(options) == std::vector<StoreKey>{GroupBy::module};
+  const bool chains = children || keys_of(options) == std::vector<StoreKey>{GroupBy::callchain};
   const std::string row_key =
-      chains ? fmt::format("concat(toString(pid), '\\x1F', toString(ip), '\\x1F', toString(arraySlice(chain, 1, {})))",
-                           std::max<std::size_t>(options.max_stack, 1))
+      chains ? fmt::format("concat(toString(pid), '\\x1F', toString(ip), '\\x1F', toString(arraySlice(chain, 1, {})){})",
+                           std::max<std::size_t>(options.max_stack, 1), options.by_process ? ", '\\x1E', comm" : "")
              : store_keys_sql(options);
   const std::string key = fmt::format("concat(toString({}), '\\x1D', toString(capture))", row_key);
   const StoreTallies tallies = tally_store(server, key, joined(backend_sql(true), out.where_sql), options.tables);
-  const std::vector<ChainRow> chain_of = chains ? rows_by_chain(server, options, tallies.rows) : std::vector<ChainRow>{};
+  const std::vector<ChainRow> chain_of =
+      chains ? rows_by_chain(server, options, tallies.rows, by_module) : std::vector<ChainRow>{};
   const std::span<const Query> queries = amd_ibs::derived_event_queries();
   for (const auto& e : amd_ibs::derived_event_table()) out.query_names.push_back(amd_ibs::select_string(e.select));
   out.totals = tallies.tallies.evaluate(queries);
@@ -365,26 +495,62 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
   by_row.resize(tallies.rows.size(), std::vector<QueryResult>(queries.size()));
 
   std::vector<std::uint64_t> ids;
-  std::vector<std::vector<CaptureResults>> parts;  // by row of `out`
-  std::map<std::string, std::size_t> row_of;       // key -> row of `out`
+  std::vector<std::vector<CaptureResults>> parts, child_parts;  // by row of `out`
+  std::map<std::string, std::size_t> row_of;                     // key -> row of `out`
+  // The row of a key, a new one (`make` names it) when it has none.
+  const auto row_at = [&](const std::string& key, auto make) {
+    const auto [row, added] = row_of.emplace(key, out.rows.size());
+    if (added) {
+      StoreRow& made = out.rows.emplace_back();
+      made.name = key;
+      made.results.assign(queries.size(), {});
+      if (children) made.children.assign(queries.size(), {});
+      make(made);
+      parts.emplace_back();
+      child_parts.emplace_back();
+    }
+    return row->second;
+  };
+  std::vector<std::size_t> through;
   for (std::size_t t = 0; t < tallies.rows.size(); ++t) {
     const std::string& name = tallies.rows[t];
     const std::size_t separator = name.rfind('\x1D');
     const std::uint64_t id = number(server, name.substr(separator + 1));
     auto at = std::find(ids.begin(), ids.end(), id);
     if (at == ids.end()) at = ids.insert(ids.end(), id);
-    const auto [row, added] = row_of.emplace(chains ? chain_of[t].key : name.substr(0, separator), out.rows.size());
-    if (added) {
-      out.rows.push_back({row->first, {}, {}, std::vector<QueryResult>(queries.size()), {}});
-      if (chains) {
-        out.rows.back().name = chain_of[t].name;
-        out.rows.back().frames = chain_of[t].frames;
-        out.rows.back().pid = chain_of[t].pid;
+    const auto capture = static_cast<std::size_t>(at - ids.begin());
+    std::size_t row = 0;
+    if (children) {
+      // The sample's own row, and every row its chain passes through, once
+      // each (rows.cpp children()), as the chains' rows by function or
+      // module (store_chain_report).
+      const auto frame_row = [&](const StoreFrameName& f) {
+        return row_at(f.name + '\x1E' + f.module, [&](StoreRow& made) {
+          made.name = f.name;
+          made.module = f.module;
+        });
+      };
+      row = frame_row(chain_of[t].frames.back());
+      through.clear();
+      for (const StoreFrameName& f : chain_of[t].frames) through.push_back(frame_row(f));
+      std::sort(through.begin(), through.end());
+      through.erase(std::unique(through.begin(), through.end()), through.end());
+      for (std::size_t r : through) {
+        for (std::size_t q = 0; q < queries.size(); ++q) out.rows[r].children[q] += by_row[t][q];
+        child_parts[r].push_back({capture, by_row[t]});
       }
-      parts.emplace_back();
+    } else if (chains) {
+      row = row_at(chain_of[t].key, [&](StoreRow& made) {
+        made.name = chain_of[t].name;
+        made.frames = chain_of[t].frames;
+        made.pid = chain_of[t].pid;
+        made.comm = chain_of[t].comm;
+      });
+    } else {
+      row = row_at(name.substr(0, separator), [](StoreRow&) {});
     }
-    for (std::size_t q = 0; q < queries.size(); ++q) out.rows[row->second].results[q] += by_row[t][q];
-    parts[row->second].push_back({static_cast<std::size_t>(at - ids.begin()), std::move(by_row[t])});
+    for (std::size_t q = 0; q < queries.size(); ++q) out.rows[row].results[q] += by_row[t][q];
+    parts[row].push_back({capture, std::move(by_row[t])});
   }
   out.captures = capture_periods(server, options.tables, ids);
   // Which counts the captures' sampling filters bias, as a local report of
@@ -410,8 +576,10 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
   for (std::size_t c = 0; c < ids.size(); ++c) totals.push_back({c, std::vector<QueryResult>(queries.size())});
   for (std::size_t r = 0; r < out.rows.size(); ++r) {
     StoreRow& row = out.rows[r];
-    for (std::size_t q = 0; q < queries.size(); ++q)
+    for (std::size_t q = 0; q < queries.size(); ++q) {
       row.estimates.push_back(estimate_of(q, row.results[q], parts[r], out, unit_samples));
+      if (children) row.children_estimates.push_back(estimate_of(q, row.children[q], child_parts[r], out, unit_samples));
+    }
     for (const CaptureResults& part : parts[r])
       for (std::size_t q = 0; q < queries.size(); ++q) totals[part.capture].results[q] += part.results[q];
   }
@@ -476,11 +644,12 @@ std::string store_key_column(GroupBy by) {
     // Named at ingest as the local report names its rows by line and data.
     case GroupBy::line: return "line";
     case GroupBy::data: return "data_object";
+    case GroupBy::address: return address_sql();
+    case GroupBy::cacheline: return cacheline_sql();
     default: break;
   }
-  throw Error(fmt::format("--by {}: the store's rows are by function, module, process, thread, cpu, line or data "
-                          "(the store keeps each sample's names, not its address or cache line), by callchain (alone), "
-                          "or by host or processor",
+  throw Error(fmt::format("--by {}: the store's rows are by function, module, process, thread, cpu, line, data, "
+                          "address or cacheline, by callchain (alone), or by host or processor",
                           name_of(by)));
 }
 
@@ -545,11 +714,6 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
   if (options.children || keys_given == std::vector<StoreKey>{GroupBy::callchain}) {
     if (choose_ibs(server, options)) {
       // IBS: the tallies by chain, named from the frames' table.
-      if (options.children)
-        throw Error(fmt::format("{}: rows with their callees' (--children) of IBS captures are not yet reported from "
-                                "the store (their rows by call chain are): choose the samples of others (--backend "
-                                "perf)",
-                                server.url()));
       out.ibs = true;
       ibs_report(server, options, out);
       return out;
@@ -560,12 +724,16 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
     return out;
   }
   (void)store_keys_sql(options);  // throws for a key the store lacks, before any query
-  if (std::find(keys_given.begin(), keys_given.end(), StoreKey{GroupBy::process}) != keys_given.end())
-    check_process_names(server, options);
+  const auto has = [&](GroupBy by) {
+    return std::find(keys_given.begin(), keys_given.end(), StoreKey{by}) != keys_given.end();
+  };
+  if (has(GroupBy::process)) check_process_names(server, options);
   out.ibs = choose_ibs(server, options);
+  for (GroupBy by : {GroupBy::address, GroupBy::thread})
+    if (has(by)) check_row_columns(server, options, name_of(by), joined(backend_sql(out.ibs), out.where_sql));
   if (out.ibs) ibs_report(server, options, out);
   else events_report(server, options, out);
-  name_rows(out.rows, keys_of(options).size());
+  name_rows(server, options, out.ibs, out.rows);
   return out;
 }
 

@@ -61,7 +61,7 @@ void add_row(profiles::Profile& p, const StoreRow& row, std::span<const std::int
              std::vector<profiles::LocationId>& stack) {
   stack_of(row, p, stack);
   profiles::Labels labels;
-  if (row.pid) labels.pid = *row.pid;
+  if (row.pid) labels = {.pid = *row.pid, .comm = row.comm};
   p.add_sample(values, stack, labels);
 }
 

@@ -77,8 +77,8 @@ std::vector<std::string> sorted_lines(const std::string& text) {
 }
 
 // `go tool pprof -traces` of a profile: each sample's values and stack
-// (leaf first) and its pid label, the samples sorted; the comm label (the
-// store keeps pids, not process names) and the header left out.
+// (leaf first) and its pid and comm labels, the samples sorted; the header
+// left out.
 std::vector<std::string> pprof_traces(const std::string& file, const std::string& sample_index) {
   const RunResult r = run_shell(fmt::format("go tool pprof -sample_index={} -traces {}", sample_index, file));
   INFO(r.err);
@@ -94,7 +94,7 @@ std::vector<std::string> pprof_traces(const std::string& file, const std::string
       trace.clear();
       continue;
     }
-    if (!started || line.find("comm:") != std::string::npos) continue;
+    if (!started) continue;
     trace += line + "\n";
   }
   if (!trace.empty()) out.push_back(trace);
@@ -147,7 +147,7 @@ TEST_CASE("report --source by call chain, with --children, and its folded and pp
     CHECK(sorted_lines(output_of(store + " --format folded --sort task-clock:u")) ==
           sorted_lines(output_of(fmt::format("report {} --format folded --sort task-clock:u", file))));
 
-    // pprof: every sample's values, stack and pid, as go tool pprof reads them.
+    // pprof: every sample's values, stack, pid and comm, as go tool pprof reads them.
     const std::string local_pprof = test::temp("chains-local.pb.gz"), store_pprof = test::temp("chains-store.pb.gz");
     output_of(fmt::format("report {} --format pprof -o {}", file, local_pprof));
     output_of(fmt::format("{} --format pprof -o {}", store, store_pprof));

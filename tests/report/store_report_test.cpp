@@ -571,8 +571,14 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   };
   // (By function: the bundled capture's binaries are not on this machine, so
   // its local rows are addresses, module+offset, which ingest names so too.
-  // By process: "comm [pid]", the name of the process at the sample's time.)
+  // By process: "comm [pid]", the name of the process at the sample's time;
+  // by thread "tid:name" in its process; by cache line "0x<line>  <data
+  // object>".)
   for (const Case& c : {Case{zen, "zen-a", "process", "name", ""}, Case{example, "k10-a", "process", "name", ""},
+                        Case{zen, "zen-a", "address", "name", ""}, Case{example, "k10-a", "thread", "name", ""},
+                        Case{zen, "zen-a", "cacheline", "name", "load"},
+                        Case{example, "k10-a", "address", "name", "(load | store) & !dc.miss"},
+                        Case{zen, "zen-a", "thread,cacheline", "name", ""},
                         Case{example, "k10-a", "module", "name", ""}, Case{example, "k10-a", "function", "name", ""},
                         Case{zen, "zen-a", "process", "name", "load & dc.miss & !dtlb.l1_miss"},
                         Case{example, "k10-a", "module", "name", "(load | store) & !dc.miss"}}) {
@@ -615,9 +621,9 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   CHECK(children.exit_code == 2);
   CHECK(children.err.find("-i") != std::string::npos);
   CHECK(children.err.find("--time") != std::string::npos);
-  const RunResult line = run_shell(fmt::format("{} report --source {} --by cacheline", tagop, url));
-  CHECK(line.exit_code == 2);
-  CHECK(line.err.find("--by cacheline") != std::string::npos);
+  const RunResult chain = run_shell(fmt::format("{} report --source {} --by address,callchain", tagop, url));
+  CHECK(chain.exit_code == 2);
+  CHECK(chain.err.find("callchain is a key alone") != std::string::npos);
   fs::remove(zen);
 }
 
@@ -631,7 +637,7 @@ TEST_CASE("report --source by line and by data object gives the local report's r
   const RunResult ingest = run_shell(fmt::format("{} ingest {} {} --host objects-a", tagop, url, capture));
   INFO(ingest.err);
   REQUIRE(ingest.exit_code == 0);
-  for (const std::string by : {"line", "data"}) {
+  for (const std::string by : {"line", "data", "cacheline", "address"}) {
     for (const std::string where : {"", " --where 'load & dc.miss'"}) {
       INFO("--by " << by << where);
       const RunResult file =
@@ -646,11 +652,17 @@ TEST_CASE("report --source by line and by data object gives the local report's r
       CHECK(json_rows(store.out, "name") == expected);
       // The capture's names, not addresses only: lines of the fixture's
       // source, its objects and the mappings without a file.
+      // (A cache line by the object of its lowest address; an address in
+      // the fixture's file.)
       std::size_t named = 0;
-      for (const auto& [name, values] : expected)
-        if (name.find("data_objects_fixture.cpp:") != std::string::npos || name == "cold_table" ||
-            name == "hot_counters" || name == "[heap]" || name == "[no data address]")
+      for (const auto& [name, values] : expected) {
+        const std::size_t two = name.find("  ");
+        const std::string object = by == "cacheline" && two != std::string::npos ? name.substr(two + 2) : name;
+        if (name.find("data_objects_fixture.cpp:") != std::string::npos || object == "cold_table" ||
+            object == "hot_counters" || object == "[heap]" || object == "[no data address]" ||
+            name.starts_with("tagop_data_objects_fixture+0x"))
           ++named;
+      }
       CHECK(named >= (by == "line" ? 3u : 4u));
     }
   }
@@ -704,6 +716,7 @@ std::map<std::string, nlohmann::json> ibs_rows(const std::string& text, const ch
     INFO(name);
     CHECK(out.count(name) == 0);
     out[name] = {{"overhead", row.at("overhead")}, {"values", row.at("values")}, {"estimates", row.at("estimates")}};
+    if (row.contains("children")) out[name]["children"] = row.at("children");
   }
   return out;
 }
@@ -1013,16 +1026,28 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   const report::IngestOptions options{.host = "old", .table = "comm_samples", .captures_table = "comm_list"};
   // 0.8.1's table: the columns of now less comm, its rows those of a
   // capture ingested then (written now, and copied without their comm).
+  // (Its captures' table, 0.8's: without tagop_version.)
   const std::string zen = zen_capture("zen-comm-old.data", 7171);
-  report::create_store_tables(server, {.host = "old", .table = "comm_now", .captures_table = "comm_list"});
-  report::ingest_capture(zen, server, {.host = "old", .table = "comm_now", .captures_table = "comm_list"});
-  std::vector<std::string> columns;
+  report::create_store_tables(server, {.host = "old", .table = "comm_now", .captures_table = "comm_list_now"});
+  report::ingest_capture(zen, server, {.host = "old", .table = "comm_now", .captures_table = "comm_list_now"});
+  std::vector<std::string> columns, capture_columns;
+  const std::set<std::string> added{"comm", "offset", "thread_comm"};
   for (const profiles::StoreColumn& c : profiles::store_columns())
-    if (c.name != "comm") columns.push_back(c.name);
-  CHECK(columns.size() + 1 == profiles::store_columns().size());
+    if (!added.count(c.name)) columns.push_back(c.name);
+  CHECK(columns.size() + 3 == profiles::store_columns().size());
+  for (const profiles::StoreColumn& c : profiles::store_captures_columns())
+    if (c.name != "tagop_version") capture_columns.push_back(c.name);
   server.query("CREATE TABLE comm_samples AS comm_now");
-  server.query("ALTER TABLE comm_samples DROP COLUMN comm");
+  for (const std::string& c : added) server.query("ALTER TABLE comm_samples DROP COLUMN " + c);
   server.query(fmt::format("INSERT INTO comm_samples SELECT {0} FROM comm_now", fmt::join(columns, ", ")));
+  server.query("CREATE TABLE comm_list AS comm_list_now");
+  server.query("ALTER TABLE comm_list DROP COLUMN tagop_version");
+  server.query(fmt::format("INSERT INTO comm_list SELECT {0} FROM comm_list_now", fmt::join(capture_columns, ", ")));
+  // Rows by address and thread: of columns its rows lack, a clear error
+  // naming a capture, before and after an ingest adds them.
+  for (const report::GroupBy by : {report::GroupBy::address, report::GroupBy::thread})
+    CHECK_THROWS_WITH(report::store_report(server, {.by = by, .tables = options}),
+                      Catch::Contains("ingested by tagop 0.8") && Catch::Contains(zen));
   // Until an ingest adds the column: a clear error for rows by process.
   CHECK_THROWS_WITH(report::store_report(server, {.by = report::GroupBy::process, .tables = options}),
                     Catch::Contains("made by tagop 0.8.1"));
@@ -1030,7 +1055,9 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   report::create_store_tables(server, options);
   const std::string now = server.query("SELECT name FROM system.columns WHERE database = 'old_comm' AND table = "
                                        "'comm_samples' FORMAT TabSeparated");
-  CHECK(now.ends_with("chain\ncomm\n"));
+  CHECK(now.ends_with("chain\ncomm\noffset\nthread_comm\n"));
+  CHECK_THROWS_WITH(report::store_report(server, {.by = report::GroupBy::address, .tables = options}),
+                    Catch::Contains("ingested by tagop 0.8") && Catch::Contains(zen));
   // The old rows: 23 processes named as perf names one it saw no name of;
   // those of a capture ingested now, as the local report names them.
   const report::StoreReport old_rows = report::store_report(server, {.by = report::GroupBy::process, .tables = options});
@@ -1049,6 +1076,17 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   for (const report::StoreRow& row : new_rows.rows) store_names.insert(row.name);
   CHECK(local_names.count("worker [200]") == 1);
   CHECK(store_names == local_names);
+  // The new capture's rows by address, as the local report's.
+  const report::StoreReport addresses =
+      report::store_report(server, {.by = report::GroupBy::address, .host = "new", .tables = options});
+  const report::Report local_addresses(reader, {.by = report::GroupBy::address});
+  std::map<std::string, std::uint64_t> local_ops, store_ops;
+  const auto ops = report::resolve_column("0xF100");
+  for (std::uint32_t id : local_addresses.select(ops, 0))
+    local_ops[local_addresses.row(id).name] = local_addresses.row(id).results[*ops.event].count;
+  for (const report::StoreRow& row : addresses.rows) store_ops[row.name] = row.results[*ops.event].count;
+  CHECK(local_ops.size() > 10);
+  CHECK(store_ops == local_ops);
   fs::remove(zen);
   fs::remove(zen_new);
 }
@@ -1094,9 +1132,29 @@ TEST_CASE("report --source --by callchain of an IBS capture with call chains: th
   CHECK(test::folded_lines(fmt::format("report --source {} --host chained --format folded --sort 0xF206", url)) == folded);
   fs::remove(local_page);
   fs::remove(store_page);
-  // Their callers' sums are not yet asked of the store: a clear error.
-  const RunResult children = run_shell(fmt::format("{} report --source {} --children", tagop, url));
-  CHECK(children.exit_code == 1);
-  CHECK(children.err.find("--children") != std::string::npos);
+  // Each row with its callees' (--children), by function and by module,
+  // with --where and --max-stack: the local rows, their values, their
+  // own and their callees' shares and estimates; and the text table.
+  for (const std::string options : {" --by function", " --by module", " --by function --where load --max-stack 2"}) {
+    INFO(options);
+    const auto expected = ibs_rows(
+        checked_run(fmt::format("{} report {} --children --view all --top 0 --json{}", tagop, file, options)).out,
+        "name");
+    std::size_t callers = 0;  // rows whose callees add to them: main's callers' frames
+    for (const auto& [name, row] : expected) callers += row.at("children") != row.at("overhead");
+    CHECK(expected.size() >= 3);
+    CHECK(callers >= 2);
+    CHECK(ibs_rows(checked_run(fmt::format("{} report --source {} --host chained --children --view all --top 0 "
+                                           "--json{}",
+                                           tagop, url, options))
+                       .out,
+                   "name") == expected);
+  }
+  const auto table = [](const std::string& text) { return text_lines(text, "function", "[total]"); };
+  const auto local_text = table(checked_run(fmt::format("{} report {} --children --view dc", tagop, file)).out);
+  CHECK(local_text.size() >= 4);
+  CHECK(local_text.front().find("Children") != std::string::npos);
+  CHECK(table(checked_run(fmt::format("{} report --source {} --host chained --children --view dc", tagop, url)).out) ==
+        local_text);
   fs::remove(file);
 }

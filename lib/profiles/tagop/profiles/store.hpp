@@ -169,8 +169,18 @@ struct StoreEvent {
 /// Where a sample is, by name, as a local report's rows by line and by
 /// data name it (report --by line, --by data).
 struct StoreSource {
-  std::string_view line;         ///< "src/hash.cpp:42"; module+0xoffset where DWARF does not say
-  std::string_view data_object;  ///< "cold_table", "[heap]", module+0xoffset, "[no data address]"
+  std::string_view line{};         ///< "src/hash.cpp:42"; module+0xoffset where DWARF does not say
+  std::string_view data_object{};  ///< "cold_table", "[heap]", module+0xoffset, "[no data address]"
+  /// The process's name at the sample's time (its COMM), as a local
+  /// report's rows by process name them; "" where perf recorded none.
+  std::string_view comm{};
+  /// The thread's own name at the sample's time (the last COMM of its tid),
+  /// as a local report's rows by thread name them; "" where it has none.
+  std::string_view thread_comm{};
+  /// Where the sample's address is in its module (the file offset), as a
+  /// local report's rows by address place it (module+0xoffset); the
+  /// address itself where no mapping holds it.
+  std::uint64_t offset = 0;
 };
 
 /// A capture's identity: a hash of its file's size and content (the same
@@ -184,13 +194,9 @@ class StoreRowWriter {
  public:
   /// Rows of this capture (its identity, host and processor in each).
   explicit StoreRowWriter(StoreCapture capture);
-  /// Appends one sample's row to `out` (its comm "").
+  /// Appends one sample's row to `out`.
   void append(const Sample& sample, const SampleSymbol& symbol, std::string& out, const StoreEvent& event = {},
               const StoreSource& source = {}) const;
-  /// The same, with its process's name at the sample's time (its COMM), as
-  /// a local report's rows by process name them.
-  void append(const Sample& sample, const SampleSymbol& symbol, std::string& out, const StoreEvent& event,
-              const StoreSource& source, std::string_view comm) const;
   /// The capture the rows are of.
   const StoreCapture& capture() const { return capture_; }
 
@@ -213,12 +219,9 @@ class StoreBlockWriter {
   StoreBlockWriter(StoreBlockWriter&&) noexcept;
   /// Movable, not copyable.
   StoreBlockWriter& operator=(StoreBlockWriter&&) noexcept;
-  /// Adds one sample's row to the block (its comm "").
+  /// Adds one sample's row to the block.
   void append(const Sample& sample, const SampleSymbol& symbol, const StoreEvent& event = {},
               const StoreSource& source = {});
-  /// The same, with its process's name at the sample's time (its COMM).
-  void append(const Sample& sample, const SampleSymbol& symbol, const StoreEvent& event, const StoreSource& source,
-              std::string_view comm);
   /// The rows appended since the last flush().
   std::size_t rows() const { return rows_; }
   /// Appends the block of those rows to `out` (nothing when there are

@@ -69,10 +69,13 @@ enum class StoreBackend {
 
 /// What to report from the store.
 struct StoreReportOptions {
-  /// The rows: function, module (its file name), process ("comm [pid]"), thread
-  /// (tid), cpu, line (file:line), data (the data object), callchain (of
-  /// captures without IBS: store_chain_report); others throw tagop::Error
-  /// (store_key_column). Read when `keys` is empty.
+  /// The rows: function, module (its file name), process ("comm [pid]"),
+  /// thread ("tid:name", in its process), cpu, line (file:line), data (the
+  /// data object), address (module+0xoffset), cacheline ("0x<line>  <data
+  /// object>"), callchain (store_chain_report), as a local report's rows
+  /// of those keys. Rows by address and thread need captures ingested by
+  /// tagop 0.9 or later (a report of others throws tagop::Error naming
+  /// one). Read when `keys` is empty.
   GroupBy by = GroupBy::function;
   /// The rows' keys, when not empty (parse_store_keys): by host, by
   /// processor, or several at once.
@@ -90,10 +93,11 @@ struct StoreReportOptions {
   /// Which captures' samples, IBS or others.
   StoreBackend backend = StoreBackend::automatic;
   /// With `by` function or module: each row's values also with its
-  /// callees' (StoreRow::children), from the samples' call chains and the
-  /// frames' table, as a local report's Options::children; the rows are
-  /// then those of the chains' frames (a function named module+0xoffset
-  /// where no symbol holds it, as a local row). Captures without IBS only.
+  /// callees' (StoreRow::children, and of IBS captures their estimates),
+  /// from the samples' call chains and the frames' table, as a local
+  /// report's Options::children; the rows are then those of the chains'
+  /// frames (a function named module+0xoffset where no symbol holds it, as
+  /// a local row).
   bool children = false;
   /// The frames of a call chain read, from the sample outward, as a local
   /// report's Options::max_stack (perf report --max-stack).
@@ -157,12 +161,18 @@ struct StoreRow {
   /// With StoreReportOptions::children: by query_names, the row's values
   /// with its callees' (each sample once per row its chain passes through).
   std::vector<QueryResult> children{};
+  /// IBS, with StoreReportOptions::children: the estimates of `children`'s
+  /// counts, as `estimates` of `results`'.
+  std::vector<std::optional<StoreEstimate>> children_estimates{};
   /// By call chain: the chain's frames, root first (the sampled one last);
   /// `name` is their names joined by ';', as a local report's row.
   std::vector<StoreFrameName> frames{};
   /// By process (`name` "comm [pid]", as a local report's row), or by call
   /// chain with StoreReportOptions::by_process: the process.
   std::optional<std::uint32_t> pid{};
+  /// With `pid`: the process's name at the samples' time (its COMM; "" where
+  /// perf recorded none), as a local row's comm (pprof's comm label).
+  std::string comm{};
 };
 
 /// A report of the store: rows in the key's order (as the server sorted them).
@@ -191,9 +201,9 @@ struct StoreReport {
 };
 
 /// The store's column (or expression) for a row key; throws tagop::Error
-/// naming the keys it has for one the store cannot group by (address,
-/// cacheline; callchain, whose rows store_report() makes of the chains and
-/// the frames' table).
+/// naming the keys it has for callchain (whose rows store_report() makes of
+/// the chains and the frames' table). A thread's is its tid and a cache
+/// line's its address: store_report() names their rows after the tallies.
 std::string store_key_column(GroupBy by);
 
 /// The store's expression of the options' keys (`by`, or `keys`): one
