@@ -262,9 +262,9 @@ ReportRowName row_name(const report::Row& row, const Report& r) {
 // IBS captures.
 
 // The derived events the columns read (a ratio's parts too), each once.
-std::vector<std::size_t> events_read(const ReportView& v) {
+std::vector<std::size_t> events_read(const std::vector<Column>& columns) {
   std::vector<std::size_t> out;
-  for (const Column& c : v.columns) {
+  for (const Column& c : columns) {
     if (!c.samples_of.empty()) continue;
     for (std::size_t q : c.queries())
       if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
@@ -272,13 +272,16 @@ std::vector<std::size_t> events_read(const ReportView& v) {
   return out;
 }
 
+}  // namespace
+
 // Per sample, not per capture: an event that some samples could not decide
 // is counted over the others, and says so; each reason once, numbered.
-void print_undecided(const Report& r, const ReportView& v) {
+void print_undecided(const std::vector<Column>& columns, std::span<const QueryResult> totals,
+                     const std::function<std::vector<std::string>(std::size_t)>& why) {
   std::vector<std::string> reasons;
   bool first = true;
-  for (std::size_t q : events_read(v)) {
-    const QueryResult& t = r.totals()[q];
+  for (std::size_t q : events_read(columns)) {
+    const QueryResult& t = totals[q];
     if (t.undecided == 0) continue;
     if (first)
       fmt::print("\nUndecided samples, not in the counts above (each count is of the samples that decided its "
@@ -286,10 +289,10 @@ void print_undecided(const Report& r, const ReportView& v) {
     first = false;
     const auto& e = derived_event_table()[q];
     std::vector<std::size_t> refs;
-    for (const std::string& why : r.why_undecided(q)) {
-      const auto at = std::find(reasons.begin(), reasons.end(), why);
+    for (const std::string& reason : why(q)) {
+      const auto at = std::find(reasons.begin(), reasons.end(), reason);
       refs.push_back(static_cast<std::size_t>(at - reasons.begin()) + 1);
-      if (at == reasons.end()) reasons.push_back(why);
+      if (at == reasons.end()) reasons.push_back(reason);
     }
     fmt::print("  {} {}: {}{} {} sample{}{}\n", amd_ibs::select_string(e.select), e.abbreviation,
                t.available() ? "" : "n/a, none counted of ", t.undecided, e.unit == IbsUnit::fetch ? "fetch" : "op",
@@ -297,6 +300,8 @@ void print_undecided(const Report& r, const ReportView& v) {
   }
   for (std::size_t i = 0; i < reasons.size(); ++i) fmt::print("  [{}] {}\n", i + 1, reasons[i]);
 }
+
+namespace {
 
 void ibs_text(const Report& r, const ReportView& v) {
   const report::Counts& n = r.counts();
@@ -369,7 +374,7 @@ void ibs_text(const Report& r, const ReportView& v) {
       fmt::print("{}: {}{}\n", c.ratio->id, c.ratio->definition,
                  r.value(c, r.totals()) || !column_value(c, r.totals()) ? ""
                                                                         : " (n/a: the filter sampled only some of its ops)");
-  print_undecided(r, v);
+  print_undecided(v.columns, r.totals(), [&](std::size_t q) { return r.why_undecided(q); });
 }
 
 // By module the row's name is the file's, and this column its path.

@@ -6,6 +6,7 @@
 
 #include <functional>  // std::function
 #include <optional>    // std::optional
+#include <span>
 #include <string>      // std::string
 #include <vector>      // std::vector
 
@@ -43,5 +44,10 @@ std::string report_human(double v);
 void print_report_table(const std::vector<std::string>& header, std::size_t rows,
                         const std::function<std::vector<std::string>(std::size_t)>& line,
                         const std::vector<std::string>& total, std::size_t name_width);
+/// The undecided samples of the derived events `columns` read (by their
+/// `totals`), each with its reasons (`why(query)`) numbered once, under
+/// the estimates.
+void print_undecided(const std::vector<report::Column>& columns, std::span<const QueryResult> totals,
+                     const std::function<std::vector<std::string>(std::size_t)>& why);
 
 }  // namespace tagop::cli

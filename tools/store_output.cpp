@@ -97,6 +97,13 @@ void ibs_json(const report::StoreReport& r, const std::vector<report::Column>& c
   ordered_json& biased = doc["estimates_biased"] = ordered_json::object();
   for (std::size_t q = 0; q < r.estimate_bias.size(); ++q)
     if (table[q].sums.empty() && !r.estimate_bias[q].empty()) biased[r.query_names[q]] = r.estimate_bias[q];
+  // As the local report's: each derived event some samples left undecided,
+  // with the reasons.
+  ordered_json& undecided = doc["undecided"] = ordered_json::object();
+  for (std::size_t q = 0; q < table.size() && q < r.totals.size(); ++q)
+    if (r.totals[q].undecided)
+      undecided[r.query_names[q]] = record::to_json(UndecidedRecord{
+          r.totals[q].undecided, q < r.undecided_reasons.size() ? r.undecided_reasons[q] : std::vector<std::string>{}});
   doc["estimate_note"] = report_estimate_note;
   ordered_json& list = doc["columns"] = ordered_json::array();
   for (const report::Column& c : columns) list.push_back({{"id", c.id}, {"title", c.title}});
@@ -185,26 +192,9 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
                  report::store_value(r, c, r.totals) || !report::column_value(c, r.totals)
                      ? ""
                      : " (n/a: the filter sampled only some of its ops)");
-  // As the local report's, less the reasons (each processor's layout says
-  // them: `tagop events show` of the event).
-  std::vector<std::size_t> read;  // the derived events the columns read, each once
-  for (const report::Column& c : columns)
-    if (c.samples_of.empty())
-      for (std::size_t q : c.queries())
-        if (std::find(read.begin(), read.end(), q) == read.end()) read.push_back(q);
-  bool first = true;
-  for (std::size_t q : read) {
-    const QueryResult& t = r.totals[q];
-    if (t.undecided == 0) continue;
-    if (first)
-      fmt::print("\nUndecided samples, not in the counts above (each count is of the samples that decided its "
-                 "event):\n");
-    first = false;
-    const auto& e = amd_ibs::derived_event_table()[q];
-    fmt::print("  {} {}: {}{} {} sample{}\n", amd_ibs::select_string(e.select), e.abbreviation,
-               t.available() ? "" : "n/a, none counted of ", t.undecided, e.unit == amd_ibs::IbsUnit::fetch ? "fetch" : "op",
-               t.undecided == 1 ? "" : "s");
-  }
+  print_undecided(columns, r.totals, [&](std::size_t q) {
+    return q < r.undecided_reasons.size() ? r.undecided_reasons[q] : std::vector<std::string>{};
+  });
 }
 
 }  // namespace

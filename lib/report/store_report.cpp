@@ -12,7 +12,11 @@
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
 
-#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_queries, derived_event_table
+#include <tagop/amd_ibs/decoder.hpp>             // IbsDecoder
+#include <tagop/amd_ibs/derived_events.hpp>      // derived_event_queries, derived_event_table
+#include <tagop/amd_ibs/event_availability.hpp>  // event_availability
+#include <tagop/amd_ibs/families.hpp>            // nearest_known_model
+#include <tagop/amd_ibs/sampling_filters.hpp>    // sampling_filter_table
 #include <tagop/error.hpp>                   // Error
 #include <tagop/estimate.hpp>                // estimate_from_parts, SampledPart
 #include <tagop/predicate_relation.hpp>      // implies
@@ -377,13 +381,49 @@ std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServe
       }
       seen.counts_ops = u == 1 && line[11] == "1";
       at->units[u] = unit_period(static_cast<amd_ibs::IbsUnit>(u), seen, number(server, line[1 + 5 * u]));
-      // The filter: its population (what l3_miss_only adds to it; any()
-      // reads the two fields) and its load latency.
+      // The filter: its population and load latency, and L3MissOnly where
+      // the population is (at least) its (Zen 5's ldlat sets it too).
       amd_ibs::SamplingFilter& f = at->filters[u];
       const std::string& population = line[12 + 2 * u];
       f.load_latency = static_cast<std::uint32_t>(number(server, line[13 + 2 * u]));
-      f.l3_miss_only = !population.empty() && f.load_latency == 0;
       if (!population.empty()) f.population = Predicate::parse(population);
+      for (const amd_ibs::SamplingFilterSpec& spec : amd_ibs::sampling_filter_table())
+        if (spec.unit == static_cast<amd_ibs::IbsUnit>(u) && spec.kind == amd_ibs::SamplingFilterKind::l3_miss_only)
+          f.l3_miss_only = !population.empty() && implies(f.population, Predicate::parse(spec.population));
+    }
+  }
+  return out;
+}
+
+// IBS: by query, why some of its samples could not decide it, as a local
+// report of each capture says (Report::why_undecided()): the reasons of
+// each capture's processor's layout (the nearest model tagop knows, as the
+// capture is decoded; with L3MissOnly, its ops' l3.miss assumed), each
+// once. Asked of the server only where some query has undecided samples.
+std::vector<std::vector<std::string>> undecided_reasons(const profiles::ClickHouseServer& server,
+                                                        const IngestOptions& tables, const StoreReport& report) {
+  const auto table = amd_ibs::derived_event_table();
+  std::vector<std::vector<std::string>> out(table.size());
+  const bool any = std::any_of(report.totals.begin(), report.totals.end(), [](const QueryResult& q) { return q.undecided != 0; });
+  if (!any || report.captures.empty()) return out;
+  std::string list;
+  for (const StoreCapturePeriods& c : report.captures) list += fmt::format("{}{}", list.empty() ? "" : ", ", c.capture);
+  const std::string answer = server.query(fmt::format(
+      "SELECT toString(capture), any(family), any(model) FROM {} WHERE capture IN ({}) GROUP BY capture FORMAT "
+      "TabSeparated",
+      samples_table(tables), list));
+  for (const auto& line : tab_separated(answer)) {
+    if (line.size() != 3) continue;
+    const std::uint64_t id = number(server, line[0]);
+    const auto family = static_cast<unsigned>(number(server, line[1])), model = static_cast<unsigned>(number(server, line[2]));
+    amd_ibs::IbsDecoder decoder(family, amd_ibs::nearest_known_model(family, model).value_or(model));
+    for (const StoreCapturePeriods& c : report.captures)
+      if (c.capture == id && c.filters[static_cast<std::size_t>(amd_ibs::IbsUnit::op)].l3_miss_only)
+        decoder.assume(amd_ibs::IbsUnit::op, ConditionSet{condition("l3.miss")});
+    for (std::size_t q = 0; q < table.size() && q < report.totals.size(); ++q) {
+      if (report.totals[q].undecided == 0) continue;
+      for (const std::string& why : amd_ibs::event_availability(table[q], decoder).reasons)
+        if (std::find(out[q].begin(), out[q].end(), why) == out[q].end()) out[q].push_back(why);
     }
   }
   return out;
@@ -585,6 +625,7 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
   }
   for (std::size_t q = 0; q < queries.size(); ++q)
     out.estimates.push_back(estimate_of(q, out.totals[q], totals, out, unit_samples));
+  out.undecided_reasons = undecided_reasons(server, options.tables, out);
 }
 
 }  // namespace

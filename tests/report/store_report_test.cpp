@@ -823,6 +823,7 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
   struct Case {
     std::string file, host, by, key;
   };
+  std::size_t undecided_cases = 0;
   for (const Case& c : {Case{zen_a, "zen-a", "process", "name"}, Case{zen_b, "zen-b", "process", "name"},
                         Case{objects_a, "obj-a", "function", "name"}, Case{objects_b, "obj-b", "function", "name"},
                         Case{objects_b, "obj-b", "line", "name"}, Case{objects_a, "obj-a", "data", "name"},
@@ -845,6 +846,9 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
       const nlohmann::json f = nlohmann::json::parse(file.out), s = nlohmann::json::parse(store.out);
       CHECK(s.at("estimates") == f.at("estimates"));
       CHECK(s.at("period") == f.at("period"));
+      // The events some samples left undecided, with the reasons.
+      CHECK(s.at("undecided") == f.at("undecided"));
+      undecided_cases += !f.at("undecided").empty();
       if (c.host == "vary") CHECK(f.at("period").at("op").at("source").get<std::string>().find("the mean") != std::string::npos);
       // L3MissOnly: the counts of ops it did not sample all of have no
       // estimate, the ratios with them no value, as locally.
@@ -859,14 +863,20 @@ TEST_CASE("report --source of IBS captures: the local report's overhead, values 
       CHECK(estimated > 0);
     }
 
+  CHECK(undecided_cases > 0);
+
   // The text: the table and the estimates (with each row's) as the local
-  // report prints them, by source line.
+  // report prints them, by source line; the undecided samples and their
+  // reasons.
   const RunResult file_text = checked_run(fmt::format("{} report {} --by line --estimates", tagop, objects_b));
   const RunResult store_text =
       checked_run(fmt::format("{} report --source {} --host obj-b --by line --estimates", tagop, url("ibs_estimates")));
   const auto table = text_lines(file_text.out, "source line", "Estimates are");
   CHECK(table.size() > 10);
   CHECK(text_lines(store_text.out, "source line", "Estimates are") == table);
+  const auto undecided = [](const std::string& text) { return text_lines(text, "Undecided samples", "\x01"); };
+  CHECK(undecided(file_text.out).size() > 2);
+  CHECK(undecided(store_text.out) == undecided(file_text.out));
 
   // Two captures of different periods in one store: each capture's samples
   // scaled by its own period. The expected values come from the local

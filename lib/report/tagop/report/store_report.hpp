@@ -194,6 +194,11 @@ struct StoreReport {
   /// Report::estimate_bias(): a capture's sampling filter sampled only some
   /// ops, and not all of the event's are among them; "" where none did.
   std::vector<std::string> estimate_bias{};
+  /// IBS: by query, why some of its samples could not decide it, as
+  /// Report::why_undecided(): the reasons of the layouts of the captures'
+  /// processors (amd_ibs::event_availability()), each once; empty for a
+  /// query without undecided samples.
+  std::vector<std::vector<std::string>> undecided_reasons{};
   /// Other captures with a `where`: the samples it left undecided (their
   /// data sources do not tell), as Counts::where_undecided.
   std::uint64_t where_undecided = 0;
