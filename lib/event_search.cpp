@@ -7,22 +7,13 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>     // Error
-#include <tagop/names.hpp>     // edit_distance
+#include <tagop/names.hpp>     // edit_distance, event_name_key
 #include <tagop/registry.hpp>  // Registry
 
 namespace tagop {
 
 namespace {
 
-
-// Names compared with ':' and '.' as one separator: libpfm4's
-// BACLEARS:ALL is the SDM's BACLEARS.ALL.
-std::string name_key(std::string_view s) {
-  std::string out = ascii_lower(trim_space(s));
-  for (char& c : out)
-    if (c == ':') c = '.';
-  return out;
-}
 
 std::vector<std::string> tokens(std::string_view s) {
   std::vector<std::string> out;
@@ -67,12 +58,12 @@ const std::vector<const EventEntry*>& all_events() {
 std::vector<const EventEntry*> find_events(std::string_view text) { return Registry::builtin().lookup(text); }
 
 std::vector<std::string> closest_event_names(std::string_view text, std::size_t max) {
-  const std::string key = name_key(text);
+  const std::string key = event_name_key(text);
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const EventEntry* e : all_events()) {
     for (std::string_view n : {e->name, e->abbreviation}) {
       if (n.empty()) continue;
-      const std::string k = name_key(n);
+      const std::string k = event_name_key(n);
       std::size_t d = edit_distance(key, k);
       // A name that contains what was typed is as good as one edit away.
       if (key.size() >= 3 && k.find(key) != std::string::npos) d = std::min<std::size_t>(d, 1);

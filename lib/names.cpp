@@ -18,6 +18,13 @@ std::string_view trim_space(std::string_view s) {
   return s;
 }
 
+std::string event_name_key(std::string_view s) {
+  std::string out = ascii_lower(trim_space(s));
+  for (char& c : out)
+    if (c == ':') c = '.';
+  return out;
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // The work is the product of the lengths: beyond the cap, the tails are
   // counted as inserted or deleted.

@@ -12,7 +12,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>  // Error
-#include <tagop/names.hpp>  // ascii_lower, trim_space
+#include <tagop/names.hpp>  // ascii_lower, event_name_key, trim_space
 
 namespace tagop {
 
@@ -113,15 +113,6 @@ std::optional<IntelCode> sdm_code(std::string_view t) {
   return IntelCode{.event = *event, .umask = *umask};
 }
 
-// Names compared with ':' and '.' as one separator: libpfm4's
-// BACLEARS:ALL is the SDM's BACLEARS.ALL.
-std::string name_key(std::string_view s) {
-  std::string out = ascii_lower(trim_space(s));
-  for (char& c : out)
-    if (c == ':') c = '.';
-  return out;
-}
-
 bool same_code_text(const EventEntry& e, std::string_view t) {
   const std::string code = ascii_lower(e.code);
   return code == t || (code.starts_with("0x") && code.substr(2) == t);
@@ -160,7 +151,7 @@ std::vector<const EventEntry*> Registry::lookup(std::string_view spelling) const
     if (backend.empty()) return {};
     t = t.substr(sep + 2);
   }
-  const std::string key = name_key(t);
+  const std::string key = event_name_key(t);
   const auto perf = perf_code(t);
   const auto sdm = sdm_code(t);
   const std::string_view perf_name = perf_event_name(t);
@@ -180,7 +171,7 @@ std::vector<const EventEntry*> Registry::lookup(std::string_view spelling) const
       continue;
     }
     for (const EventEntry& e : b.events()) {
-      const std::string name = name_key(e.name);
+      const std::string name = event_name_key(e.name);
       // A P4 event named with its mask bits (replay_event:NBOGUS) is the event.
       const bool p4_with_masks = e.backend == "p4" && key.starts_with(name + ".");
       if (name == key || p4_with_masks || (!e.abbreviation.empty() && ascii_lower(e.abbreviation) == t) ||

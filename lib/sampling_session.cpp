@@ -23,7 +23,7 @@ namespace tagop {
 
 namespace {
 
-int perf_event_open(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
+int open_perf_event(perf_event_attr* attr, pid_t pid, int cpu, int group, unsigned long flags) {
   return static_cast<int>(::syscall(SYS_perf_event_open, attr, pid, cpu, group, flags));
 }
 
@@ -338,7 +338,7 @@ void SamplingSession::open_events() {
   }
   for (std::size_t e = 0; e < events_.size(); ++e)
     for (std::size_t c = 0; c < cpus_.size(); ++c) {
-      const int fd = perf_event_open(&events_[e].attr, pid, cpus_[c], -1, PERF_FLAG_FD_CLOEXEC);
+      const int fd = open_perf_event(&events_[e].attr, pid, cpus_[c], -1, PERF_FLAG_FD_CLOEXEC);
       if (fd < 0) throw_open_error(errno, options_.events[e], events_[e].attr, options_.all_cpus, pid);
       fds_.push_back(fd);
       std::uint64_t id = 0;

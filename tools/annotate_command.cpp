@@ -5,7 +5,7 @@
 // and printing.
 
 #include <algorithm>  // std::max, std::sort
-#include <cmath>      // std::floor, std::isfinite
+#include <cmath>      // std::isfinite
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
@@ -40,11 +40,6 @@ struct AnnotateOptions {
 
 // The width the text fits, as perf annotate's --stdio.
 constexpr std::size_t text_width = 100;
-
-std::string number(const std::optional<double>& v) {
-  if (!v || !std::isfinite(*v)) return "-";
-  return *v == std::floor(*v) && std::fabs(*v) < 1e15 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);
-}
 
 ColumnValues values_record(const report::Annotation& a, const std::vector<std::optional<double>>& values) {
   ColumnValues out;
@@ -103,7 +98,7 @@ void print_text(const report::Annotation& a, const AnnotateOptions& o) {
   const std::string& first = a.columns.front().id;
   std::vector<std::string> totals;
   for (std::size_t c = 0; c < a.columns.size(); ++c)
-    totals.push_back(fmt::format("{} {}", printable(a.columns[c].id), number(a.values[c])));
+    totals.push_back(fmt::format("{} {}", printable(a.columns[c].id), number_text(a.values[c])));
   fmt::print("{}\n", fit(fmt::format("{} ({:#x}-{:#x}): {:.2f}% of the capture; {}", printable(a.function), a.address,
                                      a.address + (a.end - a.start), a.overhead, fmt::join(totals, ", ")),
                          text_width));
@@ -133,7 +128,7 @@ void print_text(const report::Annotation& a, const AnnotateOptions& o) {
   std::vector<std::size_t> widths;
   for (std::size_t c = 0; c < a.columns.size(); ++c) {
     std::size_t w = std::min<std::size_t>(printable(a.columns[c].id).size(), 15);
-    for (const report::AnnotatedInstruction& in : a.instructions) w = std::max(w, number(in.values[c]).size());
+    for (const report::AnnotatedInstruction& in : a.instructions) w = std::max(w, number_text(in.values[c]).size());
     widths.push_back(w);
   }
   std::string head = fmt::format("{:>8} ", "Percent");
@@ -153,7 +148,7 @@ void print_text(const report::Annotation& a, const AnnotateOptions& o) {
     }
     shown_line = in.line;
     std::string row = fmt::format("{:>7.2f}{}", in.percent, in.hot ? '*' : ' ');
-    for (std::size_t c = 0; c < a.columns.size(); ++c) row += fmt::format(" {:>{}}", number(in.values[c]), widths[c]);
+    for (std::size_t c = 0; c < a.columns.size(); ++c) row += fmt::format(" {:>{}}", number_text(in.values[c]), widths[c]);
     row += fmt::format("  {:>{}x}:  {}", in.address, address_width, in.text);
     fmt::print("{}\n", fit(row, text_width));
   }

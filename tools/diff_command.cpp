@@ -10,7 +10,7 @@
 #include <fmt/ranges.h>  // fmt::join
 
 #include <algorithm>  // std::set_difference
-#include <cmath>      // std::isfinite, std::floor
+#include <cmath>      // std::isfinite
 #include <iterator>   // std::back_inserter
 #include <memory>     // std::unique_ptr
 #include <optional>   // std::optional
@@ -35,7 +35,6 @@ namespace tagop::cli {
 
 namespace {
 
-using nlohmann::json;
 using report::DiffColumn;
 using report::DiffRow;
 using report::DiffSort;
@@ -159,15 +158,12 @@ DiffSort parse_sort(const std::string& s) {
   usage_error(fmt::format("--sort '{}': expected delta, diff, relative or z", s));
 }
 
-std::string number(std::optional<double> v) {
-  if (!v) return "-";
-  if (!std::isfinite(*v)) return "-";
-  return *v == std::floor(*v) && std::fabs(*v) < 1e15 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);
-}
 
 std::string signed_percent(std::optional<double> v) { return v ? fmt::format("{:+.2f}%", *v) : "-"; }
 
-json optional_json(std::optional<double> v) { return v && std::isfinite(*v) ? json(*v) : json(nullptr); }
+nlohmann::json optional_json(std::optional<double> v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 std::string noise_word(const DiffRow& r) { return !r.z ? "-" : r.beyond_noise ? "beyond" : "within"; }
 
@@ -183,7 +179,7 @@ void print_text(const DiffOptions& o, const std::vector<DiffColumn>& columns,
   for (const DiffColumn& c : columns) {
     fmt::print("\n# {}{}: A {} ({} samples), B {} ({} samples)\n", printable(c.column.id),
                c.column.title.empty() || c.column.title == c.column.id ? "" : " (" + c.column.title + ")",
-               number(c.total_a), c.samples_a, number(c.total_b), c.samples_b);
+               number_text(c.total_a), c.samples_a, number_text(c.total_b), c.samples_b);
     fmt::print("{:>8} {:>8} {:>8} {:>14} {:>14} {:>14} {:>9} {:>7}  {:<6}  {}\n", "A%", "B%", "Delta", "A", "B", "B-A",
                "B-A %", "z", "noise", "Name");
     for (std::size_t i = 0; i < shown(c, o.top); ++i) {
@@ -193,8 +189,8 @@ void print_text(const DiffOptions& o, const std::vector<DiffColumn>& columns,
         return c.counted ? fmt::format(fmt::runtime(form), v) : std::string("-");
       };
       fmt::print("{:>8} {:>8} {:>8} {:>14} {:>14} {:>14} {:>9} {:>7}  {:<6}  {}\n", if_counted(r.share_a, "{:.2f}%"),
-                 if_counted(r.share_b, "{:.2f}%"), if_counted(r.delta(), "{:+.2f}"), number(r.a), number(r.b),
-                 number(r.difference()), signed_percent(r.relative()), r.z ? fmt::format("{:+.2f}", *r.z) : "-",
+                 if_counted(r.share_b, "{:.2f}%"), if_counted(r.delta(), "{:+.2f}"), number_text(r.a), number_text(r.b),
+                 number_text(r.difference()), signed_percent(r.relative()), r.z ? fmt::format("{:+.2f}", *r.z) : "-",
                  noise_word(r), printable(name));
     }
   }
@@ -207,7 +203,7 @@ void print_csv(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
     for (std::size_t i = 0; i < shown(c, o.top); ++i) {
       const DiffRow& r = c.rows[i];
       fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(c.column.id), csv_field(r.name),
-                 csv_field(r.module), number(r.a), number(r.b), number(r.difference()), number(r.relative()),
+                 csv_field(r.module), number_text(r.a), number_text(r.b), number_text(r.difference()), number_text(r.relative()),
                  c.counted ? fmt::format("{}", r.share_a) : "", c.counted ? fmt::format("{}", r.share_b) : "",
                  c.counted ? fmt::format("{}", r.delta()) : "", r.samples_a, r.samples_b,
                  r.z ? fmt::format("{}", *r.z) : "", c.counted ? (r.beyond_noise ? "yes" : "no") : "");
@@ -216,7 +212,7 @@ void print_csv(const DiffOptions& o, const std::vector<DiffColumn>& columns) {
 
 void print_json_diff(const DiffOptions& o, bool ibs, const std::string& by, const std::vector<DiffColumn>& columns,
                      const std::vector<std::string>& warnings, const std::optional<report::EventMatches>& matches) {
-  json j;
+  nlohmann::json j;
   j["a"] = o.a;
   j["b"] = o.b;
   j["ibs"] = ibs;
@@ -227,7 +223,7 @@ void print_json_diff(const DiffOptions& o, bool ibs, const std::string& by, cons
   // Captures without IBS: which event of A each column compares with which
   // of B (as perf diff matches them), and those not compared.
   if (matches) {
-    json events = json::array();
+    nlohmann::json events = nlohmann::json::array();
     for (const report::EventMatch& m : matches->matched) events.push_back({{"a", m.name_a}, {"b", m.name_b}});
     j["events"] = {{"matched", events},
                    {"only_a", matches->only_a},
@@ -237,9 +233,9 @@ void print_json_diff(const DiffOptions& o, bool ibs, const std::string& by, cons
   } else {
     j["events"] = nullptr;
   }
-  json cols = json::array();
+  nlohmann::json cols = nlohmann::json::array();
   for (const DiffColumn& c : columns) {
-    json jc;
+    nlohmann::json jc;
     jc["id"] = c.column.id;
     jc["title"] = c.column.title;
     jc["counted"] = c.counted;
@@ -248,10 +244,10 @@ void print_json_diff(const DiffOptions& o, bool ibs, const std::string& by, cons
     jc["samples_a"] = c.samples_a;
     jc["samples_b"] = c.samples_b;
     jc["row_count"] = c.rows.size();
-    json rows = json::array();
+    nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < shown(c, o.top); ++i) {
       const DiffRow& r = c.rows[i];
-      json jr;
+      nlohmann::json jr;
       jr["name"] = r.name;
       jr["module"] = r.module;
       jr["in_a"] = r.in_a;

@@ -37,13 +37,13 @@ volatile sig_atomic_t traced_pid = 0;
 // `tagop record` writes its own. The terminal's Ctrl-C reaches the
 // program itself (it is in our process group); a kill from a process is
 // passed on, so that the program ends and its trace with it.
-void on_stop_signal(int signal, siginfo_t* info, void*) {
+void forward_stop_signal(int signal, siginfo_t* info, void*) {
   if (info && info->si_code != SI_KERNEL && traced_pid > 0) ::kill(traced_pid, signal);
 }
 
-void install_signal_handlers() {
+void forward_stop_signals() {
   struct sigaction action {};
-  action.sa_sigaction = on_stop_signal;
+  action.sa_sigaction = forward_stop_signal;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   ::sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
@@ -100,11 +100,11 @@ std::vector<std::string> names(const ConditionSet& set) {
   return out;
 }
 
-std::string_view kind_name(SampleKind k) { return k == SampleKind::fetch ? "fetch" : "op"; }
+std::string_view sample_kind_name(SampleKind k) { return k == SampleKind::fetch ? "fetch" : "op"; }
 
 void add_signatures(std::vector<SignatureRecord>& out, const std::vector<emulate::SignatureCount>& list, SampleKind kind) {
   for (const emulate::SignatureCount& s : list) {
-    SignatureRecord r{{kind_name(kind)}, names(s.conditions), s.count, {}};
+    SignatureRecord r{{sample_kind_name(kind)}, names(s.conditions), s.count, {}};
     for (std::size_t m = 0; m < measure_count; ++m)
       if (s.sums[m]) r.sums.emplace_back(measure_table[m].name, s.sums[m]);
     out.push_back(std::move(r));
@@ -123,7 +123,7 @@ EmulatedModelRecord model_record(const emulate::ModelResult& m) {
   for (const emulate::EventCount& e : m.events) {
     const auto modelled = [&](std::uint64_t n) { return e.modelled ? std::optional(n) : std::nullopt; };
     EmulatedEventRecord r{std::string(e.event->name), std::string(e.event->code), std::string(e.event->predicate),
-                          {kind_name(e.event->kind)}, modelled(e.count), {}, {}};
+                          {sample_kind_name(e.event->kind)}, modelled(e.count), {}, {}};
     if (!e.event->sums.empty()) r.total.emplace(modelled(e.total)), r.sums.emplace(e.event->sums);
     out.events.push_back(std::move(r));
   }
@@ -280,7 +280,7 @@ int run(const EmulateCommandOptions& o) {
   if (e.command.empty()) usage_error("give the command to emulate after --, e.g. tagop emulate --as zen3 -- ./a.out");
   if (const std::string problem = emulate::options_problem(e); !problem.empty()) usage_error(problem);
   e.on_started = [](int pid) { traced_pid = pid; };
-  install_signal_handlers();
+  forward_stop_signals();
 
   const emulate::EmulateResult r = emulate::emulate(e);
   const EmulateRecord counts = emulate_record(r);

@@ -3,6 +3,7 @@
 #include "terminal.hpp"  // csv_row
 
 #include <charconv>   // std::from_chars
+#include <cmath>      // std::isfinite, std::floor, std::fabs
 #include <stdexcept>  // std::logic_error
 
 #include <fmt/format.h>  // fmt::format
@@ -121,5 +122,10 @@ unsigned parse_cpu_number(const std::string& text, const char* what) {
 }
 
 std::string csv_field(const std::string& text) { return csv_cell(printable(text)); }
+
+std::string number_text(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return "-";
+  return *v == std::floor(*v) && std::fabs(*v) < 1e15 ? fmt::format("{:.0f}", *v) : fmt::format("{:.4g}", *v);
+}
 
 }  // namespace tagop::cli

@@ -1,6 +1,7 @@
 #pragma once
 // What every command shares: the --format option and usage errors.
 
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
@@ -56,6 +57,11 @@ using tagop::printable;
 
 /// A CSV field: csv_cell(printable(text)) (terminal.hpp): quoted where needed, and never a formula.
 std::string csv_field(const std::string& text);
+
+/// A value as the text tables of diff and annotate print it: a whole
+/// number without decimals, any other in four significant digits, "-"
+/// when there is none or it is not finite (3 -> "3", 1/3 -> "0.3333").
+std::string number_text(const std::optional<double>& v);
 
 /// What `-o -` of record and emulate says: perf writes its pipe mode to
 /// standard output there, tagop writes files only.

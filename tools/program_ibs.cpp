@@ -13,7 +13,7 @@ namespace tagop::cli {
 
 namespace {
 
-struct ProgramOptions {
+struct IbsProgramOptions {
   amd_ibs::IbsUnit unit = amd_ibs::IbsUnit::op;
   std::string period = "65536";
   bool count_ops = false;
@@ -25,7 +25,7 @@ struct ProgramOptions {
   OutputOptions output;
 };
 
-void program_ibs(const ProgramOptions& o) {
+void program_ibs(const IbsProgramOptions& o) {
   amd_ibs::IbsRequest r;
   r.unit = o.unit;
   r.period = parse_u64(o.period, "period");
@@ -50,7 +50,7 @@ void program_ibs(const ProgramOptions& o) {
 void add_program_ibs_commands(CLI::App& program) {
   for (const auto unit : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
     const bool fetch = unit == amd_ibs::IbsUnit::fetch;
-    auto o = std::make_shared<ProgramOptions>();
+    auto o = std::make_shared<IbsProgramOptions>();
     o->unit = unit;
     CLI::App* cmd = program.add_subcommand(fetch ? "ibs-fetch" : "ibs-op",
                                            fetch ? "AMD IBS fetch sampling: IbsFetchCtl and the ibs_fetch PMU"

@@ -19,7 +19,7 @@ namespace tagop::cli {
 
 namespace {
 
-struct ProgramOptions {
+struct IntelCoreProgramOptions {
   intel_core::Microarchitecture uarch = intel_core::Microarchitecture::silvermont;
   std::vector<std::string> events;
   bool user_only = false;
@@ -39,7 +39,7 @@ std::optional<std::string> ldlat_in_spelling(std::string_view spelled) {
   return std::string(rest.substr(0, rest.find_first_of(",/")));
 }
 
-void program_intel_core(const ProgramOptions& o) {
+void program_intel_core(const IntelCoreProgramOptions& o) {
   intel_core::Request r;
   r.uarch = o.uarch;
   r.exclude_kernel = o.user_only;
@@ -83,7 +83,7 @@ void program_intel_core(const ProgramOptions& o) {
 void add_program_intel_core_commands(CLI::App& program) {
   for (const auto uarch : intel_core::all_microarchitectures) {
     const intel_core::PmuSpec& spec = intel_core::pmu_spec(uarch);
-    auto o = std::make_shared<ProgramOptions>();
+    auto o = std::make_shared<IntelCoreProgramOptions>();
     o->uarch = uarch;
     CLI::App* cmd = program.add_subcommand(
         std::string(spec.backend),

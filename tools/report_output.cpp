@@ -21,7 +21,7 @@ namespace tagop::cli {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using record::json;
 using amd_ibs::derived_event_table;
 using amd_ibs::IbsUnit;
 using report::Column;
@@ -474,10 +474,6 @@ void ibs_json(const Report& r, const ReportView& v) {
 
 // Other captures: each event's samples, weighted by their periods.
 
-double share(const QueryResult& part, const QueryResult& whole) {
-  return whole.total ? 100.0 * static_cast<double>(part.total) / static_cast<double>(whole.total) : 0.0;
-}
-
 // perf mem: the average load latency of event `e`'s loads in `row` (all
 // rows without one), where its samples carry one and some load does.
 std::optional<double> average_latency(const Report& r, std::size_t e, std::optional<std::uint32_t> row) {
@@ -539,8 +535,8 @@ void events_text(const Report& r, const ReportView& v) {
                    std::optional<std::uint32_t> row) {
     std::vector<std::string> line{name};
     for (std::size_t e : shown_events) {
-      line.push_back(percent(share(values[e], r.totals()[e])));
-      if (v.children) line.push_back(percent(share(self[e], r.totals()[e])));
+      line.push_back(percent(period_share(values[e], r.totals()[e])));
+      if (v.children) line.push_back(percent(period_share(self[e], r.totals()[e])));
       line.push_back(fmt::format("{}", values[e].count));
       if (!latency[e]) continue;
       const std::optional<double> average = average_latency(r, e, row);
@@ -566,7 +562,7 @@ void events_csv(const Report& r, const ReportView& v) {
     for (const char* what : {"percent", "samples", "period"}) columns.push_back(csv_field(events[e] + " " + what));
   print_csv_table(r, v, columns, [&](const std::vector<QueryResult>& results, std::vector<std::string>& cells) {
     for (std::size_t e : shown_events) {
-      cells.push_back(fmt::format("{:.4f}", share(results[e], r.totals()[e])));
+      cells.push_back(fmt::format("{:.4f}", period_share(results[e], r.totals()[e])));
       cells.push_back(fmt::format("{}", results[e].count));
       cells.push_back(fmt::format("{}", results[e].total));
     }
@@ -580,7 +576,7 @@ record::Entries<EventShare> event_values(const Report& r, const std::vector<Quer
   record::Entries<EventShare> out;
   const auto& events = r.query_names();
   for (std::size_t e = 0; e < events.size(); ++e) {
-    EventShare share_of{results[e].count, results[e].total, share(results[e], r.totals()[e]), {}};
+    EventShare share_of{results[e].count, results[e].total, period_share(results[e], r.totals()[e]), {}};
     if (latency) share_of.load_latency = average_latency(r, e, row);
     out.emplace_back(events[e], share_of);
   }
@@ -679,6 +675,9 @@ void cache_line_text(const Report& r, const ReportView& v) {
 
 std::string report_text_value(const Column& c, const std::optional<double>& v) { return text_value(c, v); }
 std::string report_human(double v) { return human(v); }
+double period_share(const QueryResult& part, const QueryResult& whole) {
+  return whole.total ? 100.0 * static_cast<double>(part.total) / static_cast<double>(whole.total) : 0.0;
+}
 void print_report_table(const std::vector<std::string>& header, std::size_t rows,
                         const std::function<std::vector<std::string>(std::size_t)>& line,
                         const std::vector<std::string>& total, std::size_t name_width) {

@@ -38,6 +38,9 @@ extern const char* const report_estimate_note;
 std::string report_text_value(const report::Column& c, const std::optional<double>& v);
 /// 1234567 -> "1.23M".
 std::string report_human(double v);
+/// A row's share of an event's periods, in percent of the total's (0 when
+/// the total has none).
+double period_share(const QueryResult& part, const QueryResult& whole);
 /// The report's table: the first column left-aligned, cut to `name_width`
 /// (0: whole), the others right-aligned, `line(i)` the i-th row's cells,
 /// the total under a rule.

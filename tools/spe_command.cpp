@@ -99,7 +99,7 @@ std::optional<std::uint64_t> json_value(const SpeEventSpec& e, const QueryResult
 }
 
 SpeEventValues values_of(const std::vector<QueryResult>& results) {
-  const auto table = derived_event_table();
+  const auto table = arm_spe::derived_event_table();
   SpeEventValues out;
   for (std::size_t i = 0; i < table.size(); ++i) out.emplace_back(std::string(table[i].name), json_value(table[i], results[i]));
   return out;
@@ -114,7 +114,7 @@ void print_report_json(const std::string& path, const SpeOptions& o, const SpeRe
   out.pmu_type = r.pmu_type;
   if (r.midr) out.midr = record::Hex{*r.midr};
   out.data_sources = r.encoding == DataSourceEncoding::neoverse ? "neoverse" : "unknown";
-  for (const SpeEventSpec& e : derived_event_table()) {
+  for (const SpeEventSpec& e : arm_spe::derived_event_table()) {
     SpeEventRecord event{.name = std::string(e.name), .perf_event = {}, .predicate = std::string(e.predicate), .sums = {}};
     if (!e.perf_event.empty()) event.perf_event = std::string(e.perf_event);
     if (!e.sums.empty()) event.sums = std::string(e.sums);
@@ -129,7 +129,7 @@ void print_report_json(const std::string& path, const SpeOptions& o, const SpeRe
 void print_report(const std::string& path, const SpeOptions& o, const Predicate& where) {
   const SpeReport r = report_spe_capture(path, {.where = where, .max_rows = o.rows});
   if (o.output.resolved() == Format::json) return print_report_json(path, o, r);
-  const auto table = derived_event_table();
+  const auto table = arm_spe::derived_event_table();
   fmt::print("{}: {} SPE records, {} selected{}; PMU type {}, MIDR {}, data sources: {}\n", printable(path),
              r.records, r.selected, o.where.empty() ? "" : fmt::format(" by '{}'", o.where), r.pmu_type,
              r.midr ? fmt::format("{:#x}", *r.midr) : std::string("unknown"), encoding_name(r.encoding));

@@ -24,11 +24,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Share of an event's periods, as the local report's (report_output.cpp).
-double share(const QueryResult& part, const QueryResult& whole) {
-  return whole.total ? 100.0 * static_cast<double>(part.total) / static_cast<double>(whole.total) : 0.0;
-}
-
 std::optional<double> average(const std::optional<report::MeasureSum>& m) {
   if (!m || !m->samples) return std::nullopt;
   return static_cast<double>(m->sum) / static_cast<double>(m->samples);
@@ -49,7 +44,7 @@ ordered_json event_entries(const report::StoreReport& r, const std::vector<Query
     ordered_json& entry = out[r.query_names[e]];
     entry["samples"] = results[e].count;
     entry["period"] = results[e].total;
-    entry["percent"] = share(results[e], r.totals[e]);
+    entry["percent"] = period_share(results[e], r.totals[e]);
     if (const auto a = average(e < latency.size() ? latency[e] : std::nullopt)) entry["load_latency"] = *a;
   }
   return out;
@@ -336,10 +331,10 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       std::string line;
       for (std::size_t e = 0; e < r.query_names.size(); ++e) {
         if (options.children)
-          line += fmt::format(" {:>19.2f}% {:>7.2f}% {:>10}", share(row.children[e], r.totals[e]),
-                              share(row.results[e], r.totals[e]), row.results[e].count);
+          line += fmt::format(" {:>19.2f}% {:>7.2f}% {:>10}", period_share(row.children[e], r.totals[e]),
+                              period_share(row.results[e], r.totals[e]), row.results[e].count);
         else
-          line += fmt::format(" {:>19.2f}% {:>10}", share(row.results[e], r.totals[e]), row.results[e].count);
+          line += fmt::format(" {:>19.2f}% {:>10}", period_share(row.results[e], r.totals[e]), row.results[e].count);
         if (!latency[e]) continue;
         const auto a = average(row.load_latency[e]);
         line += a ? fmt::format(" {:>16.1f}", *a) : fmt::format(" {:>16}", "-");

@@ -25,7 +25,7 @@ using R = IbsRegister;
 constexpr CpuRange family_10h{0x10, 0x00, 0x10, 0xFF};
 constexpr CpuRange to_bulldozer{0x10, 0x00, 0x15, 0x0F};  // 10h, 12h Llano, 15h 00h-0Fh
 constexpr CpuRange to_trinity{0x10, 0x00, 0x15, 0x2F};    // ... 15h 10h-1Fh
-constexpr CpuRange pre_zen{0x10, 0x00, 0x16, 0xFF};
+constexpr CpuRange families_10h_to_16h{0x10, 0x00, 0x16, 0xFF};
 constexpr CpuRange pre_zen_big_cores{0x10, 0x00, 0x15, 0xFF};  // 16h lacks NB node/state
 constexpr CpuRange from_llano{0x12, 0x00, 0xFF, 0xFF};
 constexpr CpuRange from_kaveri{0x15, 0x30, 0xFF, 0xFF};
@@ -43,11 +43,11 @@ constexpr CpuRange zen_to_hygon{0x17, 0x00, 0x18, 0xFF};
 // Where IbsOpData2's CacheHitSt is valid: not on Zen 3 (Family 19h models
 // 00h-0Fh and 20h-5Fh), as Linux's perf_ibs_cache_hit_st_valid() (6.1) has it.
 constexpr CpuRange zen4_first{0x19, 0x10, 0x19, 0x1F};
-constexpr CpuRange zen4_on{0x19, 0x60, 0xFF, 0xFF};
+constexpr CpuRange zen4_model_60h_on{0x19, 0x60, 0xFF, 0xFF};
 // Zen 6: Family 1Ah models 50h-5Fh, 80h-AFh and C0h-CFh (Linux's
 // X86_FEATURE_ZEN6 in arch/x86/kernel/cpu/amd.c, "x86/CPU/AMD: Add
 // X86_FEATURE_ZEN6", 6.16, and "x86/CPU/AMD: Extend Zen6 model range", 2025).
-constexpr auto zen6 = std::array<CpuRange, 3>{CpuRange{0x1A, 0x50, 0x1A, 0x5F}, CpuRange{0x1A, 0x80, 0x1A, 0xAF},
+constexpr auto zen6_models = std::array<CpuRange, 3>{CpuRange{0x1A, 0x50, 0x1A, 0x5F}, CpuRange{0x1A, 0x80, 0x1A, 0xAF},
                                               CpuRange{0x1A, 0xC0, 0x1A, 0xCF}};
 
 constexpr std::array<CpuRange, 3> only(CpuRange r) { return {r, CpuRange{}, CpuRange{}}; }
@@ -286,7 +286,7 @@ constexpr FieldSpec fields[] = {
     {.name = "IbsOpMicrocode", .reg = R::IbsOpData, .lsb = 40, .cpus = only(from_kaveri),
      .flag = condition("op.microcoded"), .description = "the op came from microcode"},
     // IbsOpData2: the northbridge's report before Zen ...
-    {.name = "NbIbsReqSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .cpus = only(pre_zen),
+    {.name = "NbIbsReqSrc", .reg = R::IbsOpData2, .lsb = 0, .width = 3, .cpus = only(families_10h_to_16h),
      .values = northbridge_sources, .nonzero = condition("nb.valid"),
      .description = "where the data of a northbridge request came from"},
     {.name = "NbIbsReqDstProc", .reg = R::IbsOpData2, .lsb = 4, .cpus = only(pre_zen_big_cores),
@@ -313,7 +313,7 @@ constexpr FieldSpec fields[] = {
      .description = "1: the data came from another node"},
     // The line's state where a data source was reported; the sources that
     // report none (DRAM, I/O, ...) decide it false (their .excludes).
-    {.name = "CacheHitSt", .reg = R::IbsOpData2, .lsb = 5, .cpus = any_of(zen_to_hygon, zen4_first, zen4_on),
+    {.name = "CacheHitSt", .reg = R::IbsOpData2, .lsb = 5, .cpus = any_of(zen_to_hygon, zen4_first, zen4_model_60h_on),
      .values = line_states, .only_if = {.require = {condition("nb.valid")}},
      .description = "state of the supplying cache line (DataSrc 2 before Zen 4; 1, 2 and 5 on Zen 4): 0 Modified, "
                     "1 Owned"},
@@ -475,7 +475,7 @@ constexpr UndecidedRule undecided_rules[] = {
      .unknown = {condition("ic.miss"), condition("itlb.l1_miss"), condition("itlb.l2_miss"), condition("fetch.l2_miss"),
                  condition("fetch.l3_miss"), condition("fetch.oc_miss")},
      .unmeasured = measures({measure("fetch.latency"), measure("fetch.itlb_refill_latency")}),
-     .cpus = zen6,
+     .cpus = zen6_models,
      .why = "Zen 6 reports the fetch's outcome only with IbsPhyAddrValid (perf 2026, for Family 1Ah models 50h-5Fh, "
             "80h-AFh and C0h-CFh)"},
 };

@@ -116,9 +116,16 @@ void append_value(std::string& out, const StoreChain& v) {
 // and bytes, an Enum8 as its byte, an Array as its rows' cumulative end
 // offsets, UInt64 each, then all their elements). The server reads it
 // without parsing: the cheapest format to insert (docs/speed-log.md).
+}  // namespace
+
+// Not in the anonymous namespace: StoreBlockWriter::Columns, a class of the
+// header's, holds these.
 struct NativeColumn {
   std::string data, elements;  // elements: an Array's nested values
 };
+
+namespace {
+
 void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
     out += static_cast<char>(v | 0x80);

@@ -19,7 +19,7 @@ struct Matched {
   bool present[2] = {false, false};
 };
 
-void add(std::vector<QueryResult>& sum, const std::vector<QueryResult>& more) {
+void add_part(std::vector<QueryResult>& sum, const std::vector<QueryResult>& more) {
   if (sum.empty()) {
     sum = more;
     return;
@@ -39,7 +39,7 @@ void collect(const DiffSide& side_rows, int side, std::map<std::string, Matched>
     m.name = row.name;
     m.module = row.module;
     m.present[side] = true;
-    add(m.results[side], row.results);
+    add_part(m.results[side], row.results);
   }
 }
 

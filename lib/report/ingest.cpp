@@ -36,7 +36,8 @@
 
 #include "../demangle.hpp"  // demangle_short
 #include "data_objects.hpp"  // DataObjects
-#include "store_text.hpp"    // quoted
+#include "kernel_address.hpp"
+#include "store_text.hpp"    // sql_literal
 #include "record_window.hpp"  // RecordWindow
 #include "unwind_warnings.hpp"  // unwind_warnings
 
@@ -44,7 +45,7 @@ namespace tagop::report {
 
 namespace {
 
-using store_text::quoted;
+using store_text::sql_literal;
 
 std::string table_of(const IngestOptions& o) { return o.table.empty() ? profiles::store_table_name() : o.table; }
 std::string captures_of(const IngestOptions& o) {
@@ -58,9 +59,9 @@ std::string frames_of(const IngestOptions& o) { return store_frames_table(o); }
 // while the mappings stay as they are, and once per module's function,
 // line and data object. The symbol sources are the local report's
 // (capture_symbol_sources(): the kernel's symbols, then the ELF files).
-class Symbolizer {
+class AddressNamer {
  public:
-  Symbolizer(const perf_data::FileInfo& info, const KernelSymbolSearch& search)
+  AddressNamer(const perf_data::FileInfo& info, const KernelSymbolSearch& search)
       : files_(search.files), sources_(capture_symbol_sources(search, info)) {
     processes_.add_build_ids(info.build_ids);
     prepare_symbol_sources(sources_, info, 0);
@@ -136,7 +137,6 @@ class Symbolizer {
     std::uint64_t address = 0;
     std::string name;
   };
-  static bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
   static std::string_view base(std::string_view path) {
     const std::size_t slash = path.rfind('/');
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -356,7 +356,7 @@ class RowHandler : public perf_data::RecordHandler {
   void write(const RowLine& line) {
     Sample s = line.sample;
     s.chain = line.stack.regs_abi != PERF_SAMPLE_REGS_ABI_NONE ? unwind(line) : std::span<const ChainFrame>(line.chain);
-    const Symbolizer::Names names = symbols_.at(s.pid, s.ip);
+    const AddressNamer::Names names = symbols_.at(s.pid, s.ip);
     const std::string_view event = line.event < events_.size() ? std::string_view(events_[line.event]) : "";
     // A sample outside every function is named as a local report's row by
     // function names it (module+0xoffset, [unknown]+0xip), as its line and
@@ -448,7 +448,7 @@ class RowHandler : public perf_data::RecordHandler {
   // memory stays flat; past it, a frame may be written twice, which a
   // report reads as once). A frame named before its mapping was known
   // ([unknown]+0x...) is written again once it is.
-  void add_frame(std::uint32_t pid, std::uint64_t address, const Symbolizer::Names& names) {
+  void add_frame(std::uint32_t pid, std::uint64_t address, const AddressNamer::Names& names) {
     const std::uint64_t key = address * 0x9E3779B97F4A7C15ull ^ pid;
     const bool mapped = !names.symbol.module.empty();
     if (auto it = written_.find(key);
@@ -472,7 +472,7 @@ class RowHandler : public perf_data::RecordHandler {
   }
 
   const IngestOptions& options_;
-  Symbolizer symbols_;
+  AddressNamer symbols_;
   profiles::StoreBlockWriter blocks_;  // RowFormat::native
   profiles::StoreRowWriter lines_;     // RowFormat::tab_separated
   const std::function<void(std::string_view)>& write_;
@@ -539,7 +539,7 @@ std::string period_values(const RowHandler& handler) {
   for (amd_ibs::IbsUnit unit : {amd_ibs::IbsUnit::fetch, amd_ibs::IbsUnit::op}) {
     const amd_ibs::SamplingFilter* f = handler.filter(unit);
     const bool any = f && f->any();
-    out += fmt::format(", {}, {}", quoted(any ? f->population.to_string() : ""), any ? f->load_latency : 0);
+    out += fmt::format(", {}, {}", sql_literal(any ? f->population.to_string() : ""), any ? f->load_latency : 0);
   }
   return out;
 }
@@ -571,7 +571,7 @@ std::vector<std::string> column_names(const profiles::ClickHouseServer& server, 
                                       const std::string& database = "") {
   const std::string answer = server.query(
       fmt::format("SELECT name FROM system.columns WHERE database = {} AND table = {} FORMAT TabSeparated",
-                  database.empty() ? "currentDatabase()" : quoted(database), quoted(table)));
+                  database.empty() ? "currentDatabase()" : sql_literal(database), sql_literal(table)));
   std::vector<std::string> have;
   std::istringstream lines(answer);
   for (std::string line; std::getline(lines, line);) have.push_back(line);
@@ -615,7 +615,7 @@ void check_columns(const profiles::ClickHouseServer& server, const std::string& 
                    const std::vector<profiles::StoreColumn>& columns) {
   const std::string answer = server.query(fmt::format(
       "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {} FORMAT TabSeparated",
-      quoted(table)));
+      sql_literal(table)));
   std::istringstream lines(answer);
   std::string line;
   std::size_t i = 0;
@@ -715,8 +715,8 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
   for (const profiles::StoreColumn& c : profiles::store_captures_columns()) names += (names.empty() ? "" : ", ") + c.name;
   const Version v = version();
   server.query(fmt::format("INSERT INTO {} ({}) VALUES ({}, {}, {}, {}, now(){}, {})", captures, names, result.capture,
-                           quoted(host), quoted(path), result.rows, periods,
-                           quoted(fmt::format("{}.{}.{}", v.major, v.minor, v.patch))));
+                           sql_literal(host), sql_literal(path), result.rows, periods,
+                           sql_literal(fmt::format("{}.{}.{}", v.major, v.minor, v.patch))));
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include <tagop/symbol_files.hpp>  // find_symbol_files
 
 #include "../demangle.hpp"  // demangle_short
+#include "kernel_address.hpp"
 #include "radix_sort.hpp"
 #include "report_state.hpp"
 
@@ -27,12 +28,6 @@ namespace {
 constexpr std::uint64_t context_max = static_cast<std::uint64_t>(-4095);
 constexpr std::uint32_t none = 0xFFFFFFFFu;
 constexpr std::uint32_t frame_bit = 0x80000000u;
-
-// An address in the kernel's half (x86-64, 4- or 5-level paging: its top
-// byte all ones). A non-canonical one (0x8000...: garbage that a user
-// stack walk read) is in no one's half: perf finds it in no map of the
-// user's, so "[unknown]".
-bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
 
 // An address placed in its module (identity_key's index): sorted by
 // module and offset, so that each module's symbols are read in one sweep.

@@ -21,15 +21,16 @@
 #include <tagop/measures.hpp>         // measure
 #include <tagop/profiles/store.hpp>   // store_frames_table_name
 
+#include "kernel_address.hpp"
 #include "store_chain_names.hpp"  // chain_rows
-#include "store_text.hpp"         // quoted, tab_separated, number
+#include "store_text.hpp"         // sql_literal, tab_separated, number
 
 namespace tagop::report {
 
 namespace {
 
 using store_text::number;
-using store_text::quoted;
+using store_text::sql_literal;
 using store_text::tab_separated;
 
 std::string table_or(const std::string& given, std::string (*standard)()) { return given.empty() ? standard() : given; }
@@ -74,7 +75,7 @@ std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> frame_names(const pro
   for (std::uint64_t id : ids) list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
   if (number(server, server.query(fmt::format("SELECT count() FROM system.tables WHERE database = currentDatabase() "
                                               "AND name = {}",
-                                              quoted(frames)))) == 0)
+                                              sql_literal(frames)))) == 0)
     throw Error(fmt::format("{}: the store has no frames' table ({}), which names the frames of call chains: its "
                             "captures were ingested by a tagop that did not write it; ingest them again (into "
                             "another database, or after deleting their rows) to report their call chains",
@@ -116,9 +117,6 @@ const StoreFrameName& frame_of(const profiles::ClickHouseServer& server,
                             server.url(), key.address, key.pid, key.capture));
   return it->second;
 }
-
-// An address in the kernel's half (rows.cpp kernel_address).
-bool kernel_address(std::uint64_t ip) { return (ip >> 56) == 0xFF; }
 
 // A frame's row, as a local report's row by function (or by module) names
 // it: where no mapping holds the address, its module is [kernel] or

@@ -6,22 +6,19 @@
 
 #include <fmt/format.h>  // fmt::format
 
-#include <tagop/amd_ibs/derived_events.hpp>  // derived_event_table
+#include <tagop/amd_ibs/derived_events.hpp>  // IbsUnit
 #include <tagop/error.hpp>                   // Error
 #include <tagop/profiles/html.hpp>           // HtmlPage
 
-#include "html_table.hpp"  // page_columns, page_cell
+#include "html_table.hpp"     // page_columns, page_cell
+#include "store_queries.hpp"  // query_of
 
 namespace tagop::report {
 
 namespace {
 
-using amd_ibs::derived_event_table;
 using amd_ibs::IbsUnit;
-
-std::size_t query_of(std::uint16_t select) {
-  return static_cast<std::size_t>(amd_ibs::find_derived_event(select) - derived_event_table().data());
-}
+using detail::query_of;
 
 }  // namespace
 

@@ -23,14 +23,14 @@
 #include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
 #include "store_chain_names.hpp"  // chain_rows
-#include "store_text.hpp"  // quoted, tab_separated, number
+#include "store_text.hpp"  // sql_literal, tab_separated, number
 
 namespace tagop::report {
 
 namespace {
 
 using store_text::number;
-using store_text::quoted;
+using store_text::sql_literal;
 using store_text::tab_separated;
 
 std::string samples_table(const IngestOptions& o) { return o.table.empty() ? profiles::store_table_name() : o.table; }
@@ -164,7 +164,7 @@ void check_row_columns(const profiles::ClickHouseServer& server, const StoreRepo
   const bool versioned = number(server, server.query(fmt::format(
                                             "SELECT count() FROM system.columns WHERE database = currentDatabase() AND "
                                             "table = {} AND name = 'tagop_version' FORMAT TabSeparated",
-                                            quoted(captures)))) != 0;
+                                            sql_literal(captures)))) != 0;
   const std::string answer = server.query(fmt::format(
       "SELECT count(), any(host), any(file) FROM {} WHERE {} AND capture IN (SELECT capture FROM {}{}) FORMAT "
       "TabSeparated",
@@ -355,7 +355,7 @@ std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServe
   if (number(server, server.query(fmt::format("SELECT count() FROM system.columns WHERE database = "
                                                  "currentDatabase() AND table = {} AND name = "
                                                  "'op_filter_load_latency' FORMAT TabSeparated",
-                                                 quoted(captures)))) == 0)
+                                                 sql_literal(captures)))) == 0)
     return out;
   std::string list, columns;
   for (std::uint64_t id : ids) list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
@@ -736,12 +736,12 @@ std::string store_keys_sql(const StoreReportOptions& options) {
 
 std::string store_report_where_sql(const StoreReportOptions& options) {
   std::vector<std::string> parts;
-  if (!options.host.empty()) parts.push_back(fmt::format("host = {}", quoted(options.host)));
+  if (!options.host.empty()) parts.push_back(fmt::format("host = {}", sql_literal(options.host)));
   const std::string captures = captures_table(options.tables);
   for (const auto& [time, op] : {std::pair{&options.since, ">="}, std::pair{&options.until, "<"}})
     if (!time->empty())
       parts.push_back(fmt::format("capture IN (SELECT capture FROM {} WHERE ingested {} parseDateTimeBestEffort({}))",
-                                  captures, op, quoted(*time)));
+                                  captures, op, sql_literal(*time)));
   if (options.where) parts.push_back(fmt::format("({})", profiles::predicate_sql(*options.where)));
   std::string out;
   for (const std::string& p : parts) out = joined(out, p);

@@ -20,6 +20,7 @@
 #include <tagop/profiles/store.hpp>          // store_table_name
 
 #include "export_units.hpp"  // event_unit, period_unit, sample_type_name
+#include "store_queries.hpp"  // query_of
 #include "store_text.hpp"    // number
 
 namespace tagop::report {
@@ -28,16 +29,13 @@ namespace {
 
 using amd_ibs::derived_event_table;
 using amd_ibs::IbsUnit;
+using detail::query_of;
 
 // A unit's period as the profile scales its counts: the one its captures
 // share; 0 where they differ or none is known.
 double shared_period_value(const StoreReport& r, IbsUnit unit) {
   const std::optional<UnitPeriod> p = store_shared_period(r, static_cast<std::size_t>(unit));
   return p ? p->value : 0;
-}
-
-std::size_t query_of(std::uint16_t select) {
-  return static_cast<std::size_t>(amd_ibs::find_derived_event(select) - derived_event_table().data());
 }
 
 std::int64_t clamped(std::uint64_t n) { return static_cast<std::int64_t>(std::min<std::uint64_t>(n, INT64_MAX)); }

@@ -17,7 +17,7 @@
 namespace tagop::report::store_text {
 
 // A ClickHouse string literal: quotes and backslashes escaped.
-inline std::string quoted(std::string_view text) {
+inline std::string sql_literal(std::string_view text) {
   std::string out = "'";
   for (const char c : text) {
     if (c == '\'' || c == '\\') out += '\\';

@@ -26,5 +26,9 @@ inline constexpr std::size_t max_compared_length = 256;
 std::string ascii_lower(std::string_view s);
 /// `s` without the ASCII white space at either end.
 std::string_view trim_space(std::string_view s);
+/// An event's name as lookups compare it: trimmed, in lower case, with ':'
+/// as '.', so that libpfm4's "BACLEARS:ALL" is the SDM's "BACLEARS.ALL"
+/// (" BACLEARS:ALL " -> "baclears.all").
+std::string event_name_key(std::string_view s);
 
 }  // namespace tagop

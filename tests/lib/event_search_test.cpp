@@ -12,12 +12,20 @@
 
 #include <tagop/error.hpp>
 #include <tagop/event_search.hpp>
+#include <tagop/names.hpp>  // event_name_key
 
 namespace {
 
 bool starts_with_baclears(const std::string& name) { return name.starts_with("BACLEARS."); }
 
 }  // namespace
+
+TEST_CASE("event_name_key: libpfm4's and the SDM's spellings are one key", "[lookup][event_search]") {
+  CHECK(tagop::event_name_key(" BACLEARS:ALL ") == "baclears.all");
+  CHECK(tagop::event_name_key("BACLEARS.ALL") == tagop::event_name_key("baclears:all"));
+  CHECK(tagop::event_name_key("MEM_UOPS_RETIRED.L1_MISS_LOADS") == "mem_uops_retired.l1_miss_loads");
+  CHECK(tagop::event_name_key("\tdc.miss\n") == "dc.miss");
+}
 
 TEST_CASE("closest_event_names: a part of a name is one edit away", "[lookup][event_search]") {
   // "baclear" is in every BACLEARS.* name, so each is at most one edit

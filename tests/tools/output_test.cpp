@@ -3,12 +3,26 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+#include <optional>
 #include <string>
 
 #include "../../tools/output.hpp"
 #include "../../tools/terminal.hpp"
 
 using tagop::cli::printable;
+
+TEST_CASE("number_text: whole numbers bare, others in four digits, none as -", "[output]") {
+  using tagop::cli::number_text;
+  CHECK(number_text(3.0) == "3");
+  CHECK(number_text(-12.0) == "-12");
+  CHECK(number_text(1.0 / 3.0) == "0.3333");
+  CHECK(number_text(2.5) == "2.5");
+  CHECK(number_text(1e16) == "1e+16");  // past 1e15 a whole number is no longer written out
+  CHECK(number_text(std::nullopt) == "-");
+  CHECK(number_text(std::numeric_limits<double>::infinity()) == "-");
+  CHECK(number_text(std::numeric_limits<double>::quiet_NaN()) == "-");
+}
 
 TEST_CASE("printable passes well-formed UTF-8 whole", "[output]") {
   CHECK(printable("/usr/lib/libc.so.6") == "/usr/lib/libc.so.6");
