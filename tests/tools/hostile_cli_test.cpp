@@ -520,7 +520,14 @@ TEST_CASE("--symfs: one symbol table per file, however many ways the capture spe
   CHECK(one_named == 1);
   CHECK(all_named == 48);
   INFO("peak RSS: " << one_kb << " KB for one spelling, " << all_kb << " KB for 48");
-  CHECK(all_kb < one_kb + one_kb / 2 + 16 * 1024);
+  // Under the sanitizers freed memory waits in ASan's quarantine (256 MB)
+  // before it is used again, so the peak grows with what the report
+  // allocates and frees, not only with what it keeps (there 168 MB for one
+  // spelling, 277 MB for 48): a looser bound, still far under 48 tables.
+  if (sanitized_build())
+    CHECK(all_kb < 2 * one_kb + 64 * 1024);
+  else
+    CHECK(all_kb < one_kb + one_kb / 2 + 16 * 1024);
   fs::remove_all(symfs);
 }
 
