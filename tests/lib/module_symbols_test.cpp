@@ -200,9 +200,13 @@ ExecutableMapping executable_mapping_of(const void* address) {
   return {};
 }
 
-// Where the bytes in the file of the loadable segment that holds a file
-// offset end (from the program headers, read with libelf).
+// Where the bytes in the file of the executable segment that a mapping
+// at file offset `offset` holds end (from the program headers, read with
+// libelf). The mapping starts at the segment's page: GNU ld starts each
+// segment at a page of the file, lld packs them, so that the page of
+// lld's code segment begins with the end of the read-only one.
 std::uint64_t segment_file_end(const std::string& path, std::uint64_t offset) {
+  const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   const int fd = ::open(path.c_str(), O_RDONLY);
   REQUIRE(fd >= 0);
   Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
@@ -212,7 +216,7 @@ std::uint64_t segment_file_end(const std::string& path, std::uint64_t offset) {
     for (std::size_t i = 0; i < count; ++i) {
       GElf_Phdr phdr{};
       if (gelf_getphdr(elf, static_cast<int>(i), &phdr) != nullptr && phdr.p_type == PT_LOAD &&
-          offset >= phdr.p_offset && offset < phdr.p_offset + phdr.p_memsz)
+          (phdr.p_flags & PF_X) && offset >= (phdr.p_offset & ~(page - 1)) && offset < phdr.p_offset + phdr.p_filesz)
         end = phdr.p_offset + phdr.p_filesz;
     }
   if (elf != nullptr) elf_end(elf);
