@@ -90,9 +90,21 @@ cat "$work/alone"
 failed=$((failed + $(grep -c '^FAIL' "$work/alone")))
 [ "$headers" -gt 0 ] && ! grep -q '^FAIL' "$work/alone" && passed=$((passed + 1)) && echo "ok   $headers installed headers compile alone"
 
+# The examples compile two at a time too, each into its program and its
+# log; then each is counted, in order.
+build_example() {  # build_example WORK SOURCE FLAGS...: $WORK/NAME, and $WORK/NAME.build with the compiler's output and status
+  local work=$1 source=$2 name
+  name=$(basename "$source" .cpp); shift 2
+  g++ -std=c++20 -Wall -Wextra -Werror -o "$work/$name" "$source" "$@" >"$work/$name.build" 2>&1
+  echo "exit $?" >>"$work/$name.build"
+}
+export -f build_example
+printf '%s\0' "$source_root"/examples/tool-writers/*.cpp |
+  xargs -0 -P "$(nproc)" -I{} bash -c 'build_example "$@"' _ "$work" {} "${flags[@]}"
+built() { grep -v '^exit ' "$1"; tail -n 1 "$1" | grep -qx 'exit 0'; }
 for source in "$source_root"/examples/tool-writers/*.cpp; do
   name=$(basename "$source" .cpp)
-  check "build $name" g++ -std=c++20 -Wall -Wextra -Werror -o "$work/$name" "$source" "${flags[@]}"
+  check "build $name" built "$work/$name.build"
 done
 
 run() { LD_LIBRARY_PATH="$libdir" "$work/$1" "${@:2}"; }
