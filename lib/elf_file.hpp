@@ -1,13 +1,14 @@
 #pragma once
 // An ELF file opened for libelf's reading, closed (libelf's handle, then
 // the descriptor) when it goes: what the symbol readers of vmlinux files
-// and of data objects open alike.
+// and of data objects open alike; and its loaded segments.
 
 #include <gelf.h>    // Elf, elf_begin, elf_end
 #include <unistd.h>  // close
 
 #include <string>   // std::string
 #include <utility>  // std::exchange
+#include <vector>   // std::vector
 
 #include <fmt/format.h>  // fmt::format
 
@@ -46,5 +47,18 @@ class ElfFile {
   int fd_ = -1;
   Elf* elf_ = nullptr;
 };
+
+/// The file's loaded segments (PT_LOAD program headers), in their order;
+/// none where it has no program headers.
+inline std::vector<GElf_Phdr> load_headers(Elf* elf) {
+  std::vector<GElf_Phdr> loads;
+  std::size_t count = 0;
+  if (elf_getphdrnum(elf, &count) != 0) return loads;
+  for (std::size_t i = 0; i < count; ++i) {
+    GElf_Phdr ph{};
+    if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD) loads.push_back(ph);
+  }
+  return loads;
+}
 
 }  // namespace tagop

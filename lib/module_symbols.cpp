@@ -3,6 +3,7 @@
 #include <tagop/error.hpp>  // Error
 
 #include "demangle.hpp"  // demangle
+#include "elf_file.hpp"  // load_headers
 
 #include <dwarf.h>             // DW_AT_comp_dir
 #include <elfutils/libdwfl.h>  // Dwfl, dwfl_report_offline, dwfl_module_*
@@ -617,15 +618,9 @@ bool separate_debug_file(Elf* elf) {
 
 std::vector<LoadSegment> load_segments(Elf* elf) {
   std::vector<LoadSegment> segments;
-  std::size_t count = 0;
-  if (elf_getphdrnum(elf, &count) != 0) return segments;
-  for (std::size_t i = 0; i < count; ++i) {
-    GElf_Phdr phdr{};
-    if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_LOAD)
-      continue;
+  for (const GElf_Phdr& phdr : load_headers(elf))
     segments.push_back({.file_offset = phdr.p_offset, .file_size = phdr.p_filesz,
                         .vaddr = phdr.p_vaddr});
-  }
   return segments;
 }
 

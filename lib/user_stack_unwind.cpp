@@ -16,6 +16,7 @@
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
 
+#include "elf_file.hpp"                // ElfFile, load_headers
 #include "perf_data_reader_guard.hpp"  // ZeroFillScope
 
 namespace tagop {
@@ -58,7 +59,8 @@ struct UserStackUnwinder::Impl {
   // userdata points to.
   struct Reported {
     std::string filename, build_id;
-    std::uint64_t base = 0;
+    std::uint64_t bias = 0;      // the run-time address less the file's address
+    std::uint64_t map_base = 0;  // start - pgoff of the mapping it was reported for
     std::string debug_file;  // a separate file with .debug_frame, "" none
   };
   // One process's libdw session.
@@ -66,7 +68,7 @@ struct UserStackUnwinder::Impl {
     Dwfl* dwfl = nullptr;
     bool attached = false;
     std::vector<std::unique_ptr<Reported>> reported;
-    std::set<std::pair<std::uint32_t, std::uint64_t>> failed;  // (table's module, base) that could not be reported
+    std::set<std::pair<std::uint32_t, std::uint64_t>> failed;  // (table's module, map base) that could not be reported
     const ProcessTable* failed_table = nullptr;
     ~Session() {
       if (dwfl) dwfl_end(dwfl);
@@ -76,6 +78,7 @@ struct UserStackUnwinder::Impl {
   // debug file when only that is there) and a separate debug file.
   struct Files {
     std::string main, debug;
+    std::vector<GElf_Phdr> loads;  // main's segments, for the bias of a mapping
   };
   enum class Found { yes, no, other };  // other: another file is reported there
 
@@ -118,11 +121,34 @@ struct UserStackUnwinder::Impl {
     if (f.main.empty()) f.main = f.debug;
     if (f.main.empty())
       problem(m.filename, found.rejected.empty() ? std::string("not found") : fmt::format("not used: {}", fmt::join(found.rejected, "; ")));
+    else
+      try {
+        f.loads = load_headers(ElfFile(f.main).elf());
+      } catch (const Error&) {
+        // libdw says what is wrong with the file when it is reported.
+      }
     return files.emplace(key, std::move(f)).first->second;
   }
 
+  // The load bias of the file mapped at `m` (its run-time addresses less
+  // its own) that puts `address` in one of its segments. GNU ld gives each
+  // segment an address equal to its file offset, where the bias is start -
+  // pgoff; lld places the code a page past its offset, and packs segments
+  // so that the page at pgoff can begin two of them: the one that holds
+  // `address` decides.
+  static std::uint64_t load_bias(const Mapping& m, const std::vector<GElf_Phdr>& loads, std::uint64_t address) {
+    constexpr std::uint64_t page = 4096;
+    for (const GElf_Phdr& ph : loads) {
+      if (m.pgoff < (ph.p_offset & ~(page - 1)) || m.pgoff >= ph.p_offset + ph.p_filesz) continue;
+      const std::uint64_t bias = m.start - m.pgoff - (ph.p_vaddr - ph.p_offset);
+      const std::uint64_t vaddr = address - bias;
+      if (vaddr >= (ph.p_vaddr & ~(page - 1)) && vaddr - ph.p_vaddr < ph.p_memsz) return bias;
+    }
+    return m.start - m.pgoff;
+  }
+
   // Makes sure the module that holds `address` is reported to the session
-  // at the base its mapping gives.
+  // at the bias its mapping gives.
   Found ensure_module(std::uint64_t address) {
     const Mapping* m = table->find(pid, address);
     if (!m) return Found::no;
@@ -130,33 +156,36 @@ struct UserStackUnwinder::Impl {
     // Anonymous memory, [heap], [stack], JIT maps: no file to read CFI from.
     const bool has_file = !mm.filename.empty() && (mm.filename.front() == '/' || mm.filename == "[vdso]");
     if (mm.kernel || !has_file) return Found::no;
-    const std::uint64_t base = m->start - m->pgoff;
+    const std::uint64_t map_base = m->start - m->pgoff;  // where the mapping puts the file's start
     Dwfl* dwfl = session->dwfl;
     if (Dwfl_Module* mod = dwfl_addrmodule(dwfl, address)) {
       void** userdata = nullptr;
       dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
       const auto* r = userdata ? static_cast<const Reported*>(*userdata) : nullptr;
-      if (r && r->filename == mm.filename && r->build_id == mm.build_id && r->base == base) return Found::yes;
+      if (!r || r->filename != mm.filename || r->build_id != mm.build_id) return Found::other;
+      if (r->map_base == map_base || r->bias == load_bias(*m, files_of(mm).loads, address)) return Found::yes;
       return Found::other;
     }
     if (session->failed_table != table) {
       session->failed.clear();
       session->failed_table = table;
     }
-    if (session->failed.count({m->module, base})) return Found::no;
+    if (session->failed.count({m->module, map_base})) return Found::no;
     const Files& f = files_of(mm);
     if (f.main.empty()) {
-      session->failed.insert({m->module, base});
+      session->failed.insert({m->module, map_base});
       return Found::no;
     }
-    auto reported = std::make_unique<Reported>(Reported{mm.filename, mm.build_id, base, f.debug});
+    const std::uint64_t bias = load_bias(*m, f.loads, address);
+    auto reported = std::make_unique<Reported>(Reported{mm.filename, mm.build_id, bias, map_base, f.debug});
     dwfl_report_begin_add(dwfl);
-    Dwfl_Module* mod = dwfl_report_elf(dwfl, base_name(mm.filename).c_str(), f.main.c_str(), -1, base, false);
+    // At the bias itself (add_p_vaddr): libdw adds the segments' addresses.
+    Dwfl_Module* mod = dwfl_report_elf(dwfl, base_name(mm.filename).c_str(), f.main.c_str(), -1, bias, true);
     const std::string error = mod ? "" : dwfl_errmsg(-1);
     dwfl_report_end(dwfl, nullptr, nullptr);
     if (!mod) {
       problem(f.main, fmt::format("libdw cannot take it: {}", error));
-      session->failed.insert({m->module, base});
+      session->failed.insert({m->module, map_base});
       return Found::no;
     }
     void** userdata = nullptr;

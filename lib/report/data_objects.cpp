@@ -28,13 +28,7 @@ std::unique_ptr<DataObjects> DataObjects::open(const std::string& path) {
     std::uint64_t vaddr, memsz, offset;
   };
   std::vector<Load> loads;
-  std::size_t phnum = 0;
-  if (elf_getphdrnum(elf, &phnum) == 0)
-    for (std::size_t i = 0; i < phnum; ++i) {
-      GElf_Phdr ph;
-      if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD)
-        loads.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset});
-    }
+  for (const GElf_Phdr& ph : load_headers(elf)) loads.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset});
   auto file_offset = [&](std::uint64_t vaddr, std::uint64_t& out) {
     for (const Load& l : loads)
       if (vaddr >= l.vaddr && vaddr - l.vaddr < l.memsz) {

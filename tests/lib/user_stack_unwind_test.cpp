@@ -186,12 +186,12 @@ std::string joined(const std::vector<std::string>& names) { return fmt::format("
 
 }  // namespace
 
-TEST_CASE("user stacks unwound by their CFI give perf script's chains", "[unwind]") {
-  if (!perf_can_record()) {
-    WARN("perf cannot record --call-graph dwarf here: the comparison with perf script is not run");
-    return;
-  }
-  const std::string file = record(fixture("TAGOP_DWARF_FIXTURE"), "eh_frame.data", 120);
+namespace {
+
+// Unwinds every sample of `program`'s capture and compares the chains with
+// perf script's, frame by frame.
+void compare_with_perf_script(const std::string& program, const std::string& name) {
+  const std::string file = record(program, name, 120);
   const auto capture = read_capture(file);
   const auto perf = perf_user_chains(file);
   REQUIRE(UserStackUnwinder::supports(capture->arch));
@@ -236,6 +236,46 @@ TEST_CASE("user stacks unwound by their CFI give perf script's chains", "[unwind
   CHECK(unwinder.stats().sessions == 1);
   CHECK(unwinder.stats().modules <= files);
   CHECK(unwinder.stats().samples == capture->samples.size());
+}
+
+}  // namespace
+
+TEST_CASE("user stacks unwound by their CFI give perf script's chains", "[unwind]") {
+  if (!perf_can_record()) {
+    WARN("perf cannot record --call-graph dwarf here: the comparison with perf script is not run");
+    return;
+  }
+  compare_with_perf_script(fixture("TAGOP_DWARF_FIXTURE"), "eh_frame.data");
+}
+
+TEST_CASE("user stacks of a program linked by lld give perf script's chains", "[unwind]") {
+  // lld packs the segments: the code's addresses are a page past its file
+  // offsets, and its mapping's first page also holds the read-only data's end.
+  const char* program = std::getenv("TAGOP_DWARF_LLD_FIXTURE");
+  if (!program) {
+    WARN("no lld here: the unwinding of an lld-linked program is not checked");
+    return;
+  }
+  if (!perf_can_record()) {
+    WARN("perf cannot record --call-graph dwarf here: the comparison with perf script is not run");
+    return;
+  }
+  // What makes the case: the code segment's address is not its offset
+  // ("LOAD 0x000900 0x0000000000001900 ... R E 0x1000").
+  const RunResult headers = run_shell(fmt::format("readelf -lW {}", program));
+  if (headers.exit_code == 0) {
+    INFO(headers.out);
+    bool moved = false;
+    std::istringstream in(headers.out);
+    for (std::string type, offset, vaddr, rest; in >> type;) {
+      std::getline(in, rest);
+      std::istringstream fields(rest);
+      if (type == "LOAD" && fields >> offset >> vaddr && rest.find(" R E ") != std::string::npos)
+        moved = std::stoull(offset, nullptr, 16) != std::stoull(vaddr, nullptr, 16);
+    }
+    REQUIRE(moved);
+  }
+  compare_with_perf_script(program, "lld.data");
 }
 
 TEST_CASE("user stacks unwind by .debug_frame and by a separate debug file under symfs", "[unwind]") {
