@@ -250,12 +250,7 @@ ReportRowName row_name(const report::Row& row, const Report& r) {
   if (row.tid) name.tid.emplace(*row.tid);
   if (row.cpu) name.cpu.emplace(*row.cpu);
   if (several) name.parts.emplace(row.parts);
-  if (const std::optional<report::LineDetail> line = r.line(row.id)) {
-    CacheLineRecord& c = name.cache_line.emplace();
-    c = {record::Hex{line->address}, line->samples, line->loads, line->stores, line->l1_misses, line->local_hitm,
-         line->remote_hitm, {line->offsets.begin(), line->offsets.end()}, {}, line->functions};
-    for (std::uint64_t a : line->code_addresses) c.code_addresses.push_back(record::Hex{a});
-  }
+  if (const std::optional<report::LineDetail> line = r.line(row.id)) name.cache_line.emplace(cache_line_record(*line));
   return name;
 }
 
@@ -641,34 +636,9 @@ std::string functions_cell(const std::vector<std::string>& functions) {
 // their samples (Report::line()), after the table of the columns.
 void cache_line_text(const Report& r, const ReportView& v) {
   if (r.by() != report::GroupBy::cacheline) return;
-  fmt::print("\nThe lines' samples, as perf c2c report counts them (L1 miss: loads served past the L1, stores that "
-             "missed it; offsets: the bytes touched; functions: the one with the most samples, +N others (all in --json)):\n\n");
-  const std::vector<std::string> header{keys_title(r), "records", "loads", "stores", "L1 miss", "lcl HITM", "rmt HITM",
-                                        "offsets", "functions"};
-  auto cells = [](const std::string& name, const report::LineDetail& d) {
-    return std::vector<std::string>{name,
-                                    fmt::format("{}", d.samples),
-                                    fmt::format("{}", d.loads),
-                                    fmt::format("{}", d.stores),
-                                    fmt::format("{}", d.l1_misses),
-                                    fmt::format("{}", d.local_hitm),
-                                    fmt::format("{}", d.remote_hitm),
-                                    offset_ranges(d.offsets),
-                                    functions_cell(d.functions)};
-  };
-  report::LineDetail shown;  // the shown lines' sums
-  for (std::uint32_t id : v.rows)
-    if (const auto d = r.line(id)) {
-      shown.samples += d->samples;
-      shown.loads += d->loads;
-      shown.stores += d->stores;
-      shown.l1_misses += d->l1_misses;
-      shown.local_hitm += d->local_hitm;
-      shown.remote_hitm += d->remote_hitm;
-    }
-  print_table(header, v.rows.size(), [&](std::size_t i) {
-    return cells(r.row(v.rows[i]).name, r.line(v.rows[i]).value_or(report::LineDetail{}));
-  }, cells("[shown]", shown), v.name_width, false);
+  print_line_details(keys_title(r), v.rows.size(), [&](std::size_t i) {
+    return std::pair{r.row(v.rows[i]).name, r.line(v.rows[i])};
+  }, v.name_width);
 }
 
 }  // namespace
@@ -682,6 +652,47 @@ void print_report_table(const std::vector<std::string>& header, std::size_t rows
                         const std::function<std::vector<std::string>(std::size_t)>& line,
                         const std::vector<std::string>& total, std::size_t name_width) {
   print_table(header, rows, line, total, name_width, false);
+}
+
+void print_line_details(const std::string& title, std::size_t rows,
+                        const std::function<std::pair<std::string, std::optional<report::LineDetail>>(std::size_t)>& line,
+                        std::size_t name_width) {
+  fmt::print("\nThe lines' samples, as perf c2c report counts them (L1 miss: loads served past the L1, stores that "
+             "missed it; offsets: the bytes touched; functions: the one with the most samples, +N others (all in --json)):\n\n");
+  const std::vector<std::string> header{title, "records", "loads", "stores", "L1 miss", "lcl HITM", "rmt HITM",
+                                        "offsets", "functions"};
+  auto cells = [](const std::string& name, const report::LineDetail& d) {
+    return std::vector<std::string>{name,
+                                    fmt::format("{}", d.samples),
+                                    fmt::format("{}", d.loads),
+                                    fmt::format("{}", d.stores),
+                                    fmt::format("{}", d.l1_misses),
+                                    fmt::format("{}", d.local_hitm),
+                                    fmt::format("{}", d.remote_hitm),
+                                    offset_ranges(d.offsets),
+                                    functions_cell(d.functions)};
+  };
+  report::LineDetail shown;  // the shown lines' sums
+  for (std::size_t i = 0; i < rows; ++i)
+    if (const auto d = line(i).second) {
+      shown.samples += d->samples;
+      shown.loads += d->loads;
+      shown.stores += d->stores;
+      shown.l1_misses += d->l1_misses;
+      shown.local_hitm += d->local_hitm;
+      shown.remote_hitm += d->remote_hitm;
+    }
+  print_table(header, rows, [&](std::size_t i) {
+    const auto [name, d] = line(i);
+    return cells(name, d.value_or(report::LineDetail{}));
+  }, cells("[shown]", shown), name_width, false);
+}
+
+CacheLineRecord cache_line_record(const report::LineDetail& line) {
+  CacheLineRecord c{record::Hex{line.address}, line.samples, line.loads, line.stores, line.l1_misses, line.local_hitm,
+                    line.remote_hitm, {line.offsets.begin(), line.offsets.end()}, {}, line.functions};
+  for (std::uint64_t a : line.code_addresses) c.code_addresses.push_back(record::Hex{a});
+  return c;
 }
 
 void print_text(const Report& r, const ReportView& v) {

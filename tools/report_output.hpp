@@ -8,6 +8,7 @@
 #include <optional>    // std::optional
 #include <span>
 #include <string>      // std::string
+#include <utility>     // std::pair
 #include <vector>      // std::vector
 
 #include <tagop/report/export.hpp>  // ExportView, check_values
@@ -52,5 +53,14 @@ void print_report_table(const std::vector<std::string>& header, std::size_t rows
 /// the estimates.
 void print_undecided(const std::vector<report::Column>& columns, std::span<const QueryResult> totals,
                      const std::function<std::vector<std::string>(std::size_t)>& why);
+/// --by cacheline, after the table: each row's line again (`line(i)`: the
+/// i-th row's name and what its samples did) with perf c2c's counts, and
+/// their sums; `title` heads the names.
+void print_line_details(const std::string& title, std::size_t rows,
+                        const std::function<std::pair<std::string, std::optional<report::LineDetail>>(std::size_t)>& line,
+                        std::size_t name_width);
+/// A line's counts as the JSON's rows have them ("cache_line").
+struct CacheLineRecord;
+CacheLineRecord cache_line_record(const report::LineDetail& line);
 
 }  // namespace tagop::cli

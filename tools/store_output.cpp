@@ -108,6 +108,21 @@ void ibs_json(const report::StoreReport& r, const std::vector<report::Column>& c
 // samples and periods, the table (Overhead and the columns, the total
 // under a rule), the estimates of the count columns (each row's with
 // --estimates), the note and the ratios' definitions.
+// --by cacheline, after the rest: the shown rows' lines with perf c2c's
+// counts, as the local report prints them; or why the store has none.
+void print_store_lines(const report::StoreReport& r, const report::StoreReportOptions& options,
+                       const std::vector<std::size_t>& order, const StorePrint& how) {
+  if (!r.lines_unknown.empty()) {
+    fmt::print("\nNo perf c2c counts: {}\n", r.lines_unknown);
+    return;
+  }
+  if (std::none_of(r.rows.begin(), r.rows.end(), [](const report::StoreRow& row) { return row.line.has_value(); }))
+    return;
+  print_line_details(keys_title(options), order.size(), [&](std::size_t i) {
+    return std::pair{r.rows[order[i]].name, r.rows[order[i]].line};
+  }, how.name_width);
+}
+
 void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptions& options,
                     const std::vector<report::Column>& columns, const report::Column& sort, const StorePrint& how,
                     const std::vector<std::size_t>& order) {
@@ -190,6 +205,7 @@ void print_ibs_text(const report::StoreReport& r, const report::StoreReportOptio
   print_undecided(columns, r.totals, [&](std::size_t q) {
     return q < r.undecided_reasons.size() ? r.undecided_reasons[q] : std::vector<std::string>{};
   });
+  print_store_lines(r, options, order, how);
 }
 
 }  // namespace
@@ -268,6 +284,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       doc["event_totals"] = event_entries(r, r.totals, r.load_latency);
     }
     doc["row_count"] = r.rows.size();
+    if (!r.lines_unknown.empty()) doc["cache_lines_unknown"] = r.lines_unknown;
     if (r.ibs) {
       ordered_json& totals = doc["totals"] = ordered_json::object();
       for (const report::Column& c : columns) totals[c.id] = number(c, report::store_value(r, c, r.totals));
@@ -281,6 +298,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       if (!row.parts.empty()) j["parts"] = row.parts;
       if (!row.module.empty()) j["module"] = row.module;
       if (row.pid) j["pid"] = *row.pid;
+      if (row.line) j["cache_line"] = record::to_json(cache_line_record(*row.line));
       if (r.ibs) {
         // Made apart: a reference into an ordered_json's members moves when one is added.
         // With --children, the values with the callees', as the local report's.
@@ -341,6 +359,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
       }
       fmt::print("{}  {}\n", line, printable(row.name));
     }
+    print_store_lines(r, options, order, how);
     return;
   }
 }

@@ -62,7 +62,8 @@ struct StoreRow {
     (StoreChain, chain),
     (StoreText, comm),
     (std::uint64_t, offset),
-    (StoreText, thread_comm));
+    (StoreText, thread_comm),
+    (std::uint32_t, data_access));
 };
 
 // The frames' table: each distinct frame of a capture's call chains (and
@@ -123,6 +124,8 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
                "where no mapping holds it; 0 in rows of tagop 0.8 (captures.tagop_version '')"},
     {"thread_comm", "the thread's own name at the sample's time (the last COMM of its tid), as report --by thread "
                     "names it (tid:name, else its process's); \"\" where it has none, and in rows of tagop 0.8"},
+    {"data_access", "the data access as perf c2c counts it, bits: 1 load, 2 store, 4 L1 miss, 8 HITM, 16 remote "
+                    "(from perf mem's DATA_SRC or IBS's decode); 0 in rows of tagop 0.9 and before"},
 };
 
 /// What each column of the frames' table means.

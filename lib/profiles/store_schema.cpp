@@ -448,7 +448,8 @@ StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol
                   {s.chain},
                   {source.comm},
                   source.offset,
-                  {source.thread_comm}};
+                  {source.thread_comm},
+                  source.data_access};
 }
 
 }  // namespace

@@ -35,6 +35,7 @@
 #include <tagop/version.hpp>               // version
 
 #include "../demangle.hpp"  // demangle_short
+#include "data_access.hpp"   // data_src_access, ibs_access
 #include "data_objects.hpp"  // DataObjects
 #include "kernel_address.hpp"
 #include "store_text.hpp"    // sql_literal
@@ -242,6 +243,7 @@ struct RowLine {
   std::uint32_t event = 0;        // an index in the capture's attrs
   std::uint64_t period = 0;
   std::uint64_t data_address = 0;  // the data view's (0: none)
+  std::uint32_t data_access = 0;   // the data view's DataAccess bits
   // perf record --call-graph dwarf: the user registers and stack copy (in
   // the reader's mapping, which outlives the window), unwound when the
   // mappings of the sample's time are known; `chain`'s frames before its
@@ -333,6 +335,8 @@ class RowHandler : public perf_data::RecordHandler {
     // dc.lin_addr_valid says so, perf mem's PERF_SAMPLE_ADDR.
     line.data_address = ibs_ ? (s.conditions.contains(condition("dc.lin_addr_valid")) ? s.data_linear : 0)
                              : (r.sample_type & PERF_SAMPLE_ADDR ? r.addr : 0);
+    line.data_access = static_cast<std::uint32_t>(
+        ibs_ ? ibs_access(s.conditions) : (r.sample_type & PERF_SAMPLE_DATA_SRC ? data_src_access(r.data_src) : 0));
     // A sample that read its group's counters (PERF_SAMPLE_READ) stands,
     // as in the local report (walk.cpp), for a sample of each counter that
     // moved, its period how far it moved; its own period is not used.
@@ -367,7 +371,7 @@ class RowHandler : public perf_data::RecordHandler {
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address),
                                        symbols_.processes().comm_of(s.pid),
                                        thread == thread_comms_.end() ? std::string_view() : thread->second,
-                                       names.offset};
+                                       names.offset, line.data_access};
     if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source);
     else lines_.append(s, symbol, batch_, {event, line.period}, source);
     if (write_frames_) {
@@ -591,8 +595,8 @@ void add_missing_captures_columns(const profiles::ClickHouseServer& server, cons
 }
 
 // The samples' columns declared after the schema's version was made, last:
-// comm (tagop 0.8.2), offset and thread_comm (0.9.0).
-constexpr std::size_t samples_columns_added = 3;
+// comm (tagop 0.8.2), offset and thread_comm (0.9.0), data_access (0.10.0).
+constexpr std::size_t samples_columns_added = 4;
 
 // A samples' table of this schema version made by an older tagop lacks the
 // columns declared since (samples_columns_added): they are added, its rows

@@ -6,6 +6,7 @@
 
 #include <algorithm>  // std::find, std::stable_sort
 #include <array>    // std::array
+#include <cstdio>   // std::sscanf
 #include <map>      // std::map
 #include <sstream>  // std::istringstream
 
@@ -22,6 +23,7 @@
 #include <tagop/predicate_relation.hpp>      // implies
 #include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
+#include "data_access.hpp"        // DataAccess
 #include "store_chain_names.hpp"  // chain_rows
 #include "store_text.hpp"  // sql_literal, tab_separated, number
 
@@ -267,6 +269,89 @@ void name_rows(const profiles::ClickHouseServer& server, const StoreReportOption
     for (const std::string& part : row.parts) name += (name.empty() ? "" : "  ") + part;
     row.name = std::move(name);
     if (keys < 2) row.parts.clear();
+  }
+}
+
+// Captures ingested by a tagop before 0.10 (tagop_version '' is 0.8's):
+// their rows have no data access (0), so no perf c2c counts. "" where none
+// of the report's captures is one, else which.
+std::string captures_without_access(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
+                                    const std::string& where_sql) {
+  const std::string captures = captures_table(options.tables);
+  const bool versioned = number(server, server.query(fmt::format(
+                                            "SELECT count() FROM system.columns WHERE database = currentDatabase() AND "
+                                            "table = {} AND name = 'tagop_version' FORMAT TabSeparated",
+                                            sql_literal(captures)))) != 0;
+  const std::string answer = server.query(fmt::format(
+      "SELECT {}, host, file FROM {} WHERE capture IN (SELECT capture FROM {} WHERE {}) FORMAT TabSeparated",
+      versioned ? "tagop_version" : "''", captures, samples_table(options.tables), where_sql));
+  std::uint64_t old = 0;
+  std::string first;
+  for (const auto& line : tab_separated(answer)) {
+    if (line.size() != 3) continue;
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(line[0].c_str(), "%u.%u", &major, &minor) == 2 && (major > 0 || minor >= 10)) continue;
+    if (old++ == 0) first = fmt::format("{} of {}, by tagop {}", line[2], line[1], line[0].empty() ? "0.8" : line[0]);
+  }
+  if (!old) return "";
+  return fmt::format("{} capture(s) ingested by a tagop before 0.10 ({}, the first) have no data access in their "
+                     "rows: the lines' perf c2c counts need them ingested again by this tagop, or other captures "
+                     "(--host, --since)",
+                     old, first);
+}
+
+// With a cacheline key: what each row's samples did, as Report::line()
+// counts them, by the rows' keys (before name_rows() names them).
+void add_line_details(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
+                      const std::string& where_sql, StoreReport& out) {
+  out.lines_unknown = captures_without_access(server, options, where_sql);
+  if (!out.lines_unknown.empty()) return;
+  const std::string from = fmt::format("FROM {} WHERE capture IN (SELECT capture FROM {}) AND ({})",
+                                       samples_table(options.tables), captures_table(options.tables), where_sql);
+  using namespace DataAccess;
+  const std::string counts = server.query(fmt::format(
+      "SELECT toString({0}) AS key, count(), countIf(bitAnd(data_access, {1}) != 0), countIf(bitAnd(data_access, "
+      "{2}) != 0), countIf(bitAnd(data_access, {3}) != 0), countIf(bitAnd(data_access, {4}) = {5}), "
+      "countIf(bitAnd(data_access, {4}) = {4}), groupBitOr(bitShiftLeft(toUInt64(1), bitAnd({6}, 63))), "
+      "arraySlice(arraySort(groupUniqArray(ip)), 1, 16) {7} GROUP BY key FORMAT TabSeparated",
+      store_keys_sql(options), load, store, l1_miss, hitm | remote, hitm, data_address_sql(), from));
+  std::map<std::string, LineDetail> details;
+  for (const auto& line : tab_separated(counts)) {
+    if (line.size() != 9) continue;
+    LineDetail& d = details[line[0]];
+    d.samples = number(server, line[1]);
+    d.loads = number(server, line[2]);
+    d.stores = number(server, line[3]);
+    d.l1_misses = number(server, line[4]);
+    d.local_hitm = number(server, line[5]);
+    d.remote_hitm = number(server, line[6]);
+    const std::uint64_t offsets = number(server, line[7]);
+    for (std::uint8_t b = 0; b < 64; ++b)
+      if (offsets >> b & 1) d.offsets.push_back(b);
+    // "[4198400,4198407]"
+    std::istringstream code(line[8].size() > 2 ? line[8].substr(1, line[8].size() - 2) : "");
+    for (std::string a; std::getline(code, a, ',');) d.code_addresses.push_back(number(server, a));
+  }
+  // The functions by their samples, most first, then by name (two of one
+  // name in two modules are two, as a local report's rows).
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::string>>> functions;
+  for (const auto& line : tab_separated(server.query(fmt::format(
+           "SELECT toString({}) AS key, function, count() {} GROUP BY key, function, module FORMAT TabSeparated",
+           store_keys_sql(options), from))))
+    if (line.size() == 3) functions[line[0]].emplace_back(number(server, line[2]), line[1]);
+  for (StoreRow& row : out.rows) {
+    const auto d = details.find(row.name);
+    if (d == details.end()) continue;
+    std::vector<std::pair<std::uint64_t, std::string>>& named = functions[row.name];
+    std::sort(named.begin(), named.end(),
+              [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    for (std::size_t i = 0; i < named.size() && i < 16; ++i) d->second.functions.push_back(named[i].second);
+    // The line's first byte, from its key's part ("\x1BL<line>").
+    if (const std::size_t at = row.name.find("\x1BL"); at != std::string::npos) {
+      const std::size_t end = row.name.find_first_not_of("0123456789", at + 2);
+      d->second.address = number(server, row.name.substr(at + 2, end == std::string::npos ? end : end - at - 2));
+    }
+    row.line = std::move(d->second);
   }
 }
 
@@ -774,6 +859,7 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
     if (has(by)) check_row_columns(server, options, name_of(by), joined(backend_sql(out.ibs), out.where_sql));
   if (out.ibs) ibs_report(server, options, out);
   else events_report(server, options, out);
+  if (has(GroupBy::cacheline)) add_line_details(server, options, joined(backend_sql(out.ibs), out.where_sql), out);
   name_rows(server, options, out.ibs, out.rows);
   return out;
 }

@@ -26,6 +26,7 @@
 #include <tagop/user_stack_unwind.hpp>     // UserStackUnwinder
 
 #include "chain_table.hpp"
+#include "data_access.hpp"  // DataAccess
 #include "huge_pages.hpp"
 #include "sample_layout.hpp"
 #include "shard_pool.hpp"
@@ -50,12 +51,9 @@ struct SplitBy {
   bool chains = true;
 };
 
-/// What a data view keeps of a sample's access (SplitBy::data), as perf
-/// c2c counts them: bits of a chain's second frame, above
-/// data_access_marker (a context marker's range, which no frame has).
-namespace DataAccess {
-inline constexpr std::uint64_t load = 1, store = 2, l1_miss = 4, hitm = 8, remote = 16;
-}
+/// A data view (SplitBy::data) keeps a sample's access (DataAccess bits)
+/// in its chain's second frame, above data_access_marker (a context
+/// marker's range, which no frame has).
 inline constexpr std::uint64_t data_access_marker = static_cast<std::uint64_t>(-4095);
 
 class Walk final : public perf_data::RecordHandler {

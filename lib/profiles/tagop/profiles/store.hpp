@@ -181,6 +181,10 @@ struct StoreSource {
   /// local report's rows by address place it (module+0xoffset); the
   /// address itself where no mapping holds it.
   std::uint64_t offset = 0;
+  /// The data access as perf c2c counts it (report --by cacheline's
+  /// loads, stores, L1 misses, HITMs): bits 1 load, 2 store, 4 L1 miss,
+  /// 8 HITM, 16 remote; 0 for a sample without a data source.
+  std::uint32_t data_access = 0;
 };
 
 /// A capture's identity: a hash of its file's size and content (the same

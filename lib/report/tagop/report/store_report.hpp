@@ -173,6 +173,11 @@ struct StoreRow {
   /// With `pid`: the process's name at the samples' time (its COMM; "" where
   /// perf recorded none), as a local row's comm (pprof's comm label).
   std::string comm{};
+  /// With a cacheline key: what the samples of the row's line did, as
+  /// Report::line() counts them (perf c2c's loads, stores, L1 misses,
+  /// HITMs, offsets, code addresses and their functions); nullopt where
+  /// StoreReport::lines_unknown says why.
+  std::optional<LineDetail> line{};
 };
 
 /// A report of the store: rows in the key's order (as the server sorted them).
@@ -203,6 +208,10 @@ struct StoreReport {
   /// data sources do not tell), as Counts::where_undecided.
   std::uint64_t where_undecided = 0;
   std::string where_sql;                 ///< the condition sent (host, since, where)
+  /// With a cacheline key, why the rows have no StoreRow::line: captures
+  /// ingested by a tagop before 0.10, whose rows lack their data access;
+  /// "" where they have them.
+  std::string lines_unknown{};
 };
 
 /// The store's column (or expression) for a row key; throws tagop::Error
