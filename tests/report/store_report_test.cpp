@@ -418,6 +418,14 @@ std::map<std::string, nlohmann::json> json_rows(const std::string& text, const c
   return out;
 }
 
+// A --json report's rows' perf c2c counts (--by cacheline), by row name.
+std::map<std::string, nlohmann::json> cache_lines(const std::string& text) {
+  std::map<std::string, nlohmann::json> out;
+  const nlohmann::json document = nlohmann::json::parse(text);  // kept: the loop reads into it
+  for (const nlohmann::json& row : document.at("rows"))
+    if (row.contains("cache_line")) out[row.at("name").get<std::string>()] = row.at("cache_line");
+  return out;
+}
 
 // The data-objects fixture (tests/report/data_objects_fixture.cpp): a
 // program with DWARF lines and named objects in .data, .bss and .rodata;
@@ -594,6 +602,11 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
     const auto expected = json_rows(file.out, c.key.c_str());
     CHECK(!expected.empty());
     CHECK(json_rows(store.out, "name") == expected);
+    // By cache line, each line's perf c2c counts from the IBS ops' decode.
+    if (c.by.find("cacheline") != std::string::npos) {
+      CHECK(cache_lines(file.out).size() == expected.size());
+      CHECK(cache_lines(store.out) == cache_lines(file.out));
+    }
   }
 
   // Both hosts at once: the totals are the two captures' sums.
@@ -650,6 +663,8 @@ TEST_CASE("report --source by line and by data object gives the local report's r
       REQUIRE(store.exit_code == 0);
       const auto expected = json_rows(file.out, "name");
       CHECK(json_rows(store.out, "name") == expected);
+      CHECK(cache_lines(store.out) == cache_lines(file.out));
+      if (by == "cacheline") CHECK(cache_lines(file.out).size() == expected.size());
       // The capture's names, not addresses only: lines of the fixture's
       // source, its objects and the mappings without a file.
       // (A cache line by the object of its lowest address; an address in
