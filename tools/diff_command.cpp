@@ -386,10 +386,13 @@ void run_store_diff(DiffOptions o) {
   for (DiffColumn& c : table) sort_diff_rows(c, sort);
   o.a = store_side(a);
   o.b = store_side(b);
+  // Which event was compared with which, as a local diff says.
+  const std::optional<report::EventMatches> matches =
+      ra.ibs ? std::nullopt : std::optional(report::store_match_events(ra, rb));
   switch (o.output.resolved()) {
-    case Format::text: print_text(o, table, std::nullopt); break;
+    case Format::text: print_text(o, table, matches); break;
     case Format::csv: print_csv(o, table); break;
-    case Format::json: print_json_diff(o, ra.ibs, o.by, table, {}, std::nullopt); break;
+    case Format::json: print_json_diff(o, ra.ibs, o.by, table, {}, matches); break;
   }
 }
 

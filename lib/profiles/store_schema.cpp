@@ -332,6 +332,12 @@ std::vector<StoreColumn> store_captures_columns() {
   }
   out.push_back({"tagop_version", "String",
                  "the tagop that ingested it (0.9.0 ...); '' for tagop 0.8, whose rows have no offset nor thread_comm"});
+  // What tagop diff --source matches events by, as perf diff (and the
+  // local diff) does: their attrs' type and config, whatever their names.
+  out.push_back({"event_names", "Array(String)",
+                 "the capture's events as the samples' event column names them (empty: ingested before tagop 0.10)"});
+  out.push_back({"event_types", "Array(UInt32)", "each event's perf_event_attr.type, in event_names' order"});
+  out.push_back({"event_configs", "Array(UInt64)", "each event's perf_event_attr.config, in event_names' order"});
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include <vector>         // std::vector
 
 #include <fmt/format.h>  // fmt::format
+#include <fmt/ranges.h>  // fmt::join
 
 #include <tagop/amd_ibs/perf_capture.hpp>  // IbsCapture
 #include <tagop/call_chain.hpp>            // is_context_marker
@@ -548,10 +549,23 @@ std::string period_values(const RowHandler& handler) {
   return out;
 }
 
+// The captures' table's event columns of a capture (store_captures_columns()
+// after tagop_version), as SQL values: each attr's name (as the rows'
+// event column has it), type and config.
+std::string event_values(const perf_data::FileInfo& info) {
+  std::vector<std::string> names, types, configs;
+  for (const std::string& name : info.event_names()) names.push_back(sql_literal(name));
+  for (const perf_data::EventAttr& a : info.attrs) {
+    types.push_back(fmt::format("{}", a.attr.type));
+    configs.push_back(fmt::format("{}", a.attr.config));
+  }
+  return fmt::format(", [{}], [{}], [{}]", fmt::join(names, ", "), fmt::join(types, ", "), fmt::join(configs, ", "));
+}
+
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
                          const IngestOptions& options, std::string* host = nullptr,
                          std::vector<std::string>* warnings = nullptr, std::string* periods = nullptr,
-                         const std::function<void(std::string_view)>& write_frames = {}) {
+                         const std::function<void(std::string_view)>& write_frames = {}, std::string* events = nullptr) {
   perf_data::PerfDataReader reader(path);
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
@@ -560,6 +574,7 @@ std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::f
   const std::uint64_t rows = handler.finish();
   if (warnings) *warnings = handler.warnings();
   if (periods) *periods = period_values(handler);
+  if (events) *events = event_values(reader.info());
   return rows;
 }
 
@@ -703,7 +718,7 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
   profiles::ClickHouseInsert insert(
       server, fmt::format("INSERT INTO {} FORMAT {}", table,
                           options.format == RowFormat::native ? "Native" : "TabSeparated"));
-  std::string host, periods;
+  std::string host, periods, events;
   // The frames' names go in INSERTs of their own, a batch each (a few per
   // capture: one row per distinct frame), before the capture is listed.
   const std::string frames_insert = fmt::format("INSERT INTO {} FORMAT TabSeparated", frames);
@@ -713,14 +728,14 @@ IngestResult ingest_capture(const std::string& path, const profiles::ClickHouseS
         profiles::ClickHouseInsert frames_rows(server, frames_insert);
         frames_rows.write(rows);
         frames_rows.finish();
-      });
+      }, &events);
   insert.finish();
   std::string names;
   for (const profiles::StoreColumn& c : profiles::store_captures_columns()) names += (names.empty() ? "" : ", ") + c.name;
   const Version v = version();
-  server.query(fmt::format("INSERT INTO {} ({}) VALUES ({}, {}, {}, {}, now(){}, {})", captures, names, result.capture,
+  server.query(fmt::format("INSERT INTO {} ({}) VALUES ({}, {}, {}, {}, now(){}, {}{})", captures, names, result.capture,
                            sql_literal(host), sql_literal(path), result.rows, periods,
-                           sql_literal(fmt::format("{}.{}.{}", v.major, v.minor, v.patch))));
+                           sql_literal(fmt::format("{}.{}.{}", v.major, v.minor, v.patch)), events));
   return result;
 }
 

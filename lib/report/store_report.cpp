@@ -8,6 +8,7 @@
 #include <array>    // std::array
 #include <cstdio>   // std::sscanf
 #include <map>      // std::map
+#include <set>      // std::set
 #include <sstream>  // std::istringstream
 
 #include <fmt/format.h>  // fmt::format
@@ -272,6 +273,36 @@ void name_rows(const profiles::ClickHouseServer& server, const StoreReportOption
   }
 }
 
+// The events' types and configs (StoreReport::event_ids) from the
+// captures' table, for the captures of the samples `where_sql` chooses.
+std::vector<std::optional<StoreEventId>> event_ids(const profiles::ClickHouseServer& server,
+                                                   const StoreReportOptions& options, const std::string& where_sql,
+                                                   const std::vector<std::string>& names) {
+  std::vector<std::optional<StoreEventId>> out(names.size());
+  const std::string captures = captures_table(options.tables);
+  const bool kept = number(server, server.query(fmt::format(
+                                       "SELECT count() FROM system.columns WHERE database = currentDatabase() AND "
+                                       "table = {} AND name = 'event_configs' FORMAT TabSeparated",
+                                       sql_literal(captures)))) != 0;
+  if (!kept) return out;
+  // Each name's ids across the captures.
+  std::map<std::string, std::set<std::pair<std::uint32_t, std::uint64_t>>> ids;
+  const std::string answer = server.query(fmt::format(
+      "SELECT name, toString(type), toString(config), length(event_names) FROM {0} LEFT ARRAY JOIN event_names AS name, "
+      "event_types AS type, event_configs AS config WHERE capture IN (SELECT capture FROM {1} WHERE {2}) "
+      "FORMAT TabSeparated",
+      captures, samples_table(options.tables), where_sql));
+  for (const auto& line : tab_separated(answer)) {
+    if (line.size() != 4) continue;
+    if (number(server, line[3]) == 0) return out;  // a capture of before 0.10: names alone
+    ids[line[0]].emplace(static_cast<std::uint32_t>(number(server, line[1])), number(server, line[2]));
+  }
+  for (std::size_t e = 0; e < names.size(); ++e)
+    if (const auto it = ids.find(names[e]); it != ids.end() && it->second.size() == 1)
+      out[e] = StoreEventId{it->second.begin()->first, it->second.begin()->second};
+  return out;
+}
+
 // Captures ingested by a tagop before 0.10 (tagop_version '' is 0.8's):
 // their rows have no data access (0), so no perf c2c counts. "" where none
 // of the report's captures is one, else which.
@@ -387,6 +418,7 @@ void events_report(const profiles::ClickHouseServer& server, const StoreReportOp
     column_index = out.query_names.size();
     out.query_names.push_back(name);
   }
+  out.event_ids = event_ids(server, options, joined(backend_sql(false), out.where_sql), out.query_names);
   const std::size_t n = out.query_names.size();
   out.totals.assign(n, {});
   out.load_latency.assign(n, std::nullopt);
@@ -864,6 +896,27 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
   return out;
 }
 
+EventMatches store_match_events(const StoreReport& a, const StoreReport& b) {
+  const auto id = [](const StoreReport& r, std::size_t e) {
+    return e < r.event_ids.size() ? r.event_ids[e] : std::nullopt;
+  };
+  EventMatches out;
+  std::vector<bool> taken(b.query_names.size());
+  for (std::size_t e = 0; e < a.query_names.size(); ++e) {
+    bool found = false;
+    for (std::size_t f = 0; f < taken.size() && !found; ++f) {
+      const std::optional<StoreEventId> ia = id(a, e), ib = id(b, f);
+      if (taken[f] || (ia && ib ? *ia != *ib : a.query_names[e] != b.query_names[f])) continue;
+      taken[f] = found = true;
+      out.matched.push_back({e, f, a.query_names[e], b.query_names[f]});
+    }
+    if (!found) out.only_a.push_back(a.query_names[e]);
+  }
+  for (std::size_t f = 0; f < taken.size(); ++f)
+    if (!taken[f]) out.only_b.push_back(b.query_names[f]);
+  return out;
+}
+
 std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, const std::vector<Column>& columns) {
   if (a.ibs != b.ibs)
     throw Error(fmt::format("A's samples are {} IBS captures and B's {}: their columns cannot be compared",
@@ -883,15 +936,16 @@ std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, c
     return out;
   };
   if (a.ibs) return diff_sides(side(a), side(b), columns, columns);
-  // Other captures: each event of both, by name.
+  // Other captures: each pair of events, as a local diff pairs them.
+  const EventMatches matches = store_match_events(a, b);
   std::vector<Column> columns_a, columns_b;
-  for (const std::string& event : a.query_names)
-    if (std::find(b.query_names.begin(), b.query_names.end(), event) != b.query_names.end()) {
-      columns_a.push_back(resolve_event_column(a.query_names, event));
-      columns_b.push_back(resolve_event_column(b.query_names, event));
-    }
+  for (const EventMatch& m : matches.matched) {
+    columns_a.push_back(resolve_event_column(a.query_names, m.name_a));
+    columns_b.push_back(resolve_event_column(b.query_names, m.name_b));
+  }
   if (columns_a.empty())
-    throw Error(fmt::format("no event of A's samples ({}) is one of B's ({}): nothing to compare",
+    throw Error(fmt::format("no event of A's samples ({}) matches one of B's ({}) (the same type and config, as perf "
+                            "diff matches them): nothing to compare",
                             fmt::join(a.query_names, ", "), fmt::join(b.query_names, ", ")));
   return diff_sides(side(a), side(b), columns_a, columns_b);
 }

@@ -12,6 +12,7 @@
 #include <filesystem>  // std::filesystem
 #include <map>         // std::map
 #include <set>         // std::set
+#include <sstream>     // std::istringstream
 #include <string>      // std::string
 #include <thread>      // std::this_thread
 #include <vector>      // std::vector
@@ -31,6 +32,7 @@
 #include "report/store_captures.hpp"
 #include "report/store_commands.hpp"
 #include "run_command.hpp"
+#include "software_event_attr.hpp"
 
 using namespace tagop;
 namespace fs = std::filesystem;
@@ -150,6 +152,25 @@ std::string c2c_capture(const std::string& name) {
     w.sample(0, {.ip = 0x401000 + 4 * (i * 7 % 20), .pid = pid, .tid = pid, .time = 1000 + i,
                  .addr = 0x7f0000001000 + 64 * (i % 3) + 8 * (i % 3) + i * 16 % 64, .cpu = static_cast<std::uint32_t>(i % 4),
                  .period = 2000, .weight = 30 + i % 50, .data_src = sources[i * 5 % 8]});
+  }
+  w.finish();
+  return file;
+}
+
+// Two processes' samples of two software events (perf_event_attr type
+// and config), named as given: what a diff matches by type and config.
+std::string named_events_capture(const std::string& name, const std::string& clock_name, std::uint64_t other_config,
+                                 const std::string& other_name, std::uint64_t seed) {
+  const std::string file = test::temp(name);
+  perf_data::PerfDataWriter w(file, {{.attr = software_event_attr(PERF_COUNT_SW_CPU_CLOCK, 1000), .ids = {1},
+                                      .name = clock_name},
+                                     {.attr = software_event_attr(other_config, 1), .ids = {2}, .name = other_name}});
+  w.comm(100, 100, "server");
+  w.comm(200, 200, "worker");
+  for (std::uint64_t i = 0; i < 200 + 10 * seed; ++i) {
+    const std::uint32_t pid = (i * seed) % 3 == 0 ? 200 : 100;
+    w.sample(i % 4 == 0 ? 1 : 0, {.ip = 0x401000 + i % 16, .pid = pid, .tid = pid, .time = 1000 + i,
+                                  .period = i % 4 == 0 ? 1 : 1000});
   }
   w.finish();
   return file;
@@ -435,9 +456,47 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
     CHECK(!expected.empty());
     CHECK(columns(store, skip) == expected);
   }
+  // Events paired by type and config, as the local diff (and perf diff)
+  // pairs them: A's cpu-clock:ppp with B's cpu-clock; the page-faults of
+  // each are different events (B's is context-switches by its config).
+  const std::string named_a = named_events_capture("names-a.data", "cpu-clock:ppp", PERF_COUNT_SW_PAGE_FAULTS,
+                                                   "page-faults", 2),
+                    named_b = named_events_capture("names-b.data", "cpu-clock", PERF_COUNT_SW_CONTEXT_SWITCHES,
+                                                   "page-faults", 5);
+  ingest(url, named_a, "names-a");
+  ingest(url, named_b, "names-b");
+  for (const char* format : {"--json", ""}) {
+    INFO(format);
+    const RunResult file = run_shell(fmt::format("{} diff {} {} --by process --top 0 {}", tagop_command(), named_a,
+                                                 named_b, format));
+    const RunResult store = run_shell(fmt::format("{} diff --source {} --host names-a --host-b names-b --by process "
+                                                  "--top 0 {}", tagop_command(), url, format));
+    INFO(file.err << store.err);
+    REQUIRE(file.exit_code == 0);
+    REQUIRE(store.exit_code == 0);
+    if (*format) {
+      const json j_file = json::parse(file.out), j_store = json::parse(store.out);
+      CHECK(j_file.at("events").at("matched") == json::parse(R"([{"a": "cpu-clock:ppp", "b": "cpu-clock"}])"));
+      CHECK(j_store.at("events") == j_file.at("events"));
+      CHECK(columns(j_store, {""}) == columns(j_file, {""}));
+      CHECK(!columns(j_file, {""}).at("cpu-clock:ppp").empty());
+    } else {
+      // The lines that say what was compared with what.
+      const auto said = [](const std::string& out) {
+        std::string lines;
+        std::istringstream in(out);
+        for (std::string line; std::getline(in, line);)
+          if (line.starts_with("events compared") || line.starts_with("not compared")) lines += line + "\n";
+        return lines;
+      };
+      CHECK(said(file.out).find("A cpu-clock:ppp with B cpu-clock") != std::string::npos);
+      CHECK(said(store.out) == said(file.out));
+    }
+  }
+
   // B the same samples as A: a usage error.
   const RunResult same = run_shell(fmt::format("{} diff --source {} --host old", tagop_command(), url));
   CHECK(same.exit_code == 2);
   CHECK(same.err.find("--host-b") != std::string::npos);
-  for (const std::string& f : {a, b, zen_a, zen_b}) fs::remove(f);
+  for (const std::string& f : {a, b, zen_a, zen_b, named_a, named_b}) fs::remove(f);
 }

@@ -180,6 +180,14 @@ struct StoreRow {
   std::optional<LineDetail> line{};
 };
 
+/// An event as perf diff matches two captures' events: its perf_event_attr's
+/// type and config, whatever its name (cpu-clock:ppp and cpu-clock are one).
+struct StoreEventId {
+  std::uint32_t type = 0;
+  std::uint64_t config = 0;
+  bool operator==(const StoreEventId&) const = default;
+};
+
 /// A report of the store: rows in the key's order (as the server sorted them).
 struct StoreReport {
   /// Whether the columns are IBS derived events (else events by period).
@@ -212,6 +220,10 @@ struct StoreReport {
   /// ingested by a tagop before 0.10, whose rows lack their data access;
   /// "" where they have them.
   std::string lines_unknown{};
+  /// Other captures: by query_names, the event's type and config, from the
+  /// captures' table; nullopt where its captures were ingested before 0.10
+  /// (which did not keep them) or give the name two (then matched by name).
+  std::vector<std::optional<StoreEventId>> event_ids{};
 };
 
 /// The store's column (or expression) for a row key; throws tagop::Error
@@ -345,13 +357,20 @@ void write_store_export(ExportFormat format, const StoreReport& stacks, const St
 /// a local report's (stacks_by()).
 bool store_has_call_chains(const profiles::ClickHouseServer& server, const StoreReportOptions& options);
 
+/// The events of two store reports of captures without IBS, matched as
+/// match_events() matches two captures': by type and config
+/// (StoreReport::event_ids), by name where either side does not know them.
+/// The store knows events with samples only: `empty_a` and `empty_b` stay
+/// empty.
+EventMatches store_match_events(const StoreReport& a, const StoreReport& b);
+
 /// Two store reports' rows side by side, as diff_reports() puts two
 /// captures' reports: `a` and `b` must be of the same kind (both IBS, or
 /// both of other captures) and keys. The columns: IBS, `columns` (derived
-/// events and ratios; resolve_column()); other captures, each event that
-/// both have samples of, by name (`columns` not read). Rows are matched by
-/// module and name (a process by its name without its pid, as a local diff
-/// matches them: pids differ between runs).
+/// events and ratios; resolve_column()); other captures, each pair of
+/// store_match_events() (`columns` not read), named by A's event. Rows are
+/// matched by module and name (a process by its name without its pid, as a
+/// local diff matches them: pids differ between runs).
 /// Throws tagop::Error for reports of different kinds, or of no event in
 /// common.
 std::vector<DiffColumn> store_diff(const StoreReport& a, const StoreReport& b, const std::vector<Column>& columns);
