@@ -399,6 +399,20 @@ void PerfDataReader::parse_features() {
       case feature_osrelease: ok = c.string(info_.os_release); break;
       case feature_arch: ok = c.string(info_.arch); break;
       case feature_version: ok = c.string(info_.perf_version); break;
+      case feature_sample_time: {
+        std::uint64_t first = 0, last = 0;
+        ok = c.u64(first) && c.u64(last);
+        if (ok) info_.sample_time.emplace(first, last);
+        break;
+      }
+      case feature_clock_data: {
+        // struct { u32 version; u32 clockid; u64 wall_clock_ns; u64 clockid_time_ns; } (version 1)
+        std::uint32_t version = 0;
+        FileInfo::ClockData d;
+        ok = c.u32(version) && c.u32(d.clockid) && c.u64(d.wall_ns) && c.u64(d.clock_ns);
+        if (ok && version == 1) info_.clock_data = d;
+        break;
+      }
       case feature_cmdline: {
         std::uint32_t nr = 0;
         ok = c.u32(nr);

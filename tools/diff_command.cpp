@@ -321,12 +321,12 @@ void run_diff(const DiffOptions& o) {
   }
 }
 
-// "host web-1, ingested 2026-11-13 to 2026-11-20": what a side of the store is.
+// "host web-1, taken 2026-11-13 to 2026-11-20": what a side of the store is.
 std::string store_side(const report::StoreReportOptions& s) {
   std::vector<std::string> parts;
   if (!s.host.empty()) parts.push_back("host " + s.host);
   if (!s.since.empty() || !s.until.empty())
-    parts.push_back(fmt::format("ingested {} to {}", s.since.empty() ? "from the first" : s.since,
+    parts.push_back(fmt::format("taken {} to {}", s.since.empty() ? "from the first" : s.since,
                                 s.until.empty() ? "now" : s.until));
   if (s.where) parts.push_back("where " + s.where->to_string());
   return parts.empty() ? "the whole store" : fmt::format("{}", fmt::join(parts, ", "));
@@ -428,11 +428,13 @@ void add_diff_command(CLI::App& app) {
                   "thread: the store keeps tids, not the threads' names; processes are matched by name)");
   cmd->add_option("--host", o->host, "With --source: A is the samples of this machine");
   cmd->add_option("--host-b", o->host_b, "With --source: B is the samples of this machine");
-  cmd->add_option("--since", o->since, "With --source: A is the captures ingested at or after this time (2026-11-13)");
-  cmd->add_option("--until", o->until, "With --source: A is the captures ingested before this time");
-  cmd->add_option("--since-b", o->since_b, "With --source: B is the captures ingested at or after this time")
+  cmd->add_option("--since", o->since,
+                  "With --source: A is the samples taken at or after this time of day (2026-11-13; as report "
+                  "--since: perf's clock data, else the capture file's time, else when ingested)");
+  cmd->add_option("--until", o->until, "With --source: A is the samples taken before this time");
+  cmd->add_option("--since-b", o->since_b, "With --source: B is the samples taken at or after this time")
       ->each([o](const std::string&) { o->b_times = true; });
-  cmd->add_option("--until-b", o->until_b, "With --source: B is the captures ingested before this time")
+  cmd->add_option("--until-b", o->until_b, "With --source: B is the samples taken before this time")
       ->each([o](const std::string&) { o->b_times = true; });
   cmd->add_option("--where", o->where, "With --source: only the samples (of A and B) that meet this predicate");
   cmd->add_option("--backend", o->backend,

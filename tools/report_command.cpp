@@ -201,7 +201,7 @@ void run_store_report(const ReportOptions& o) {
   refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting,
          "--format other than text, json, pprof or folded (jsonl reads every sample of a capture)");
   refuse(!o.cpus.empty() || !o.pids.empty() || !o.tids.empty() || !o.comms.empty(), "--cpu, --pid, --tid, --comm");
-  refuse(!o.time.empty(), "--time (--since and --until choose captures by when they were ingested)");
+  refuse(!o.time.empty(), "--time (--since and --until choose samples by their time of day)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
   refuse(o.strict, "--strict");
   refuse(o.signatures || o.no_demangle, "--signatures, --no-demangle (the store keeps the names ingest gave)");
@@ -654,8 +654,10 @@ void add_report_command(CLI::App& app) {
                   "module, captures without IBS), --max-stack, --format folded or pprof (-o FILE)");
   cmd->add_option("--host", o->host, "With --source: only the samples of this machine");
   cmd->add_option("--since", o->since,
-                  "With --source: only captures ingested at or after this time (2026-11-20, '2026-11-20 08:00:00')");
-  cmd->add_option("--until", o->until, "With --source: only captures ingested before this time (as --since)");
+                  "With --source: only samples taken at or after this time of day, in the server's time zone "
+                  "(2026-11-20, '2026-11-20 08:00:00'): by perf's clock data (perf record -k), else by the capture "
+                  "file's time as its last sample's; by when ingested where neither is known");
+  cmd->add_option("--until", o->until, "With --source: only samples taken before this time (as --since)");
   cmd->add_option("--backend", o->backend,
                   "With --source: the samples of IBS captures (amd-ibs) or of others (perf), when the store holds "
                   "both (their columns differ); by default the kind the selection holds");

@@ -233,8 +233,8 @@ void write_store_page(const report::StoreReport& r, const report::StoreReportOpt
   report::StorePageView view{.source = how.source, .columns = columns, .sort = sort, .top = how.top, .flame_top = how.flame_top,
                              .row_title = keys_title(options), .max_values = how.max_values};
   if (!options.host.empty()) view.filters.push_back("host " + options.host);
-  if (!options.since.empty()) view.filters.push_back("ingested since " + options.since);
-  if (!options.until.empty()) view.filters.push_back("ingested until " + options.until);
+  if (!options.since.empty()) view.filters.push_back("taken since " + options.since);
+  if (!options.until.empty()) view.filters.push_back("taken until " + options.until);
   if (options.where) view.where = options.where->to_string();
   // The flame graph's stacks, as a local page's: rows by call chain where
   // the samples have chains, else by function; `r` itself where it is by them.

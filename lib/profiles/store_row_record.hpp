@@ -63,7 +63,8 @@ struct StoreRow {
     (StoreText, comm),
     (std::uint64_t, offset),
     (StoreText, thread_comm),
-    (std::uint32_t, data_access));
+    (std::uint32_t, data_access),
+    (std::uint64_t, wall_time));
 };
 
 // The frames' table: each distinct frame of a capture's call chains (and
@@ -126,6 +127,9 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
                     "names it (tid:name, else its process's); \"\" where it has none, and in rows of tagop 0.8"},
     {"data_access", "the data access as perf c2c counts it, bits: 1 load, 2 store, 4 L1 miss, 8 HITM, 16 remote "
                     "(from perf mem's DATA_SRC or IBS's decode); 0 in rows of tagop 0.9 and before"},
+    {"wall_time", "the sample's time of day, ns since the epoch: its perf time placed by perf's clock data (perf "
+                  "record -k) or by the file's time as its last sample's (captures.wall_clock says which); 0 where "
+                  "neither is known, and in rows of tagop 0.9 and before"},
 };
 
 /// What each column of the frames' table means.

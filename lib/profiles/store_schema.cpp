@@ -338,6 +338,9 @@ std::vector<StoreColumn> store_captures_columns() {
                  "the capture's events as the samples' event column names them (empty: ingested before tagop 0.10)"});
   out.push_back({"event_types", "Array(UInt32)", "each event's perf_event_attr.type, in event_names' order"});
   out.push_back({"event_configs", "Array(UInt64)", "each event's perf_event_attr.config, in event_names' order"});
+  out.push_back({"wall_clock", "String",
+                 "how its samples' wall_time was found: 'perf clock data' (perf record -k), 'file time' (the file's "
+                 "modification time as its last sample's, perf report's 'captured on'), '' not known"});
   return out;
 }
 
@@ -455,7 +458,8 @@ StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol
                   {source.comm},
                   source.offset,
                   {source.thread_comm},
-                  source.data_access};
+                  source.data_access,
+                  source.wall_time};
 }
 
 }  // namespace

@@ -12,10 +12,13 @@
 #include <memory>         // std::unique_ptr
 #include <span>           // std::span
 #include <cctype>         // std::isalnum
+#include <optional>       // std::optional
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // symbol tables, names
 #include <variant>        // std::visit
 #include <vector>         // std::vector
+
+#include <sys/stat.h>  // ::stat: a capture's modification time
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
@@ -254,6 +257,27 @@ struct RowLine {
   std::uint64_t time() const { return sample.time; }
 };
 
+// How a capture's samples' perf times become times of day: perf's clock
+// data (perf record -k: the clock's reading against the time of day), else
+// the file's modification time as its last sample's (HEADER_SAMPLE_TIME),
+// which perf report prints as "captured on". Neither: not known.
+struct WallClock {
+  std::optional<std::int64_t> offset;  // the time of day less the perf time, ns
+  std::string how;                     // captures.wall_clock
+};
+
+WallClock wall_clock_of(const perf_data::FileInfo& info, const std::string& path) {
+  if (info.clock_data)
+    return {static_cast<std::int64_t>(info.clock_data->wall_ns - info.clock_data->clock_ns), "perf clock data"};
+  struct stat st{};
+  if (info.sample_time && info.sample_time->second && ::stat(path.c_str(), &st) == 0) {
+    const auto modified = static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000u +
+                          static_cast<std::uint64_t>(st.st_mtim.tv_nsec);
+    return {static_cast<std::int64_t>(modified - info.sample_time->second), "file time"};
+  }
+  return {};
+}
+
 class RowHandler : public perf_data::RecordHandler {
  public:
   RowHandler(const perf_data::PerfDataReader& reader, const IngestOptions& options, const profiles::StoreCapture& capture,
@@ -357,6 +381,15 @@ class RowHandler : public perf_data::RecordHandler {
     window_.queue(std::move(line));
   }
 
+  /// The capture's wall clock (wall_clock_of()), for the rows' wall_time.
+  void set_wall_offset(std::optional<std::int64_t> offset) { wall_offset_ = offset; }
+  /// A perf time as a time of day (0: not known).
+  std::uint64_t wall_time(std::uint64_t time) const {
+    if (!wall_offset_ || !time) return 0;
+    const std::int64_t wall = static_cast<std::int64_t>(time) + *wall_offset_;
+    return wall > 0 ? static_cast<std::uint64_t>(wall) : 0;
+  }
+
   /// Writes a row the window released, named by the mappings of its time.
   void write(const RowLine& line) {
     Sample s = line.sample;
@@ -372,7 +405,7 @@ class RowHandler : public perf_data::RecordHandler {
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address),
                                        symbols_.processes().comm_of(s.pid),
                                        thread == thread_comms_.end() ? std::string_view() : thread->second,
-                                       names.offset, line.data_access};
+                                       names.offset, line.data_access, wall_time(s.time)};
     if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source);
     else lines_.append(s, symbol, batch_, {event, line.period}, source);
     if (write_frames_) {
@@ -490,6 +523,7 @@ class RowHandler : public perf_data::RecordHandler {
   std::unordered_map<std::uint64_t, Written> written_;  // frames written, by (pid, address)
   std::string frames_batch_;
   std::vector<std::string> events_;
+  std::optional<std::int64_t> wall_offset_;  // WallClock::offset
   std::unordered_map<std::uint32_t, std::string> thread_comms_;  // by tid: its last COMM so far
   std::vector<std::uint64_t> fixed_periods_;
   perf_data::SampleReads reads_;
@@ -549,17 +583,18 @@ std::string period_values(const RowHandler& handler) {
   return out;
 }
 
-// The captures' table's event columns of a capture (store_captures_columns()
-// after tagop_version), as SQL values: each attr's name (as the rows'
-// event column has it), type and config.
-std::string event_values(const perf_data::FileInfo& info) {
+// The captures' table's columns after tagop_version of a capture, as SQL
+// values: each attr's name (as the rows' event column has it), type and
+// config; how its wall times were found.
+std::string event_values(const perf_data::FileInfo& info, const WallClock& clock) {
   std::vector<std::string> names, types, configs;
   for (const std::string& name : info.event_names()) names.push_back(sql_literal(name));
   for (const perf_data::EventAttr& a : info.attrs) {
     types.push_back(fmt::format("{}", a.attr.type));
     configs.push_back(fmt::format("{}", a.attr.config));
   }
-  return fmt::format(", [{}], [{}], [{}]", fmt::join(names, ", "), fmt::join(types, ", "), fmt::join(configs, ", "));
+  return fmt::format(", [{}], [{}], [{}], {}", fmt::join(names, ", "), fmt::join(types, ", "), fmt::join(configs, ", "),
+                     sql_literal(clock.how));
 }
 
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
@@ -570,11 +605,13 @@ std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::f
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
   RowHandler handler(reader, options, capture, write, write_frames);
+  const WallClock clock = wall_clock_of(reader.info(), path);
+  handler.set_wall_offset(clock.offset);
   reader.read(handler);
   const std::uint64_t rows = handler.finish();
   if (warnings) *warnings = handler.warnings();
   if (periods) *periods = period_values(handler);
-  if (events) *events = event_values(reader.info());
+  if (events) *events = event_values(reader.info(), clock);
   return rows;
 }
 
@@ -610,8 +647,9 @@ void add_missing_captures_columns(const profiles::ClickHouseServer& server, cons
 }
 
 // The samples' columns declared after the schema's version was made, last:
-// comm (tagop 0.8.2), offset and thread_comm (0.9.0), data_access (0.10.0).
-constexpr std::size_t samples_columns_added = 4;
+// comm (tagop 0.8.2), offset and thread_comm (0.9.0), data_access and
+// wall_time (0.10.0).
+constexpr std::size_t samples_columns_added = 5;
 
 // A samples' table of this schema version made by an older tagop lacks the
 // columns declared since (samples_columns_added): they are added, its rows

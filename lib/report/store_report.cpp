@@ -159,6 +159,21 @@ void check_process_names(const profiles::ClickHouseServer& server, const StoreRe
                             server.url(), table));
 }
 
+// --since and --until read the samples' wall_time, a column that a
+// samples' table of tagop 0.9 lacks until an ingest adds it.
+void check_wall_times(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  const std::string table = samples_table(options.tables);
+  const std::string answer = server.query(fmt::format(
+      "SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = {} AND name = 'wall_time' "
+      "FORMAT TabSeparated",
+      sql_literal(table)));
+  if (number(server, answer) == 0)
+    throw Error(fmt::format("{}: the samples' table {} has no times of day (column wall_time): it was made by tagop "
+                            "0.9 or before; an ingest of this tagop adds the column (its older rows are then chosen "
+                            "by --since and --until by when their captures were ingested)",
+                            server.url(), table));
+}
+
 // Rows by address and thread are of columns that captures ingested by
 // tagop 0.8 lack (offset, thread_comm): a report of them says which.
 void check_row_columns(const profiles::ClickHouseServer& server, const StoreReportOptions& options, std::string_view by,
@@ -855,10 +870,15 @@ std::string store_report_where_sql(const StoreReportOptions& options) {
   std::vector<std::string> parts;
   if (!options.host.empty()) parts.push_back(fmt::format("host = {}", sql_literal(options.host)));
   const std::string captures = captures_table(options.tables);
+  // A sample by its time of day where its capture says it (wall_time),
+  // else by when its capture was ingested (rows of tagop 0.9, captures
+  // without perf's sample times).
   for (const auto& [time, op] : {std::pair{&options.since, ">="}, std::pair{&options.until, "<"}})
     if (!time->empty())
-      parts.push_back(fmt::format("capture IN (SELECT capture FROM {} WHERE ingested {} parseDateTimeBestEffort({}))",
-                                  captures, op, sql_literal(*time)));
+      parts.push_back(fmt::format(
+          "(wall_time != 0 AND wall_time {0} toUInt64(toUnixTimestamp(parseDateTimeBestEffort({2}))) * 1000000000 OR "
+          "wall_time = 0 AND capture IN (SELECT capture FROM {1} WHERE ingested {0} parseDateTimeBestEffort({2})))",
+          op, captures, sql_literal(*time)));
   if (options.where) parts.push_back(fmt::format("({})", profiles::predicate_sql(*options.where)));
   std::string out;
   for (const std::string& p : parts) out = joined(out, p);
@@ -866,6 +886,7 @@ std::string store_report_where_sql(const StoreReportOptions& options) {
 }
 
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  if (!options.since.empty() || !options.until.empty()) check_wall_times(server, options);
   StoreReport out;
   out.where_sql = store_report_where_sql(options);
   const std::vector<StoreKey> keys_given = keys_of(options);

@@ -59,7 +59,9 @@ enum Feature : unsigned {
   feature_branch_stack = 15,
   feature_pmu_mappings = 16,
   feature_group_desc = 17,
+  feature_sample_time = 21,  ///< HEADER_SAMPLE_TIME: the first and last samples' times (perf 5.1+)
   feature_compressed = 27,
+  feature_clock_data = 29,  ///< HEADER_CLOCK_DATA: perf record -k's clock against the time of day (perf 5.9+)
   feature_pmu_caps = 31,  ///< HEADER_PMU_CAPS: capabilities of PMUs other than cpu (perf 6.1+)
   feature_bits = 256,
 };

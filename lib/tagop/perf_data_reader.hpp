@@ -26,6 +26,7 @@
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <memory>       // std::unique_ptr
 #include <optional>     // std::optional
+#include <utility>      // std::pair
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -76,6 +77,17 @@ struct FileInfo {
   std::string arch;
   /// HEADER_CMDLINE: the command that wrote the file, one string per word.
   std::vector<std::string> cmdline;
+  /// HEADER_SAMPLE_TIME: the first and the last sample's time (perf's
+  /// clock, ns), where perf wrote them (perf 5.1 and later, by default).
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> sample_time;
+  /// HEADER_CLOCK_DATA (perf record -k CLOCK): one moment as the samples'
+  /// clock (`clockid`) and as the time of day (ns since the epoch) read it.
+  struct ClockData {
+    std::uint32_t clockid = 0;  ///< the samples' clock (CLOCK_MONOTONIC_RAW ...)
+    std::uint64_t wall_ns = 0;  ///< the time of day at that moment, ns since the epoch
+    std::uint64_t clock_ns = 0;  ///< the clock's reading at that moment, ns
+  };
+  std::optional<ClockData> clock_data;
   /// Problems with the header or features that did not stop the reading.
   std::vector<std::string> warnings;
   /// The feature bits whose sections could not be read whole (outside the

@@ -9,6 +9,7 @@
 
 #include <algorithm>   // std::max
 #include <chrono>      // std::chrono::milliseconds
+#include <cstdlib>     // std::llabs
 #include <filesystem>  // std::filesystem
 #include <map>         // std::map
 #include <set>         // std::set
@@ -299,6 +300,72 @@ TEST_CASE("report --source --by cacheline: each line's perf c2c counts as the lo
   fs::remove(c2c);
 }
 
+TEST_CASE("ingest places samples in time: by perf's clock data, else by the file's time", "[store][since]") {
+  test::LocalClickHouse* local = test::shared_clickhouse();
+  if (!local) return;
+  const std::string url = database(*local, "wall_times");
+  const profiles::ClickHouseServer server(local->url() + "/?database=wall_times");
+  const auto answer = [&](const std::string& sql) {
+    std::string out = server.query(sql + " FORMAT TabSeparated");
+    out.erase(out.find_last_not_of('\n') + 1);
+    return out;
+  };
+  // perf record -k CLOCK_REALTIME: the samples' perf times are times of
+  // day, and the clock data says so (to the microsecond: its reference is
+  // read twice).
+  const std::string realtime = test::temp("realtime.data");
+  const RunResult rec = run_shell(fmt::format("perf record -q -k CLOCK_REALTIME -e cpu-clock -o {} -- {} 100", realtime,
+                                              std::getenv("TAGOP_CALLCHAIN_FIXTURE")));
+  if (rec.exit_code != 0) {
+    WARN("perf record -k cannot record here: " << rec.err);
+  } else {
+    perf_data::PerfDataReader reader(realtime);
+    REQUIRE(reader.info().clock_data);
+    REQUIRE(reader.info().sample_time);
+    ingest(url, realtime, "realtime");
+    const auto [first, last] = *reader.info().sample_time;
+    const std::string range = answer(fmt::format(
+        "SELECT min(wall_time), max(wall_time), any(time) FROM {} WHERE host = 'realtime' AND time != 0",
+        profiles::store_table_name()));
+    std::istringstream in(range);
+    std::uint64_t min = 0, max = 0, any = 0;
+    in >> min >> max >> any;
+    CHECK(std::llabs(static_cast<long long>(min - first)) < 1'000'000);
+    CHECK(std::llabs(static_cast<long long>(max - last)) < 1'000'000);
+    CHECK(any >= first);
+    CHECK(answer(fmt::format("SELECT wall_clock FROM {} WHERE host = 'realtime'", profiles::store_captures_table_name())) ==
+          "perf clock data");
+  }
+  // Without clock data: the file's time is its last sample's.
+  const std::string plain = test::perf_capture("plain.data");
+  if (plain.empty()) return;
+  const std::uint64_t modified = 1767261600;  // 2026-01-01 10:00:00 UTC
+  REQUIRE(run_shell(fmt::format("touch -d @{} {}", modified, plain)).exit_code == 0);
+  perf_data::PerfDataReader reader(plain);
+  REQUIRE(reader.info().sample_time);
+  CHECK(!reader.info().clock_data);
+  const auto [first, last] = *reader.info().sample_time;
+  ingest(url, plain, "plain");
+  CHECK(answer(fmt::format("SELECT max(wall_time) FROM {} WHERE host = 'plain'", profiles::store_table_name())) ==
+        fmt::format("{}", modified * 1'000'000'000));
+  CHECK(answer(fmt::format("SELECT min(wall_time) FROM {} WHERE host = 'plain' AND time != 0",
+                           profiles::store_table_name())) == fmt::format("{}", modified * 1'000'000'000 - (last - first)));
+  CHECK(answer(fmt::format("SELECT wall_clock FROM {} WHERE host = 'plain'", profiles::store_captures_table_name())) ==
+        "file time");
+  // --since and --until by those times: the samples of the last second
+  // before the file's time and none after, whatever the ingest's time.
+  const auto at = [&](std::uint64_t seconds) {
+    return answer(fmt::format("SELECT toString(toDateTime({}))", seconds));
+  };
+  const json before = run_json(fmt::format("report --source {} --host plain --until '{}' --json", url, at(modified + 1)));
+  CHECK(before.at("samples") == run_json(fmt::format("report {} --json", plain)).at("kept"));
+  const RunResult after = run_shell(fmt::format("{} report --source {} --host plain --since '{}'", tagop_command(), url,
+                                                at(modified + 1)));
+  CHECK(after.exit_code == 1);
+  CHECK(after.err.find("no samples") != std::string::npos);
+  for (const std::string& f : {realtime, plain}) fs::remove(f);
+}
+
 TEST_CASE("report --source by host, processor, and host and function: each capture's local numbers",
           "[store][source][fleet]") {
   test::LocalClickHouse* local = test::shared_clickhouse();
@@ -407,8 +474,16 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
   if (a.empty() || b.empty()) return;
   const std::string zen_a = test::zen_capture("diff-zen-a.data", 5), zen_b = test::zen_capture("diff-zen-b.data", 6);
   const std::string url = database(*local, "store_diff");
-  // The old captures a second before the new: the ingest times (whole
-  // seconds) tell them apart too.
+  // The perf captures a day apart by their files' times (perf's "captured
+  // on", which places their samples in time), and T between them as the
+  // server writes times; the IBS captures (without perf's sample times) a
+  // second apart by their ingest, whose times (whole seconds) tell them apart.
+  const std::uint64_t day_a = 1767261600;  // 2026-01-01 10:00:00 UTC
+  REQUIRE(run_shell(fmt::format("touch -d @{} {} && touch -d @{} {}", day_a, a, day_a + 86400, b)).exit_code == 0);
+  std::string between = profiles::ClickHouseServer(local->url())
+                            .query(fmt::format("SELECT toString(toDateTime({})) FORMAT TabSeparated", day_a + 43200));
+  between.erase(between.find_last_not_of('\n') + 1);
+  const std::string by_day = fmt::format("--until '{0}' --since-b '{0}'", between);
   ingest(url, a, "old");
   ingest(url, zen_a, "zen-old");
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
@@ -444,7 +519,7 @@ TEST_CASE("diff --source of two hosts and of two ingest times: the local diff of
                         Case{a, b, "--host old --host-b new", "process", ""},
                         Case{zen_a, zen_b, "--host zen-old --host-b zen-new", "process", " --view dc"},
                         Case{zen_a, zen_b, "--host zen-old --host-b zen-new", "cpu", " --view all"},
-                        Case{a, b, by_time + " --backend perf", "function", ""},
+                        Case{a, b, by_day + " --backend perf", "function", ""},
                         Case{zen_a, zen_b, by_time + " --backend amd-ibs", "cpu", " --view dc"}}) {
     INFO(c.parts << " --by " << c.by);
     const json file = run_json(fmt::format("diff {} {} --by {} --top 0 --json{}", c.a, c.b, c.by, c.options));

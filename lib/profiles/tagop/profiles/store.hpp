@@ -185,6 +185,9 @@ struct StoreSource {
   /// loads, stores, L1 misses, HITMs): bits 1 load, 2 store, 4 L1 miss,
   /// 8 HITM, 16 remote; 0 for a sample without a data source.
   std::uint32_t data_access = 0;
+  /// The sample's time of day, ns since the epoch (report --since and
+  /// --until choose samples by it); 0 where the capture does not say.
+  std::uint64_t wall_time = 0;
 };
 
 /// A capture's identity: a hash of its file's size and content (the same

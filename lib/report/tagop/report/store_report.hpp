@@ -82,10 +82,13 @@ struct StoreReportOptions {
   std::vector<StoreKey> keys{};
   /// Only the samples of this machine ("": every host).
   std::string host{};
-  /// Only captures ingested at or after this time, as ClickHouse reads a
-  /// date and time ("2026-11-20", "2026-11-20 08:00:00"); "": all.
+  /// Only samples taken at or after this time of day, as ClickHouse reads
+  /// a date and time in its time zone ("2026-11-20", "2026-11-20
+  /// 08:00:00"): by their wall_time (perf's clock data, else the capture
+  /// file's time as its last sample's), else by when their capture was
+  /// ingested; "": all.
   std::string since{};
-  /// Only captures ingested before this time (as `since`); "": all.
+  /// Only samples taken before this time (as `since`); "": all.
   std::string until{};
   /// Only samples that meet this predicate (as a local report's --where),
   /// asked of the store as predicate_sql().
@@ -183,8 +186,8 @@ struct StoreRow {
 /// An event as perf diff matches two captures' events: its perf_event_attr's
 /// type and config, whatever its name (cpu-clock:ppp and cpu-clock are one).
 struct StoreEventId {
-  std::uint32_t type = 0;
-  std::uint64_t config = 0;
+  std::uint32_t type = 0;    ///< perf_event_attr.type (PERF_TYPE_SOFTWARE, a PMU's ...)
+  std::uint64_t config = 0;  ///< perf_event_attr.config
   bool operator==(const StoreEventId&) const = default;
 };
 
