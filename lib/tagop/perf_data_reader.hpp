@@ -87,6 +87,7 @@ struct FileInfo {
     std::uint64_t wall_ns = 0;  ///< the time of day at that moment, ns since the epoch
     std::uint64_t clock_ns = 0;  ///< the clock's reading at that moment, ns
   };
+  /// HEADER_CLOCK_DATA, where perf wrote it (perf record -k; perf 5.9 and later).
   std::optional<ClockData> clock_data;
   /// Problems with the header or features that did not stop the reading.
   std::vector<std::string> warnings;

@@ -188,6 +188,7 @@ struct StoreRow {
 struct StoreEventId {
   std::uint32_t type = 0;    ///< perf_event_attr.type (PERF_TYPE_SOFTWARE, a PMU's ...)
   std::uint64_t config = 0;  ///< perf_event_attr.config
+  /// The same event: the same type and config.
   bool operator==(const StoreEventId&) const = default;
 };
 
