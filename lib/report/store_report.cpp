@@ -41,6 +41,15 @@ std::string captures_table(const IngestOptions& o) {
   return o.captures_table.empty() ? profiles::store_captures_table_name() : o.captures_table;
 }
 
+// Whether the URL's database's `table` has `column` (one an older tagop's
+// table may lack).
+bool has_column(const profiles::ClickHouseServer& server, const std::string& table, std::string_view column) {
+  return number(server, server.query(fmt::format(
+             "SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = {} AND name = {} "
+             "FORMAT TabSeparated",
+             sql_literal(table), sql_literal(column)))) != 0;
+}
+
 // The keys a report's rows are by: `keys`, or `by` alone.
 std::vector<StoreKey> keys_of(const StoreReportOptions& o) {
   return o.keys.empty() ? std::vector<StoreKey>{o.by} : o.keys;
@@ -148,11 +157,7 @@ bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptio
 // samples' table of tagop 0.8.1 lacks until an ingest adds it.
 void check_process_names(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   const std::string table = samples_table(options.tables);
-  const std::string answer = server.query(fmt::format(
-      "SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = '{}' AND name = 'comm' "
-      "FORMAT TabSeparated",
-      table));
-  if (number(server, answer) == 0)
+  if (!has_column(server, table, "comm"))
     throw Error(fmt::format("{}: the samples' table {} has no process names (column comm): it was made by tagop 0.8.1, "
                             "whose rows by process were pids; an ingest of this tagop adds the column (its older "
                             "rows' processes are then named :pid)",
@@ -163,11 +168,7 @@ void check_process_names(const profiles::ClickHouseServer& server, const StoreRe
 // samples' table of tagop 0.9 lacks until an ingest adds it.
 void check_wall_times(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   const std::string table = samples_table(options.tables);
-  const std::string answer = server.query(fmt::format(
-      "SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = {} AND name = 'wall_time' "
-      "FORMAT TabSeparated",
-      sql_literal(table)));
-  if (number(server, answer) == 0)
+  if (!has_column(server, table, "wall_time"))
     throw Error(fmt::format("{}: the samples' table {} has no times of day (column wall_time): it was made by tagop "
                             "0.9 or before; an ingest of this tagop adds the column (its older rows are then chosen "
                             "by --since and --until by when their captures were ingested)",
@@ -179,10 +180,7 @@ void check_wall_times(const profiles::ClickHouseServer& server, const StoreRepor
 void check_row_columns(const profiles::ClickHouseServer& server, const StoreReportOptions& options, std::string_view by,
                        std::string_view where_sql) {
   const std::string captures = captures_table(options.tables);
-  const bool versioned = number(server, server.query(fmt::format(
-                                            "SELECT count() FROM system.columns WHERE database = currentDatabase() AND "
-                                            "table = {} AND name = 'tagop_version' FORMAT TabSeparated",
-                                            sql_literal(captures)))) != 0;
+  const bool versioned = has_column(server, captures, "tagop_version");
   const std::string answer = server.query(fmt::format(
       "SELECT count(), any(host), any(file) FROM {} WHERE {} AND capture IN (SELECT capture FROM {}{}) FORMAT "
       "TabSeparated",
@@ -295,11 +293,7 @@ std::vector<std::optional<StoreEventId>> event_ids(const profiles::ClickHouseSer
                                                    const std::vector<std::string>& names) {
   std::vector<std::optional<StoreEventId>> out(names.size());
   const std::string captures = captures_table(options.tables);
-  const bool kept = number(server, server.query(fmt::format(
-                                       "SELECT count() FROM system.columns WHERE database = currentDatabase() AND "
-                                       "table = {} AND name = 'event_configs' FORMAT TabSeparated",
-                                       sql_literal(captures)))) != 0;
-  if (!kept) return out;
+  if (!has_column(server, captures, "event_configs")) return out;
   // Each name's ids across the captures.
   std::map<std::string, std::set<std::pair<std::uint32_t, std::uint64_t>>> ids;
   const std::string answer = server.query(fmt::format(
@@ -324,10 +318,7 @@ std::vector<std::optional<StoreEventId>> event_ids(const profiles::ClickHouseSer
 std::string captures_without_access(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
                                     const std::string& where_sql) {
   const std::string captures = captures_table(options.tables);
-  const bool versioned = number(server, server.query(fmt::format(
-                                            "SELECT count() FROM system.columns WHERE database = currentDatabase() AND "
-                                            "table = {} AND name = 'tagop_version' FORMAT TabSeparated",
-                                            sql_literal(captures)))) != 0;
+  const bool versioned = has_column(server, captures, "tagop_version");
   const std::string answer = server.query(fmt::format(
       "SELECT {}, host, file FROM {} WHERE capture IN (SELECT capture FROM {} WHERE {}) FORMAT TabSeparated",
       versioned ? "tagop_version" : "''", captures, samples_table(options.tables), where_sql));
@@ -484,11 +475,7 @@ std::vector<StoreCapturePeriods> capture_periods(const profiles::ClickHouseServe
   if (ids.empty()) return out;
   const std::string captures = captures_table(tables);
   // A store whose captures' table predates the period columns (ingest adds them).
-  if (number(server, server.query(fmt::format("SELECT count() FROM system.columns WHERE database = "
-                                                 "currentDatabase() AND table = {} AND name = "
-                                                 "'op_filter_load_latency' FORMAT TabSeparated",
-                                                 sql_literal(captures)))) == 0)
-    return out;
+  if (!has_column(server, captures, "op_filter_load_latency")) return out;
   std::string list, columns;
   for (std::uint64_t id : ids) list += fmt::format("{}{}", list.empty() ? "" : ", ", id);
   for (const char* unit : {"fetch", "op"})
