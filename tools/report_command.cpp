@@ -200,8 +200,6 @@ void run_store_report(const ReportOptions& o) {
   refuse(!o.output_file.empty() && !exporting, "-o without --format pprof or folded");
   refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting,
          "--format other than text, json, pprof or folded (jsonl reads every sample of a capture)");
-  refuse(!o.cpus.empty() || !o.pids.empty() || !o.tids.empty() || !o.comms.empty(), "--cpu, --pid, --tid, --comm");
-  refuse(!o.time.empty(), "--time (--since and --until choose samples by their time of day)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
   refuse(o.strict, "--strict");
   refuse(o.signatures || o.no_demangle, "--signatures, --no-demangle (the store keeps the names ingest gave)");
@@ -230,6 +228,12 @@ void run_store_report(const ReportOptions& o) {
   options.children = o.children && !exporting;
   options.max_stack = o.max_stack;
   choose_store_samples(options, {o.host, o.since, o.until, o.backend, o.where});
+  // The local report's filters of samples, asked of the same columns.
+  options.cpus = numbers(o.cpus, "--cpu");
+  options.pids = numbers(o.pids, "--pid");
+  options.tids = numbers(o.tids, "--tid");
+  options.comms = o.comms;
+  if (!o.time.empty()) options.time = parse_time(o.time);
   const profiles::ClickHouseServer server(o.source);
   if (exporting) {
     // The stacks, as a local export's: rows by call chain where the samples

@@ -866,6 +866,19 @@ std::string store_report_where_sql(const StoreReportOptions& options) {
           "(wall_time != 0 AND wall_time {0} toUInt64(toUnixTimestamp(parseDateTimeBestEffort({2}))) * 1000000000 OR "
           "wall_time = 0 AND capture IN (SELECT capture FROM {1} WHERE ingested {0} parseDateTimeBestEffort({2})))",
           op, captures, sql_literal(*time)));
+  // A local report's filters of samples, of the same columns.
+  const auto any_of = [&](const char* column, const auto& values, auto literal) {
+    if (values.empty()) return;
+    std::vector<std::string> listed;
+    for (const auto& v : values) listed.push_back(literal(v));
+    parts.push_back(fmt::format("{} IN ({})", column, fmt::join(listed, ", ")));
+  };
+  const auto number_literal = [](std::uint32_t v) { return fmt::format("{}", v); };
+  any_of("cpu", options.cpus, number_literal);
+  any_of("pid", options.pids, number_literal);
+  any_of("tid", options.tids, number_literal);
+  any_of("comm", options.comms, [](const std::string& v) { return sql_literal(v); });
+  if (options.time) parts.push_back(fmt::format("time >= {} AND time <= {}", options.time->start, options.time->stop));
   if (options.where) parts.push_back(fmt::format("({})", profiles::predicate_sql(*options.where)));
   std::string out;
   for (const std::string& p : parts) out = joined(out, p);

@@ -232,6 +232,20 @@ TEST_CASE("report --source of captures without IBS: each event's samples and per
     CHECK(store.at("samples") == file.at("kept"));
     if (!c.where.empty()) CHECK(store.at("where_undecided") == file.at("where_undecided"));
   }
+  // The local report's filters of samples: its processes (100 and 101,
+  // both memhog) on CPUs pid % 3 (1 and 2), at times 1000 ns on (--time in
+  // seconds, its ends included).
+  for (const std::string filter : {" --pid 101", " --cpu 0,2", " --time 0.000001030,0.000001060",
+                                   " --comm memhog --tid 100"}) {
+    INFO(filter);
+    const json file = run_json(fmt::format("report {} --by process --top 0 --json{}", mem, filter));
+    const json store = run_json(fmt::format("report --source {} --host mem-1 --by process --top 0 --json{}", url, filter));
+    const auto expected = event_rows(file, "name");
+    CHECK(expected.size() == (filter.find("--time") != std::string::npos ? 2u : 1u));
+    CHECK(event_rows(store, "name") == expected);
+    CHECK(store.at("samples") == file.at("kept"));
+  }
+
   // The text table: the events' columns and perf mem's latency.
   const RunResult text = run_shell(fmt::format("{} report --source {} --host mem-1 --by process", tagop_command(), url));
   INFO(text.err);

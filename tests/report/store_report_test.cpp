@@ -609,6 +609,23 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
     }
   }
 
+  // The local report's filters of samples (--cpu, --pid, --tid, --comm):
+  // the same rows, every derived event. (The capture's processes run on
+  // CPU pid % 4, all named worker.)
+  for (const std::string filter : {" --cpu 1", " --pid 203,210", " --tid 204 --where load", " --comm worker --cpu 0,3"}) {
+    INFO(filter);
+    const RunResult file =
+        run_shell(fmt::format("{} report {} --by process --view all --top 0 --json{}", tagop, zen, filter));
+    const RunResult store = run_shell(fmt::format(
+        "{} report --source {} --host zen-a --by process --view all --top 0 --json{}", tagop, url, filter));
+    INFO(file.err << store.err);
+    REQUIRE(file.exit_code == 0);
+    REQUIRE(store.exit_code == 0);
+    const auto expected = json_rows(file.out, "name");
+    CHECK(!expected.empty());
+    CHECK(json_rows(store.out, "name") == expected);
+  }
+
   // Both hosts at once: the totals are the two captures' sums.
   const RunResult both = run_shell(fmt::format("{} report --source {} --by process --events 0xF100,0xF000 --json", tagop, url));
   REQUIRE(both.exit_code == 0);
@@ -630,10 +647,10 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   CHECK(future.err.find("no samples") != std::string::npos);
 
   // Options that need the capture: a usage error naming them.
-  const RunResult children = run_shell(fmt::format("{} report --source {} --time 1,2 -i x.data", tagop, url));
+  const RunResult children = run_shell(fmt::format("{} report --source {} --percent-limit 2 -i x.data", tagop, url));
   CHECK(children.exit_code == 2);
   CHECK(children.err.find("-i") != std::string::npos);
-  CHECK(children.err.find("--time") != std::string::npos);
+  CHECK(children.err.find("--percent-limit") != std::string::npos);
   const RunResult chain = run_shell(fmt::format("{} report --source {} --by address,callchain", tagop, url));
   CHECK(chain.exit_code == 2);
   CHECK(chain.err.find("callchain is a key alone") != std::string::npos);

@@ -90,6 +90,14 @@ struct StoreReportOptions {
   std::string since{};
   /// Only samples taken before this time (as `since`); "": all.
   std::string until{};
+  /// Only samples of these CPUs, processes, threads and process names (a
+  /// process's COMM at the sample's time), as a local report's --cpu,
+  /// --pid, --tid and --comm; empty: all.
+  std::vector<std::uint32_t> cpus{}, pids{}, tids{};
+  std::vector<std::string> comms{};  ///< (as `cpus`)
+  /// Only samples whose perf time (ns) is in this range, ends included, as
+  /// a local report's --time.
+  std::optional<TimeRange> time{};
   /// Only samples that meet this predicate (as a local report's --where),
   /// asked of the store as predicate_sql().
   std::optional<Predicate> where{};
