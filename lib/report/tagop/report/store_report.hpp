@@ -90,11 +90,13 @@ struct StoreReportOptions {
   std::string since{};
   /// Only samples taken before this time (as `since`); "": all.
   std::string until{};
-  /// Only samples of these CPUs, processes, threads and process names (a
-  /// process's COMM at the sample's time), as a local report's --cpu,
-  /// --pid, --tid and --comm; empty: all.
-  std::vector<std::uint32_t> cpus{}, pids{}, tids{};
-  std::vector<std::string> comms{};  ///< (as `cpus`)
+  /// Only samples of these CPUs, as a local report's --cpu; empty: all.
+  std::vector<std::uint32_t> cpus{};
+  std::vector<std::uint32_t> pids{};  ///< only samples of these processes (--pid); empty: all
+  std::vector<std::uint32_t> tids{};  ///< only samples of these threads (--tid); empty: all
+  /// Only samples of processes of these names (the COMM at the sample's
+  /// time), as a local report's --comm; empty: all.
+  std::vector<std::string> comms{};
   /// Only samples whose perf time (ns) is in this range, ends included, as
   /// a local report's --time.
   std::optional<TimeRange> time{};
