@@ -171,7 +171,7 @@ std::string named_events_capture(const std::string& name, const std::string& clo
   for (std::uint64_t i = 0; i < 200 + 10 * seed; ++i) {
     const std::uint32_t pid = (i * seed) % 3 == 0 ? 200 : 100;
     w.sample(i % 4 == 0 ? 1 : 0, {.ip = 0x401000 + i % 16, .pid = pid, .tid = pid, .time = 1000 + i,
-                                  .period = i % 4 == 0 ? 1 : 1000});
+                                  .period = i % 4 == 0 ? std::uint64_t{1} : std::uint64_t{1000}});
   }
   w.finish();
   return file;
