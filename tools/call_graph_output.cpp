@@ -1,5 +1,7 @@
 #include "call_graph_output.hpp"
 
+#include <charconv>  // std::from_chars
+
 #include <fmt/format.h>  // fmt::format, fmt::print
 
 #include "output.hpp"  // printable
@@ -15,16 +17,11 @@ using report::CallGraphNode;
 // carries its percent ("--66.94%--"), the frames after it line up under it.
 class Drawing {
  public:
-  explicit Drawing(const report::Report& chains) : chains_(chains) {}
+  explicit Drawing(const GraphFrames& frames) : frames_(frames) {}
 
   std::string text;
 
-  // A frame no module holds is its address, as perf prints it ("%#lx").
-  std::string name(std::uint32_t frame) const {
-    const report::Row row = chains_.row(frame);
-    if (row.module == "[unknown]" && row.has_offset) return row.offset ? fmt::format("{:#x}", row.offset) : "0";
-    return printable(row.name);
-  }
+  std::string name(std::uint32_t frame) const { return printable(frames_(frame).drawn); }
 
   void margin(int left) { text.append(12 + static_cast<std::size_t>(left), ' '); }
 
@@ -61,13 +58,39 @@ class Drawing {
   }
 
  private:
-  const report::Report& chains_;
+  const GraphFrames& frames_;
 };
+
+// A frame no module holds is its address, as perf prints it ("%#lx").
+std::string unknown_address(std::uint64_t address) { return address ? fmt::format("{:#x}", address) : "0"; }
 
 }  // namespace
 
-std::string draw_call_graph(const report::Report& chains, const report::CallGraph& graph) {
-  Drawing d(chains);
+GraphFrames frames_of(const report::Report& chains) {
+  return [&chains](std::uint32_t frame) {
+    report::Row row = chains.row(frame);
+    std::string drawn = row.module == "[unknown]" && row.has_offset ? unknown_address(row.offset) : row.name;
+    return GraphFrame{std::move(row.name), std::move(row.module), std::move(drawn)};
+  };
+}
+
+GraphFrames frames_of(const report::StoreCallGraphs& graphs) {
+  return [&graphs](std::uint32_t frame) {
+    const report::StoreFrameName& f = graphs.frames.at(frame);
+    // Named "[unknown]+0x<address>", as the local row.
+    constexpr std::string_view unknown = "[unknown]+0x";
+    std::string drawn = f.name;
+    std::uint64_t address = 0;
+    const char* end = f.name.data() + f.name.size();
+    if (f.module == "[unknown]" && f.name.starts_with(unknown) &&
+        std::from_chars(f.name.data() + unknown.size(), end, address, 16).ptr == end)
+      drawn = unknown_address(address);
+    return GraphFrame{f.name, f.module, std::move(drawn)};
+  };
+}
+
+std::string draw_call_graph(const GraphFrames& frames, const report::CallGraph& graph) {
+  Drawing d(frames);
   int left = 0;
   const std::vector<CallGraphNode>* rest = &graph.roots;
   // One root with all of the function's samples: drawn as a stem ("---"),
@@ -93,18 +116,18 @@ std::string draw_call_graph(const report::Report& chains, const report::CallGrap
   return d.text;
 }
 
-void print_call_graphs(const report::Report& chains, const std::vector<report::CallGraph>& graphs, std::size_t top,
+void print_call_graphs(const GraphFrames& frames, const std::vector<report::CallGraph>& graphs, std::size_t top,
                        double percent_limit, bool children, const std::string& title) {
   fmt::print("{}\n\n", title);
   std::size_t shown = 0;
   for (const report::CallGraph& g : graphs) {
     if (g.percent < percent_limit || (top && shown == top)) break;
     ++shown;
-    const report::Row row = chains.row(g.function);
+    const GraphFrame row = frames(g.function);
     // perf's columns: with children, the children's share, then the self.
     fmt::print("{:>9.2f}%  {}{}{}\n", g.percent, children ? fmt::format("{:>6.2f}%  ", g.self) : "",
                printable(row.name), row.module.empty() ? "" : fmt::format("  ({})", printable(row.module)));
-    const std::string drawn = draw_call_graph(chains, g);
+    const std::string drawn = draw_call_graph(frames, g);
     // perf ends a drawn graph with an empty line.
     if (!drawn.empty()) fmt::print("{}\n", drawn);
   }

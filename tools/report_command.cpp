@@ -23,6 +23,7 @@
 #include <tagop/report/call_graph.hpp>  // call_graphs
 #include <tagop/report/export.hpp>     // write_profile_export, write_report_html, ...
 #include <tagop/report/report.hpp>     // Report
+#include <tagop/report/store_call_graph.hpp>  // store_call_graphs
 #include <tagop/report/store_report.hpp>  // store_report
 
 #include "call_graph_output.hpp"
@@ -181,6 +182,16 @@ std::string data_src_names(const ConditionSet& set) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+// The line above the graphs: what they are of, and perf's spelling of them.
+std::string call_graph_title(const std::string& source, const std::string& event, const report::CallGraphOptions& graph) {
+  const bool caller = graph.order == report::CallOrder::caller;
+  return fmt::format("{}: functions by {} {}, each with its call graph ({}, branches of at least {}% of the total, as "
+                     "perf report -g {},{})",
+                     printable(source), event, graph.children ? "children (then self)" : "overhead",
+                     caller ? "callers first" : "callees first", graph.min_percent, caller ? "caller" : "callee",
+                     graph.min_percent);
+}
+
 // --source: the report of the store (tagop ingest). The rows are the
 // store's tallies (report::store_report): IBS derived events answered by
 // the engine, or other captures' events by period; call chains (--by
@@ -196,18 +207,17 @@ void run_store_report(const ReportOptions& o) {
   const report::ExportFormat format =
       o.output.json ? report::ExportFormat::none : report::parse_export_format(o.output.format);
   const bool exporting = format == report::ExportFormat::pprof || format == report::ExportFormat::folded;
-  refuse(!o.call_graph.empty(), "--call-graph");
   refuse(!o.output_file.empty() && !exporting, "-o without --format pprof or folded");
   refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting,
          "--format other than text, json, pprof or folded (jsonl reads every sample of a capture)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
   refuse(o.strict, "--strict");
   refuse(o.signatures || o.no_demangle, "--signatures, --no-demangle (the store keeps the names ingest gave)");
-  refuse(o.percent_limit != 0, "--percent-limit");
   if (!refused.empty())
     usage_error(fmt::format("--source: a report of the store cannot honour {} (they need the capture itself)",
                             fmt::join(refused, "; ")));
   if (o.source.empty()) usage_error("--host, --since, --until and --backend choose samples of the store: give --source URL");
+  if (o.percent_limit < 0 || o.percent_limit > 100) usage_error("--percent-limit: a percentage, from 0 to 100");
   report::StoreReportOptions options;
   try {
     options.keys = report::parse_store_keys(o.by);
@@ -225,7 +235,16 @@ void run_store_report(const ReportOptions& o) {
   if (exporting && options.keys != std::vector<report::StoreKey>{report::GroupBy::function} && !chain_rows)
     usage_error(fmt::format("--format {}: its stacks are the call chains; --by {} does not apply", o.output.format,
                             o.by));
-  options.children = o.children && !exporting;
+  std::optional<report::CallGraphOptions> graph = o.call_graph.empty() ? std::nullopt : parse_call_graph(o.call_graph);
+  if (graph) {
+    if (o.by != "function") usage_error("--call-graph: the graphs are drawn under functions: --by function");
+    if (exporting || !o.html.empty() || o.output.resolved() != Format::text)
+      usage_error("--call-graph: text only (--format folded or pprof export the call chains)");
+    // The graphs are of the chains' rows.
+    graph->children = o.children;
+    options.keys = {report::GroupBy::callchain};
+  }
+  options.children = o.children && !exporting && !graph;
   options.max_stack = o.max_stack;
   choose_store_samples(options, {o.host, o.since, o.until, o.backend, o.where});
   // The local report's filters of samples, asked of the same columns.
@@ -242,14 +261,25 @@ void run_store_report(const ReportOptions& o) {
     options.keys = {chains ? report::GroupBy::callchain : report::GroupBy::function};
     options.by_process = chains && format == report::ExportFormat::pprof;
   }
+  if (graph && !report::store_has_call_chains(server, options)) {
+    const std::string where = report::store_report_where_sql(options);
+    throw Error(fmt::format("--call-graph: the store's samples{} have no call chains (record with perf record -g)",
+                            where.empty() ? "" : " where " + where));
+  }
   std::vector<report::Column> columns;
   if (options.backend != report::StoreBackend::events)
     columns = columns_or_usage([&] { return o.events.empty() ? report::view_columns(o.view) : report::resolve_columns(o.events); });
   const report::StoreReport r = report::store_report(server, options);
-  // None that --where keeps is a report (of nothing, and of the undecided);
-  // none at all, an error.
-  if (r.rows.empty() && !options.where)
+  // None that the filters keep is a report (of nothing, and of the
+  // undecided), as a local report's; none chosen at all, an error.
+  if (r.chosen_none)
     throw Error(fmt::format("{}: no samples in the store{}", o.source, r.where_sql.empty() ? "" : " meet " + r.where_sql));
+  if (graph) {
+    const report::StoreCallGraphs graphs = report::store_call_graphs(r, *graph);
+    print_call_graphs(frames_of(graphs), graphs.graphs, o.top, o.percent_limit, o.children,
+                      call_graph_title(o.source, r.query_names.empty() ? "samples" : r.query_names.front(), *graph));
+    return;
+  }
   if (!r.ibs) {
     if (!o.events.empty() || o.view != "overview")
       usage_error("--events and --view choose IBS derived events, and the store's samples here are of captures "
@@ -275,10 +305,11 @@ void run_store_report(const ReportOptions& o) {
     return;
   }
   print_store_report(r, options, columns, sort,
-                     {o.source, o.top, o.output.resolved() == Format::json, o.estimates,
+                     {o.source, o.top, o.percent_limit, o.output.resolved() == Format::json, o.estimates,
                       o.width ? *o.width : terminal_width() != 0 ? 60 : 0});
   if (!o.html.empty())
-    write_store_page(r, options, columns, sort, {o.source, o.top, o.top_given ? o.top : 0, o.max_values}, o.html);
+    write_store_page(r, options, columns, sort, {o.source, o.top, o.percent_limit, o.top_given ? o.top : 0, o.max_values},
+                     o.html);
 }
 
 void run_report(const ReportOptions& o) {
@@ -499,14 +530,8 @@ void run_report(const ReportOptions& o) {
     options.by = report::GroupBy::callchain;
     options.children = false;
     const report::Report chains(reader, options);
-    print_call_graphs(chains, report::call_graphs(chains, *graph), o.top, o.percent_limit, o.children,
-                      fmt::format("{}: functions by {} {}, each with its call graph ({}, branches of at least "
-                                  "{}% of the total, as perf report -g {},{})",
-                                  printable(file), r.query_names().front(),
-                                  o.children ? "children (then self)" : "overhead",
-                                  graph->order == report::CallOrder::caller ? "callers first" : "callees first",
-                                  graph->min_percent, graph->order == report::CallOrder::caller ? "caller" : "callee",
-                                  graph->min_percent));
+    print_call_graphs(frames_of(chains), report::call_graphs(chains, *graph), o.top, o.percent_limit, o.children,
+                      call_graph_title(file, r.query_names().front(), *graph));
     return;
   }
   v.rows = r.select(v.sort, o.top, o.percent_limit, o.children);

@@ -230,7 +230,8 @@ void choose_store_samples(report::StoreReportOptions& options, const StoreSelect
 void write_store_page(const report::StoreReport& r, const report::StoreReportOptions& options,
                       const std::vector<report::Column>& columns, const report::Column& sort, const StorePage& how,
                       const std::string& path) {
-  report::StorePageView view{.source = how.source, .columns = columns, .sort = sort, .top = how.top, .flame_top = how.flame_top,
+  report::StorePageView view{.source = how.source, .columns = columns, .sort = sort, .top = how.top,
+                             .percent_limit = how.percent_limit, .flame_top = how.flame_top,
                              .row_title = keys_title(options), .max_values = how.max_values};
   if (!options.host.empty()) view.filters.push_back("host " + options.host);
   if (!options.since.empty()) view.filters.push_back("taken since " + options.since);
@@ -258,7 +259,7 @@ void write_store_page(const report::StoreReport& r, const report::StoreReportOpt
 void print_store_report(const report::StoreReport& r, const report::StoreReportOptions& options,
                         const std::vector<report::Column>& columns, const report::Column& sort, const StorePrint& how) {
   // Highest first by the sort column, then by name: the local report's order.
-  const std::vector<std::size_t> order = report::store_row_order(r, sort, how.top);
+  const std::vector<std::size_t> order = report::store_row_order(r, sort, how.top, how.percent_limit);
   const auto number = [](const report::Column& c, const std::optional<double>& v) -> ordered_json {
     if (!v) return nullptr;
     if (c.ratio) return *v;

@@ -29,6 +29,7 @@ void choose_store_samples(report::StoreReportOptions& options, const StoreSelect
 struct StorePrint {
   std::string source;  ///< the URL
   std::size_t top = 0;  ///< the first N rows (0: all)
+  double percent_limit = 0;  ///< rows whose share is below this percentage left out (--percent-limit)
   bool json = false;
   bool estimates = false;      ///< IBS text: each row's estimates under the totals' (--estimates)
   std::size_t name_width = 0;  ///< text: the widest a row's name is printed (0: whole)
@@ -43,6 +44,7 @@ void print_store_report(const report::StoreReport& r, const report::StoreReportO
 struct StorePage {
   std::string source;          ///< the URL
   std::size_t top = 0;         ///< the table's first N rows (0: all)
+  double percent_limit = 0;    ///< the table's rows whose share is below this percentage left out
   std::size_t flame_top = 0;   ///< the flame graph's first N rows (0: all)
   std::uint64_t max_values = 0;  ///< --max-values
 };

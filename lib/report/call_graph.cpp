@@ -4,6 +4,8 @@
 #include <map>        // std::map
 #include <memory>     // std::unique_ptr
 #include <span>       // std::span
+#include <string>     // std::string
+#include <unordered_map>  // the graphs' names
 
 #include <tagop/error.hpp>           // Error
 #include <tagop/report/columns.hpp>  // resolve_column, resolve_event_column
@@ -50,6 +52,20 @@ CallGraphNode node_of(const Trie* t, double min) {
 std::vector<CallGraph> call_graphs(const Report& chains, const CallGraphOptions& options) {
   if (chains.by() != GroupBy::callchain) throw Error("call graphs are made from a report by call chain");
   const Column all = chains.ibs() ? resolve_column("samples") : resolve_event_column(chains.query_names(), "samples");
+  std::vector<WeightedChain> weighted;
+  for (const std::uint32_t id : chains.select(all, 0))
+    weighted.push_back({chains.frames(id), chains.overhead(chains.row(id).results)});  // frames root first
+  std::vector<CallGraph> graphs = call_graphs(weighted, options);
+  // Ties by name, as the report's rows (the ids' order is the capture's).
+  std::unordered_map<std::uint32_t, std::string> names;
+  for (const CallGraph& g : graphs) names.emplace(g.function, chains.row(g.function).name);
+  std::stable_sort(graphs.begin(), graphs.end(), [&](const CallGraph& a, const CallGraph& b) {
+    return a.percent != b.percent ? a.percent > b.percent : names[a.function] < names[b.function];
+  });
+  return graphs;
+}
+
+std::vector<CallGraph> call_graphs(std::span<const WeightedChain> chains, const CallGraphOptions& options) {
   // One trie per function, by the chains' last frame.
   std::map<std::uint32_t, Trie> by_function;
   // Adds a chain (root first) to `function`'s graph, in the order asked.
@@ -66,10 +82,10 @@ std::vector<CallGraph> call_graphs(const Report& chains, const CallGraphOptions&
   };
   std::map<std::uint32_t, double> self;
   std::vector<std::uint32_t> seen;
-  for (const std::uint32_t id : chains.select(all, 0)) {
-    const std::vector<std::uint32_t> frames = chains.frames(id);  // root first
+  for (const WeightedChain& weighted : chains) {
+    const std::vector<std::uint32_t>& frames = weighted.frames;
     if (frames.empty()) continue;
-    const double percent = chains.overhead(chains.row(id).results);
+    const double percent = weighted.percent;
     add(frames.back(), frames, percent);
     self[frames.back()] += percent;
     if (!options.children) continue;

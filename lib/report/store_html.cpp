@@ -62,7 +62,7 @@ void write_store_html(const StoreReport& table, const StoreReport& stacks, const
         return 0.0;
       }};
   const std::vector<detail::PageColumn> columns = detail::page_columns(read, v.columns);
-  const std::vector<std::size_t> rows = store_row_order(table, v.sort, v.top);
+  const std::vector<std::size_t> rows = store_row_order(table, v.sort, v.top, v.percent_limit);
   page.table.row_title = v.row_title;
   check_values("the HTML page's table", rows.size(), columns.size(), v.max_values);
   for (const detail::PageColumn& c : columns) page.table.columns.push_back(c.heading);

@@ -10,6 +10,8 @@
 #include <map>      // std::map
 #include <set>      // std::set
 #include <sstream>  // std::istringstream
+#include <tuple>    // std::tie
+#include <utility>  // std::pair
 
 #include <fmt/format.h>  // fmt::format
 #include <fmt/ranges.h>  // fmt::join
@@ -133,11 +135,24 @@ std::string joined(const std::string& a, const std::string& b) {
 }
 
 // Which kinds of captures the selection holds: IBS or not.
-bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
-  if (options.backend != StoreBackend::automatic) return options.backend == StoreBackend::ibs;
+// The options without the local report's filters of samples (where, cpu,
+// pid, tid, comm, time): the samples of the store that the host, times and
+// backend choose.
+StoreReportOptions chosen_samples(const StoreReportOptions& options) {
   StoreReportOptions chosen = options;
-  chosen.where.reset();  // the captures the host and times choose, whatever --where keeps
-  const std::string where = store_report_where_sql(chosen);
+  chosen.where.reset();
+  chosen.cpus.clear();
+  chosen.pids.clear();
+  chosen.tids.clear();
+  chosen.comms.clear();
+  chosen.time.reset();
+  return chosen;
+}
+
+// The samples of IBS captures and of others that `options` choose.
+std::pair<std::uint64_t, std::uint64_t> sample_kinds(const profiles::ClickHouseServer& server,
+                                                     const StoreReportOptions& options) {
+  const std::string where = store_report_where_sql(options);
   const std::string answer = server.query(fmt::format(
       "SELECT backend = 'amd-ibs' AS ibs, count() FROM {} WHERE capture IN (SELECT capture FROM {}){} GROUP BY ibs "
       "ORDER BY ibs FORMAT TabSeparated",
@@ -145,11 +160,23 @@ bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptio
   std::uint64_t ibs = 0, other = 0;
   for (const auto& line : tab_separated(answer))
     if (line.size() == 2) (line[0] == "1" ? ibs : other) = number(server, line[1]);
-  if (ibs && other)
+  return {ibs, other};
+}
+
+bool choose_ibs(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  if (options.backend != StoreBackend::automatic) return options.backend == StoreBackend::ibs;
+  StoreReportOptions chosen = options;
+  chosen.where.reset();  // the samples the host, times and filters choose, whatever --where keeps
+  auto [ibs, other] = sample_kinds(server, chosen);
+  // None meets the filters: the report (of nothing) is of the kind they filtered.
+  if (!ibs && !other) std::tie(ibs, other) = sample_kinds(server, chosen = chosen_samples(options));
+  if (ibs && other) {
+    const std::string where = store_report_where_sql(chosen);
     throw Error(fmt::format("{}: the store's samples{} are of IBS captures ({}) and of others ({}), whose columns "
                             "differ (derived events; events by period): choose one kind (--backend amd-ibs or perf) "
                             "or the hosts of one (--host)",
                             server.url(), where.empty() ? "" : " where " + where, ibs, other));
+  }
   return other == 0;
 }
 
@@ -778,13 +805,16 @@ std::optional<UnitPeriod> store_shared_period(const StoreReport& report, std::si
   return out;
 }
 
-std::vector<std::size_t> store_row_order(const StoreReport& report, const Column& sort, std::size_t top) {
-  std::vector<std::size_t> order(report.rows.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::vector<double> key(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
+std::vector<std::size_t> store_row_order(const StoreReport& report, const Column& sort, std::size_t top,
+                                         double percent_limit) {
+  std::vector<std::size_t> order;
+  std::vector<double> key(report.rows.size());
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
     const StoreRow& row = report.rows[i];
-    key[i] = store_value(report, sort, row.children.empty() ? row.results : row.children).value_or(-1);
+    const std::span<const QueryResult> shown = row.children.empty() ? row.results : row.children;
+    if (percent_limit > 0 && store_overhead(report, shown) < percent_limit) continue;
+    order.push_back(i);
+    key[i] = store_value(report, sort, shown).value_or(-1);
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return key[a] != key[b] ? key[a] > key[b] : report.rows[a].name < report.rows[b].name;
@@ -885,7 +915,30 @@ std::string store_report_where_sql(const StoreReportOptions& options) {
   return out;
 }
 
-StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+namespace {
+
+// A report without rows: whether the host, times and backend chose any
+// sample (else the filters left none); of other captures, the events of
+// those samples as its columns, each of none, as a local report whose
+// filters keep nothing has its capture's events.
+void describe_empty(const profiles::ClickHouseServer& server, const StoreReportOptions& options, StoreReport& out) {
+  const std::string where = joined(backend_sql(out.ibs), store_report_where_sql(chosen_samples(options)));
+  std::vector<std::string> events;
+  for (auto& line : tab_separated(server.query(
+           fmt::format("SELECT event FROM {} WHERE capture IN (SELECT capture FROM {}) AND ({}) GROUP BY event ORDER "
+                       "BY event FORMAT TabSeparated",
+                       samples_table(options.tables), captures_table(options.tables), where))))
+    if (line.size() == 1) events.push_back(std::move(line[0]));
+  out.chosen_none = events.empty();
+  if (out.ibs || !out.query_names.empty()) return;
+  out.query_names = std::move(events);
+  out.event_ids = event_ids(server, options, where, out.query_names);
+  out.totals.assign(out.query_names.size(), {});
+  out.load_latency.assign(out.query_names.size(), std::nullopt);
+}
+
+// The report's rows, and its columns where it has rows.
+StoreReport store_report_rows(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   if (!options.since.empty() || !options.until.empty()) check_wall_times(server, options);
   StoreReport out;
   out.where_sql = store_report_where_sql(options);
@@ -914,6 +967,14 @@ StoreReport store_report(const profiles::ClickHouseServer& server, const StoreRe
   else events_report(server, options, out);
   if (has(GroupBy::cacheline)) add_line_details(server, options, joined(backend_sql(out.ibs), out.where_sql), out);
   name_rows(server, options, out.ibs, out.rows);
+  return out;
+}
+
+}  // namespace
+
+StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  StoreReport out = store_report_rows(server, options);
+  if (out.rows.empty()) describe_empty(server, options, out);
   return out;
 }
 

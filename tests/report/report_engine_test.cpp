@@ -23,6 +23,7 @@
 #include <tagop/amd_ibs/programmer.hpp>
 #include <tagop/perf_data_reader.hpp>
 #include <tagop/perf_data_writer.hpp>
+#include <tagop/report/call_graph.hpp>
 #include <tagop/report/report.hpp>
 
 #include "../../lib/report/cpu_budget.hpp"
@@ -844,4 +845,37 @@ TEST_CASE("the default threads: the CPUs this process may use that no other thre
   CHECK(idle_at("busy\n") == allowed);
   fs::remove(file);
   CHECK(tagop::report::idle_cpus(file) == allowed);
+}
+
+TEST_CASE("call_graphs of chains given by id: perf's merged tree, by hand", "[report][graph]") {
+  using tagop::report::CallOrder;
+  // main=0, a=1, b=2, x=3: 60% main;a;x, 30% main;b;x, 10% main;a.
+  const std::vector<tagop::report::WeightedChain> chains{{{0, 1, 3}, 60}, {{0, 2, 3}, 30}, {{0, 1}, 10}};
+  const auto caller = tagop::report::call_graphs(chains);
+  REQUIRE(caller.size() == 2);
+  // x: 90%, every chain from main, then a (60) and b (30) each into x.
+  CHECK(caller[0].function == 3);
+  CHECK(caller[0].percent == 90);
+  REQUIRE(caller[0].roots.size() == 1);
+  CHECK(caller[0].roots[0].frames == std::vector<std::uint32_t>{0});
+  CHECK(caller[0].roots[0].percent == 90);
+  REQUIRE(caller[0].roots[0].children.size() == 2);
+  CHECK(caller[0].roots[0].children[0].frames == std::vector<std::uint32_t>{1, 3});
+  CHECK(caller[0].roots[0].children[0].percent == 60);
+  CHECK(caller[0].roots[0].children[1].frames == std::vector<std::uint32_t>{2, 3});
+  CHECK(caller[1].function == 1);
+  CHECK(caller[1].percent == 10);
+
+  // Callee order, branches under 50% left out: x, then only a and main.
+  const auto callee = tagop::report::call_graphs(chains, {.order = CallOrder::callee, .min_percent = 50});
+  REQUIRE(callee[0].roots.size() == 1);
+  CHECK(callee[0].roots[0].frames == std::vector<std::uint32_t>{3});
+  REQUIRE(callee[0].roots[0].children.size() == 1);
+  CHECK(callee[0].roots[0].children[0].frames == std::vector<std::uint32_t>{1, 0});
+
+  // With children: main's graph holds every chain (100%), a's the 70% through it.
+  const auto children = tagop::report::call_graphs(chains, {.children = true});
+  std::map<std::uint32_t, double> percent;
+  for (const auto& g : children) percent[g.function] = g.percent;
+  CHECK(percent == std::map<std::uint32_t, double>{{0, 100}, {1, 70}, {2, 30}, {3, 90}});
 }

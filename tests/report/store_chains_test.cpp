@@ -140,6 +140,31 @@ TEST_CASE("report --source by call chain, with --children, and its folded and pp
       CHECK(chain_rows(output_of(fmt::format("{} --by {} --children --top 0 --json", store, by))) == local_rows);
     }
 
+    // --percent-limit: the rows of at least that share, as the local report keeps them.
+    for (const char* rows : {"--by function --percent-limit 20", "--by function --children --percent-limit 60",
+                             "--by callchain --percent-limit 10"}) {
+      INFO(rows);
+      const auto kept = chain_rows(output_of(fmt::format("report {} {} --top 0 --json", file, rows)));
+      CHECK(!kept.empty());
+      CHECK(kept.size() < chain_rows(output_of(fmt::format("report {} {} --top 0 --percent-limit 0 --json", file,
+                                                           std::string(rows).substr(0, std::string(rows).find(" --percent"))))).size());
+      CHECK(chain_rows(output_of(fmt::format("{} {} --top 0 --json", store, rows))) == kept);
+    }
+
+    // --call-graph: perf's graph under each function, drawn as the local
+    // report draws it (its first line names the capture, or the store).
+    const auto graphs = [](const std::string& text) { return text.substr(text.find('\n') + 1); };
+    bool branched = false;  // a graph with branches ("--66.94%--"), not only stems
+    for (const char* graph : {"caller", "callee", "caller,0 --children", "callee,2 --children --top 2",
+                              "caller --percent-limit 20"}) {
+      INFO(graph);
+      const std::string drawn = graphs(output_of(fmt::format("report {} --call-graph {}", file, graph)));
+      CHECK(drawn.find("---") != std::string::npos);
+      branched |= drawn.find("%--") != std::string::npos;
+      CHECK(graphs(output_of(fmt::format("{} --call-graph {}", store, graph))) == drawn);
+    }
+    CHECK(branched);
+
     // Folded stacks: the same lines (each stack once, its periods).
     const std::vector<std::string> folded = sorted_lines(output_of(fmt::format("report {} --format folded", file)));
     CHECK(folded.size() >= 3);
@@ -165,6 +190,14 @@ TEST_CASE("report --source by call chain, with --children, and its folded and pp
   const std::string text = output_of(fmt::format("report --source '{}' --host chains-a --by callchain", url));
   CHECK(text.find("main;middle_a;leaf") != std::string::npos);
   CHECK(output_of(fmt::format("report --source '{}' --children", url)).find("children") != std::string::npos);
+
+  // --call-graph of samples without chains, or not by function: clear errors.
+  const RunResult flat = run_tagop(fmt::format("report --source '{}' --host chains-a --call-graph caller --by module", url));
+  CHECK(flat.exit_code == 2);
+  CHECK(flat.err.find("--by function") != std::string::npos);
+  const RunResult json_graph = run_tagop(fmt::format("report --source '{}' --call-graph caller --json", url));
+  CHECK(json_graph.exit_code == 2);
+  CHECK(json_graph.err.find("text only") != std::string::npos);
 
   // Options the store's chains do not take: usage errors naming them.
   const RunResult children = run_tagop(fmt::format("report --source '{}' --by process --children", url));

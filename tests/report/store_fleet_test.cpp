@@ -245,6 +245,24 @@ TEST_CASE("report --source of captures without IBS: each event's samples and per
     CHECK(event_rows(store, "name") == expected);
     CHECK(store.at("samples") == file.at("kept"));
   }
+  // Filters that keep nothing: a report of nothing, its columns the
+  // capture's events, as the local one.
+  for (const std::string filter : {" --pid 99999", " --comm nobody --cpu 1", " --time 5,6"}) {
+    INFO(filter);
+    const json file = run_json(fmt::format("report {} --by process --top 0 --json{}", mem, filter));
+    const json store = run_json(fmt::format("report --source {} --host mem-1 --by process --top 0 --json{}", url, filter));
+    CHECK(file.at("rows").empty());
+    CHECK(store.at("rows").empty());
+    CHECK(store.at("samples") == 0);
+    // (The store's events are in their names' order.)
+    std::vector<std::string> events = file.at("events").get<std::vector<std::string>>();
+    std::sort(events.begin(), events.end());
+    CHECK(store.at("events").get<std::vector<std::string>>() == events);
+  }
+  // A host the store does not hold: an error, not an empty report.
+  const RunResult nowhere = run_shell(fmt::format("{} report --source {} --host no-such-host --pid 1", tagop_command(), url));
+  CHECK(nowhere.exit_code == 1);
+  CHECK(nowhere.err.find("no samples in the store") != std::string::npos);
 
   // The text table: the events' columns and perf mem's latency.
   const RunResult text = run_shell(fmt::format("{} report --source {} --host mem-1 --by process", tagop_command(), url));

@@ -612,7 +612,21 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   // The local report's filters of samples (--cpu, --pid, --tid, --comm):
   // the same rows, every derived event. (The capture's processes run on
   // CPU pid % 4, all named worker.)
-  for (const std::string filter : {" --cpu 1", " --pid 203,210", " --tid 204 --where load", " --comm worker --cpu 0,3"}) {
+  // --percent-limit: the rows of at least that share of the IBS samples,
+  // halfway between two of the local rows' shares, so that some are left
+  // out and none is at the limit.
+  std::vector<double> shares;
+  const nlohmann::json unlimited =  // kept: the loop reads into it
+      nlohmann::json::parse(run_shell(fmt::format("{} report {} --by process --top 0 --json", tagop, zen)).out);
+  for (const auto& row : unlimited.at("rows")) shares.push_back(row.at("overhead").get<double>());
+  std::sort(shares.begin(), shares.end());
+  std::size_t above = shares.size() / 2;
+  while (above < shares.size() && shares[above] == shares[above - 1]) ++above;
+  REQUIRE(above < shares.size());
+  const std::string percent_limit = fmt::format(" --percent-limit {}", (shares[above - 1] + shares[above]) / 2);
+  for (const std::string& filter : {std::string(" --cpu 1"), std::string(" --pid 203,210"),
+                                    std::string(" --tid 204 --where load"), std::string(" --comm worker --cpu 0,3"),
+                                    percent_limit, percent_limit + " --where load"}) {
     INFO(filter);
     const RunResult file =
         run_shell(fmt::format("{} report {} --by process --view all --top 0 --json{}", tagop, zen, filter));
@@ -623,7 +637,22 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
     REQUIRE(store.exit_code == 0);
     const auto expected = json_rows(file.out, "name");
     CHECK(!expected.empty());
+    if (filter.find("--percent-limit") != std::string::npos)  // some rows are below it
+      CHECK(expected.size() < nlohmann::json::parse(file.out).at("row_count").get<std::size_t>());
     CHECK(json_rows(store.out, "name") == expected);
+  }
+  // Filters that keep nothing: a report of nothing, as the local one.
+  for (const std::string filter : {" --pid 99999", " --comm nobody --where load"}) {
+    INFO(filter);
+    const RunResult file = run_shell(fmt::format("{} report {} --by process --top 0 --json{}", tagop, zen, filter));
+    const RunResult store =
+        run_shell(fmt::format("{} report --source {} --host zen-a --by process --top 0 --json{}", tagop, url, filter));
+    INFO(file.err << store.err);
+    REQUIRE(file.exit_code == 0);
+    REQUIRE(store.exit_code == 0);
+    CHECK(nlohmann::json::parse(file.out).at("rows").empty());
+    CHECK(nlohmann::json::parse(store.out).at("rows").empty());
+    CHECK(nlohmann::json::parse(store.out).at("totals").at("0xF100") == 0);
   }
 
   // Both hosts at once: the totals are the two captures' sums.
@@ -647,10 +676,13 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   CHECK(future.err.find("no samples") != std::string::npos);
 
   // Options that need the capture: a usage error naming them.
-  const RunResult children = run_shell(fmt::format("{} report --source {} --percent-limit 2 -i x.data", tagop, url));
+  const RunResult children = run_shell(fmt::format("{} report --source {} --strict -i x.data", tagop, url));
   CHECK(children.exit_code == 2);
   CHECK(children.err.find("-i") != std::string::npos);
-  CHECK(children.err.find("--percent-limit") != std::string::npos);
+  CHECK(children.err.find("--strict") != std::string::npos);
+  const RunResult limit = run_shell(fmt::format("{} report --source {} --percent-limit 101", tagop, url));
+  CHECK(limit.exit_code == 2);
+  CHECK(limit.err.find("--percent-limit") != std::string::npos);
   const RunResult chain = run_shell(fmt::format("{} report --source {} --by address,callchain", tagop, url));
   CHECK(chain.exit_code == 2);
   CHECK(chain.err.find("callchain is a key alone") != std::string::npos);

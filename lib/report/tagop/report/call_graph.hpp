@@ -14,6 +14,7 @@
 // thread uses a Report at a time.
 
 #include <cstdint>  // std::uint32_t
+#include <span>     // std::span
 #include <vector>   // std::vector
 
 #include <tagop/api.hpp>            // TAGOP_API
@@ -57,8 +58,25 @@ struct CallGraph {
   std::vector<CallGraphNode> roots;  ///< highest percent first; one, with the function's percent, when every chain starts alike
 };
 
+/// A call chain and its samples' share, as call_graphs() merges them.
+struct WeightedChain {
+  /// Root first, the sampled function last; each id names one function
+  /// (a report's row, or an index into the caller's names).
+  std::vector<std::uint32_t> frames;
+  double percent = 0;  ///< its samples, in percent of the report's total
+};
+
+/// The call graphs of chains given as they are, in the order given (a
+/// report's rows: highest first, as Report::select() orders them; the
+/// order breaks ties between branches of equal percent): what the Report
+/// overload does with a report's chains, for chains of other sources (a
+/// store's, store_call_graphs()). CallGraph::function and the nodes'
+/// frames are the chains' ids.
+std::vector<CallGraph> call_graphs(std::span<const WeightedChain> chains, const CallGraphOptions& options = {});
+
 /// One call graph per function that samples are in (with children, per
-/// function of their chains), highest percent first (percent as Report::overhead() counts: the first event's periods,
+/// function of their chains), highest percent first (ties by the
+/// function's name) (percent as Report::overhead() counts: the first event's periods,
 /// or an IBS capture's samples). `chains` is a report by
 /// GroupBy::callchain (tagop::Error otherwise).
 std::vector<CallGraph> call_graphs(const Report& chains, const CallGraphOptions& options = {});

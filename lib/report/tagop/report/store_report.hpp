@@ -230,6 +230,12 @@ struct StoreReport {
   /// data sources do not tell), as Counts::where_undecided.
   std::uint64_t where_undecided = 0;
   std::string where_sql;                 ///< the condition sent (host, since, where)
+  /// Without rows: true where the host, since, until and backend chose no
+  /// sample at all, false where the local report's filters of samples
+  /// (where, cpus, pids, tids, comms, time) left none of those chosen (a
+  /// report of nothing, whose columns are, of other captures, the chosen
+  /// samples' events); false where there are rows.
+  bool chosen_none = false;
   /// With a cacheline key, why the rows have no StoreRow::line: captures
   /// ingested by a tagop before 0.10, whose rows lack their data access;
   /// "" where they have them.
@@ -311,8 +317,12 @@ std::optional<UnitPeriod> store_shared_period(const StoreReport& report, std::si
 /// The rows of a store report in the order a local report selects them
 /// (Report::select()): highest first by `sort` (of the values with the
 /// callees' where the rows have them, StoreReportOptions::children), ties
-/// by name; the first `top` (0: all). Indices into `report.rows`.
-std::vector<std::size_t> store_row_order(const StoreReport& report, const Column& sort, std::size_t top = 0);
+/// by name; the first `top` (0: all), of the rows whose share
+/// (store_overhead(), of the values with the callees' where the rows have
+/// them) is at least `percent_limit`, as Report::select()'s (perf report
+/// --percent-limit). Indices into `report.rows`.
+std::vector<std::size_t> store_row_order(const StoreReport& report, const Column& sort, std::size_t top = 0,
+                                         double percent_limit = 0);
 
 /// What the HTML page of a store report shows beside its reports, as a
 /// local page's ExportView.
@@ -326,6 +336,9 @@ struct StorePageView {
   /// sample type.
   Column sort{};
   std::size_t top = 0;                ///< the table's first N rows (0: all)
+  /// The table's rows whose share is at least this, in percent
+  /// (store_row_order(): perf report --percent-limit); 0: all.
+  double percent_limit = 0;
   std::size_t flame_top = 0;          ///< the flame graph's first N rows by `sort` (0: all)
   std::string row_title{};            ///< what a row is: "function", "host, function"
   std::vector<std::string> filters{};  ///< how the samples were chosen, as words ("host web-1"), for the notes
