@@ -212,7 +212,6 @@ void run_store_report(const ReportOptions& o) {
          "--format other than text, json, pprof or folded (jsonl reads every sample of a capture)");
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
   refuse(o.strict, "--strict");
-  refuse(o.signatures || o.no_demangle, "--signatures, --no-demangle (the store keeps the names ingest gave)");
   if (!refused.empty())
     usage_error(fmt::format("--source: a report of the store cannot honour {} (they need the capture itself)",
                             fmt::join(refused, "; ")));
@@ -246,6 +245,8 @@ void run_store_report(const ReportOptions& o) {
   }
   options.children = o.children && !exporting && !graph;
   options.max_stack = o.max_stack;
+  options.demangle = !o.no_demangle;
+  options.signatures = o.signatures;
   choose_store_samples(options, {o.host, o.since, o.until, o.backend, o.where});
   // The local report's filters of samples, asked of the same columns.
   options.cpus = numbers(o.cpus, "--cpu");

@@ -64,7 +64,8 @@ struct StoreRow {
     (std::uint64_t, offset),
     (StoreText, thread_comm),
     (std::uint32_t, data_access),
-    (std::uint64_t, wall_time));
+    (std::uint64_t, wall_time),
+    (StoreText, symbol));
 };
 
 // The frames' table: each distinct frame of a capture's call chains (and
@@ -73,14 +74,16 @@ struct StoreRow {
 // symbol holds the address, [unknown]+0xaddress (or [kernel]+0x...) where no
 // mapping does. A report by call chain joins the chains' addresses to these
 // names (store_chains.cpp). A change of its columns is a new
-// store_schema_version, as the row's.
+// store_schema_version, as the row's; a column added last is added to an
+// older table by ingest, as the row's.
 struct StoreFrameRow {
   BOOST_HANA_DEFINE_STRUCT(StoreFrameRow,
     (std::uint64_t, capture),
     (std::uint32_t, pid),
     (std::uint64_t, address),
     (StoreText, module),
-    (StoreText, function));
+    (StoreText, function),
+    (StoreText, symbol));
 };
 
 struct StoreFieldDescription {
@@ -130,6 +133,9 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
     {"wall_time", "the sample's time of day, ns since the epoch: its perf time placed by perf's clock data (perf "
                   "record -k) or by the file's time as its last sample's (captures.wall_clock says which); 0 where "
                   "neither is known, and in rows of tagop 0.9 and before"},
+    {"symbol", "the symbol of the function holding ip as its module names it, not demangled (report --no-demangle "
+               "and --signatures name functions by it); \"\" where no symbol holds ip, and in rows of tagop 0.10 and "
+               "before"},
 };
 
 /// What each column of the frames' table means.
@@ -140,6 +146,8 @@ inline constexpr StoreFieldDescription store_frame_descriptions[] = {
     {"module", "the executable or library holding the address, \"\" where no mapping does"},
     {"function", "the frame as a local report's row by function names it: the function, module+0xoffset where no "
                  "symbol holds it, [unknown]+0xaddress ([kernel]+0x...) where no mapping does"},
+    {"symbol", "the symbol of the function holding the address, not demangled; \"\" where none does, and in rows of "
+               "tagop 0.10 and before"},
 };
 
 }  // namespace tagop::profiles::detail

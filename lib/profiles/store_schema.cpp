@@ -293,7 +293,7 @@ std::string store_create_frames_table(std::string_view table) {
 }
 
 void append_frame_row(const StoreFrame& frame, std::string& out) {
-  append_line(StoreFrameRow{frame.capture, frame.pid, frame.address, {frame.module}, {frame.function}}, out);
+  append_line(StoreFrameRow{frame.capture, frame.pid, frame.address, {frame.module}, {frame.function}, {frame.symbol}}, out);
 }
 
 std::string store_create_table(std::string_view table) {
@@ -459,7 +459,8 @@ StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol
                   source.offset,
                   {source.thread_comm},
                   source.data_access,
-                  source.wall_time};
+                  source.wall_time,
+                  {source.symbol}};
 }
 
 }  // namespace

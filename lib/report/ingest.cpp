@@ -84,15 +84,16 @@ class AddressNamer {
     std::string_view line;
     std::string_view frame;  // as a local report's row by function names it (rows.cpp base_name)
     std::uint64_t offset = 0;  // the file offset in its module (rows.cpp offset_), the ip where unmapped
+    std::string_view symbol_name;  // the function's symbol, not demangled; "" where none holds the address
   };
   Names at(std::uint32_t pid, std::uint64_t ip) {
     const std::uint64_t key = ip * 0x9E3779B97F4A7C15ull ^ pid;
     if (auto it = at_.find(key); it != at_.end() && it->second.pid == pid && it->second.ip == ip)
-      return {it->second.symbol, it->second.line, it->second.frame, it->second.offset};
+      return {it->second.symbol, it->second.line, it->second.frame, it->second.offset, it->second.symbol_name};
     if (at_.size() >= (1u << 16)) at_.clear();  // memory stays flat
     At& entry = at_[key];
     entry = look_up(pid, ip);
-    return {entry.symbol, entry.line, entry.frame, entry.offset};
+    return {entry.symbol, entry.line, entry.frame, entry.offset, entry.symbol_name};
   }
 
   /// The data object of a data address (0: none), as report --by data
@@ -123,7 +124,10 @@ class AddressNamer {
   struct Module {
     std::unique_ptr<SymbolTable> table;
     bool tried = false;
-    std::unordered_map<std::uint32_t, std::string> names;
+    struct FunctionNames {
+      std::string short_name, symbol;  // as report --by function names it; not demangled
+    };
+    std::unordered_map<std::uint32_t, FunctionNames> names;
     std::unordered_map<std::uint64_t, std::string> lines;  // by file << 32 | line
     std::unique_ptr<DataObjects> objects;
     bool tried_objects = false;
@@ -136,6 +140,7 @@ class AddressNamer {
     std::string line;   // the line's name, or module+0xoffset
     std::string frame;  // the function, or module+0xoffset, or [unknown]+0xip ([kernel]+0xip)
     std::uint64_t offset = 0;
+    std::string_view symbol_name;  // into Module::names: stays put
   };
   struct DataAt {
     std::uint32_t pid = 0;
@@ -167,7 +172,7 @@ class AddressNamer {
   }
 
   At look_up(std::uint32_t pid, std::uint64_t ip) {
-    At out{pid, ip, {}, {}, {}, ip};
+    At out{pid, ip, {}, {}, {}, ip, {}};
     const Mapping* m = processes_.find(pid, ip);
     if (!m) {
       out.line = fmt::format("{}+{:#x}", kernel_address(ip) ? "[kernel]" : "[unknown]", ip);
@@ -196,9 +201,11 @@ class AddressNamer {
     table->functions({&offset, 1}, {&function, 1});
     if (function == SymbolTable::none) return out;
     auto it = names.names.find(function);
-    if (it == names.names.end()) it = names.names.emplace(function, table->short_function_name(function)).first;
-    out.symbol.function = it->second;
-    out.frame = it->second;
+    if (it == names.names.end())
+      it = names.names.emplace(function, Module::FunctionNames{table->short_function_name(function), table->symbol_name(function)}).first;
+    out.symbol.function = it->second.short_name;
+    out.symbol_name = it->second.symbol;
+    out.frame = it->second.short_name;
     return out;
   }
 
@@ -405,7 +412,7 @@ class RowHandler : public perf_data::RecordHandler {
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address),
                                        symbols_.processes().comm_of(s.pid),
                                        thread == thread_comms_.end() ? std::string_view() : thread->second,
-                                       names.offset, line.data_access, wall_time(s.time)};
+                                       names.offset, line.data_access, wall_time(s.time), names.symbol_name};
     if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source);
     else lines_.append(s, symbol, batch_, {event, line.period}, source);
     if (write_frames_) {
@@ -494,7 +501,8 @@ class RowHandler : public perf_data::RecordHandler {
       return;
     if (written_.size() >= (1u << 18)) written_.clear();
     written_[key] = {pid, address, mapped};
-    profiles::append_frame_row({blocks_.capture().id, pid, address, names.symbol.module, names.frame}, frames_batch_);
+    profiles::append_frame_row({blocks_.capture().id, pid, address, names.symbol.module, names.frame, names.symbol_name},
+                               frames_batch_);
     if (frames_batch_.size() >= (4u << 20)) flush_frames();
   }
   void flush_frames() {
@@ -648,17 +656,20 @@ void add_missing_captures_columns(const profiles::ClickHouseServer& server, cons
 
 // The samples' columns declared after the schema's version was made, last:
 // comm (tagop 0.8.2), offset and thread_comm (0.9.0), data_access and
-// wall_time (0.10.0).
-constexpr std::size_t samples_columns_added = 5;
+// wall_time (0.10.0), symbol (0.11.0).
+constexpr std::size_t samples_columns_added = 6;
+// The frames' table's: symbol (0.11.0).
+constexpr std::size_t frames_columns_added = 1;
 
-// A samples' table of this schema version made by an older tagop lacks the
-// columns declared since (samples_columns_added): they are added, its rows
-// reading their default (""). Only where its columns are ours less those,
-// in order; another table is left to check_columns()'s error.
+// A samples' (or frames') table of this schema version made by an older
+// tagop lacks the columns declared since (`added`): they are added, its
+// rows reading their default (""). Only where its columns are ours less
+// those, in order; another table is left to check_columns()'s error.
 void add_samples_columns(const profiles::ClickHouseServer& server, const std::string& table,
-                          const std::vector<profiles::StoreColumn>& columns, const std::string& database = "") {
+                          const std::vector<profiles::StoreColumn>& columns, const std::string& database = "",
+                          std::size_t added = samples_columns_added) {
   const std::vector<std::string> have = column_names(server, table, database);
-  if (have.size() >= columns.size() || have.size() + samples_columns_added < columns.size()) return;
+  if (have.size() >= columns.size() || have.size() + added < columns.size()) return;
   for (std::size_t i = 0; i < have.size(); ++i)
     if (have[i] != columns[i].name) return;
   const std::string name = database.empty() ? table : database + "." + table;
@@ -708,6 +719,7 @@ void create_store_tables(const profiles::ClickHouseServer& server, const IngestO
   server.query(profiles::store_create_frames_table(frames));
   add_missing_captures_columns(server, captures_of(options));
   add_samples_columns(server, table, profiles::store_columns());
+  add_samples_columns(server, frames, profiles::store_frame_columns(), "", frames_columns_added);
   check_columns(server, table, profiles::store_columns());
   check_columns(server, frames, profiles::store_frame_columns());
 }
@@ -734,6 +746,8 @@ void create_cluster_store(const profiles::ClickHouseServer& server, std::string_
                              cluster, table, own));
   // A cluster's tables made over an older shard's have its columns.
   add_samples_columns(server, table_of(options), profiles::store_columns(), std::string(cluster));
+  add_samples_columns(server, frames_of(options), profiles::store_frame_columns(), std::string(cluster),
+                      frames_columns_added);
   add_missing_captures_columns(server, captures_of(options), std::string(cluster));
 }
 

@@ -21,6 +21,7 @@
 #include <tagop/measures.hpp>         // measure
 #include <tagop/profiles/store.hpp>   // store_frames_table_name
 
+#include "../demangle.hpp"  // demangle
 #include "kernel_address.hpp"
 #include "store_chain_names.hpp"  // chain_rows
 #include "store_text.hpp"         // sql_literal, tab_separated, number
@@ -81,10 +82,14 @@ std::unordered_map<FrameKey, StoreFrameName, FrameKeyHash> frame_names(const pro
                             "another database, or after deleting their rows) to report their call chains",
                             server.url(), frames));
   std::vector<bool> named(ids.size());
+  // --no-demangle and --signatures: a function by its symbol, as a local
+  // report's row names it (Options::demangle, signatures).
+  const bool symbols = !options.demangle || options.signatures;
   for (auto& line : tab_separated(server.query(fmt::format(
-           "SELECT capture, pid, address, module, function FROM {} WHERE capture IN ({}) FORMAT TabSeparated", frames,
-           list)))) {
+           "SELECT capture, pid, address, module, {} FROM {} WHERE capture IN ({}) FORMAT TabSeparated",
+           symbols ? "if(symbol = '', function, symbol)" : "function", frames, list)))) {
     if (line.size() != 5) continue;
+    if (symbols && options.demangle && line[4].starts_with("_Z")) line[4] = demangle(line[4].c_str());
     const FrameKey key{number(server, line[0]), number(server, line[2]), static_cast<std::uint32_t>(number(server, line[1]))};
     named[std::lower_bound(ids.begin(), ids.end(), key.capture) - ids.begin()] = true;
     // Written twice (ingest's bounded memory, or named again once its

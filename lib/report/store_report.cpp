@@ -26,6 +26,7 @@
 #include <tagop/predicate_relation.hpp>      // implies
 #include <tagop/profiles/store.hpp>          // predicate_sql, query_sql, store_captures_table_name
 
+#include "../demangle.hpp"        // demangle
 #include "data_access.hpp"        // DataAccess
 #include "store_chain_names.hpp"  // chain_rows
 #include "store_text.hpp"  // sql_literal, tab_separated, number
@@ -93,13 +94,19 @@ std::string address_sql() {
 // starts with this escape (0x1B), then 'T' (a thread) or 'L' (a cache line).
 constexpr char late_name = '\x1B';
 
-std::string key_sql(const StoreKey& key) {
+// Whether functions are named by their symbols (--no-demangle,
+// --signatures) rather than by the names ingest gave them.
+bool by_symbols(const StoreReportOptions& options) { return !options.demangle || options.signatures; }
+
+std::string key_sql(const StoreKey& key, const StoreReportOptions& options) {
   // A function (or a module's file name) with its module's path after a
   // record separator (0x1E), as a local report's rows are: functions of
   // one name in two modules (ld.so's _start and the program's) are two
   // rows; name_rows() splits it off into StoreRow::module.
   if (key == StoreKey{GroupBy::function})
-    return fmt::format("concat({}, '\\x1E', {})", store_key_column(GroupBy::function), module_path_sql);
+    return fmt::format("concat({}, '\\x1E', {})",
+                       by_symbols(options) ? "if(symbol = '', function, symbol)" : store_key_column(GroupBy::function),
+                       module_path_sql);
   if (key == StoreKey{GroupBy::module})
     return fmt::format("concat(replaceRegexpOne({0}, '^.*/', ''), '\\x1E', {0})", module_path_sql);
   // A process as a local report names it, "comm [pid]" (":pid" where perf
@@ -300,6 +307,13 @@ void name_rows(const profiles::ClickHouseServer& server, const StoreReportOption
       begin = end + 1;
     }
   }
+  // --signatures: the function's symbol (its key's value) demangled whole.
+  const std::vector<StoreKey> key_list = keys_of(options);
+  const auto function_key = std::find(key_list.begin(), key_list.end(), StoreKey{GroupBy::function});
+  if (options.demangle && options.signatures && function_key != key_list.end())
+    for (StoreRow& row : rows)
+      if (std::string& part = row.parts.at(static_cast<std::size_t>(function_key - key_list.begin())); part.starts_with("_Z"))
+        part = demangle(part.c_str());
   // After every row's parts are made: the vectors stay put.
   for (StoreRow& row : rows)
     for (std::string& part : row.parts)
@@ -339,29 +353,59 @@ std::vector<std::optional<StoreEventId>> event_ids(const profiles::ClickHouseSer
   return out;
 }
 
-// Captures ingested by a tagop before 0.10 (tagop_version '' is 0.8's):
-// their rows have no data access (0), so no perf c2c counts. "" where none
-// of the report's captures is one, else which.
-std::string captures_without_access(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
-                                    const std::string& where_sql) {
+// The report's captures ingested by a tagop before 0.`minor`
+// (tagop_version '' is 0.8's): how many, and the first as words.
+std::pair<std::uint64_t, std::string> captures_before(const profiles::ClickHouseServer& server,
+                                                      const StoreReportOptions& options, const std::string& where_sql,
+                                                      unsigned before_minor) {
   const std::string captures = captures_table(options.tables);
   const bool versioned = has_column(server, captures, "tagop_version");
   const std::string answer = server.query(fmt::format(
-      "SELECT {}, host, file FROM {} WHERE capture IN (SELECT capture FROM {} WHERE {}) FORMAT TabSeparated",
-      versioned ? "tagop_version" : "''", captures, samples_table(options.tables), where_sql));
+      "SELECT {}, host, file FROM {} WHERE capture IN (SELECT capture FROM {}{}) FORMAT TabSeparated",
+      versioned ? "tagop_version" : "''", captures, samples_table(options.tables),
+      where_sql.empty() ? std::string() : " WHERE " + where_sql));
   std::uint64_t old = 0;
   std::string first;
   for (const auto& line : tab_separated(answer)) {
     if (line.size() != 3) continue;
     unsigned major = 0, minor = 0;
-    if (std::sscanf(line[0].c_str(), "%u.%u", &major, &minor) == 2 && (major > 0 || minor >= 10)) continue;
+    if (std::sscanf(line[0].c_str(), "%u.%u", &major, &minor) == 2 && (major > 0 || minor >= before_minor)) continue;
     if (old++ == 0) first = fmt::format("{} of {}, by tagop {}", line[2], line[1], line[0].empty() ? "0.8" : line[0]);
   }
+  return {old, first};
+}
+
+// Captures ingested by a tagop before 0.10: their rows have no data access
+// (0), so no perf c2c counts. "" where none of the report's captures is
+// one, else which.
+std::string captures_without_access(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
+                                    const std::string& where_sql) {
+  const auto [old, first] = captures_before(server, options, where_sql, 10);
   if (!old) return "";
   return fmt::format("{} capture(s) ingested by a tagop before 0.10 ({}, the first) have no data access in their "
                      "rows: the lines' perf c2c counts need them ingested again by this tagop, or other captures "
                      "(--host, --since)",
                      old, first);
+}
+
+// Functions by their symbols (--no-demangle, --signatures) need the
+// symbols, which ingest keeps from tagop 0.11 on; data objects are named
+// at ingest, demangled.
+void check_symbols(const profiles::ClickHouseServer& server, const StoreReportOptions& options,
+                   const std::string& where_sql) {
+  if (!by_symbols(options)) return;
+  const std::vector<StoreKey> keys = keys_of(options);
+  for (GroupBy data : {GroupBy::data, GroupBy::cacheline})
+    if (!options.demangle && std::find(keys.begin(), keys.end(), StoreKey{data}) != keys.end())
+      throw Error(fmt::format("--no-demangle: the store's data objects are named at ingest, demangled; rows by {} "
+                              "are of those names",
+                              name_of(data)));
+  const auto [old, first] = captures_before(server, options, where_sql, 11);
+  if (old)
+    throw Error(fmt::format("{}: functions by their symbols ({}) are not in the rows of {} capture(s) ingested by a "
+                            "tagop before 0.11 ({}, the first), which kept only the demangled names; ingest them "
+                            "again with this tagop, or choose other captures (--host, --since)",
+                            server.url(), options.demangle ? "--signatures" : "--no-demangle", old, first));
 }
 
 // With a cacheline key: what each row's samples did, as Report::line()
@@ -877,9 +921,9 @@ std::vector<StoreKey> parse_store_keys(std::string_view list) {
 
 std::string store_keys_sql(const StoreReportOptions& options) {
   const std::vector<StoreKey> keys = keys_of(options);
-  if (keys.size() == 1) return key_sql(keys.front());
+  if (keys.size() == 1) return key_sql(keys.front(), options);
   std::string out = "concat(";
-  for (std::size_t i = 0; i < keys.size(); ++i) out += fmt::format("{}toString({})", i ? ", '\\x1F', " : "", key_sql(keys[i]));
+  for (std::size_t i = 0; i < keys.size(); ++i) out += fmt::format("{}toString({})", i ? ", '\\x1F', " : "", key_sql(keys[i], options));
   return out + ")";
 }
 
@@ -943,6 +987,7 @@ StoreReport store_report_rows(const profiles::ClickHouseServer& server, const St
   StoreReport out;
   out.where_sql = store_report_where_sql(options);
   const std::vector<StoreKey> keys_given = keys_of(options);
+  check_symbols(server, options, out.where_sql);
   if (options.children || keys_given == std::vector<StoreKey>{GroupBy::callchain}) {
     if (choose_ibs(server, options)) {
       // IBS: the tallies by chain, named from the frames' table.

@@ -1105,15 +1105,18 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   report::create_store_tables(server, {.host = "old", .table = "comm_now", .captures_table = "comm_list_now"});
   report::ingest_capture(zen, server, {.host = "old", .table = "comm_now", .captures_table = "comm_list_now"});
   std::vector<std::string> columns, capture_columns;
-  const std::set<std::string> added{"comm", "offset", "thread_comm", "data_access", "wall_time"};
+  const std::set<std::string> added{"comm", "offset", "thread_comm", "data_access", "wall_time", "symbol"};
   for (const profiles::StoreColumn& c : profiles::store_columns())
     if (!added.count(c.name)) columns.push_back(c.name);
-  CHECK(columns.size() + 5 == profiles::store_columns().size());
+  CHECK(columns.size() + 6 == profiles::store_columns().size());
   for (const profiles::StoreColumn& c : profiles::store_captures_columns())
     if (c.name != "tagop_version") capture_columns.push_back(c.name);
   server.query("CREATE TABLE comm_samples AS comm_now");
   for (const std::string& c : added) server.query("ALTER TABLE comm_samples DROP COLUMN " + c);
   server.query(fmt::format("INSERT INTO comm_samples SELECT {0} FROM comm_now", fmt::join(columns, ", ")));
+  // Its frames' table, 0.10's: without the symbols.
+  server.query("CREATE TABLE comm_samples_frames AS comm_now_frames");
+  server.query("ALTER TABLE comm_samples_frames DROP COLUMN symbol");
   server.query("CREATE TABLE comm_list AS comm_list_now");
   server.query("ALTER TABLE comm_list DROP COLUMN tagop_version");
   server.query(fmt::format("INSERT INTO comm_list SELECT {0} FROM comm_list_now", fmt::join(capture_columns, ", ")));
@@ -1129,7 +1132,10 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   report::create_store_tables(server, options);
   const std::string now = server.query("SELECT name FROM system.columns WHERE database = 'old_comm' AND table = "
                                        "'comm_samples' FORMAT TabSeparated");
-  CHECK(now.ends_with("chain\ncomm\noffset\nthread_comm\ndata_access\nwall_time\n"));
+  CHECK(now.ends_with("chain\ncomm\noffset\nthread_comm\ndata_access\nwall_time\nsymbol\n"));
+  CHECK(server.query("SELECT name FROM system.columns WHERE database = 'old_comm' AND table = 'comm_samples_frames' "
+                     "FORMAT TabSeparated")
+            .ends_with("module\nfunction\nsymbol\n"));
   CHECK_THROWS_WITH(report::store_report(server, {.by = report::GroupBy::address, .tables = options}),
                     Catch::Contains("ingested by tagop 0.8") && Catch::Contains(zen));
   // The old rows: 23 processes named as perf names one it saw no name of;

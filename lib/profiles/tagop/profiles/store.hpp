@@ -78,6 +78,7 @@ struct StoreFrame {
   std::uint64_t address = 0;      ///< a sampled ip or a return address
   std::string_view module{};      ///< the mapped file's path; "" where no mapping holds the address
   std::string_view function{};    ///< "main", "prog+0x1234", "[unknown]+0x5000"
+  std::string_view symbol{};      ///< the function's symbol, not demangled ("_ZN2ns1fEi"); "" where no symbol holds the address
 };
 
 /// Appends one frame as a TabSeparated line of the frames' table
@@ -188,6 +189,10 @@ struct StoreSource {
   /// The sample's time of day, ns since the epoch (report --since and
   /// --until choose samples by it); 0 where the capture does not say.
   std::uint64_t wall_time = 0;
+  /// The symbol of the function holding the sample's address, not
+  /// demangled ("_ZN2ns1fEi"; report --no-demangle and --signatures name
+  /// functions by it); "" where no symbol holds it.
+  std::string_view symbol{};
 };
 
 /// A capture's identity: a hash of its file's size and content (the same

@@ -118,6 +118,18 @@ struct StoreReportOptions {
   /// By call chain: rows split by process (pid), as a local report's
   /// Options::by_process (pprof's samples, store_profile()).
   bool by_process = false;
+  /// Functions (rows by function, call chains' frames) by their symbols'
+  /// names as demangled without parameters (perf's default, as ingest
+  /// names them); false: by their symbols as the modules name them, not
+  /// demangled, as a local report's Options::demangle (perf report
+  /// --no-demangle). Needs captures ingested by tagop 0.11 or later (a
+  /// report of others throws tagop::Error naming one); data objects stay
+  /// as ingest named them (a report by data or cacheline throws).
+  bool demangle = true;
+  /// Functions demangled whole, with their parameters, as a local report's
+  /// Options::signatures (needs `demangle`, and captures of tagop 0.11 or
+  /// later).
+  bool signatures = false;
   /// The tables (IngestOptions::table, captures_table, frames_table).
   IngestOptions tables{};
 };
