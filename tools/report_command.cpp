@@ -20,6 +20,7 @@
 #include <tagop/emulate/marker.hpp>    // emulation_of
 #include <tagop/error.hpp>             // Error
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader
+#include <tagop/profiles/store.hpp>    // store_table_name
 #include <tagop/report/call_graph.hpp>  // call_graphs
 #include <tagop/report/export.hpp>     // write_profile_export, write_report_html, ...
 #include <tagop/report/report.hpp>     // Report
@@ -208,8 +209,11 @@ void run_store_report(const ReportOptions& o) {
       o.output.json ? report::ExportFormat::none : report::parse_export_format(o.output.format);
   const bool exporting = format == report::ExportFormat::pprof || format == report::ExportFormat::folded;
   refuse(!o.output_file.empty() && !exporting, "-o without --format pprof or folded");
-  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting,
-         "--format other than text, json, pprof or folded (jsonl reads every sample of a capture)");
+  const std::string other_formats = fmt::format(
+      "--format other than text, json, pprof or folded (the store's samples are rows already: ask the server for them "
+      "as JSON lines, clickhouse-client --query \"SELECT * FROM {} WHERE host = 'web-1' FORMAT JSONEachRow\")",
+      profiles::store_table_name());
+  refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting, other_formats.c_str());
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
   refuse(o.strict, "--strict");
   if (!refused.empty())
