@@ -64,8 +64,7 @@ struct StoreRow {
     (std::uint64_t, offset),
     (StoreText, thread_comm),
     (std::uint32_t, data_access),
-    (std::uint64_t, wall_time),
-    (StoreText, symbol));
+    (std::uint64_t, wall_time));
 };
 
 // The frames' table: each distinct frame of a capture's call chains (and
@@ -133,9 +132,6 @@ inline constexpr StoreFieldDescription store_row_descriptions[] = {
     {"wall_time", "the sample's time of day, ns since the epoch: its perf time placed by perf's clock data (perf "
                   "record -k) or by the file's time as its last sample's (captures.wall_clock says which); 0 where "
                   "neither is known, and in rows of tagop 0.9 and before"},
-    {"symbol", "the symbol of the function holding ip as its module names it, not demangled (report --no-demangle "
-               "and --signatures name functions by it); \"\" where no symbol holds ip, and in rows of tagop 0.10 and "
-               "before"},
 };
 
 /// What each column of the frames' table means.
@@ -146,8 +142,9 @@ inline constexpr StoreFieldDescription store_frame_descriptions[] = {
     {"module", "the executable or library holding the address, \"\" where no mapping does"},
     {"function", "the frame as a local report's row by function names it: the function, module+0xoffset where no "
                  "symbol holds it, [unknown]+0xaddress ([kernel]+0x...) where no mapping does"},
-    {"symbol", "the symbol of the function holding the address, not demangled; \"\" where none does, and in rows of "
-               "tagop 0.10 and before"},
+    {"symbol", "the symbol of the function holding the address, not demangled (report --no-demangle and "
+               "--signatures name functions by it, the samples' by their ip's frame); \"\" where none does, and in "
+               "rows of tagop 0.10 and before"},
 };
 
 }  // namespace tagop::profiles::detail

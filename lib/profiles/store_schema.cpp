@@ -459,8 +459,7 @@ StoreRow row_of(const StoreCapture& capture, const Sample& s, const SampleSymbol
                   source.offset,
                   {source.thread_comm},
                   source.data_access,
-                  source.wall_time,
-                  {source.symbol}};
+                  source.wall_time};
 }
 
 }  // namespace

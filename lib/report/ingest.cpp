@@ -412,7 +412,7 @@ class RowHandler : public perf_data::RecordHandler {
     const profiles::StoreSource source{names.line, symbols_.data_object(s.pid, line.data_address),
                                        symbols_.processes().comm_of(s.pid),
                                        thread == thread_comms_.end() ? std::string_view() : thread->second,
-                                       names.offset, line.data_access, wall_time(s.time), names.symbol_name};
+                                       names.offset, line.data_access, wall_time(s.time)};
     if (options_.format == RowFormat::native) blocks_.append(s, symbol, {event, line.period}, source);
     else lines_.append(s, symbol, batch_, {event, line.period}, source);
     if (write_frames_) {
@@ -656,8 +656,8 @@ void add_missing_captures_columns(const profiles::ClickHouseServer& server, cons
 
 // The samples' columns declared after the schema's version was made, last:
 // comm (tagop 0.8.2), offset and thread_comm (0.9.0), data_access and
-// wall_time (0.10.0), symbol (0.11.0).
-constexpr std::size_t samples_columns_added = 6;
+// wall_time (0.10.0).
+constexpr std::size_t samples_columns_added = 5;
 // The frames' table's: symbol (0.11.0).
 constexpr std::size_t frames_columns_added = 1;
 
@@ -796,20 +796,22 @@ std::uint64_t write_capture_rows(const std::string& path, const std::function<vo
   return write_rows(path, profiles::capture_identity(path), write, options);
 }
 
-std::string tally_store_sql(std::string_view key, std::string_view where_sql, const IngestOptions& options) {
+std::string tally_store_sql(std::string_view key, std::string_view where_sql, const IngestOptions& options,
+                            std::string_view from) {
   std::string sums;
   for (std::size_t m = 0; m < measure_count; ++m)
     sums += fmt::format(", sum({})", profiles::measure_column(Measure{static_cast<std::uint8_t>(m)}));
   return fmt::format("SELECT toString({0}) AS key, conditions_lo, conditions_hi, observed_lo, observed_hi, measured, "
                      "count(){1} FROM {2} WHERE capture IN (SELECT capture FROM {3}){4}{5} GROUP BY key, "
                      "conditions_lo, conditions_hi, observed_lo, observed_hi, measured ORDER BY key FORMAT TabSeparated",
-                     key, sums, table_of(options), captures_of(options), where_sql.empty() ? "" : " AND ",
+                     key, sums, from.empty() ? table_of(options) : std::string(from), captures_of(options),
+                     where_sql.empty() ? "" : " AND ",
                      where_sql.empty() ? std::string() : fmt::format("({})", where_sql));
 }
 
 StoreTallies tally_store(const profiles::ClickHouseServer& server, std::string_view key, std::string_view where_sql,
-                         const IngestOptions& options) {
-  const std::string answer = server.query(tally_store_sql(key, where_sql, options));
+                         const IngestOptions& options, std::string_view from) {
+  const std::string answer = server.query(tally_store_sql(key, where_sql, options, from));
   StoreTallies out;
   std::string_view rest = answer;
   while (!rest.empty()) {

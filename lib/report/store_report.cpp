@@ -98,6 +98,21 @@ constexpr char late_name = '\x1B';
 // --signatures) rather than by the names ingest gave them.
 bool by_symbols(const StoreReportOptions& options) { return !options.demangle || options.signatures; }
 
+// The rows a report reads: the samples' table; with functions by their
+// symbols, each sample with its ip's symbol (`symbol`) from the frames'
+// table, which names every sampled address of a capture's processes (the
+// samples' rows do not carry it: a C++ program's symbols are a fifth of
+// the bytes ingest sends). GLOBAL: a cluster's samples are joined on each
+// shard to the frames of every shard. A frame named twice (before its
+// mapping was known, then with it): the name with a module.
+std::string samples_from(const StoreReportOptions& options) {
+  const std::string samples = samples_table(options.tables);
+  if (!by_symbols(options)) return samples;
+  return fmt::format("{} GLOBAL ANY LEFT JOIN (SELECT capture, pid, address AS ip, argMax(symbol, length(module)) AS "
+                     "symbol FROM {} GROUP BY capture, pid, ip) USING (capture, pid, ip)",
+                     samples, store_frames_table(options.tables));
+}
+
 std::string key_sql(const StoreKey& key, const StoreReportOptions& options) {
   // A function (or a module's file name) with its module's path after a
   // record separator (0x1E), as a local report's rows are: functions of
@@ -415,7 +430,7 @@ void add_line_details(const profiles::ClickHouseServer& server, const StoreRepor
   out.lines_unknown = captures_without_access(server, options, where_sql);
   if (!out.lines_unknown.empty()) return;
   const std::string from = fmt::format("FROM {} WHERE capture IN (SELECT capture FROM {}) AND ({})",
-                                       samples_table(options.tables), captures_table(options.tables), where_sql);
+                                       samples_from(options), captures_table(options.tables), where_sql);
   using namespace DataAccess;
   const std::string counts = server.query(fmt::format(
       "SELECT toString({0}) AS key, count(), countIf(bitAnd(data_access, {1}) != 0), countIf(bitAnd(data_access, "
@@ -473,7 +488,7 @@ void events_report(const profiles::ClickHouseServer& server, const StoreReportOp
       "SELECT toString({0}) AS key, event, count(), sum(period), countIf(bitAnd(measured, {1}) != 0), "
       "sumIf({2}, bitAnd(measured, {1}) != 0) FROM {3} WHERE capture IN (SELECT capture FROM {4}) AND ({5}) "
       "GROUP BY key, event ORDER BY key, event FORMAT TabSeparated",
-      store_keys_sql(options), latency, column, samples_table(options.tables), captures_table(options.tables),
+      store_keys_sql(options), latency, column, samples_from(options), captures_table(options.tables),
       joined(backend_sql(false), out.where_sql)));
   struct Cell {
     QueryResult result;
@@ -715,7 +730,8 @@ void ibs_report(const profiles::ClickHouseServer& server, const StoreReportOptio
                            std::max<std::size_t>(options.max_stack, 1), options.by_process ? ", '\\x1E', comm" : "")
              : store_keys_sql(options);
   const std::string key = fmt::format("concat(toString({}), '\\x1D', toString(capture))", row_key);
-  const StoreTallies tallies = tally_store(server, key, joined(backend_sql(true), out.where_sql), options.tables);
+  const StoreTallies tallies =
+      tally_store(server, key, joined(backend_sql(true), out.where_sql), options.tables, samples_from(options));
   const std::vector<ChainRow> chain_of =
       chains ? rows_by_chain(server, options, tallies.rows, by_module) : std::vector<ChainRow>{};
   const std::span<const Query> queries = amd_ibs::derived_event_queries();

@@ -78,40 +78,37 @@ void insert_rows(const ClickHouseServer& server, const std::string& table, const
 
 TEST_CASE("the store's columns come from the row's declaration", "[profiles][store]") {
   const std::vector<StoreColumn> columns = store_columns();
-  // 32 declared fields; the two condition sets are two columns each, the
+  // 31 declared fields; the two condition sets are two columns each, the
   // measures one column per measure of the table. After the chain: comm
   // (0.8.2), offset and thread_comm (0.9.0), data_access and wall_time
-  // (0.10.0), symbol (0.11.0), added last, which ingest adds to an older
-  // table.
-  CHECK(columns.size() == 32 - 3 + 4 + measure_count);
+  // (0.10.0), added last, which ingest adds to an older table.
+  CHECK(columns.size() == 31 - 3 + 4 + measure_count);
   CHECK(columns[0].name == "capture");
-  REQUIRE(columns.size() >= 7);
+  REQUIRE(columns.size() >= 6);
   const auto last = [&](std::size_t k) { return columns[columns.size() - 1 - k]; };
-  CHECK(last(6).name == "chain");
-  CHECK(last(6).type == "Array(UInt64)");
-  CHECK(last(5).name == "comm");
-  CHECK(last(5).type == "String");
-  CHECK(last(4).name == "offset");
-  CHECK(last(4).type == "UInt64");
-  CHECK(last(3).name == "thread_comm");
-  CHECK(last(3).type == "String");
-  CHECK(last(2).name == "data_access");
-  CHECK(last(2).type == "UInt32");
-  CHECK(last(1).name == "wall_time");
-  CHECK(last(1).type == "UInt64");
-  CHECK(last(0).name == "symbol");
-  CHECK(last(0).type == "String");
-  // A row's comm, offset, thread name, data access, time of day and symbol
-  // are its last fields, escaped as TabSeparated says; "", 0, "", 0, 0 and
-  // "" by default (after the chain's empty array).
+  CHECK(last(5).name == "chain");
+  CHECK(last(5).type == "Array(UInt64)");
+  CHECK(last(4).name == "comm");
+  CHECK(last(4).type == "String");
+  CHECK(last(3).name == "offset");
+  CHECK(last(3).type == "UInt64");
+  CHECK(last(2).name == "thread_comm");
+  CHECK(last(2).type == "String");
+  CHECK(last(1).name == "data_access");
+  CHECK(last(1).type == "UInt32");
+  CHECK(last(0).name == "wall_time");
+  CHECK(last(0).type == "UInt64");
+  // A row's comm, offset, thread name, data access and time of day are
+  // its last fields, escaped as TabSeparated says; "", 0, "", 0 and 0 by
+  // default (after the chain's empty array).
   const StoreRowWriter writer({7, "h", "AuthenticAMD", 0x19, 1, "amd-ibs"});
   std::string named, unnamed;
   writer.append(Sample{}, {"work", "/usr/bin/prog"}, named, {},
                 {.comm = "prog\tx", .thread_comm = "worker\\1", .offset = 0x1234, .data_access = 9,
-                 .wall_time = 1795974018108448000, .symbol = "_Z4workv"});
-  CHECK(named.ends_with("\t[]\tprog\\tx\t4660\tworker\\\\1\t9\t1795974018108448000\t_Z4workv\n"));
+                 .wall_time = 1795974018108448000});
+  CHECK(named.ends_with("\t[]\tprog\\tx\t4660\tworker\\\\1\t9\t1795974018108448000\n"));
   writer.append(Sample{}, {"work", "/usr/bin/prog"}, unnamed);
-  CHECK(unnamed.ends_with("\t[]\t\t0\t\t0\t0\t\n"));
+  CHECK(unnamed.ends_with("\t[]\t\t0\t\t0\t0\n"));
   CHECK(measure_column(measure("dc.miss_latency")) == "m_dc_miss_latency");
   const std::string ddl = store_create_table(store_table_name());
   CHECK(ddl.find("CREATE TABLE IF NOT EXISTS tagop_samples_v2 (") == 0);

@@ -286,7 +286,10 @@ TEST_CASE("a cluster's database (ingest --cluster): every shard's chains and row
   // says, by host and function, by call chain, with --children, folded.
   for (const std::string& args :
        {std::string("--by host --top 0 --json"), std::string("--by host,function --top 0 --json"),
-        std::string("--by callchain --top 0 --json"), std::string("--by function --children --top 0 --json")}) {
+        std::string("--by callchain --top 0 --json"), std::string("--by function --children --top 0 --json"),
+        // Functions by their symbols: each shard's samples joined to every shard's frames.
+        std::string("--by host,function --no-demangle --top 0 --json"),
+        std::string("--by function --signatures --top 0 --json")}) {
     INFO(args);
     const auto expected = chain_rows(output_of(fmt::format("report --source '{}' {}", one, args)));
     CHECK(expected.size() >= 2);

@@ -641,6 +641,21 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
       CHECK(expected.size() < nlohmann::json::parse(file.out).at("row_count").get<std::size_t>());
     CHECK(json_rows(store.out, "name") == expected);
   }
+  // Functions by their symbols (the IBS tallies joined to the frames'
+  // symbols): the local rows, every derived event.
+  for (const std::string naming : {" --by function --no-demangle", " --by function --signatures",
+                                   " --by cpu,function --no-demangle"}) {
+    INFO(naming);
+    const RunResult file = run_shell(fmt::format("{} report {} --view all --top 0 --json{}", tagop, zen, naming));
+    const RunResult store = run_shell(
+        fmt::format("{} report --source {} --host zen-a --view all --top 0 --json{}", tagop, url, naming));
+    INFO(file.err << store.err);
+    REQUIRE(file.exit_code == 0);
+    REQUIRE(store.exit_code == 0);
+    const auto expected = json_rows(file.out, "name");
+    CHECK(expected.size() >= 2);
+    CHECK(json_rows(store.out, "name") == expected);
+  }
   // Filters that keep nothing: a report of nothing, as the local one.
   for (const std::string filter : {" --pid 99999", " --comm nobody --where load"}) {
     INFO(filter);
@@ -1105,10 +1120,10 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   report::create_store_tables(server, {.host = "old", .table = "comm_now", .captures_table = "comm_list_now"});
   report::ingest_capture(zen, server, {.host = "old", .table = "comm_now", .captures_table = "comm_list_now"});
   std::vector<std::string> columns, capture_columns;
-  const std::set<std::string> added{"comm", "offset", "thread_comm", "data_access", "wall_time", "symbol"};
+  const std::set<std::string> added{"comm", "offset", "thread_comm", "data_access", "wall_time"};
   for (const profiles::StoreColumn& c : profiles::store_columns())
     if (!added.count(c.name)) columns.push_back(c.name);
-  CHECK(columns.size() + 6 == profiles::store_columns().size());
+  CHECK(columns.size() + 5 == profiles::store_columns().size());
   for (const profiles::StoreColumn& c : profiles::store_captures_columns())
     if (c.name != "tagop_version") capture_columns.push_back(c.name);
   server.query("CREATE TABLE comm_samples AS comm_now");
@@ -1132,7 +1147,7 @@ TEST_CASE("a samples' table of tagop 0.8.1 gains the processes' names; its rows'
   report::create_store_tables(server, options);
   const std::string now = server.query("SELECT name FROM system.columns WHERE database = 'old_comm' AND table = "
                                        "'comm_samples' FORMAT TabSeparated");
-  CHECK(now.ends_with("chain\ncomm\noffset\nthread_comm\ndata_access\nwall_time\nsymbol\n"));
+  CHECK(now.ends_with("chain\ncomm\noffset\nthread_comm\ndata_access\nwall_time\n"));
   CHECK(server.query("SELECT name FROM system.columns WHERE database = 'old_comm' AND table = 'comm_samples_frames' "
                      "FORMAT TabSeparated")
             .ends_with("module\nfunction\nsymbol\n"));

@@ -189,10 +189,6 @@ struct StoreSource {
   /// The sample's time of day, ns since the epoch (report --since and
   /// --until choose samples by it); 0 where the capture does not say.
   std::uint64_t wall_time = 0;
-  /// The symbol of the function holding the sample's address, not
-  /// demangled ("_ZN2ns1fEi"; report --no-demangle and --signatures name
-  /// functions by it); "" where no symbol holds it.
-  std::string_view symbol{};
 };
 
 /// A capture's identity: a hash of its file's size and content (the same

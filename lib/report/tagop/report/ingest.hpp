@@ -154,12 +154,15 @@ struct StoreTallies {
 /// table) whose rows meet `where_sql` (a condition over the store's
 /// columns, "" for all: predicate_sql(), host = 'web-1' ...), by `key`
 /// (a column or expression: "function", "pid", "host", "family").
-/// Throws as query().
+/// `from`: the rows tallied, "" for the samples' table of `options`, else
+/// an expression of it (a join that adds a column the key reads). Throws
+/// as query().
 StoreTallies tally_store(const profiles::ClickHouseServer& server, std::string_view key, std::string_view where_sql = {},
-                         const IngestOptions& options = {});
+                         const IngestOptions& options = {}, std::string_view from = {});
 
 /// The SELECT tally_store() sends.
-std::string tally_store_sql(std::string_view key, std::string_view where_sql = {}, const IngestOptions& options = {});
+std::string tally_store_sql(std::string_view key, std::string_view where_sql = {}, const IngestOptions& options = {},
+                            std::string_view from = {});
 
 }  // namespace report
 }  // namespace tagop
