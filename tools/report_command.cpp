@@ -22,6 +22,7 @@
 #include <tagop/perf_data_reader.hpp>  // PerfDataReader
 #include <tagop/profiles/store.hpp>    // store_table_name
 #include <tagop/report/call_graph.hpp>  // call_graphs
+#include <tagop/report/capture_damage.hpp>  // capture_damage
 #include <tagop/report/export.hpp>     // write_profile_export, write_report_html, ...
 #include <tagop/report/report.hpp>     // Report
 #include <tagop/report/store_call_graph.hpp>  // store_call_graphs
@@ -164,16 +165,9 @@ auto columns_or_usage(Resolve resolve) {
 // met, the feature sections included.
 std::optional<std::string> damage(const perf_data::FileInfo& info, const perf_data::ReadSummary& summary,
                                   std::uint64_t skipped) {
-  std::vector<std::string> parts;
-  if (skipped) parts.push_back(fmt::format("{} record{} skipped", skipped, skipped == 1 ? "" : "s"));
-  if (summary.unread_bytes) parts.push_back(fmt::format("{} bytes of data not read", summary.unread_bytes));
-  if (summary.truncated) parts.push_back("the file truncated");
-  if (summary.shrunk_to) parts.push_back("the file shrank while it was read");
-  if (!info.damaged_features.empty())
-    parts.push_back(fmt::format("feature section{} {} damaged", info.damaged_features.size() == 1 ? "" : "s",
-                                fmt::join(info.damaged_features, ", ")));
-  if (parts.empty()) return std::nullopt;
-  return fmt::format("--strict: the capture is damaged ({})", fmt::join(parts, ", "));
+  const std::string what = report::capture_damage(info, summary, skipped);
+  if (what.empty()) return std::nullopt;
+  return fmt::format("--strict: the capture is damaged ({})", what);
 }
 
 // "load, store, dc.miss": the conditions a capture's data sources decide.
@@ -215,7 +209,6 @@ void run_store_report(const ReportOptions& o) {
       profiles::store_table_name());
   refuse(!o.output.json && o.output.format != "text" && o.output.format != "json" && !exporting, other_formats.c_str());
   refuse(!o.family.empty() || !o.model.empty(), "--family, --model");
-  refuse(o.strict, "--strict");
   if (!refused.empty())
     usage_error(fmt::format("--source: a report of the store cannot honour {} (they need the capture itself)",
                             fmt::join(refused, "; ")));
@@ -266,6 +259,13 @@ void run_store_report(const ReportOptions& o) {
     options.keys = {chains ? report::GroupBy::callchain : report::GroupBy::function};
     options.by_process = chains && format == report::ExportFormat::pprof;
   }
+  // --strict: as the local report's, once the report is out: a capture
+  // whose ingest met damage (or of a tagop that did not keep it) fails it.
+  const auto strict = [&] {
+    if (!o.strict) return;
+    if (const std::string damaged = report::store_damage(server, options); !damaged.empty())
+      throw Error("--strict: " + damaged);
+  };
   if (graph && !report::store_has_call_chains(server, options)) {
     const std::string where = report::store_report_where_sql(options);
     throw Error(fmt::format("--call-graph: the store's samples{} have no call chains (record with perf record -g)",
@@ -283,7 +283,7 @@ void run_store_report(const ReportOptions& o) {
     const report::StoreCallGraphs graphs = report::store_call_graphs(r, *graph);
     print_call_graphs(frames_of(graphs), graphs.graphs, o.top, o.percent_limit, o.children,
                       call_graph_title(o.source, r.query_names.empty() ? "samples" : r.query_names.front(), *graph));
-    return;
+    return strict();
   }
   if (!r.ibs) {
     if (!o.events.empty() || o.view != "overview")
@@ -307,7 +307,7 @@ void run_store_report(const ReportOptions& o) {
     report::StorePageView view{.source = o.source, .columns = columns, .sort = sort, .flame_top = o.top_given ? o.top : 0};
     if (options.where) view.where = options.where->to_string();
     report::write_store_export(format, r, view, o.output_file);
-    return;
+    return strict();
   }
   print_store_report(r, options, columns, sort,
                      {o.source, o.top, o.percent_limit, o.output.resolved() == Format::json, o.estimates,
@@ -315,6 +315,7 @@ void run_store_report(const ReportOptions& o) {
   if (!o.html.empty())
     write_store_page(r, options, columns, sort, {o.source, o.top, o.percent_limit, o.top_given ? o.top : 0, o.max_values},
                      o.html);
+  strict();
 }
 
 void run_report(const ReportOptions& o) {

@@ -341,6 +341,9 @@ std::vector<StoreColumn> store_captures_columns() {
   out.push_back({"wall_clock", "String",
                  "how its samples' wall_time was found: 'perf clock data' (perf record -k), 'file time' (the file's "
                  "modification time as its last sample's, perf report's 'captured on'), '' not known"});
+  out.push_back({"damage", "String",
+                 "what its reading met, as report --strict says it (records skipped, the file truncated ...); '' "
+                 "intact, and for captures ingested before tagop 0.11 (captures.tagop_version)"});
   return out;
 }
 

@@ -30,6 +30,7 @@
 #include <tagop/perf_data_reader.hpp>      // PerfDataReader
 #include <tagop/process_table.hpp>         // ProcessTable
 #include <tagop/profiles/store.hpp>        // StoreRowWriter
+#include <tagop/report/capture_damage.hpp>  // capture_damage
 #include <tagop/report/kernel_symbol_source.hpp>  // capture_symbol_sources
 #include <tagop/report/report.hpp>         // holds_ibs_events
 #include <tagop/report/symbols.hpp>        // prepare_symbol_sources
@@ -321,7 +322,10 @@ class RowHandler : public perf_data::RecordHandler {
     Sample s;
     if (ibs_) {
       amd_ibs::IbsSampleInfo info;
-      if (ibs_->decode(r, s, info, problem_) != amd_ibs::IbsCapture::Result::ok) return;
+      if (const auto result = ibs_->decode(r, s, info, problem_); result != amd_ibs::IbsCapture::Result::ok) {
+        if (result == amd_ibs::IbsCapture::Result::damaged) ++damaged_;  // skipped, as the report's tally counts it
+        return;
+      }
       periods_[static_cast<std::size_t>(info.unit)].add({info.period, info.counts_ops});
     } else {
       s.ip = r.ip;
@@ -438,6 +442,8 @@ class RowHandler : public perf_data::RecordHandler {
     return out;
   }
 
+  /// IBS records the decoder found damaged (and left out).
+  std::uint64_t damaged() const { return damaged_; }
   // IBS: each unit's periods as a local report reads them (empty otherwise).
   const std::array<PeriodSeen, 2>& periods() const { return periods_; }
   std::uint64_t requested_period(amd_ibs::IbsUnit unit) const { return ibs_ ? ibs_->requested_period(unit) : 0; }
@@ -547,6 +553,7 @@ class RowHandler : public perf_data::RecordHandler {
   std::vector<ChainFrame> unwound_chain_;  // the chain of the row being written
   std::map<std::string, std::uint64_t> not_unwound_;  // samples by why
   std::uint64_t unwound_ = 0;
+  std::uint64_t damaged_ = 0;
   RecordWindow<RowLine, RowHandler> window_;  // last: its rows are written with the members above
 };
 
@@ -593,16 +600,17 @@ std::string period_values(const RowHandler& handler) {
 
 // The captures' table's columns after tagop_version of a capture, as SQL
 // values: each attr's name (as the rows' event column has it), type and
-// config; how its wall times were found.
-std::string event_values(const perf_data::FileInfo& info, const WallClock& clock) {
+// config; how its wall times were found; what its reading met
+// (capture_damage()).
+std::string event_values(const perf_data::FileInfo& info, const WallClock& clock, const std::string& damage) {
   std::vector<std::string> names, types, configs;
   for (const std::string& name : info.event_names()) names.push_back(sql_literal(name));
   for (const perf_data::EventAttr& a : info.attrs) {
     types.push_back(fmt::format("{}", a.attr.type));
     configs.push_back(fmt::format("{}", a.attr.config));
   }
-  return fmt::format(", [{}], [{}], [{}], {}", fmt::join(names, ", "), fmt::join(types, ", "), fmt::join(configs, ", "),
-                     sql_literal(clock.how));
+  return fmt::format(", [{}], [{}], [{}], {}, {}", fmt::join(names, ", "), fmt::join(types, ", "),
+                     fmt::join(configs, ", "), sql_literal(clock.how), sql_literal(damage));
 }
 
 std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::function<void(std::string_view)>& write,
@@ -610,16 +618,30 @@ std::uint64_t write_rows(const std::string& path, std::uint64_t id, const std::f
                          std::vector<std::string>* warnings = nullptr, std::string* periods = nullptr,
                          const std::function<void(std::string_view)>& write_frames = {}, std::string* events = nullptr) {
   perf_data::PerfDataReader reader(path);
+  // Said in ingest's words (the decoder's name the report's options).
+  if (!options.cpu && !reader.info().cpuid && holds_ibs_events(reader.info()))
+    throw Error(ErrorCode::damaged,
+                fmt::format("{}: the file does not say which processor recorded it (no HEADER_CPUID; a truncated file "
+                            "loses it), and the IBS layout depends on it: give it (IngestOptions::cpu; tagop ingest "
+                            "--cpu AuthenticAMD,FAMILY,MODEL,STEPPING, as perf's cpuid)",
+                            path));
   const profiles::StoreCapture capture = capture_of(reader.info(), options, id);
   if (host) *host = capture.host;
   RowHandler handler(reader, options, capture, write, write_frames);
   const WallClock clock = wall_clock_of(reader.info(), path);
   handler.set_wall_offset(clock.offset);
-  reader.read(handler);
+  const perf_data::ReadSummary summary = reader.read(handler);
   const std::uint64_t rows = handler.finish();
-  if (warnings) *warnings = handler.warnings();
+  const std::string damage = capture_damage(reader.info(), summary, summary.skipped.count + handler.damaged());
+  if (warnings) {
+    *warnings = handler.warnings();
+    if (!damage.empty())
+      warnings->push_back(fmt::format("the capture is damaged ({}): its readable samples are ingested; report "
+                                      "--source --strict refuses it",
+                                      damage));
+  }
   if (periods) *periods = period_values(handler);
-  if (events) *events = event_values(reader.info(), clock);
+  if (events) *events = event_values(reader.info(), clock, damage);
   return rows;
 }
 

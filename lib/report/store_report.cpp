@@ -368,6 +368,12 @@ std::vector<std::optional<StoreEventId>> event_ids(const profiles::ClickHouseSer
   return out;
 }
 
+// Whether a captures' tagop_version is 0.`minor` or later ('' is 0.8's).
+bool version_at_least(const std::string& version, unsigned minor) {
+  unsigned major = 0, at = 0;
+  return std::sscanf(version.c_str(), "%u.%u", &major, &at) == 2 && (major > 0 || at >= minor);
+}
+
 // The report's captures ingested by a tagop before 0.`minor`
 // (tagop_version '' is 0.8's): how many, and the first as words.
 std::pair<std::uint64_t, std::string> captures_before(const profiles::ClickHouseServer& server,
@@ -383,8 +389,7 @@ std::pair<std::uint64_t, std::string> captures_before(const profiles::ClickHouse
   std::string first;
   for (const auto& line : tab_separated(answer)) {
     if (line.size() != 3) continue;
-    unsigned major = 0, minor = 0;
-    if (std::sscanf(line[0].c_str(), "%u.%u", &major, &minor) == 2 && (major > 0 || minor >= before_minor)) continue;
+    if (version_at_least(line[0], before_minor)) continue;
     if (old++ == 0) first = fmt::format("{} of {}, by tagop {}", line[2], line[1], line[0].empty() ? "0.8" : line[0]);
   }
   return {old, first};
@@ -1032,6 +1037,34 @@ StoreReport store_report_rows(const profiles::ClickHouseServer& server, const St
 }
 
 }  // namespace
+
+std::string store_damage(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
+  const std::string captures = captures_table(options.tables);
+  const bool kept = has_column(server, captures, "damage"), versioned = has_column(server, captures, "tagop_version");
+  const StoreReportOptions chosen = chosen_samples(options);
+  const std::string where = joined(options.backend == StoreBackend::automatic ? std::string()
+                                                                             : backend_sql(options.backend == StoreBackend::ibs),
+                                   store_report_where_sql(chosen));
+  const std::string answer = server.query(fmt::format(
+      "SELECT {}, {}, host, file FROM {} WHERE capture IN (SELECT capture FROM {}{}) ORDER BY host, file FORMAT "
+      "TabSeparated",
+      versioned ? "tagop_version" : "''", kept ? "damage" : "''", captures, samples_table(options.tables),
+      where.empty() ? std::string() : " WHERE " + where));
+  std::uint64_t damaged = 0;
+  std::string first;
+  for (const auto& line : tab_separated(answer)) {
+    if (line.size() != 4) continue;
+    const bool known = version_at_least(line[0], 11);
+    if (known && line[1].empty()) continue;
+    if (damaged++ == 0)
+      first = fmt::format("{} of {} {}", line[3], line[2],
+                          known ? fmt::format("is damaged ({})", line[1])
+                                : fmt::format("was ingested by tagop {}, which did not keep what its reading met",
+                                              line[0].empty() ? "0.8" : line[0]));
+  }
+  if (!damaged) return "";
+  return damaged == 1 ? first : fmt::format("{} (and {} other capture(s))", first, damaged - 1);
+}
 
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options) {
   StoreReport out = store_report_rows(server, options);

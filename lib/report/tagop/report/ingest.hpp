@@ -96,7 +96,9 @@ struct IngestResult {
   bool skipped = false;       ///< the store holds this capture already
   /// Why some modules' samples have no function names, once per module
   /// (kernel symbols not found, a symbol file of another build-id), or a
-  /// caveat of the symbols used, as the local report warns of them.
+  /// caveat of the symbols used, as the local report warns of them; and
+  /// the damage its reading met (capture_damage()), which the captures'
+  /// table keeps for report --source --strict.
   std::vector<std::string> warnings{};
 };
 

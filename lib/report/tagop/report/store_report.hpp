@@ -286,6 +286,14 @@ std::string store_report_where_sql(const StoreReportOptions& options);
 /// captures and of others.
 StoreReport store_report(const profiles::ClickHouseServer& server, const StoreReportOptions& options = {});
 
+/// What `tagop report --source --strict` refuses, as the local --strict
+/// refuses a damaged capture: the captures of the samples that the
+/// options' host, since, until and backend choose whose reading met damage
+/// at ingest (capture_damage(), the captures' table's `damage`), or that
+/// were ingested before tagop 0.11, which did not keep it. "" where none
+/// is; else the first, by host and file, and how many.
+std::string store_damage(const profiles::ClickHouseServer& server, const StoreReportOptions& options);
+
 /// The share of a report's samples that `results` (a row's, or the
 /// totals) hold, in percent, as Report::overhead(): of IBS captures, of
 /// their fetch and op samples; of others, of the first event's periods.
