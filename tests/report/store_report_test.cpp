@@ -693,10 +693,13 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
   CHECK(future.err.find("no samples") != std::string::npos);
 
   // Options that need the capture: a usage error naming them.
-  const RunResult children = run_shell(fmt::format("{} report --source {} --strict -i x.data", tagop, url));
+  const RunResult children = run_shell(fmt::format("{} report --source {} --family 0x19 -i x.data", tagop, url));
   CHECK(children.exit_code == 2);
   CHECK(children.err.find("-i") != std::string::npos);
-  CHECK(children.err.find("--strict") != std::string::npos);
+  CHECK(children.err.find("--family") != std::string::npos);
+  const RunResult jsonl = run_shell(fmt::format("{} report --source {} --format jsonl", tagop, url));
+  CHECK(jsonl.exit_code == 2);
+  CHECK(jsonl.err.find("FORMAT JSONEachRow") != std::string::npos);
   const RunResult limit = run_shell(fmt::format("{} report --source {} --percent-limit 101", tagop, url));
   CHECK(limit.exit_code == 2);
   CHECK(limit.err.find("--percent-limit") != std::string::npos);
