@@ -6,11 +6,13 @@
 // by function name them), and the rows are made here as rows.cpp makes a
 // local report's: a sample's chain is its own address's row, then its
 // chain's frames outward (the first left out where it is the sampled
-// address), at most max_stack of them.
+// address), at most max_stack of them. And the call graphs of those rows
+// (store_call_graphs), as a local report's.
 
 #include <tagop/report/store_report.hpp>
+#include <tagop/report/store_call_graph.hpp>  // store_call_graphs
 
-#include <algorithm>      // std::sort, std::unique
+#include <algorithm>      // std::sort, std::unique, std::stable_sort
 #include <map>            // std::map
 #include <sstream>        // std::istringstream
 #include <unordered_map>  // frames by (capture, pid, address)
@@ -18,6 +20,7 @@
 #include <fmt/format.h>  // fmt::format
 
 #include <tagop/error.hpp>            // Error
+#include <tagop/report/columns.hpp>   // resolve_column, resolve_event_column
 #include <tagop/measures.hpp>         // measure
 #include <tagop/profiles/store.hpp>   // store_frames_table_name
 
@@ -319,6 +322,32 @@ void write_store_export(ExportFormat format, const StoreReport& chains, std::siz
   StorePageView view{.source = std::string(source)};
   view.sort = resolve_event_column(chains.query_names, chains.query_names[event]);
   write_store_export(format, chains, view, path);
+}
+
+StoreCallGraphs store_call_graphs(const StoreReport& chains, const CallGraphOptions& options) {
+  StoreCallGraphs out;
+  if (chains.rows.empty()) return out;
+  // A function is its name in its module, as a local report's row by function.
+  std::unordered_map<std::string, std::uint32_t> ids;
+  std::vector<WeightedChain> weighted;
+  const Column all = chains.ibs ? resolve_column("samples") : resolve_event_column(chains.query_names, "samples");
+  for (const std::size_t i : store_row_order(chains, all)) {
+    const StoreRow& row = chains.rows[i];
+    if (row.frames.empty()) throw Error("store_call_graphs: the report's rows are not by call chain");
+    WeightedChain& chain = weighted.emplace_back();
+    chain.percent = store_overhead(chains, row.results);
+    for (const StoreFrameName& frame : row.frames) {
+      const auto [it, fresh] = ids.try_emplace(frame.name + '\x1E' + frame.module, static_cast<std::uint32_t>(out.frames.size()));
+      if (fresh) out.frames.push_back(frame);
+      chain.frames.push_back(it->second);
+    }
+  }
+  out.graphs = call_graphs(weighted, options);
+  // Ties by name, as the local report's graphs.
+  std::stable_sort(out.graphs.begin(), out.graphs.end(), [&](const CallGraph& a, const CallGraph& b) {
+    return a.percent != b.percent ? a.percent > b.percent : out.frames[a.function].name < out.frames[b.function].name;
+  });
+  return out;
 }
 
 }  // namespace tagop::report
