@@ -643,14 +643,16 @@ TEST_CASE("tagop report --source prints the local report's rows of the same capt
       CHECK(expected.size() < nlohmann::json::parse(file.out).at("row_count").get<std::size_t>());
     CHECK(json_rows(store.out, "name") == expected);
   }
-  // Functions by their symbols (the IBS tallies joined to the frames'
-  // symbols): the local rows, every derived event.
+  // Functions by their symbols (the IBS tallies joined to the frames';
+  // this capture's addresses have none, so the names the rows fall back
+  // to): the local rows. (The first 200 of some 4,000, of two events: the
+  // rows' JSON is slow to read under the sanitizers.)
   for (const std::string naming : {" --by function --no-demangle", " --by function --signatures",
                                    " --by cpu,function --no-demangle"}) {
     INFO(naming);
-    const RunResult file = run_shell(fmt::format("{} report {} --view all --top 0 --json{}", tagop, zen, naming));
-    const RunResult store = run_shell(
-        fmt::format("{} report --source {} --host zen-a --view all --top 0 --json{}", tagop, url, naming));
+    const std::string rows = " --events 0xF100,0xF206 --top 200 --json" + naming;
+    const RunResult file = run_shell(fmt::format("{} report {}{}", tagop, zen, rows));
+    const RunResult store = run_shell(fmt::format("{} report --source {} --host zen-a{}", tagop, url, rows));
     INFO(file.err << store.err);
     REQUIRE(file.exit_code == 0);
     REQUIRE(store.exit_code == 0);
